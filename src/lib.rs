@@ -1,0 +1,9 @@
+//! threadlab: a terminal lab that shows concurrency strategies work and fail.
+//!
+//! A scenario (a TOML preset) is parsed once into a typed [`scenario::Scenario`]; the
+//! deterministic engine in [`sim`] plays it; [`report`] prints headless tables and the TUI
+//! renders the engine's snapshots live.
+
+pub mod scenario;
+pub mod theory;
+pub mod time;

@@ -1,0 +1,5 @@
+//! Presets: parsing, validation and the typed model.
+
+mod model;
+
+pub use model::*;

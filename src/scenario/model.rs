@@ -1,0 +1,295 @@
+//! The validated, typed scenario the engine plays. Built once from a preset by
+//! [`super::load`]; every value here is already inside its allowed range.
+
+use crate::time::Nanos;
+
+/// One whole scenario: services, the endpoint that calls them, the server, the load and the
+/// strategy pools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Where it came from: a built-in preset name or a file path (for messages).
+    pub source: String,
+    pub name: String,
+    pub about: String,
+    pub seed: u64,
+    /// Default simulated time for `run`.
+    pub duration: Nanos,
+    /// Simulated CPU cores (`Runtime.availableProcessors()`).
+    pub cores: u32,
+    pub jdk: Jdk,
+    pub load: Load,
+    pub server: Server,
+    /// Indexed by [`ServiceId`].
+    pub services: Vec<Service>,
+    pub endpoint: Endpoint,
+    pub strategy: StrategyConfig,
+}
+
+impl Scenario {
+    pub fn service(&self, id: ServiceId) -> &Service {
+        &self.services[id.0]
+    }
+
+    /// The common pool's parallelism: `[strategy.shared] threads` when set (the
+    /// `java.util.concurrent.ForkJoinPool.common.parallelism` property), else
+    /// `max(1, cores - 1)` (ForkJoinPool's common-pool constructor).
+    pub fn shared_parallelism(&self) -> u32 {
+        self.strategy
+            .shared_threads
+            .unwrap_or_else(|| self.cores.saturating_sub(1).max(1))
+    }
+}
+
+/// JDK release: behaviour differs by version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Jdk {
+    V17,
+    V21,
+    V25,
+}
+
+impl Jdk {
+    pub fn number(self) -> u32 {
+        match self {
+            Jdk::V17 => 17,
+            Jdk::V21 => 21,
+            Jdk::V25 => 25,
+        }
+    }
+
+    /// Up to JDK 21 `CompletableFuture` runs async work on a new thread per task when the
+    /// common pool's parallelism is below 2 (`ThreadPerTaskExecutor`); from JDK 22 it uses the
+    /// common pool, lifting parallelism 0 to 1, so every async call queues for one worker.
+    pub fn thread_per_task_below_parallelism_2(self) -> bool {
+        self <= Jdk::V21
+    }
+}
+
+/// Index of a service in [`Scenario::services`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ServiceId(pub usize);
+
+/// A downstream service the endpoint calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Service {
+    pub name: String,
+    pub latency: Latency,
+    /// Probability in [0, 1] that a call fails, decided when its latency ends.
+    pub failure: f64,
+    /// A fallback value: a failed or timed-out call degrades the request to `Partial`.
+    pub fallback: Option<String>,
+    /// `orTimeout`: the caller's future completes exceptionally; the worker stays busy.
+    pub timeout: Option<Nanos>,
+    pub hang: Option<Hang>,
+}
+
+/// With `probability`, a call takes `duration` instead of its drawn latency.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hang {
+    pub probability: f64,
+    pub duration: Nanos,
+}
+
+/// A latency distribution.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Latency {
+    Fixed(Nanos),
+    Uniform { min: Nanos, max: Nanos },
+    Exponential { mean: Nanos },
+    /// Normal, truncated at zero (negative draws are redrawn).
+    Normal { mean: Nanos, sd: Nanos },
+    /// Log-normal given by its median and 99th percentile.
+    LogNormal { p50: Nanos, p99: Nanos },
+    /// Uniform choice among the listed values.
+    Empirical(Vec<Nanos>),
+}
+
+impl Latency {
+    /// The distribution's mean (the value theory uses for S).
+    pub fn mean(&self) -> Nanos {
+        match self {
+            Latency::Fixed(d) => *d,
+            Latency::Uniform { min, max } => {
+                Nanos(u64::try_from((u128::from(min.0) + u128::from(max.0)) / 2).unwrap_or(u64::MAX))
+            }
+            Latency::Exponential { mean } | Latency::Normal { mean, .. } => *mean,
+            Latency::LogNormal { p50, p99 } => {
+                let (mu, sigma) = lognormal_params(*p50, *p99);
+                Nanos::from_secs_f64((mu + sigma * sigma / 2.0).exp() / 1e9)
+            }
+            Latency::Empirical(values) => {
+                let sum: u128 = values.iter().map(|v| u128::from(v.0)).sum();
+                let n = values.len().max(1) as u128;
+                Nanos(u64::try_from(sum / n).unwrap_or(u64::MAX))
+            }
+        }
+    }
+}
+
+/// Location and scale (of ln nanoseconds) of a log-normal with the given p50 and p99.
+pub fn lognormal_params(p50: Nanos, p99: Nanos) -> (f64, f64) {
+    /// The standard normal's 99th percentile.
+    const Z99: f64 = 2.326_347_874_040_841;
+    let mu = (p50.0 as f64).ln();
+    let sigma = ((p99.0 as f64).ln() - mu) / Z99;
+    (mu, sigma)
+}
+
+/// The endpoint: stages run in order; the calls inside a stage fan out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    pub stages: Vec<Vec<ServiceId>>,
+}
+
+impl Endpoint {
+    pub fn call_count(&self) -> usize {
+        self.stages.iter().map(Vec::len).sum()
+    }
+}
+
+/// How requests arrive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Load {
+    pub mode: LoadMode,
+    /// Client-side timeout: a later response counts as `Timeout`.
+    pub timeout: Option<Nanos>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadMode {
+    /// `count` requests one after another (single-request latency).
+    Runs { count: u32 },
+    /// Poisson arrivals at `rate` per second, optionally ramping linearly to `ramp.to` over
+    /// `ramp.over`.
+    Open { rate: f64, ramp: Option<Ramp> },
+    /// `clients` each send a request, wait for its response, think, and send the next.
+    Closed { clients: u32, think: Nanos },
+    /// `count` requests all arriving at t = 0.
+    Batch { count: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ramp {
+    pub to: f64,
+    pub over: Nanos,
+}
+
+/// The web server's request pool (Tomcat's connector).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    pub threads: ServerThreads,
+    /// `minSpareThreads`: prestarted, never culled.
+    pub min_spare: u32,
+    pub max_connections: u32,
+    pub accept_count: u32,
+    /// `maxQueueSize`; `None` is unbounded.
+    pub max_queue: Option<u32>,
+    /// `threadsMaxIdleTime`: threads above `min_spare` die after this long idle.
+    pub keep_alive: Nanos,
+    /// The handler returns a `CompletableFuture` and its thread is released while it waits.
+    pub async_: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerThreads {
+    /// `maxThreads` platform threads.
+    Platform(u32),
+    /// A new virtual thread per request, no cap.
+    Virtual,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Strategy {
+    Sequential,
+    Shared,
+    Bulkhead,
+    Unbounded,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Sequential,
+        Strategy::Shared,
+        Strategy::Bulkhead,
+        Strategy::Unbounded,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Sequential => "sequential",
+            Strategy::Shared => "shared",
+            Strategy::Bulkhead => "bulkhead",
+            Strategy::Unbounded => "unbounded",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The `[strategy]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrategyConfig {
+    /// The strategy `run` uses unless told otherwise.
+    pub default: Strategy,
+    /// `[strategy.shared] threads`: the common pool's parallelism when set.
+    pub shared_threads: Option<u32>,
+    /// Bulkhead pools. After validation every service the endpoint calls belongs to exactly
+    /// one pool (services the preset left out get a default pool of their own).
+    pub bulkheads: Vec<BulkheadPool>,
+}
+
+/// A ThreadPoolExecutor dedicated to some services.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BulkheadPool {
+    /// Also the thread name prefix: threads are `name-1`, `name-2`, ...
+    pub name: String,
+    pub services: Vec<ServiceId>,
+    pub core: u32,
+    pub max: u32,
+    /// 0 is a hand-off (SynchronousQueue).
+    pub queue: u32,
+    pub rejection: RejectionPolicy,
+    pub keep_alive: Nanos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RejectionPolicy {
+    /// `AbortPolicy`: `supplyAsync` throws on the submitting thread.
+    Abort,
+    /// `CallerRunsPolicy`: the submitting thread runs the call itself.
+    CallerRuns,
+    /// `DiscardPolicy`: the call is dropped; its future never completes.
+    Discard,
+    /// `DiscardOldestPolicy`: the head of the queue is dropped and submission retried.
+    DiscardOldest,
+}
+
+impl RejectionPolicy {
+    pub const ALL: [RejectionPolicy; 4] = [
+        RejectionPolicy::Abort,
+        RejectionPolicy::CallerRuns,
+        RejectionPolicy::Discard,
+        RejectionPolicy::DiscardOldest,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RejectionPolicy::Abort => "abort",
+            RejectionPolicy::CallerRuns => "caller-runs",
+            RejectionPolicy::Discard => "discard",
+            RejectionPolicy::DiscardOldest => "discard-oldest",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<RejectionPolicy> {
+        RejectionPolicy::ALL.into_iter().find(|p| p.name() == name)
+    }
+}

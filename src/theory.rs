@@ -1,0 +1,1 @@
+//! Queueing-theory predictions shown beside measurements.

@@ -1,0 +1,121 @@
+//! Simulated time: an instant since the start of a run, or a span, in nanoseconds.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// Simulated nanoseconds. Used both for instants (since t = 0) and for spans.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nanos(pub u64);
+
+impl Nanos {
+    pub const ZERO: Nanos = Nanos(0);
+    /// "Never": later than any instant a run can reach.
+    pub const NEVER: Nanos = Nanos(u64::MAX);
+
+    pub const fn from_micros(us: u64) -> Self {
+        Nanos(us.saturating_mul(1_000))
+    }
+    pub const fn from_millis(ms: u64) -> Self {
+        Nanos(ms.saturating_mul(1_000_000))
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        Nanos(s.saturating_mul(1_000_000_000))
+    }
+    /// Rounds to the nearest nanosecond; negative and NaN become zero.
+    pub fn from_secs_f64(s: f64) -> Self {
+        let ns = s * 1e9;
+        if ns.is_nan() || ns <= 0.0 {
+            Nanos::ZERO
+        } else if ns >= u64::MAX as f64 {
+            Nanos::NEVER
+        } else {
+            Nanos(ns.round() as u64)
+        }
+    }
+    pub fn from_millis_f64(ms: f64) -> Self {
+        Self::from_secs_f64(ms / 1e3)
+    }
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+    pub const fn saturating_sub(self, rhs: Nanos) -> Nanos {
+        Nanos(self.0.saturating_sub(rhs.0))
+    }
+    pub const fn saturating_add(self, rhs: Nanos) -> Nanos {
+        Nanos(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl Add for Nanos {
+    type Output = Nanos;
+    fn add(self, rhs: Nanos) -> Nanos {
+        Nanos(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl AddAssign for Nanos {
+    fn add_assign(&mut self, rhs: Nanos) {
+        *self = *self + rhs;
+    }
+}
+
+impl Sub for Nanos {
+    type Output = Nanos;
+    fn sub(self, rhs: Nanos) -> Nanos {
+        self.saturating_sub(rhs)
+    }
+}
+
+/// Prints the shortest exact form with a unit, the way presets write durations:
+/// `0s`, `750ns`, `20us`, `200ms`, `1500ms`, `60s`, `5m`.
+impl fmt::Display for Nanos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [(u64, &str); 5] = [
+            (60_000_000_000, "m"),
+            (1_000_000_000, "s"),
+            (1_000_000, "ms"),
+            (1_000, "us"),
+            (1, "ns"),
+        ];
+        if self.0 == 0 {
+            return write!(f, "0s");
+        }
+        if *self == Nanos::NEVER {
+            return write!(f, "never");
+        }
+        for (scale, unit) in UNITS {
+            if self.0 % scale == 0 {
+                return write!(f, "{}{unit}", self.0 / scale);
+            }
+        }
+        write!(f, "{}ns", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_picks_the_largest_exact_unit() {
+        assert_eq!(Nanos::from_millis(200).to_string(), "200ms");
+        assert_eq!(Nanos::from_millis(1500).to_string(), "1500ms");
+        assert_eq!(Nanos::from_secs(60).to_string(), "1m");
+        assert_eq!(Nanos::from_secs(90).to_string(), "90s");
+        assert_eq!(Nanos(750).to_string(), "750ns");
+        assert_eq!(Nanos::ZERO.to_string(), "0s");
+    }
+
+    #[test]
+    fn float_conversion_rounds_and_clamps() {
+        assert_eq!(Nanos::from_secs_f64(0.1), Nanos::from_millis(100));
+        assert_eq!(Nanos::from_secs_f64(-1.0), Nanos::ZERO);
+        assert_eq!(Nanos::from_secs_f64(f64::NAN), Nanos::ZERO);
+    }
+}

@@ -4,6 +4,8 @@
 //! deterministic engine in [`sim`] plays it; [`report`] prints headless tables and the TUI
 //! renders the engine's snapshots live.
 
+pub mod metrics;
 pub mod scenario;
+pub mod sim;
 pub mod theory;
 pub mod time;

@@ -1,0 +1,169 @@
+//! Latency histograms on `hdrhistogram`, recording microseconds with 3 significant digits.
+
+use hdrhistogram::Histogram;
+
+use crate::time::Nanos;
+
+/// The longest latency recorded exactly: one day. Longer values saturate.
+const HIGHEST_US: u64 = 86_400_000_000;
+const SIGFIG: u8 = 3;
+
+fn new_histogram() -> Histogram<u64> {
+    // Bounds are constants within hdrhistogram's limits, so this cannot fail; fall back to an
+    // auto-resizing histogram rather than panic.
+    Histogram::new_with_bounds(1, HIGHEST_US, SIGFIG)
+        .or_else(|_| Histogram::new(SIGFIG))
+        .unwrap_or_else(|_| unreachable_histogram())
+}
+
+#[allow(clippy::unwrap_used)]
+fn unreachable_histogram() -> Histogram<u64> {
+    Histogram::new(2).unwrap()
+}
+
+/// A summary in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+/// A whole-run latency histogram.
+#[derive(Debug, Clone)]
+pub struct LatencyHistogram {
+    hist: Histogram<u64>,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        LatencyHistogram {
+            hist: new_histogram(),
+        }
+    }
+}
+
+impl LatencyHistogram {
+    pub fn record(&mut self, latency: Nanos) {
+        self.hist.saturating_record((latency.0 / 1_000).max(1));
+    }
+
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        summarise(&self.hist)
+    }
+
+    /// The latency at quantile `q` in milliseconds.
+    pub fn quantile_ms(&self, q: f64) -> f64 {
+        us_to_ms(self.hist.value_at_quantile(q))
+    }
+
+    fn add(&mut self, other: &LatencyHistogram) {
+        // Same bounds on both sides, so adding cannot fail.
+        let _ = self.hist.add(&other.hist);
+    }
+}
+
+fn us_to_ms(us: u64) -> f64 {
+    us as f64 / 1_000.0
+}
+
+fn summarise(h: &Histogram<u64>) -> LatencySummary {
+    if h.is_empty() {
+        return LatencySummary::default();
+    }
+    LatencySummary {
+        count: h.len(),
+        mean: h.mean() / 1_000.0,
+        p50: us_to_ms(h.value_at_quantile(0.50)),
+        p90: us_to_ms(h.value_at_quantile(0.90)),
+        p99: us_to_ms(h.value_at_quantile(0.99)),
+        p999: us_to_ms(h.value_at_quantile(0.999)),
+        max: us_to_ms(h.max()),
+    }
+}
+
+/// Latencies of the last `buckets` x `bucket_width` of simulated time, in rotating buckets.
+#[derive(Debug, Clone)]
+pub struct RollingHistogram {
+    buckets: Vec<LatencyHistogram>,
+    /// Which period (time / width) each bucket holds.
+    periods: Vec<u64>,
+    width: Nanos,
+}
+
+impl RollingHistogram {
+    pub fn new(buckets: usize, width: Nanos) -> Self {
+        let n = buckets.max(1);
+        RollingHistogram {
+            buckets: vec![LatencyHistogram::default(); n],
+            periods: vec![u64::MAX; n],
+            width: Nanos(width.0.max(1)),
+        }
+    }
+
+    /// The window's length.
+    pub fn window(&self) -> Nanos {
+        Nanos(self.width.0 * self.buckets.len() as u64)
+    }
+
+    pub fn record(&mut self, now: Nanos, latency: Nanos) {
+        let period = now.0 / self.width.0;
+        let i = (period % self.buckets.len() as u64) as usize;
+        if self.periods[i] != period {
+            self.periods[i] = period;
+            self.buckets[i] = LatencyHistogram::default();
+        }
+        self.buckets[i].record(latency);
+    }
+
+    /// The latencies recorded in the window that ends at `now`.
+    pub fn summary(&self, now: Nanos) -> LatencySummary {
+        let current = now.0 / self.width.0;
+        let oldest = current.saturating_sub(self.buckets.len() as u64 - 1);
+        let mut merged = LatencyHistogram::default();
+        for (bucket, &period) in self.buckets.iter().zip(&self.periods) {
+            if period != u64::MAX && period >= oldest && period <= current {
+                merged.add(bucket);
+            }
+        }
+        merged.summary()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_reports_milliseconds_within_three_digits() {
+        let mut h = LatencyHistogram::default();
+        for ms in 1..=1000u64 {
+            h.record(Nanos::from_millis(ms));
+        }
+        let s = h.summary();
+        assert_eq!(s.count, 1000);
+        assert!((s.mean - 500.5).abs() < 0.5, "{s:?}");
+        assert!((s.p50 - 500.0).abs() < 0.5, "{s:?}");
+        assert!((s.p99 - 990.0).abs() < 1.0, "{s:?}");
+        assert!((s.max - 1000.0).abs() < 1.0, "{s:?}");
+    }
+
+    #[test]
+    fn rolling_window_forgets_old_buckets() {
+        let mut r = RollingHistogram::new(10, Nanos::from_secs(1));
+        r.record(Nanos::from_millis(500), Nanos::from_millis(900));
+        r.record(Nanos::from_millis(12_500), Nanos::from_millis(100));
+        let s = r.summary(Nanos::from_millis(12_900));
+        assert_eq!(s.count, 1);
+        assert!((s.max - 100.0).abs() < 0.2);
+        assert_eq!(r.summary(Nanos::from_secs(30)).count, 0);
+    }
+}

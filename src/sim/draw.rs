@@ -1,0 +1,190 @@
+//! Common random numbers: every random value is drawn from a generator keyed by
+//! (seed, request id, stream), so two strategies playing the same scenario see the same
+//! latencies, hangs, failures and arrival gaps for the same request. That makes
+//! side-by-side comparisons exact rather than statistically fair.
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, Exp1, StandardNormal};
+
+use crate::scenario::{Latency, Service, lognormal_params};
+use crate::time::Nanos;
+
+/// Stream keys that are not calls (calls use their index in the endpoint, from 0).
+const STREAM_ARRIVAL: u64 = 1 << 32;
+const STREAM_THINK: u64 = (1 << 32) + 1;
+
+/// SplitMix64's finaliser: a strong 64-bit mix, so nearby keys give unrelated generators.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn keyed(seed: u64, request: u64, stream: u64) -> Xoshiro256PlusPlus {
+    let key = mix(mix(mix(seed) ^ request) ^ stream);
+    Xoshiro256PlusPlus::seed_from_u64(key)
+}
+
+/// The raw uniforms one call consumes. Faults transform the outcome, not the draws, so a
+/// healed service returns to exactly the values it would have had.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallDraw {
+    /// The latency drawn from the service's distribution.
+    pub latency: Nanos,
+    /// Uniform in [0, 1): the call fails when below the failure probability.
+    pub fail_u: f64,
+    /// Uniform in [0, 1): the call hangs when below the hang probability.
+    pub hang_u: f64,
+}
+
+/// Draws call `call` (its index in the endpoint) of request `request`.
+pub fn call_draw(seed: u64, request: u64, call: usize, service: &Service) -> CallDraw {
+    let mut rng = keyed(seed, request, call as u64);
+    let fail_u: f64 = rng.random();
+    let hang_u: f64 = rng.random();
+    let latency = sample_latency(&service.latency, &mut rng);
+    CallDraw {
+        latency,
+        fail_u,
+        hang_u,
+    }
+}
+
+/// A standard exponential (mean 1) for the arrival of request `request`.
+pub fn arrival_exp(seed: u64, request: u64) -> f64 {
+    Exp1.sample(&mut keyed(seed, request, STREAM_ARRIVAL))
+}
+
+/// A standard exponential for a closed-loop client's think time before request `request`.
+pub fn think_exp(seed: u64, request: u64) -> f64 {
+    Exp1.sample(&mut keyed(seed, request, STREAM_THINK))
+}
+
+fn sample_latency(latency: &Latency, rng: &mut Xoshiro256PlusPlus) -> Nanos {
+    match latency {
+        Latency::Fixed(d) => *d,
+        Latency::Uniform { min, max } => {
+            if max <= min {
+                *min
+            } else {
+                Nanos(rng.random_range(min.0..=max.0))
+            }
+        }
+        Latency::Exponential { mean } => {
+            let e: f64 = Exp1.sample(rng);
+            Nanos::from_secs_f64(e * mean.as_secs_f64())
+        }
+        Latency::Normal { mean, sd } => {
+            // Truncated at zero: redraw negatives (bounded, then clamp).
+            for _ in 0..64 {
+                let z: f64 = StandardNormal.sample(rng);
+                let x = mean.as_secs_f64() + z * sd.as_secs_f64();
+                if x >= 0.0 {
+                    return Nanos::from_secs_f64(x);
+                }
+            }
+            Nanos::ZERO
+        }
+        Latency::LogNormal { p50, p99 } => {
+            let (mu, sigma) = lognormal_params(*p50, *p99);
+            let z: f64 = StandardNormal.sample(rng);
+            Nanos::from_secs_f64((mu + sigma * z).exp() / 1e9)
+        }
+        Latency::Empirical(values) => {
+            if values.is_empty() {
+                Nanos::ZERO
+            } else {
+                values[rng.random_range(0..values.len())]
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service(latency: Latency) -> Service {
+        Service {
+            name: "s".into(),
+            latency,
+            failure: 0.0,
+            fallback: None,
+            timeout: None,
+            hang: None,
+        }
+    }
+
+    #[test]
+    fn same_key_same_draw_other_key_other_draw() {
+        let s = service(Latency::Exponential {
+            mean: Nanos::from_millis(100),
+        });
+        assert_eq!(call_draw(7, 3, 1, &s), call_draw(7, 3, 1, &s));
+        assert_ne!(call_draw(7, 3, 1, &s), call_draw(8, 3, 1, &s));
+        assert_ne!(call_draw(7, 3, 1, &s), call_draw(7, 4, 1, &s));
+        assert_ne!(call_draw(7, 3, 1, &s), call_draw(7, 3, 2, &s));
+    }
+
+    #[test]
+    fn exponential_mean_and_lognormal_quantiles_match_their_parameters() {
+        let exp = service(Latency::Exponential {
+            mean: Nanos::from_millis(100),
+        });
+        let n = 200_000u64;
+        let mean: f64 = (0..n)
+            .map(|r| call_draw(1, r, 0, &exp).latency.as_millis_f64())
+            .sum::<f64>()
+            / n as f64;
+        assert!((mean - 100.0).abs() < 1.0, "mean {mean}");
+
+        let ln = service(Latency::LogNormal {
+            p50: Nanos::from_millis(80),
+            p99: Nanos::from_millis(400),
+        });
+        let mut xs: Vec<f64> = (0..n)
+            .map(|r| call_draw(2, r, 0, &ln).latency.as_millis_f64())
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        let p50 = xs[(n / 2) as usize];
+        let p99 = xs[(n * 99 / 100) as usize];
+        assert!((p50 - 80.0).abs() < 1.5, "p50 {p50}");
+        assert!((p99 - 400.0).abs() < 15.0, "p99 {p99}");
+    }
+
+    #[test]
+    fn truncated_normal_never_negative_and_uniform_stays_in_range() {
+        let normal = service(Latency::Normal {
+            mean: Nanos::from_millis(10),
+            sd: Nanos::from_millis(20),
+        });
+        let uniform = service(Latency::Uniform {
+            min: Nanos::from_millis(100),
+            max: Nanos::from_millis(300),
+        });
+        for r in 0..10_000 {
+            let u = call_draw(3, r, 0, &uniform).latency;
+            assert!(u >= Nanos::from_millis(100) && u <= Nanos::from_millis(300));
+            assert!(call_draw(3, r, 0, &normal).latency >= Nanos::ZERO);
+        }
+    }
+
+    #[test]
+    fn empirical_draws_only_listed_values_and_all_of_them() {
+        let values = vec![
+            Nanos::from_millis(90),
+            Nanos::from_millis(120),
+            Nanos::from_millis(400),
+        ];
+        let s = service(Latency::Empirical(values.clone()));
+        let mut seen = [false; 3];
+        for r in 0..1000 {
+            let l = call_draw(4, r, 0, &s).latency;
+            let i = values.iter().position(|v| *v == l).expect("a listed value");
+            seen[i] = true;
+        }
+        assert_eq!(seen, [true; 3]);
+    }
+}

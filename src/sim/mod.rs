@@ -1,0 +1,4 @@
+//! The deterministic discrete-event engine.
+
+pub mod draw;
+pub mod pool;

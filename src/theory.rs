@@ -1,1 +1,0 @@
-//! Queueing-theory predictions shown beside measurements.

@@ -275,7 +275,7 @@ impl<T: Copy> Pool<T> {
         &mut self,
         slot: Slot,
         now: Nanos,
-        is_stale: impl Fn(&T) -> bool,
+        mut is_stale: impl FnMut(&T) -> bool,
     ) -> AfterTask<T> {
         let Some(worker) = self.workers.get_mut(slot as usize) else {
             return AfterTask::Exited;
@@ -351,7 +351,7 @@ impl<T: Copy> Pool<T> {
         self.queue.pop_front()
     }
 
-    /// Removes queued tasks matching `pred` (used when the whole run is reset).
+    /// The queued tasks, head first.
     pub fn queued_tasks(&self) -> impl Iterator<Item = &T> {
         self.queue.iter()
     }

@@ -1,0 +1,504 @@
+//! The engine: owns the clock, the event queue, the pools and every request in flight.
+//!
+//! The request lifecycle lives in `flow.rs`, live reconfiguration in `command.rs` and the
+//! read-only view in `snapshot.rs`; this file holds the state and the clock API.
+
+use crate::metrics::{LatencyHistogram, OutcomeCounts, RollingHistogram, Series};
+use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy};
+use crate::time::Nanos;
+
+use super::event::EventQueue;
+use super::pool::{Pool, PoolKind, PoolSpec, Slot};
+use super::request::{ReqRef, Requests};
+use super::{Fault, LogEntry, RunRow};
+
+/// Index of a pool in the engine (see the `*_POOL` constants).
+pub type PoolId = usize;
+
+/// The web server's request pool.
+pub const SERVER_POOL: PoolId = 0;
+/// The common pool (or its thread-per-task fallback) for `shared`.
+pub const SHARED_POOL: PoolId = 1;
+/// One virtual thread per call, for `unbounded`.
+pub const UNBOUNDED_POOL: PoolId = 2;
+/// Bulkhead pools follow, in preset order.
+pub const FIRST_BULKHEAD_POOL: PoolId = 3;
+
+/// A thread that can run work or complete a future.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThreadRef {
+    Worker {
+        pool: PoolId,
+        slot: Slot,
+    },
+    /// `CompletableFutureDelayScheduler`: the thread that fires `orTimeout`.
+    Delayer,
+}
+
+/// A thread's identity for logs: its pool and number survive the worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThreadName {
+    Worker { pool: PoolId, number: u32 },
+    Delayer,
+    None,
+}
+
+/// What a pool's tasks are: a request's handler or one call of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    Handler(ReqRef),
+    Call(ReqRef, u16),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Event {
+    /// The load generator issues its next request (open, runs and batch modes). Arrivals of
+    /// an older generation were superseded by a rate change.
+    Arrival { generation: u32 },
+    /// A closed-loop client sends its next request.
+    ClientSend { client: u32 },
+    /// A call's latency has elapsed on `thread`.
+    CallEnd {
+        req: ReqRef,
+        call: u16,
+        thread: ThreadRef,
+    },
+    /// `orTimeout` fires for a call.
+    CallTimeout { req: ReqRef, call: u16 },
+    /// The client gives up on a request.
+    ClientTimeout { req: ReqRef },
+    /// An idle worker's `poll(keepAlive)` times out.
+    KeepAlive {
+        pool: PoolId,
+        slot: Slot,
+        generation: u32,
+    },
+}
+
+/// Per-service counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServiceStats {
+    /// Calls that started running.
+    pub calls: u64,
+    /// Calls that ended in failure.
+    pub failures: u64,
+    /// Futures completed by `orTimeout` (or sequential calls cut by their read timeout).
+    pub timeouts: u64,
+    /// Fallback values used.
+    pub fallbacks: u64,
+    /// Calls whose submission the pool rejected.
+    pub rejected: u64,
+    /// Calls discarded by the rejection policy (their futures never complete).
+    pub discarded: u64,
+}
+
+/// Time series sampled every `sample_interval` of simulated time.
+#[derive(Debug, Clone)]
+pub(super) struct Sampler {
+    pub interval: Nanos,
+    pub next_at: Nanos,
+    pub completed: Series,
+    pub latency_mean: Series,
+    pub latency_max: Series,
+    pub failed: Series,
+    pub partial: Series,
+    pub timeout: Series,
+    pub refused: Series,
+    pub in_flight: Series,
+    pub pool_active: Vec<Series>,
+    pub pool_queued: Vec<Series>,
+    pub pool_size: Vec<Series>,
+    /// Accumulators for the current interval.
+    pub acc_outcomes: OutcomeCounts,
+    pub acc_latency_sum: f64,
+    pub acc_latency_n: u64,
+    pub acc_latency_max: f64,
+}
+
+/// How many samples each series keeps.
+pub const SERIES_CAPACITY: usize = 600;
+/// How many log entries the engine keeps.
+pub const LOG_CAPACITY: usize = 500;
+
+/// The deterministic discrete-event engine playing one scenario.
+#[derive(Debug)]
+pub struct Engine {
+    pub(super) scenario: Scenario,
+    pub(super) strategy: Strategy,
+    pub(super) now: Nanos,
+    pub(super) events: EventQueue<Event>,
+    pub(super) pools: Vec<Pool<Task>>,
+    /// For each service, its bulkhead pool.
+    pub(super) bulkhead_of: Vec<PoolId>,
+    /// Offset of each stage's first call in the flat call numbering.
+    pub(super) stage_offsets: Vec<usize>,
+    pub(super) requests: Requests,
+    pub(super) faults: Vec<Option<Fault>>,
+
+    // Load.
+    pub(super) load: LoadMode,
+    pub(super) issued: u64,
+    pub(super) next_id: u64,
+    pub(super) clients_active: Vec<bool>,
+    pub(super) client_target: u32,
+    /// Open load: when the current rate (and ramp) took effect.
+    pub(super) rate_changed_at: Nanos,
+    pub(super) arrival_generation: u32,
+
+    // Connections (Tomcat's LimitLatch and the accept backlog).
+    pub(super) connections: u32,
+    pub(super) backlog: std::collections::VecDeque<ReqRef>,
+
+    // Measurements.
+    pub(super) outcomes: OutcomeCounts,
+    pub(super) latency: LatencyHistogram,
+    pub(super) window: RollingHistogram,
+    pub(super) service_stats: Vec<ServiceStats>,
+    pub(super) late_responses: u64,
+    pub(super) sampler: Sampler,
+    pub(super) log: std::collections::VecDeque<LogEntry>,
+    /// Every run's row, kept for `runs` load (bounded by its count).
+    pub(super) runs: Vec<RunRow>,
+    pub(super) events_processed: u64,
+}
+
+impl Engine {
+    /// A new engine at t = 0 playing `scenario` with `strategy`.
+    pub fn new(scenario: &Scenario, strategy: Strategy) -> Self {
+        let pools = build_pools(scenario);
+        let mut bulkhead_of = vec![FIRST_BULKHEAD_POOL; scenario.services.len()];
+        for (i, b) in scenario.strategy.bulkheads.iter().enumerate() {
+            for s in &b.services {
+                bulkhead_of[s.0] = FIRST_BULKHEAD_POOL + i;
+            }
+        }
+        let mut stage_offsets = Vec::with_capacity(scenario.endpoint.stages.len());
+        let mut offset = 0;
+        for stage in &scenario.endpoint.stages {
+            stage_offsets.push(offset);
+            offset += stage.len();
+        }
+        let n_pools = pools.len();
+        let series = || Series::new(SERIES_CAPACITY);
+        let sampler = Sampler {
+            interval: Nanos::from_millis(100),
+            next_at: Nanos::from_millis(100),
+            completed: series(),
+            latency_mean: series(),
+            latency_max: series(),
+            failed: series(),
+            partial: series(),
+            timeout: series(),
+            refused: series(),
+            in_flight: series(),
+            pool_active: (0..n_pools).map(|_| series()).collect(),
+            pool_queued: (0..n_pools).map(|_| series()).collect(),
+            pool_size: (0..n_pools).map(|_| series()).collect(),
+            acc_outcomes: OutcomeCounts::default(),
+            acc_latency_sum: 0.0,
+            acc_latency_n: 0,
+            acc_latency_max: 0.0,
+        };
+        let client_target = match scenario.load.mode {
+            LoadMode::Closed { clients, .. } => clients,
+            _ => 0,
+        };
+        let mut engine = Engine {
+            scenario: scenario.clone(),
+            strategy,
+            now: Nanos::ZERO,
+            events: EventQueue::default(),
+            pools,
+            bulkhead_of,
+            stage_offsets,
+            requests: Requests::new(scenario.endpoint.call_count()),
+            faults: vec![None; scenario.services.len()],
+            load: scenario.load.mode.clone(),
+            issued: 0,
+            next_id: 1,
+            clients_active: Vec::new(),
+            client_target,
+            rate_changed_at: Nanos::ZERO,
+            arrival_generation: 0,
+            connections: 0,
+            backlog: std::collections::VecDeque::new(),
+            outcomes: OutcomeCounts::default(),
+            latency: LatencyHistogram::default(),
+            window: RollingHistogram::new(10, Nanos::from_secs(1)),
+            service_stats: vec![ServiceStats::default(); scenario.services.len()],
+            late_responses: 0,
+            sampler,
+            log: std::collections::VecDeque::new(),
+            runs: Vec::new(),
+            events_processed: 0,
+        };
+        engine.start_load();
+        engine
+    }
+
+    fn start_load(&mut self) {
+        match self.load {
+            LoadMode::Runs { .. } | LoadMode::Batch { .. } => {
+                self.events
+                    .push(Nanos::ZERO, Event::Arrival { generation: 0 });
+            }
+            LoadMode::Open { .. } => self.schedule_next_arrival(),
+            LoadMode::Closed { clients, .. } => {
+                self.clients_active = vec![false; clients as usize];
+                for client in 0..clients {
+                    self.clients_active[client as usize] = true;
+                    self.events.push(Nanos::ZERO, Event::ClientSend { client });
+                }
+            }
+        }
+    }
+
+    /// The scenario as it is now (live changes included).
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The strategy new requests use.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// The simulated clock.
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// Events processed so far (for benchmarks).
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+
+    /// When the next event happens, if any.
+    pub fn next_event_time(&self) -> Option<Nanos> {
+        self.events.peek_time()
+    }
+
+    /// Processes the next event (and samples the series up to its time). Returns false when
+    /// there is nothing left to do.
+    pub fn step(&mut self) -> bool {
+        let Some(t) = self.events.peek_time() else {
+            return false;
+        };
+        self.sample_until(t);
+        if let Some((time, event)) = self.events.pop() {
+            self.now = time;
+            self.events_processed += 1;
+            self.handle(event);
+        }
+        true
+    }
+
+    /// Processes every event up to and including `t`, then sets the clock to `t`.
+    pub fn advance_to(&mut self, t: Nanos) {
+        while let Some(next) = self.events.peek_time() {
+            if next > t {
+                break;
+            }
+            self.step();
+        }
+        self.sample_until(t);
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    /// Runs until the load has finished (`runs`, `batch`) or the clock reaches `limit`.
+    pub fn run_until(&mut self, limit: Nanos) {
+        while !self.is_finished() {
+            match self.events.peek_time() {
+                Some(t) if t <= limit => {
+                    self.step();
+                }
+                _ => break,
+            }
+        }
+        if !self.is_finished() {
+            self.advance_to(limit);
+        }
+    }
+
+    /// True when a finite load (`runs`, `batch`) has issued every request and each has ended.
+    pub fn is_finished(&self) -> bool {
+        match self.load {
+            LoadMode::Runs { count } | LoadMode::Batch { count } => {
+                self.issued >= u64::from(count) && self.outcomes.total() >= u64::from(count)
+            }
+            LoadMode::Open { .. } | LoadMode::Closed { .. } => false,
+        }
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Arrival { generation } => self.on_arrival(generation),
+            Event::ClientSend { client } => self.on_client_send(client),
+            Event::CallEnd { req, call, thread } => self.on_call_end(req, call, thread),
+            Event::CallTimeout { req, call } => self.on_call_timeout(req, call),
+            Event::ClientTimeout { req } => self.on_client_timeout(req),
+            Event::KeepAlive {
+                pool,
+                slot,
+                generation,
+            } => {
+                if let Some(p) = self.pools.get_mut(pool) {
+                    p.expire(slot, generation);
+                }
+            }
+        }
+    }
+
+    /// Samples the series at every interval boundary up to `t`. The state is constant between
+    /// events, so a sample taken here is exact.
+    fn sample_until(&mut self, t: Nanos) {
+        while self.sampler.next_at <= t {
+            self.take_sample();
+            self.sampler.next_at += self.sampler.interval;
+        }
+    }
+
+    fn take_sample(&mut self) {
+        let in_flight = self.in_flight() as f64;
+        let s = &mut self.sampler;
+        let acc = s.acc_outcomes;
+        s.completed.push(acc.responded() as f64);
+        s.failed
+            .push(acc.get(crate::metrics::Outcome::Failed) as f64);
+        s.partial
+            .push(acc.get(crate::metrics::Outcome::Partial) as f64);
+        s.timeout
+            .push(acc.get(crate::metrics::Outcome::Timeout) as f64);
+        s.refused
+            .push(acc.get(crate::metrics::Outcome::Refused) as f64);
+        let mean = if s.acc_latency_n > 0 {
+            s.acc_latency_sum / s.acc_latency_n as f64
+        } else {
+            0.0
+        };
+        s.latency_mean.push(mean);
+        s.latency_max.push(s.acc_latency_max);
+        s.in_flight.push(in_flight);
+        for (i, pool) in self.pools.iter().enumerate() {
+            s.pool_active[i].push(f64::from(pool.active()));
+            s.pool_queued[i].push(f64::from(pool.queued()));
+            s.pool_size[i].push(f64::from(pool.pool_size()));
+        }
+        s.acc_outcomes = OutcomeCounts::default();
+        s.acc_latency_sum = 0.0;
+        s.acc_latency_n = 0;
+        s.acc_latency_max = 0.0;
+    }
+
+    /// Requests sent whose client has not seen an outcome yet.
+    pub fn in_flight(&self) -> u64 {
+        self.issued - self.outcomes.total()
+    }
+
+    /// The pool a call of `service` goes to under `strategy` (none for sequential).
+    pub(super) fn pool_for(&self, strategy: Strategy, service: ServiceId) -> Option<PoolId> {
+        match strategy {
+            Strategy::Sequential => None,
+            Strategy::Shared => Some(SHARED_POOL),
+            Strategy::Unbounded => Some(UNBOUNDED_POOL),
+            Strategy::Bulkhead => self.bulkhead_of.get(service.0).copied(),
+        }
+    }
+
+    /// The name of a thread, as Java would print it.
+    pub fn thread_name(&self, name: ThreadName) -> String {
+        match name {
+            ThreadName::Worker { pool, number } => self
+                .pools
+                .get(pool)
+                .map_or_else(|| "?".to_string(), |p| p.thread_name(number)),
+            ThreadName::Delayer => "CompletableFutureDelayScheduler".to_string(),
+            ThreadName::None => "-".to_string(),
+        }
+    }
+
+    pub(super) fn name_of(&self, thread: ThreadRef) -> ThreadName {
+        match thread {
+            ThreadRef::Worker { pool, slot } => ThreadName::Worker {
+                pool,
+                number: self.pools.get(pool).map_or(0, |p| p.thread_number(slot)),
+            },
+            ThreadRef::Delayer => ThreadName::Delayer,
+        }
+    }
+}
+
+/// The pools every engine has: server, shared, unbounded, then one per bulkhead.
+fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
+    let server = &scenario.server;
+    let server_spec = match server.threads {
+        // Tomcat: core = minSpareThreads (prestarted), max = maxThreads, TaskQueue(maxQueueSize).
+        ServerThreads::Platform(threads) => PoolSpec {
+            name: "tomcat".into(),
+            prefix: "http-nio-8080-exec-".into(),
+            first_number: 1,
+            kind: PoolKind::Tomcat,
+            core: server.min_spare.min(threads),
+            max: threads,
+            queue_capacity: server.max_queue,
+            keep_alive: server.keep_alive,
+            prestart: true,
+        },
+        // Spring Boot's TomcatVirtualThreadsWebServerFactoryCustomizer: a virtual thread per
+        // request named from "tomcat-handler-0".
+        ServerThreads::Virtual => per_task("tomcat", "tomcat-handler-", 0),
+    };
+    let parallelism = scenario.shared_parallelism();
+    let shared_spec = if parallelism < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
+        // CompletableFuture.ASYNC_POOL = new ThreadPerTaskExecutor(): `new Thread(r).start()`.
+        per_task("shared", "Thread-", 0)
+    } else {
+        PoolSpec {
+            name: "shared".into(),
+            prefix: "ForkJoinPool.commonPool-worker-".into(),
+            first_number: 1,
+            kind: PoolKind::ForkJoin,
+            core: parallelism,
+            max: parallelism,
+            queue_capacity: None,
+            // ForkJoinPool.DEFAULT_KEEPALIVE
+            keep_alive: Nanos::from_secs(60),
+            prestart: false,
+        }
+    };
+    let mut pools = vec![
+        Pool::new(server_spec),
+        Pool::new(shared_spec),
+        Pool::new(per_task("unbounded", "virtual-", 1)),
+    ];
+    for b in &scenario.strategy.bulkheads {
+        pools.push(Pool::new(PoolSpec {
+            name: b.name.clone(),
+            prefix: format!("{}-", b.name),
+            first_number: 1,
+            kind: PoolKind::ThreadPool,
+            core: b.core,
+            max: b.max,
+            queue_capacity: Some(b.queue),
+            keep_alive: b.keep_alive,
+            prestart: false,
+        }));
+    }
+    pools
+}
+
+fn per_task(name: &str, prefix: &str, first_number: u32) -> PoolSpec {
+    PoolSpec {
+        name: name.into(),
+        prefix: prefix.into(),
+        first_number,
+        kind: PoolKind::PerTask,
+        core: 0,
+        max: u32::MAX,
+        queue_capacity: Some(0),
+        keep_alive: Nanos::ZERO,
+        prestart: false,
+    }
+}

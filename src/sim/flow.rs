@@ -1,0 +1,747 @@
+//! The life of a request: arrival, connection admission, the server pool, each stage's calls
+//! under the request's strategy, futures completing (normally, exceptionally, by timeout or
+//! never), the response and the client's view of it.
+
+use crate::metrics::Outcome;
+use crate::scenario::{LoadMode, RejectionPolicy, ServiceId, Strategy};
+use crate::time::Nanos;
+
+use super::draw::{arrival_exp, call_draw};
+use super::engine::{
+    Engine, Event, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, Task, ThreadName, ThreadRef,
+};
+use super::pool::{Admission, AfterTask, Slot};
+use super::request::{CallPhase, FailReason, ReqRef};
+use super::{Detail, Fault, LogEntry, RunRow};
+
+/// The result of a call as its caller sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallResult {
+    Ok,
+    Failed,
+    TimedOut,
+}
+
+/// A refused closed-loop client retries after at least this long, so a full backlog with no
+/// think time cannot spin at one instant.
+const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
+
+impl Engine {
+    // ---- load -------------------------------------------------------------------------
+
+    pub(super) fn on_arrival(&mut self, generation: u32) {
+        if generation != self.arrival_generation {
+            return;
+        }
+        match self.load {
+            LoadMode::Runs { count } => {
+                if self.issued < u64::from(count) {
+                    self.issue(None);
+                }
+            }
+            LoadMode::Batch { count } => {
+                for _ in 0..count {
+                    self.issue(None);
+                }
+            }
+            LoadMode::Open { .. } => {
+                self.issue(None);
+                self.schedule_next_arrival();
+            }
+            LoadMode::Closed { .. } => {}
+        }
+    }
+
+    /// Schedules the next Poisson arrival. The gap comes from the arriving request's own
+    /// keyed exponential, so every strategy sees the same arrival times; a linear ramp is
+    /// followed exactly by inverting the integrated rate.
+    pub(super) fn schedule_next_arrival(&mut self) {
+        let LoadMode::Open { rate, ramp } = self.load else {
+            return;
+        };
+        let e = arrival_exp(self.scenario.seed, self.next_id);
+        let now = self.now.saturating_sub(self.rate_changed_at).as_secs_f64();
+        let gap = match ramp {
+            Some(ramp) if now < ramp.over.as_secs_f64() && ramp.over > Nanos::ZERO => {
+                let over = ramp.over.as_secs_f64();
+                let slope = (ramp.to - rate) / over;
+                let a = rate + slope * now;
+                let remaining = over - now;
+                let ramp_area = a * remaining + slope * remaining * remaining / 2.0;
+                if e <= ramp_area {
+                    solve_linear_rate(a, slope, e)
+                } else {
+                    remaining + (e - ramp_area) / ramp.to
+                }
+            }
+            Some(ramp) => e / ramp.to,
+            None => e / rate,
+        };
+        let at = self.now + Nanos::from_secs_f64(gap).max(Nanos(1));
+        self.events.push(
+            at,
+            Event::Arrival {
+                generation: self.arrival_generation,
+            },
+        );
+    }
+
+    pub(super) fn on_client_send(&mut self, client: u32) {
+        if client >= self.client_target {
+            if let Some(active) = self.clients_active.get_mut(client as usize) {
+                *active = false;
+            }
+            return;
+        }
+        self.issue(Some(client));
+    }
+
+    fn issue(&mut self, client: Option<u32>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.issued += 1;
+        let r = self.requests.alloc(id, self.now, client, self.strategy);
+        if let Some(timeout) = self.scenario.load.timeout {
+            self.events
+                .push(self.now + timeout, Event::ClientTimeout { req: r });
+        }
+        self.admit(r);
+    }
+
+    // ---- connections and the server pool ------------------------------------------------
+
+    /// Tomcat's acceptor counts up a `LimitLatch` of `maxConnections` before accepting;
+    /// beyond it connections wait in the OS backlog of `acceptCount`; beyond that they are
+    /// refused.
+    fn admit(&mut self, r: ReqRef) {
+        if self.connections < self.scenario.server.max_connections {
+            self.connections += 1;
+            self.dispatch(r);
+        } else if self.backlog.len() < self.scenario.server.accept_count as usize {
+            self.backlog.push_back(r);
+        } else {
+            self.refuse(r);
+        }
+    }
+
+    fn dispatch(&mut self, r: ReqRef) {
+        match self.pools[SERVER_POOL].submit(Task::Handler(r)) {
+            Admission::Started(slot) => self.start_handler(
+                r,
+                ThreadRef::Worker {
+                    pool: SERVER_POOL,
+                    slot,
+                },
+            ),
+            Admission::Queued => {}
+            // The executor's queue (maxQueueSize) is full: Tomcat closes the socket and the
+            // client gets no response.
+            Admission::Rejected => {
+                self.close_connection();
+                self.refuse(r);
+            }
+        }
+    }
+
+    fn close_connection(&mut self) {
+        self.connections = self.connections.saturating_sub(1);
+        if let Some(next) = self.backlog.pop_front() {
+            self.connections += 1;
+            self.dispatch(next);
+        }
+    }
+
+    fn refuse(&mut self, r: ReqRef) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.server_done = true;
+        }
+        if self.requests.get(r).is_some_and(|q| !q.client_done) {
+            self.client_outcome(r, Outcome::Refused, ThreadName::None, Detail::None);
+        }
+        self.requests.release_if_done(r);
+    }
+
+    fn start_handler(&mut self, r: ReqRef, thread: ThreadRef) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.handler = Some(thread);
+        req.handler_held = true;
+        req.submitter = Some(thread);
+        self.begin_stage(r);
+    }
+
+    // ---- stages and calls -----------------------------------------------------------------
+
+    fn begin_stage(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        let len = self.scenario.endpoint.stages[req.stage].len();
+        req.next_call = 0;
+        req.pending = u32::try_from(len).unwrap_or(u32::MAX);
+        self.submit_calls(r);
+    }
+
+    /// The submitting thread works through the stage's calls. A call that runs inline
+    /// (sequential, or caller-runs) pauses the loop until it ends.
+    fn submit_calls(&mut self, r: ReqRef) {
+        loop {
+            let Some(req) = self.requests.get_mut(r) else {
+                return;
+            };
+            if req.server_done || req.inline_call.is_some() {
+                return;
+            }
+            // Sequential code throws at the first failure without fallback.
+            if req.strategy == Strategy::Sequential && req.fail.is_some() {
+                self.respond(r);
+                return;
+            }
+            let stage = req.stage;
+            let i = req.next_call;
+            let Some(&service) = self.scenario.endpoint.stages[stage].get(i) else {
+                break;
+            };
+            req.next_call += 1;
+            let call = call_index(self.stage_offsets[stage] + i);
+            let submitter = req.submitter;
+            let strategy = req.strategy;
+            let Some(pool) = self.pool_for(strategy, service) else {
+                // Sequential: the handler makes the call itself; its timeout acts as the
+                // client's read timeout and gives the thread back.
+                let read_timeout = self.scenario.service(service).timeout;
+                self.start_inline(r, call, submitter, read_timeout);
+                return;
+            };
+            if !self.submit_call(r, call, service, pool, submitter) {
+                return;
+            }
+        }
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        if req.pending == 0 {
+            self.stage_complete(r);
+        } else if self.scenario.server.async_ && req.handler_held && req.submitter == req.handler {
+            // The controller returned its CompletableFuture: the handler thread goes back to
+            // the pool while the calls run.
+            self.release_handler(r);
+        }
+    }
+
+    /// `supplyAsync(call, pool)`. Returns false when submission stops (abort, or the call
+    /// now runs on the submitting thread).
+    fn submit_call(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        service: ServiceId,
+        pool: PoolId,
+        submitter: Option<ThreadRef>,
+    ) -> bool {
+        match self.pools[pool].submit(Task::Call(r, call)) {
+            Admission::Started(slot) => {
+                self.count_outstanding(r);
+                self.start_call(r, call, ThreadRef::Worker { pool, slot });
+                self.arm_timeout(r, call, service);
+                return true;
+            }
+            Admission::Queued => {
+                self.count_outstanding(r);
+                self.set_phase(r, call, CallPhase::Queued);
+                self.arm_timeout(r, call, service);
+                return true;
+            }
+            Admission::Rejected => {}
+        }
+        self.service_stats[service.0].rejected += 1;
+        match self.rejection_policy(pool) {
+            RejectionPolicy::Abort => {
+                // RejectedExecutionException (Spring: TaskRejectedException) is thrown out of
+                // supplyAsync on the submitting thread: the request fails at once. Calls
+                // already submitted keep running.
+                self.set_phase(r, call, CallPhase::Dropped);
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.fail = Some(FailReason::Rejected(service.0));
+                }
+                self.respond(r);
+                false
+            }
+            RejectionPolicy::CallerRuns => {
+                // The submitting thread runs the call itself. supplyAsync returns a completed
+                // future, so an orTimeout attached afterwards never fires.
+                self.start_inline(r, call, submitter, None);
+                false
+            }
+            RejectionPolicy::Discard => {
+                self.service_stats[service.0].discarded += 1;
+                self.set_phase(r, call, CallPhase::Dropped);
+                self.arm_timeout(r, call, service);
+                true
+            }
+            RejectionPolicy::DiscardOldest => {
+                if let Some(oldest) = self.pools[pool].drop_oldest() {
+                    self.discard_queued(oldest);
+                }
+                // execute(r) again: with the head gone the queue has room.
+                match self.pools[pool].submit(Task::Call(r, call)) {
+                    Admission::Started(slot) => {
+                        self.count_outstanding(r);
+                        self.start_call(r, call, ThreadRef::Worker { pool, slot });
+                    }
+                    Admission::Queued => {
+                        self.count_outstanding(r);
+                        self.set_phase(r, call, CallPhase::Queued);
+                    }
+                    Admission::Rejected => {
+                        self.service_stats[service.0].discarded += 1;
+                        self.set_phase(r, call, CallPhase::Dropped);
+                    }
+                }
+                self.arm_timeout(r, call, service);
+                true
+            }
+        }
+    }
+
+    fn rejection_policy(&self, pool: PoolId) -> RejectionPolicy {
+        pool.checked_sub(FIRST_BULKHEAD_POOL)
+            .and_then(|i| self.scenario.strategy.bulkheads.get(i))
+            .map_or(RejectionPolicy::Abort, |b| b.rejection)
+    }
+
+    /// A queued call dropped by discard-oldest: its future never completes.
+    fn discard_queued(&mut self, task: Task) {
+        let Task::Call(r, call) = task else { return };
+        let service = self.service_of(call);
+        self.service_stats[service.0].discarded += 1;
+        self.set_phase(r, call, CallPhase::Dropped);
+        if let Some(req) = self.requests.get_mut(r) {
+            req.outstanding -= 1;
+        }
+        self.requests.release_if_done(r);
+    }
+
+    fn count_outstanding(&mut self, r: ReqRef) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.outstanding += 1;
+        }
+    }
+
+    fn set_phase(&mut self, r: ReqRef, call: u16, phase: CallPhase) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.calls[call as usize].phase = phase;
+        }
+    }
+
+    fn arm_timeout(&mut self, r: ReqRef, call: u16, service: ServiceId) {
+        if let Some(timeout) = self.scenario.service(service).timeout {
+            self.events
+                .push(self.now + timeout, Event::CallTimeout { req: r, call });
+        }
+    }
+
+    pub(super) fn service_of(&self, call: u16) -> ServiceId {
+        let mut rest = call as usize;
+        for stage in &self.scenario.endpoint.stages {
+            if rest < stage.len() {
+                return stage[rest];
+            }
+            rest -= stage.len();
+        }
+        ServiceId(0)
+    }
+
+    /// Starts a call on a pool thread.
+    fn start_call(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
+        let latency = self.begin_call(r, call, thread, false);
+        self.events.push(
+            self.now + latency,
+            Event::CallEnd {
+                req: r,
+                call,
+                thread,
+            },
+        );
+    }
+
+    /// Runs a call on the submitting thread, pausing its submission loop.
+    fn start_inline(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        thread: Option<ThreadRef>,
+        read_timeout: Option<Nanos>,
+    ) {
+        let thread = thread.unwrap_or(ThreadRef::Delayer);
+        self.count_outstanding(r);
+        let mut latency = self.begin_call(r, call, thread, true);
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.inline_call = Some(call);
+        if let Some(timeout) = read_timeout.filter(|t| *t < latency) {
+            req.calls[call as usize].cut_by_timeout = true;
+            latency = timeout;
+        }
+        self.events.push(
+            self.now + latency,
+            Event::CallEnd {
+                req: r,
+                call,
+                thread,
+            },
+        );
+    }
+
+    /// Marks a call running and returns its latency, with faults and hangs applied.
+    fn begin_call(&mut self, r: ReqRef, call: u16, thread: ThreadRef, inline: bool) -> Nanos {
+        let service = self.service_of(call);
+        self.service_stats[service.0].calls += 1;
+        let Some(req) = self.requests.get_mut(r) else {
+            return Nanos::ZERO;
+        };
+        let svc = &self.scenario.services[service.0];
+        let draw = call_draw(self.scenario.seed, req.id, call as usize, svc);
+        let fault = self.faults[service.0];
+        let mut latency = draw.latency;
+        if let Some(Fault::Slow { factor }) = fault {
+            latency = Nanos::from_secs_f64(latency.as_secs_f64() * factor);
+        }
+        if let Some(Fault::Hang { duration }) = fault {
+            latency = duration;
+        } else if let Some(hang) = svc.hang {
+            if draw.hang_u < hang.probability {
+                latency = hang.duration;
+            }
+        }
+        let c = &mut req.calls[call as usize];
+        c.phase = CallPhase::Running;
+        c.thread = Some(thread);
+        c.inline = inline;
+        c.fail_u = draw.fail_u;
+        c.started = self.now;
+        latency
+    }
+
+    /// The failure probability of a service now (a fault overrides the preset's).
+    fn failure_probability(&self, service: ServiceId) -> f64 {
+        match self.faults[service.0] {
+            Some(Fault::Fail { probability }) => probability,
+            _ => self.scenario.service(service).failure,
+        }
+    }
+
+    pub(super) fn on_call_end(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
+        let service = self.service_of(call);
+        let failure = self.failure_probability(service);
+        let Some(req) = self.requests.get_mut(r) else {
+            self.release_thread(thread);
+            return;
+        };
+        req.outstanding -= 1;
+        let c = &mut req.calls[call as usize];
+        c.phase = CallPhase::Ended;
+        let inline = c.inline;
+        let future_done = c.future_done;
+        // Failure is decided when the latency ends, so a failing call holds its thread.
+        let result = if c.cut_by_timeout {
+            CallResult::TimedOut
+        } else if c.fail_u < failure {
+            CallResult::Failed
+        } else {
+            CallResult::Ok
+        };
+        let server_done = req.server_done;
+        let handler = req.handler;
+        match result {
+            CallResult::Failed => self.service_stats[service.0].failures += 1,
+            CallResult::TimedOut => self.service_stats[service.0].timeouts += 1,
+            CallResult::Ok => {}
+        }
+        if !future_done && !server_done {
+            self.complete_future(r, call, result, thread);
+        }
+        if inline {
+            if let Some(req) = self.requests.get_mut(r) {
+                req.inline_call = None;
+            }
+            self.submit_calls(r);
+        }
+        // The thread moves on unless it is the handler (which carries on with its request)
+        // or it has just started another call of this request inline.
+        if Some(thread) != handler && !self.holds_inline(r, thread) {
+            self.release_thread(thread);
+        }
+        self.requests.release_if_done(r);
+    }
+
+    fn holds_inline(&self, r: ReqRef, thread: ThreadRef) -> bool {
+        self.requests.get(r).is_some_and(|q| {
+            q.inline_call
+                .is_some_and(|c| q.calls[c as usize].thread == Some(thread))
+        })
+    }
+
+    pub(super) fn on_call_timeout(&mut self, r: ReqRef, call: u16) {
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        if req.server_done || req.calls[call as usize].future_done {
+            return;
+        }
+        let service = self.service_of(call);
+        self.service_stats[service.0].timeouts += 1;
+        // orTimeout: completeExceptionally(TimeoutException) on the delay scheduler's thread.
+        // The call itself goes on; a queued call will be skipped when dequeued.
+        self.complete_future(r, call, CallResult::TimedOut, ThreadRef::Delayer);
+        self.requests.release_if_done(r);
+    }
+
+    fn complete_future(&mut self, r: ReqRef, call: u16, result: CallResult, completer: ThreadRef) {
+        let service = self.service_of(call);
+        let has_fallback = self.scenario.service(service).fallback.is_some();
+        let stage_len;
+        {
+            let Some(req) = self.requests.get_mut(r) else {
+                return;
+            };
+            req.calls[call as usize].future_done = true;
+            req.pending = req.pending.saturating_sub(1);
+            req.last_completer = Some(completer);
+            if result != CallResult::Ok {
+                if has_fallback {
+                    req.fallback_used = true;
+                    req.first_fallback.get_or_insert(service.0);
+                    self.service_stats[service.0].fallbacks += 1;
+                } else if req.fail.is_none() {
+                    req.fail = Some(match result {
+                        CallResult::TimedOut => FailReason::CallTimedOut(service.0),
+                        _ => FailReason::CallFailed(service.0),
+                    });
+                }
+            }
+            stage_len = self.scenario.endpoint.stages[req.stage].len();
+            if req.inline_call.is_some() || req.next_call < stage_len || req.pending > 0 {
+                return;
+            }
+        }
+        self.stage_complete(r);
+    }
+
+    /// `allOf(stage).join()` returns (or its continuation runs).
+    fn stage_complete(&mut self, r: ReqRef) {
+        let stages = self.scenario.endpoint.stages.len();
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        if req.fail.is_some() || req.stage + 1 >= stages {
+            self.respond(r);
+            return;
+        }
+        req.stage += 1;
+        // Blocking: the handler wakes from join() and submits the next stage. Async: the
+        // continuation runs on the thread that completed the last future.
+        req.submitter = if self.scenario.server.async_ {
+            req.last_completer
+        } else {
+            req.handler
+        };
+        self.begin_stage(r);
+    }
+
+    // ---- the response ---------------------------------------------------------------------
+
+    fn respond(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.server_done = true;
+        let (outcome, detail) = match (req.fail, req.fallback_used) {
+            (Some(reason), _) => (Outcome::Failed, Detail::Failed(reason)),
+            (None, true) => (
+                Outcome::Partial,
+                req.first_fallback.map_or(Detail::None, Detail::Fallback),
+            ),
+            (None, false) => (Outcome::Success, Detail::None),
+        };
+        // The run table shows the thread that ran the final step: the handler for
+        // sequential code and for a rejected submission, else the thread that completed the
+        // last future (where the continuation runs).
+        let thread = match (req.strategy, req.fail) {
+            (Strategy::Sequential, _) | (_, Some(FailReason::Rejected(_))) => req.handler,
+            _ => req.last_completer.or(req.handler),
+        };
+        let client_done = req.client_done;
+        let handler_held = req.handler_held;
+        if handler_held {
+            self.release_handler(r);
+        }
+        self.close_connection();
+        if client_done {
+            self.late_responses += 1;
+        } else {
+            let name = thread.map_or(ThreadName::None, |t| self.name_of(t));
+            self.client_outcome(r, outcome, name, detail);
+        }
+        self.requests.release_if_done(r);
+    }
+
+    fn release_handler(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.handler_held = false;
+        if let Some(thread) = req.handler {
+            self.release_thread(thread);
+        }
+    }
+
+    /// A pool thread finished its task: it takes the next queued one or goes idle.
+    fn release_thread(&mut self, thread: ThreadRef) {
+        let ThreadRef::Worker { pool, slot } = thread else {
+            return;
+        };
+        let now = self.now;
+        let mut stale = Vec::new();
+        let requests = &mut self.requests;
+        let Some(p) = self.pools.get_mut(pool) else {
+            return;
+        };
+        let after = p.finish(slot, now, |task| {
+            let Task::Call(r, call) = *task else {
+                return false;
+            };
+            let Some(req) = requests.get_mut(r) else {
+                return true;
+            };
+            // AsyncSupply.run checks `d.result == null` first: a future that already
+            // completed (its caller timed out) is not run.
+            if req.calls[call as usize].future_done || req.server_done {
+                req.outstanding -= 1;
+                req.calls[call as usize].phase = CallPhase::Dropped;
+                stale.push(r);
+                return true;
+            }
+            false
+        });
+        for r in stale {
+            self.requests.release_if_done(r);
+        }
+        match after {
+            AfterTask::Runs(task) => self.start_task(pool, slot, task),
+            AfterTask::Idle {
+                expires: Some(at),
+                generation,
+            } => self.events.push(
+                at,
+                Event::KeepAlive {
+                    pool,
+                    slot,
+                    generation,
+                },
+            ),
+            AfterTask::Idle { expires: None, .. } | AfterTask::Exited => {}
+        }
+    }
+
+    pub(super) fn start_task(&mut self, pool: PoolId, slot: Slot, task: Task) {
+        let thread = ThreadRef::Worker { pool, slot };
+        match task {
+            Task::Handler(r) => self.start_handler(r, thread),
+            Task::Call(r, call) => self.start_call(r, call, thread),
+        }
+    }
+
+    // ---- the client -----------------------------------------------------------------------
+
+    pub(super) fn on_client_timeout(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        if req.client_done {
+            return;
+        }
+        let name = req.handler.map_or(ThreadName::None, |t| self.name_of(t));
+        self.client_outcome(r, Outcome::Timeout, name, Detail::None);
+        self.requests.release_if_done(r);
+    }
+
+    /// The client sees the request's outcome: count it, log it, and let the load go on.
+    fn client_outcome(&mut self, r: ReqRef, outcome: Outcome, thread: ThreadName, detail: Detail) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.client_done = true;
+        let latency = self.now - req.arrival;
+        let row = RunRow {
+            run: req.id,
+            strategy: req.strategy,
+            at: self.now,
+            time: latency,
+            thread,
+            outcome,
+            detail,
+        };
+        let client = req.client;
+        self.outcomes.add(outcome);
+        self.sampler.acc_outcomes.add(outcome);
+        if outcome != Outcome::Refused {
+            self.latency.record(latency);
+            self.window.record(self.now, latency);
+            let ms = latency.as_millis_f64();
+            self.sampler.acc_latency_sum += ms;
+            self.sampler.acc_latency_n += 1;
+            self.sampler.acc_latency_max = self.sampler.acc_latency_max.max(ms);
+        }
+        self.push_log(LogEntry::Run(row));
+        match self.load {
+            LoadMode::Runs { count } => {
+                self.runs.push(row);
+                if self.issued < u64::from(count) {
+                    self.events.push(
+                        self.now,
+                        Event::Arrival {
+                            generation: self.arrival_generation,
+                        },
+                    );
+                }
+            }
+            LoadMode::Closed { think, .. } => {
+                if let Some(client) = client {
+                    let pause = if outcome == Outcome::Refused {
+                        think.max(RETRY_AFTER_REFUSAL)
+                    } else {
+                        think
+                    };
+                    self.events
+                        .push(self.now + pause, Event::ClientSend { client });
+                }
+            }
+            LoadMode::Open { .. } | LoadMode::Batch { .. } => {}
+        }
+    }
+
+    pub(super) fn push_log(&mut self, entry: LogEntry) {
+        if self.log.len() == super::engine::LOG_CAPACITY {
+            self.log.pop_front();
+        }
+        self.log.push_back(entry);
+    }
+}
+
+/// Calls are numbered across the endpoint's stages; validation bounds their count.
+fn call_index(i: usize) -> u16 {
+    u16::try_from(i).unwrap_or(u16::MAX)
+}
+
+/// The time x at which a rate a + b·t has accumulated area e: a·x + b·x²/2 = e.
+fn solve_linear_rate(a: f64, b: f64, e: f64) -> f64 {
+    if b.abs() < 1e-12 {
+        return e / a;
+    }
+    let disc = (a * a + 2.0 * b * e).max(0.0);
+    // The root written to avoid cancellation when b is small.
+    2.0 * e / (a + disc.sqrt())
+}

@@ -1,0 +1,208 @@
+//! Requests in flight and their calls, in a slab whose slots are reused (so a long run
+//! allocates nothing per request once warm). A [`ReqRef`] carries the slot's generation, so
+//! an event or queued task that outlives its request is recognised as stale.
+
+use crate::scenario::Strategy;
+use crate::time::Nanos;
+
+use super::engine::ThreadRef;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReqRef {
+    pub slot: u32,
+    pub generation: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallPhase {
+    NotSubmitted,
+    Queued,
+    Running,
+    Ended,
+    /// Rejected with abort, or dropped by discard / discard-oldest.
+    Dropped,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Call {
+    pub phase: CallPhase,
+    pub thread: Option<ThreadRef>,
+    /// The caller's future has completed (normally, exceptionally or by timeout).
+    pub future_done: bool,
+    /// Runs on the submitting thread (sequential, or caller-runs).
+    pub inline: bool,
+    /// A sequential call cut short by its read timeout.
+    pub cut_by_timeout: bool,
+    pub started: Nanos,
+    /// The uniform that decides failure when the call ends.
+    pub fail_u: f64,
+}
+
+impl Call {
+    const NEW: Call = Call {
+        phase: CallPhase::NotSubmitted,
+        thread: None,
+        future_done: false,
+        inline: false,
+        cut_by_timeout: false,
+        started: Nanos::ZERO,
+        fail_u: 1.0,
+    };
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailReason {
+    /// A call failed and had no fallback (the service's index).
+    CallFailed(usize),
+    /// A call timed out and had no fallback.
+    CallTimedOut(usize),
+    /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
+    Rejected(usize),
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Request {
+    pub generation: u32,
+    pub live: bool,
+    pub id: u64,
+    pub arrival: Nanos,
+    pub client: Option<u32>,
+    pub strategy: Strategy,
+    /// The server thread handling it.
+    pub handler: Option<ThreadRef>,
+    /// The handler thread is still held by this request.
+    pub handler_held: bool,
+    /// The thread submitting the current stage's calls.
+    pub submitter: Option<ThreadRef>,
+    pub stage: usize,
+    /// Next call of the stage to submit.
+    pub next_call: usize,
+    /// Futures of the current stage not yet completed.
+    pub pending: u32,
+    /// The call running inline on the submitter, which pauses submission.
+    pub inline_call: Option<u16>,
+    pub fallback_used: bool,
+    /// The service whose fallback was used first (for the log).
+    pub first_fallback: Option<usize>,
+    pub fail: Option<FailReason>,
+    pub last_completer: Option<ThreadRef>,
+    /// The server has finished with it (responded, rejected or refused).
+    pub server_done: bool,
+    /// The client has seen its outcome (response, timeout or refusal).
+    pub client_done: bool,
+    /// Calls queued or running that still refer to this request.
+    pub outstanding: u32,
+    pub calls: Vec<Call>,
+}
+
+#[derive(Debug)]
+pub(super) struct Requests {
+    slots: Vec<Request>,
+    free: Vec<u32>,
+    calls_per_request: usize,
+    live: usize,
+}
+
+impl Requests {
+    pub fn new(calls_per_request: usize) -> Self {
+        Requests {
+            slots: Vec::new(),
+            free: Vec::new(),
+            calls_per_request,
+            live: 0,
+        }
+    }
+
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    pub fn alloc(
+        &mut self,
+        id: u64,
+        arrival: Nanos,
+        client: Option<u32>,
+        strategy: Strategy,
+    ) -> ReqRef {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(Request {
+                    generation: 0,
+                    live: false,
+                    id: 0,
+                    arrival: Nanos::ZERO,
+                    client: None,
+                    strategy,
+                    handler: None,
+                    handler_held: false,
+                    submitter: None,
+                    stage: 0,
+                    next_call: 0,
+                    pending: 0,
+                    inline_call: None,
+                    fallback_used: false,
+                    first_fallback: None,
+                    fail: None,
+                    last_completer: None,
+                    server_done: false,
+                    client_done: false,
+                    outstanding: 0,
+                    calls: Vec::with_capacity(self.calls_per_request),
+                });
+                u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        let r = &mut self.slots[slot as usize];
+        r.generation = r.generation.wrapping_add(1);
+        r.live = true;
+        r.id = id;
+        r.arrival = arrival;
+        r.client = client;
+        r.strategy = strategy;
+        r.handler = None;
+        r.handler_held = false;
+        r.submitter = None;
+        r.stage = 0;
+        r.next_call = 0;
+        r.pending = 0;
+        r.inline_call = None;
+        r.fallback_used = false;
+        r.first_fallback = None;
+        r.fail = None;
+        r.last_completer = None;
+        r.server_done = false;
+        r.client_done = false;
+        r.outstanding = 0;
+        r.calls.clear();
+        r.calls.resize(self.calls_per_request, Call::NEW);
+        self.live += 1;
+        ReqRef {
+            slot,
+            generation: r.generation,
+        }
+    }
+
+    pub fn get(&self, r: ReqRef) -> Option<&Request> {
+        self.slots
+            .get(r.slot as usize)
+            .filter(|q| q.live && q.generation == r.generation)
+    }
+
+    pub fn get_mut(&mut self, r: ReqRef) -> Option<&mut Request> {
+        self.slots
+            .get_mut(r.slot as usize)
+            .filter(|q| q.live && q.generation == r.generation)
+    }
+
+    /// Frees the slot once nobody refers to the request any more.
+    pub fn release_if_done(&mut self, r: ReqRef) {
+        let Some(q) = self.get_mut(r) else { return };
+        if q.server_done && q.client_done && q.outstanding == 0 {
+            q.live = false;
+            self.free.push(r.slot);
+            self.live -= 1;
+        }
+    }
+}

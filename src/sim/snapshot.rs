@@ -1,0 +1,268 @@
+//! A read-only picture of the engine at one instant: everything the TUI and the reports
+//! show. The engine computes every figure; readers only format.
+
+use crate::metrics::{LatencySummary, Outcome, OutcomeCounts};
+use crate::scenario::{LoadMode, Strategy};
+use crate::time::Nanos;
+
+use super::engine::{Engine, PoolId, ServiceStats, ThreadName};
+use super::pool::{PoolKind, PoolStats};
+use super::{Detail, FailReason, Fault, LogEntry, RunRow};
+
+/// The engine at one instant.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub now: Nanos,
+    pub strategy: Strategy,
+    pub finished: bool,
+    pub load: LoadMode,
+    pub sent: u64,
+    pub in_flight: u64,
+    pub outcomes: OutcomeCounts,
+    /// Responses that arrived after their client had timed out.
+    pub late_responses: u64,
+    /// Outcomes per simulated second since t = 0.
+    pub throughput_rps: f64,
+    /// Whole-run latencies as the client saw them (refusals excluded).
+    pub latency: LatencySummary,
+    /// Latencies of the rolling window.
+    pub window: LatencySummary,
+    pub window_len: Nanos,
+    /// Open connections and connections waiting in the accept backlog.
+    pub connections: u32,
+    pub backlog: u32,
+    pub pools: Vec<PoolSnapshot>,
+    pub services: Vec<ServiceSnapshot>,
+    pub series: SeriesSnapshot,
+    /// The newest log entries, oldest first.
+    pub log: Vec<LogLine>,
+    pub events_processed: u64,
+}
+
+/// One pool, with the JDK's and Hystrix's names for its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolSnapshot {
+    pub id: PoolId,
+    pub name: String,
+    pub kind: PoolKind,
+    /// Thread name prefix.
+    pub prefix: String,
+    pub core: u32,
+    pub max: u32,
+    pub queue_capacity: Option<u32>,
+    /// `getPoolSize()`.
+    pub pool_size: u32,
+    /// `getActiveCount()`.
+    pub active: u32,
+    pub idle: u32,
+    /// `getQueue().size()`.
+    pub queued: u32,
+    pub stats: PoolStats,
+    /// Whether the current strategy sends work here.
+    pub in_use: bool,
+    /// Live threads by number: (number, busy).
+    pub threads: Vec<(u32, bool)>,
+    pub active_series: Vec<f64>,
+    pub queued_series: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceSnapshot {
+    pub name: String,
+    pub stats: ServiceStats,
+    pub fault: Option<Fault>,
+    /// The bulkhead pool its calls use under `bulkhead`.
+    pub bulkhead: String,
+    pub mean_latency: Nanos,
+}
+
+/// Series sampled every `interval` of simulated time, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeriesSnapshot {
+    pub interval: Nanos,
+    /// Responses (success, partial, failed) per interval.
+    pub completed: Vec<f64>,
+    pub failed: Vec<f64>,
+    pub partial: Vec<f64>,
+    pub timeout: Vec<f64>,
+    pub refused: Vec<f64>,
+    /// Mean and max latency (ms) of the outcomes of each interval.
+    pub latency_mean: Vec<f64>,
+    pub latency_max: Vec<f64>,
+    pub in_flight: Vec<f64>,
+}
+
+/// A log line, with names resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LogLine {
+    Run(RunLine),
+    Change { at: Nanos, text: String },
+}
+
+/// The article's row: `Run # | Strategy | Time (ms) | Thread Name | Status`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLine {
+    pub run: u64,
+    pub strategy: Strategy,
+    pub at: Nanos,
+    pub time: Nanos,
+    pub thread: String,
+    pub outcome: Outcome,
+    /// `Success`, `Partial (Recs:Fallback)`, `Failed (TaskRejectedException)`, ...
+    pub status: String,
+}
+
+/// How many log lines a snapshot carries.
+const SNAPSHOT_LOG_LINES: usize = 200;
+
+impl Engine {
+    pub fn snapshot(&self) -> Snapshot {
+        let in_use = self.pools_of(self.strategy);
+        let pools = self
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(id, p)| PoolSnapshot {
+                id,
+                name: p.spec().name.clone(),
+                kind: p.spec().kind,
+                prefix: p.spec().prefix.clone(),
+                core: p.spec().core,
+                max: p.spec().max,
+                queue_capacity: p.spec().queue_capacity,
+                pool_size: p.pool_size(),
+                active: p.active(),
+                idle: p.idle_count(),
+                queued: p.queued(),
+                stats: *p.stats(),
+                in_use: in_use.contains(&id),
+                threads: p.threads(),
+                active_series: self.sampler.pool_active[id].iter().collect(),
+                queued_series: self.sampler.pool_queued[id].iter().collect(),
+            })
+            .collect();
+        let services = self
+            .scenario
+            .services
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ServiceSnapshot {
+                name: s.name.clone(),
+                stats: self.service_stats[i],
+                fault: self.faults[i],
+                bulkhead: self
+                    .bulkhead_of
+                    .get(i)
+                    .and_then(|&p| self.pools.get(p))
+                    .map_or_else(String::new, |p| p.spec().name.clone()),
+                mean_latency: s.latency.mean(),
+            })
+            .collect();
+        let s = &self.sampler;
+        let series = SeriesSnapshot {
+            interval: s.interval,
+            completed: s.completed.iter().collect(),
+            failed: s.failed.iter().collect(),
+            partial: s.partial.iter().collect(),
+            timeout: s.timeout.iter().collect(),
+            refused: s.refused.iter().collect(),
+            latency_mean: s.latency_mean.iter().collect(),
+            latency_max: s.latency_max.iter().collect(),
+            in_flight: s.in_flight.iter().collect(),
+        };
+        let skip = self.log.len().saturating_sub(SNAPSHOT_LOG_LINES);
+        let log = self
+            .log
+            .iter()
+            .skip(skip)
+            .map(|e| match e {
+                LogEntry::Run(row) => LogLine::Run(self.run_line(row)),
+                LogEntry::Change { at, text } => LogLine::Change {
+                    at: *at,
+                    text: text.clone(),
+                },
+            })
+            .collect();
+        let secs = self.now.as_secs_f64();
+        Snapshot {
+            now: self.now,
+            strategy: self.strategy,
+            finished: self.is_finished(),
+            load: self.load.clone(),
+            sent: self.issued,
+            in_flight: self.in_flight(),
+            outcomes: self.outcomes,
+            late_responses: self.late_responses,
+            throughput_rps: if secs > 0.0 {
+                self.outcomes.responded() as f64 / secs
+            } else {
+                0.0
+            },
+            latency: self.latency.summary(),
+            window: self.window.summary(self.now),
+            window_len: self.window.window(),
+            connections: self.connections,
+            backlog: u32::try_from(self.backlog.len()).unwrap_or(u32::MAX),
+            pools,
+            services,
+            series,
+            log,
+            events_processed: self.events_processed,
+        }
+    }
+
+    /// Every run's row, for `runs` load.
+    pub fn run_lines(&self) -> Vec<RunLine> {
+        self.runs.iter().map(|r| self.run_line(r)).collect()
+    }
+
+    fn run_line(&self, row: &RunRow) -> RunLine {
+        RunLine {
+            run: row.run,
+            strategy: row.strategy,
+            at: row.at,
+            time: row.time,
+            thread: self.thread_name(row.thread),
+            outcome: row.outcome,
+            status: self.status(row.outcome, row.detail),
+        }
+    }
+
+    fn status(&self, outcome: Outcome, detail: Detail) -> String {
+        let svc = |i: usize| {
+            self.scenario
+                .services
+                .get(i)
+                .map_or("?", |s| s.name.as_str())
+        };
+        match detail {
+            Detail::None => outcome.name().to_string(),
+            Detail::Fallback(i) => {
+                let fallback = self
+                    .scenario
+                    .services
+                    .get(i)
+                    .and_then(|s| s.fallback.as_deref())
+                    .unwrap_or("fallback");
+                format!("{} ({fallback})", outcome.name())
+            }
+            Detail::Failed(FailReason::CallFailed(i)) => format!("Failed ({} failed)", svc(i)),
+            Detail::Failed(FailReason::CallTimedOut(i)) => {
+                format!("Failed ({} timed out)", svc(i))
+            }
+            Detail::Failed(FailReason::Rejected(i)) => {
+                format!("Failed (TaskRejectedException: {})", svc(i))
+            }
+        }
+    }
+
+    /// The latency histogram's value at quantile `q`, in milliseconds.
+    pub fn latency_quantile_ms(&self, q: f64) -> f64 {
+        self.latency.quantile_ms(q)
+    }
+
+    /// The thread name of a log row's thread (for callers holding a `ThreadName`).
+    pub fn name(&self, thread: ThreadName) -> String {
+        self.thread_name(thread)
+    }
+}

@@ -90,7 +90,7 @@ impl fmt::Display for Nanos {
             return write!(f, "never");
         }
         for (scale, unit) in UNITS {
-            if self.0 % scale == 0 {
+            if self.0.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", self.0 / scale);
             }
         }

@@ -94,12 +94,23 @@ pub struct Hang {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Latency {
     Fixed(Nanos),
-    Uniform { min: Nanos, max: Nanos },
-    Exponential { mean: Nanos },
+    Uniform {
+        min: Nanos,
+        max: Nanos,
+    },
+    Exponential {
+        mean: Nanos,
+    },
     /// Normal, truncated at zero (negative draws are redrawn).
-    Normal { mean: Nanos, sd: Nanos },
+    Normal {
+        mean: Nanos,
+        sd: Nanos,
+    },
     /// Log-normal given by its median and 99th percentile.
-    LogNormal { p50: Nanos, p99: Nanos },
+    LogNormal {
+        p50: Nanos,
+        p99: Nanos,
+    },
     /// Uniform choice among the listed values.
     Empirical(Vec<Nanos>),
 }
@@ -109,9 +120,9 @@ impl Latency {
     pub fn mean(&self) -> Nanos {
         match self {
             Latency::Fixed(d) => *d,
-            Latency::Uniform { min, max } => {
-                Nanos(u64::try_from((u128::from(min.0) + u128::from(max.0)) / 2).unwrap_or(u64::MAX))
-            }
+            Latency::Uniform { min, max } => Nanos(
+                u64::try_from((u128::from(min.0) + u128::from(max.0)) / 2).unwrap_or(u64::MAX),
+            ),
             Latency::Exponential { mean } | Latency::Normal { mean, .. } => *mean,
             Latency::LogNormal { p50, p99 } => {
                 let (mu, sigma) = lognormal_params(*p50, *p99);

@@ -1,5 +1,25 @@
 //! Presets: parsing, validation and the typed model.
+//!
+//! A preset is TOML text (built in or a file). [`load`] / [`parse`] read it into a
+//! `toml::Table`, apply `--set` overrides, deserialize it into the `raw` structs (unknown
+//! fields and wrong types are errors with a field path) and validate it into a [`Scenario`].
 
+mod check;
+mod duration;
+mod error;
 mod model;
+mod overrides;
+mod pools;
+mod presets;
+mod raw;
+mod validate;
 
+pub use duration::{DURATION_FORM, DurationError, parse_duration};
+pub use error::ScenarioError;
 pub use model::*;
+pub use presets::{
+    DEFAULT_PRESET, PresetSummary, builtin, builtin_names, builtin_summaries, load, parse,
+};
+
+#[cfg(test)]
+mod test_support;

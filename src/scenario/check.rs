@@ -1,0 +1,141 @@
+//! Small checks shared by validation: each turns one raw value into a model value or an error
+//! that names the source, the field path, the value and what is allowed.
+
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
+use super::duration::parse_duration;
+use super::error::ScenarioError;
+use super::raw::DurationText;
+use crate::time::Nanos;
+
+/// Builds errors for one source (a file path or a built-in preset name).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checker<'a> {
+    pub origin: &'a str,
+}
+
+impl Checker<'_> {
+    pub fn invalid(
+        &self,
+        path: &str,
+        value: impl Display,
+        reason: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError::Invalid {
+            origin: self.origin.to_owned(),
+            path: path.to_owned(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    pub fn missing(&self, path: &str, reason: impl Into<String>) -> ScenarioError {
+        ScenarioError::Missing {
+            origin: self.origin.to_owned(),
+            path: path.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// An integer in `range` (which must fit a `u32`).
+    pub fn count(
+        &self,
+        path: &str,
+        value: i64,
+        range: RangeInclusive<u32>,
+    ) -> Result<u32, ScenarioError> {
+        u32::try_from(value)
+            .ok()
+            .filter(|v| range.contains(v))
+            .ok_or_else(|| {
+                let (lo, hi) = (range.start(), range.end());
+                self.invalid(path, value, format!("is out of range: allowed {lo}..={hi}"))
+            })
+    }
+
+    /// A probability: a number in [0, 1].
+    pub fn probability(&self, path: &str, value: f64) -> Result<f64, ScenarioError> {
+        if (0.0..=1.0).contains(&value) {
+            Ok(value)
+        } else {
+            Err(self.invalid(
+                path,
+                format!("{value:?}"),
+                "is out of range: allowed 0.0..=1.0 (a probability)",
+            ))
+        }
+    }
+
+    /// A rate per second: finite, above 0, at most one million.
+    pub fn rate(&self, path: &str, value: f64) -> Result<f64, ScenarioError> {
+        if value.is_finite() && value > 0.0 && value <= 1_000_000.0 {
+            Ok(value)
+        } else {
+            Err(self.invalid(
+                path,
+                format!("{value:?}"),
+                "is out of range: allowed > 0 and <= 1000000 per second",
+            ))
+        }
+    }
+
+    /// Any duration, zero included.
+    pub fn duration(&self, path: &str, text: &DurationText) -> Result<Nanos, ScenarioError> {
+        parse_duration(&text.0)
+            .map_err(|error| self.invalid(path, quoted(&text.0), error.to_string()))
+    }
+
+    /// A duration above zero.
+    pub fn positive_duration(
+        &self,
+        path: &str,
+        text: &DurationText,
+    ) -> Result<Nanos, ScenarioError> {
+        let nanos = self.duration(path, text)?;
+        if nanos == Nanos::ZERO {
+            Err(self.invalid(
+                path,
+                quoted(&text.0),
+                "is zero: must be > 0, like \"250ms\"",
+            ))
+        } else {
+            Ok(nanos)
+        }
+    }
+
+    /// One of the named choices.
+    pub fn one_of<T: Copy>(
+        &self,
+        path: &str,
+        value: &str,
+        choices: &[(&str, T)],
+    ) -> Result<T, ScenarioError> {
+        choices
+            .iter()
+            .find(|(name, _)| *name == value)
+            .map(|(_, choice)| *choice)
+            .ok_or_else(|| {
+                let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+                self.invalid(
+                    path,
+                    quoted(value),
+                    format!("is not allowed: expected one of {}", names.join(", ")),
+                )
+            })
+    }
+
+    /// A name that must not be empty (it appears in tables and thread names).
+    pub fn name(&self, path: &str, value: &str) -> Result<String, ScenarioError> {
+        if value.trim().is_empty() {
+            Err(self.invalid(path, quoted(value), "is empty: give it a name"))
+        } else {
+            Ok(value.to_owned())
+        }
+    }
+}
+
+/// A string value as TOML writes it, for messages.
+pub(crate) fn quoted(value: &str) -> String {
+    format!("{value:?}")
+}

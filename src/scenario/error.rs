@@ -1,0 +1,92 @@
+//! What can go wrong turning a preset into a [`super::Scenario`]. Every message names where
+//! the input came from (a file path, a built-in preset name or a `--set` override), the field
+//! path, the offending value and what is allowed, so a user can fix it without reading code.
+
+use thiserror::Error;
+
+/// A preset (or an override of it) that cannot become a scenario. Maps to exit code 2.
+#[derive(Debug, Error)]
+pub enum ScenarioError {
+    /// The preset name is neither built in nor a path.
+    #[error(
+        "unknown preset `{name}`: built-in presets are {known}; or give a path to a .toml file"
+    )]
+    UnknownPreset { name: String, known: String },
+
+    /// The preset file could not be read.
+    #[error("{path}: cannot read preset: {error}")]
+    Read {
+        path: String,
+        #[source]
+        error: std::io::Error,
+    },
+
+    /// The text is not TOML.
+    #[error("{origin}: invalid TOML: {message}")]
+    Syntax { origin: String, message: String },
+
+    /// A `--set key.path=value` that cannot be applied.
+    #[error("--set {spec}: {reason}")]
+    Override { spec: String, reason: String },
+
+    /// TOML that does not fit the schema: an unknown field, a wrong type, a missing field.
+    /// `message` is serde's, which lists the expected fields or type.
+    #[error("{origin}: {}: {message}", display_path(path))]
+    Schema {
+        origin: String,
+        path: String,
+        message: String,
+    },
+
+    /// A value of the right type outside its allowed range or set.
+    /// Displays as `origin: path = value reason`, e.g.
+    /// `x.toml: scenario.cores = 0 is out of range: allowed 1..=1024`.
+    #[error("{origin}: {path} = {value} {reason}")]
+    Invalid {
+        origin: String,
+        path: String,
+        value: String,
+        reason: String,
+    },
+
+    /// A field this combination of other fields requires.
+    #[error("{origin}: {path} is missing: {reason}")]
+    Missing {
+        origin: String,
+        path: String,
+        reason: String,
+    },
+}
+
+impl ScenarioError {
+    /// The field path the error is about, if it is about one.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            ScenarioError::Schema { path, .. }
+            | ScenarioError::Invalid { path, .. }
+            | ScenarioError::Missing { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Blames `origin` instead of the preset, for a value an override put there.
+    pub(crate) fn with_origin(mut self, new_origin: String) -> Self {
+        match &mut self {
+            ScenarioError::Syntax { origin, .. }
+            | ScenarioError::Schema { origin, .. }
+            | ScenarioError::Invalid { origin, .. }
+            | ScenarioError::Missing { origin, .. } => *origin = new_origin,
+            _ => {}
+        }
+        self
+    }
+}
+
+/// serde_path_to_error prints the root as `.`; say it in words.
+fn display_path(path: &str) -> &str {
+    if path.is_empty() || path == "." {
+        "(top level)"
+    } else {
+        path
+    }
+}

@@ -1,0 +1,318 @@
+//! `--set key.path=value`: edits to the parsed preset table, made before it is deserialized so
+//! an override is checked exactly like the same value written in the file.
+//!
+//! The value is read as TOML (`400`, `0.5`, `true`, `"x"`, `["a", "b"]`) and otherwise taken as
+//! a plain string, so `--set services.user.latency=300ms` needs no quotes. Elements of an array
+//! of tables are addressed by their `name` (`strategy.bulkhead.IronThread.core=12`) or by
+//! index (`services.0.failure=0`). Missing tables on the way are created (`load.timeout=2s`).
+
+use toml::{Table, Value};
+
+use super::error::ScenarioError;
+
+/// An override that was applied: its spec and the field path it set, written the way
+/// validation errors write paths (`services[2].failure`), so errors can blame the override.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub spec: String,
+    pub path: String,
+}
+
+impl Applied {
+    /// Whether an error at `error_path` is about the value this override set: one path
+    /// contains the other (`services[0].latency` and `services[0].latency.min`).
+    pub fn touches(&self, error_path: &str) -> bool {
+        within(&self.path, error_path) || within(error_path, &self.path)
+    }
+}
+
+/// Applies every spec in order; a later spec wins over an earlier one for the same field.
+pub fn apply(table: &mut Table, specs: &[String]) -> Result<Vec<Applied>, ScenarioError> {
+    specs
+        .iter()
+        .map(|spec| {
+            apply_one(table, spec)
+                .map(|path| Applied {
+                    spec: spec.clone(),
+                    path,
+                })
+                .map_err(|reason| ScenarioError::Override {
+                    spec: spec.clone(),
+                    reason,
+                })
+        })
+        .collect()
+}
+
+fn apply_one(table: &mut Table, spec: &str) -> Result<String, String> {
+    let Some((key, text)) = spec.split_once('=') else {
+        return Err("expected key.path=value, like services.user.failure=0.5".to_owned());
+    };
+    let key = key.trim();
+    if key.is_empty() {
+        return Err("the key path is empty: expected key.path=value".to_owned());
+    }
+    let segments: Vec<&str> = key.split('.').map(str::trim).collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Err(format!("the key path `{key}` has an empty segment"));
+    }
+    set_in_table(table, &segments, "", parse_value(text))
+}
+
+/// TOML if it parses as a value, else the text itself as a string.
+fn parse_value(text: &str) -> Value {
+    let text = text.trim();
+    text.parse::<Value>()
+        .unwrap_or_else(|_| Value::String(text.to_owned()))
+}
+
+fn set_in_table(
+    table: &mut Table,
+    segments: &[&str],
+    path: &str,
+    value: Value,
+) -> Result<String, String> {
+    let Some((first, rest)) = segments.split_first() else {
+        return Err("the key path is empty".to_owned());
+    };
+    let here = if path.is_empty() {
+        (*first).to_owned()
+    } else {
+        format!("{path}.{first}")
+    };
+    if rest.is_empty() {
+        table.insert((*first).to_owned(), value);
+        return Ok(here);
+    }
+    let child = table
+        .entry(*first)
+        .or_insert_with(|| Value::Table(Table::new()));
+    set_in_value(child, rest, &here, value)
+}
+
+fn set_in_value(
+    target: &mut Value,
+    segments: &[&str],
+    path: &str,
+    value: Value,
+) -> Result<String, String> {
+    match target {
+        Value::Table(table) => set_in_table(table, segments, path, value),
+        Value::Array(items) => {
+            let Some((first, rest)) = segments.split_first() else {
+                return Err("the key path is empty".to_owned());
+            };
+            let index =
+                find_element(items, first).ok_or_else(|| no_such_element(items, path, first))?;
+            let here = format!("{path}[{index}]");
+            let Some(item) = items.get_mut(index) else {
+                return Err(no_such_element(&[], path, first));
+            };
+            if rest.is_empty() {
+                *item = value;
+                Ok(here)
+            } else {
+                set_in_value(item, rest, &here, value)
+            }
+        }
+        other => Err(format!(
+            "`{path}` is a {}, not a table, so it has no field `{}`",
+            other.type_str(),
+            segments.join(".")
+        )),
+    }
+}
+
+/// The element whose `name` is `key`, else the element at index `key`.
+fn find_element(items: &[Value], key: &str) -> Option<usize> {
+    items
+        .iter()
+        .position(|item| element_name(item) == Some(key))
+        .or_else(|| key.parse::<usize>().ok().filter(|&i| i < items.len()))
+}
+
+fn element_name(item: &Value) -> Option<&str> {
+    item.as_table()?.get("name")?.as_str()
+}
+
+fn no_such_element(items: &[Value], path: &str, key: &str) -> String {
+    let names: Vec<&str> = items.iter().filter_map(element_name).collect();
+    let index_range = match items.len() {
+        0 => return format!("`{path}` is empty, so it has no element `{key}`"),
+        n => format!("0..={}", n - 1),
+    };
+    if names.is_empty() {
+        format!("`{path}` has no element `{key}`: use an index {index_range}")
+    } else {
+        format!(
+            "`{path}` has no element named `{key}`: names are {}, or use an index {index_range}",
+            names.join(", ")
+        )
+    }
+}
+
+/// Whether `inner` is `outer` or a field or element inside it.
+fn within(outer: &str, inner: &str) -> bool {
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PRESET: &str = r#"
+        [scenario]
+        name = "x"
+        [[services]]
+        name = "user"
+        latency = "200ms"
+        [[services]]
+        name = "recommendations"
+        latency = "1000ms"
+        failure = 0.2
+        [[strategy.bulkhead]]
+        name = "IronThread"
+        services = ["user"]
+    "#;
+
+    fn set(specs: &[&str]) -> Result<(Table, Vec<Applied>), ScenarioError> {
+        let mut table: Table = PRESET.parse().expect("test preset parses");
+        let specs: Vec<String> = specs.iter().map(|s| (*s).to_owned()).collect();
+        let applied = apply(&mut table, &specs)?;
+        Ok((table, applied))
+    }
+
+    fn get<'a>(table: &'a Table, path: &[&str]) -> &'a Value {
+        let mut value = &table[path[0]];
+        for segment in &path[1..] {
+            value = match value {
+                Value::Array(items) => &items[segment.parse::<usize>().expect("index")],
+                other => &other[*segment],
+            };
+        }
+        value
+    }
+
+    #[test]
+    fn array_elements_are_addressed_by_name() {
+        let (table, applied) = set(&["services.recommendations.failure=0"]).expect("applies");
+        assert_eq!(
+            get(&table, &["services", "1", "failure"]),
+            &Value::Integer(0)
+        );
+        assert_eq!(applied[0].path, "services[1].failure");
+    }
+
+    #[test]
+    fn array_elements_are_addressed_by_index() {
+        let (table, applied) = set(&["services.0.failure=0.5"]).expect("applies");
+        assert_eq!(
+            get(&table, &["services", "0", "failure"]),
+            &Value::Float(0.5)
+        );
+        assert_eq!(applied[0].path, "services[0].failure");
+    }
+
+    #[test]
+    fn nested_arrays_of_tables_are_addressed_by_name() {
+        let (table, _) = set(&["strategy.bulkhead.IronThread.core=12"]).expect("applies");
+        assert_eq!(
+            get(&table, &["strategy", "bulkhead", "0", "core"]),
+            &Value::Integer(12)
+        );
+    }
+
+    #[test]
+    fn values_are_toml_or_else_plain_strings() {
+        let (table, _) = set(&[
+            "services.user.latency=300ms",
+            "services.user.fallback=\"quoted\"",
+            "server.async=true",
+            "endpoint.calls=[\"user\", \"recommendations\"]",
+        ])
+        .expect("applies");
+        assert_eq!(
+            get(&table, &["services", "0", "latency"]),
+            &Value::String("300ms".into())
+        );
+        assert_eq!(
+            get(&table, &["services", "0", "fallback"]),
+            &Value::String("quoted".into())
+        );
+        assert_eq!(get(&table, &["server", "async"]), &Value::Boolean(true));
+        assert_eq!(
+            get(&table, &["endpoint", "calls", "1"]),
+            &Value::String("recommendations".into())
+        );
+    }
+
+    #[test]
+    fn missing_tables_are_created() {
+        let (table, applied) = set(&["load.timeout=2s"]).expect("applies");
+        assert_eq!(
+            get(&table, &["load", "timeout"]),
+            &Value::String("2s".into())
+        );
+        assert_eq!(applied[0].path, "load.timeout");
+    }
+
+    #[test]
+    fn a_spec_without_equals_is_rejected_naming_the_spec() {
+        let message = set(&["services.user.failure"])
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            message.starts_with("--set services.user.failure: "),
+            "{message}"
+        );
+        assert!(message.contains("key.path=value"), "{message}");
+    }
+
+    #[test]
+    fn an_empty_path_is_rejected() {
+        let message = set(&["=3"]).expect_err("rejected").to_string();
+        assert!(
+            message.contains("--set =3") && message.contains("empty"),
+            "{message}"
+        );
+        let message = set(&["load..count=3"]).expect_err("rejected").to_string();
+        assert!(message.contains("empty segment"), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_element_name_lists_the_known_ones() {
+        let message = set(&["services.orders.failure=0"])
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            message.contains("--set services.orders.failure=0"),
+            "{message}"
+        );
+        assert!(message.contains("no element named `orders`"), "{message}");
+        assert!(message.contains("user, recommendations"), "{message}");
+        assert!(message.contains("0..=1"), "{message}");
+    }
+
+    #[test]
+    fn a_field_below_a_scalar_is_rejected() {
+        let message = set(&["scenario.name.first=1"])
+            .expect_err("rejected")
+            .to_string();
+        assert!(message.contains("`scenario.name` is a string"), "{message}");
+    }
+
+    #[test]
+    fn touches_matches_whole_segments_only() {
+        let applied = Applied {
+            spec: String::new(),
+            path: "services[1].latency".into(),
+        };
+        assert!(applied.touches("services[1].latency"));
+        assert!(applied.touches("services[1].latency.min"));
+        assert!(applied.touches("services[1]"));
+        assert!(!applied.touches("services[1].latency_x"));
+        assert!(!applied.touches("services[10].latency"));
+    }
+}

@@ -1,0 +1,302 @@
+//! The preset file as written: serde structs that mirror DESIGN §3 field for field. Every
+//! table denies unknown fields so a typo (`max_thread = 20`) is an error, not a silent default.
+//! Integers are `i64` and choices are strings so that range and spelling are checked in
+//! [`super::validate`], which can name the field, the value and what is allowed.
+
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+/// A whole preset file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPreset {
+    pub scenario: RawScenario,
+    pub load: RawLoad,
+    #[serde(default)]
+    pub server: RawServer,
+    pub services: Vec<RawService>,
+    pub endpoint: RawEndpoint,
+    #[serde(default)]
+    pub strategy: RawStrategy,
+}
+
+/// `[scenario]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub name: String,
+    #[serde(default)]
+    pub about: String,
+    #[serde(default = "one")]
+    pub seed: i64,
+    #[serde(default = "sixty_seconds")]
+    pub duration: DurationText,
+    #[serde(default = "eight")]
+    pub cores: i64,
+    #[serde(default = "jdk_21")]
+    pub jdk: i64,
+}
+
+/// `[load]`. Fields of other modes are ignored, so `--set load.mode=open` can switch a preset
+/// without having to remove its `count`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLoad {
+    pub mode: String,
+    pub count: Option<i64>,
+    pub rate: Option<f64>,
+    pub ramp: Option<RawRamp>,
+    pub clients: Option<i64>,
+    #[serde(default = "zero_ms")]
+    pub think: DurationText,
+    pub timeout: Option<DurationText>,
+}
+
+/// `ramp = { to = 3000.0, over = "60s" }`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRamp {
+    pub to: f64,
+    pub over: DurationText,
+}
+
+/// `[server]`: Tomcat's connector and executor.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawServer {
+    pub threads: RawThreads,
+    pub min_spare: i64,
+    pub max_connections: i64,
+    pub accept_count: i64,
+    pub max_queue: Option<i64>,
+    pub keep_alive: DurationText,
+    #[serde(rename = "async")]
+    pub async_: bool,
+}
+
+/// Tomcat's defaults: maxThreads 200, minSpareThreads 10, maxConnections 8192, acceptCount
+/// 100, maxIdleTime 60 s.
+impl Default for RawServer {
+    fn default() -> Self {
+        RawServer {
+            threads: RawThreads::Count(200),
+            min_spare: 10,
+            max_connections: 8192,
+            accept_count: 100,
+            max_queue: None,
+            keep_alive: sixty_seconds(),
+            async_: false,
+        }
+    }
+}
+
+/// `threads = 200` or `threads = "virtual"`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawThreads {
+    Count(i64),
+    Named(String),
+}
+
+/// `[[services]]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawService {
+    pub name: String,
+    pub latency: RawLatency,
+    #[serde(default)]
+    pub failure: f64,
+    pub fallback: Option<String>,
+    pub timeout: Option<DurationText>,
+    pub hang: Option<RawHang>,
+}
+
+/// `hang = { probability = 0.1, duration = "30s" }`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHang {
+    pub probability: f64,
+    pub duration: DurationText,
+}
+
+/// `latency = "200ms"` or an inline table with a `dist` tag.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawLatency {
+    Fixed(DurationText),
+    Dist(RawDist),
+}
+
+/// `{ dist = "uniform", min = "100ms", max = "300ms" }` and the other distributions.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
+pub enum RawDist {
+    Uniform {
+        min: DurationText,
+        max: DurationText,
+    },
+    Exponential {
+        mean: DurationText,
+    },
+    Normal {
+        mean: DurationText,
+        sd: DurationText,
+    },
+    LogNormal {
+        p50: DurationText,
+        p99: DurationText,
+    },
+    Empirical {
+        values: Vec<DurationText>,
+    },
+}
+
+/// `[endpoint]`: exactly one of `calls` (one stage) and `stages`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEndpoint {
+    pub calls: Option<Vec<String>>,
+    pub stages: Option<Vec<Vec<String>>>,
+}
+
+/// `[strategy]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStrategy {
+    #[serde(rename = "use", default = "bulkhead")]
+    pub use_: String,
+    pub shared: Option<RawShared>,
+    #[serde(default)]
+    pub bulkhead: Vec<RawBulkhead>,
+}
+
+impl Default for RawStrategy {
+    fn default() -> Self {
+        RawStrategy {
+            use_: bulkhead(),
+            shared: None,
+            bulkhead: Vec::new(),
+        }
+    }
+}
+
+/// `[strategy.shared]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShared {
+    pub threads: Option<i64>,
+}
+
+/// `[[strategy.bulkhead]]`: one ThreadPoolExecutor.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBulkhead {
+    pub name: String,
+    pub services: Vec<String>,
+    #[serde(default = "ten")]
+    pub core: i64,
+    /// Defaults to `core`: a fixed-size pool like `Executors.newFixedThreadPool`.
+    pub max: Option<i64>,
+    #[serde(default = "hundred")]
+    pub queue: i64,
+    #[serde(default = "abort")]
+    pub rejection: String,
+    #[serde(default = "sixty_seconds")]
+    pub keep_alive: DurationText,
+}
+
+/// A duration string, parsed in validation so its errors name the field and the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DurationText(pub String);
+
+impl DurationText {
+    pub fn new(text: &str) -> Self {
+        DurationText(text.to_owned())
+    }
+}
+
+impl<'de> Deserialize<'de> for DurationText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct DurationVisitor;
+        impl Visitor<'_> for DurationVisitor {
+            type Value = DurationText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string with a unit, like \"250ms\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DurationText, E> {
+                Ok(DurationText::new(v))
+            }
+        }
+        deserializer.deserialize_str(DurationVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawThreads {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ThreadsVisitor;
+        impl Visitor<'_> for ThreadsVisitor {
+            type Value = RawThreads;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a thread count or \"virtual\"")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawThreads, E> {
+                Ok(RawThreads::Count(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawThreads, E> {
+                Ok(RawThreads::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawThreads, E> {
+                Ok(RawThreads::Named(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(ThreadsVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawLatency {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LatencyVisitor;
+        impl<'de> Visitor<'de> for LatencyVisitor {
+            type Value = RawLatency;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string like \"200ms\" or a table like { dist = \"uniform\", min = \"100ms\", max = \"300ms\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawLatency, E> {
+                Ok(RawLatency::Fixed(DurationText::new(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawLatency, A::Error> {
+                RawDist::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawLatency::Dist)
+            }
+        }
+        deserializer.deserialize_any(LatencyVisitor)
+    }
+}
+
+fn one() -> i64 {
+    1
+}
+fn eight() -> i64 {
+    8
+}
+fn ten() -> i64 {
+    10
+}
+fn hundred() -> i64 {
+    100
+}
+fn jdk_21() -> i64 {
+    21
+}
+fn sixty_seconds() -> DurationText {
+    DurationText::new("60s")
+}
+fn zero_ms() -> DurationText {
+    DurationText::new("0ms")
+}
+fn bulkhead() -> String {
+    "bulkhead".to_owned()
+}
+fn abort() -> String {
+    "abort".to_owned()
+}

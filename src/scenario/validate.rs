@@ -1,0 +1,363 @@
+//! Raw preset -> typed [`Scenario`]: every range, name and cross-field rule is checked here,
+//! once, so the engine never meets an invalid value. Rules copy what the JDK and Tomcat would
+//! accept or reject, and say so in their messages.
+
+use super::check::{Checker, quoted};
+use super::error::ScenarioError;
+use super::model::{
+    Endpoint, Hang, Jdk, Latency, Load, LoadMode, Ramp, Scenario, Server, ServerThreads, Service,
+    ServiceId,
+};
+use super::pools;
+use super::raw::{
+    RawDist, RawEndpoint, RawLatency, RawLoad, RawPreset, RawServer, RawService, RawThreads,
+};
+
+/// Upper bound for counts that only memory limits (connections, queue slots).
+const LARGE: u32 = 10_000_000;
+
+/// Checks every rule of DESIGN §3 and builds the model. `origin` names the source in errors.
+pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, ScenarioError> {
+    let check = Checker { origin };
+    let name = check.name("scenario.name", &raw.scenario.name)?;
+    let seed = u64::try_from(raw.scenario.seed).map_err(|_| {
+        check.invalid(
+            "scenario.seed",
+            raw.scenario.seed,
+            format!("is negative: allowed 0..={}", i64::MAX),
+        )
+    })?;
+    let duration = check.positive_duration("scenario.duration", &raw.scenario.duration)?;
+    let cores = check.count("scenario.cores", raw.scenario.cores, 1..=1024)?;
+    let jdk = jdk(&check, raw.scenario.jdk)?;
+    let services = services(&check, &raw.services)?;
+    let endpoint = endpoint(&check, &raw.endpoint, &services)?;
+    Ok(Scenario {
+        source: origin.to_owned(),
+        name,
+        about: raw.scenario.about,
+        seed,
+        duration,
+        cores,
+        jdk,
+        load: load(&check, &raw.load)?,
+        server: server(&check, &raw.server, jdk)?,
+        strategy: pools::strategy(&check, &raw.strategy, &services, &endpoint, cores)?,
+        services,
+        endpoint,
+    })
+}
+
+fn jdk(check: &Checker, version: i64) -> Result<Jdk, ScenarioError> {
+    match version {
+        17 => Ok(Jdk::V17),
+        21 => Ok(Jdk::V21),
+        25 => Ok(Jdk::V25),
+        other => Err(check.invalid(
+            "scenario.jdk",
+            other,
+            "is not supported: expected one of 17, 21, 25",
+        )),
+    }
+}
+
+/// Fields of the other modes are ignored (see [`RawLoad`]).
+fn load(check: &Checker, raw: &RawLoad) -> Result<Load, ScenarioError> {
+    let count = |path: &str, value: Option<i64>, what: &str| match value {
+        Some(v) => check.count(path, v, 1..=1_000_000),
+        None => Err(check.missing(
+            path,
+            format!("required when load.mode = {:?} ({what})", raw.mode),
+        )),
+    };
+    let mode = match raw.mode.as_str() {
+        "runs" => LoadMode::Runs {
+            count: count(
+                "load.count",
+                raw.count,
+                "how many requests, one after another",
+            )?,
+        },
+        "batch" => LoadMode::Batch {
+            count: count("load.count", raw.count, "how many requests, all at t = 0")?,
+        },
+        "open" => {
+            let Some(rate) = raw.rate else {
+                return Err(check.missing(
+                    "load.rate",
+                    "required when load.mode = \"open\" (requests per second, like 50.0)",
+                ));
+            };
+            let ramp = match &raw.ramp {
+                Some(ramp) => Some(Ramp {
+                    to: check.rate("load.ramp.to", ramp.to)?,
+                    over: check.positive_duration("load.ramp.over", &ramp.over)?,
+                }),
+                None => None,
+            };
+            LoadMode::Open {
+                rate: check.rate("load.rate", rate)?,
+                ramp,
+            }
+        }
+        "closed" => LoadMode::Closed {
+            clients: count(
+                "load.clients",
+                raw.clients,
+                "how many clients, each waiting for its response",
+            )?,
+            think: check.duration("load.think", &raw.think)?,
+        },
+        other => {
+            return Err(check.invalid(
+                "load.mode",
+                quoted(other),
+                "is not allowed: expected one of runs, open, closed, batch",
+            ));
+        }
+    };
+    let timeout = match &raw.timeout {
+        Some(text) => Some(check.positive_duration("load.timeout", text)?),
+        None => None,
+    };
+    Ok(Load { mode, timeout })
+}
+
+fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, ScenarioError> {
+    let threads = match &raw.threads {
+        RawThreads::Count(n) => {
+            ServerThreads::Platform(check.count("server.threads", *n, 1..=100_000)?)
+        }
+        RawThreads::Named(name) if name == "virtual" => {
+            if jdk < Jdk::V21 {
+                return Err(check.invalid(
+                    "server.threads",
+                    quoted(name),
+                    "needs scenario.jdk >= 21: virtual threads are final from JDK 21 (JEP 444)",
+                ));
+            }
+            ServerThreads::Virtual
+        }
+        RawThreads::Named(name) => {
+            return Err(check.invalid(
+                "server.threads",
+                quoted(name),
+                "is not allowed: expected a count 1..=100000 or \"virtual\"",
+            ));
+        }
+    };
+    let min_spare = check.count("server.min_spare", raw.min_spare, 0..=100_000)?;
+    if let ServerThreads::Platform(max) = threads
+        && min_spare > max
+    {
+        return Err(check.invalid("server.min_spare", min_spare, format!("is above server.threads = {max}: min_spare must be <= threads (Tomcat would silently cap minSpareThreads at maxThreads)")));
+    }
+    Ok(Server {
+        threads,
+        min_spare,
+        max_connections: check.count("server.max_connections", raw.max_connections, 1..=LARGE)?,
+        accept_count: check.count("server.accept_count", raw.accept_count, 0..=LARGE)?,
+        max_queue: match raw.max_queue {
+            Some(q) => Some(check.count("server.max_queue", q, 1..=LARGE)?),
+            None => None,
+        },
+        keep_alive: check.duration("server.keep_alive", &raw.keep_alive)?,
+        async_: raw.async_,
+    })
+}
+
+fn services(check: &Checker, raw: &[RawService]) -> Result<Vec<Service>, ScenarioError> {
+    if raw.is_empty() {
+        return Err(check.invalid(
+            "services",
+            "[]",
+            "is empty: define at least one [[services]] with a name and a latency",
+        ));
+    }
+    let mut services: Vec<Service> = Vec::with_capacity(raw.len());
+    for (i, service) in raw.iter().enumerate() {
+        let path = format!("services[{i}]");
+        let name = check.name(&format!("{path}.name"), &service.name)?;
+        if let Some(j) = services.iter().position(|s| s.name == name) {
+            return Err(check.invalid(
+                &format!("{path}.name"),
+                quoted(&name),
+                format!("is already the name of services[{j}]: service names must be unique"),
+            ));
+        }
+        let hang = match &service.hang {
+            Some(hang) => Some(Hang {
+                probability: check
+                    .probability(&format!("{path}.hang.probability"), hang.probability)?,
+                duration: check
+                    .positive_duration(&format!("{path}.hang.duration"), &hang.duration)?,
+            }),
+            None => None,
+        };
+        let timeout = match &service.timeout {
+            Some(text) => Some(check.positive_duration(&format!("{path}.timeout"), text)?),
+            None => None,
+        };
+        services.push(Service {
+            name,
+            latency: latency(check, &format!("{path}.latency"), &service.latency)?,
+            failure: check.probability(&format!("{path}.failure"), service.failure)?,
+            fallback: service.fallback.clone(),
+            timeout,
+            hang,
+        });
+    }
+    Ok(services)
+}
+
+/// A fixed latency may be zero (an instant call); a distribution's parameters may not.
+fn latency(check: &Checker, path: &str, raw: &RawLatency) -> Result<Latency, ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
+    let dist = match raw {
+        RawLatency::Fixed(text) => return Ok(Latency::Fixed(check.duration(path, text)?)),
+        RawLatency::Dist(dist) => dist,
+    };
+    Ok(match dist {
+        RawDist::Uniform { min, max } => {
+            let lo = check.positive_duration(&field("min"), min)?;
+            let hi = check.positive_duration(&field("max"), max)?;
+            if hi < lo {
+                return Err(check.invalid(
+                    &field("max"),
+                    quoted(&max.0),
+                    format!("is below min = {:?}: uniform needs min <= max", min.0),
+                ));
+            }
+            Latency::Uniform { min: lo, max: hi }
+        }
+        RawDist::Exponential { mean } => Latency::Exponential {
+            mean: check.positive_duration(&field("mean"), mean)?,
+        },
+        RawDist::Normal { mean, sd } => Latency::Normal {
+            mean: check.positive_duration(&field("mean"), mean)?,
+            // Any parsed duration is >= 0; sd = 0 is a fixed latency.
+            sd: check.duration(&field("sd"), sd)?,
+        },
+        RawDist::LogNormal { p50, p99 } => {
+            let median = check.positive_duration(&field("p50"), p50)?;
+            let tail = check.positive_duration(&field("p99"), p99)?;
+            if tail < median {
+                return Err(check.invalid(
+                    &field("p99"),
+                    quoted(&p99.0),
+                    format!("is below p50 = {:?}: lognormal needs 0 < p50 <= p99", p50.0),
+                ));
+            }
+            Latency::LogNormal {
+                p50: median,
+                p99: tail,
+            }
+        }
+        RawDist::Empirical { values } => {
+            if values.is_empty() {
+                return Err(check.invalid(
+                    &field("values"),
+                    "[]",
+                    "is empty: list at least one duration, like [\"90ms\", \"120ms\"]",
+                ));
+            }
+            let values = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| check.positive_duration(&format!("{path}.values[{i}]"), v))
+                .collect::<Result<_, _>>()?;
+            Latency::Empirical(values)
+        }
+    })
+}
+
+/// `calls` is one stage; `stages` are dependent stages. Exactly one must be given.
+fn endpoint(
+    check: &Checker,
+    raw: &RawEndpoint,
+    services: &[Service],
+) -> Result<Endpoint, ScenarioError> {
+    let (stages, base) = match (&raw.calls, &raw.stages) {
+        (Some(calls), None) => {
+            if calls.is_empty() {
+                return Err(check.invalid(
+                    "endpoint.calls",
+                    "[]",
+                    "is empty: list the services the endpoint calls",
+                ));
+            }
+            (vec![calls.clone()], "endpoint.calls")
+        }
+        (None, Some(stages)) => {
+            if stages.is_empty() {
+                return Err(check.invalid(
+                    "endpoint.stages",
+                    "[]",
+                    "is empty: list at least one stage of calls",
+                ));
+            }
+            (stages.clone(), "endpoint.stages")
+        }
+        (Some(_), Some(stages)) => {
+            return Err(check.invalid(
+                "endpoint.stages",
+                format!("{stages:?}"),
+                "is given together with endpoint.calls: give exactly one (calls is a single stage)",
+            ));
+        }
+        (None, None) => {
+            return Err(check.missing(
+                "endpoint.calls",
+                "give endpoint.calls (one stage of calls) or endpoint.stages (dependent stages)",
+            ));
+        }
+    };
+    let single = raw.calls.is_some();
+    let mut resolved = Vec::with_capacity(stages.len());
+    for (s, stage) in stages.iter().enumerate() {
+        let stage_path = if single {
+            base.to_owned()
+        } else {
+            format!("{base}[{s}]")
+        };
+        if stage.is_empty() {
+            return Err(check.invalid(
+                &stage_path,
+                "[]",
+                "is empty: every stage calls at least one service",
+            ));
+        }
+        let ids = stage
+            .iter()
+            .enumerate()
+            .map(|(i, name)| service_id(check, &format!("{stage_path}[{i}]"), name, services))
+            .collect::<Result<_, _>>()?;
+        resolved.push(ids);
+    }
+    Ok(Endpoint { stages: resolved })
+}
+
+/// The id of the service called `name`, or an error listing the services that exist.
+pub(crate) fn service_id(
+    check: &Checker,
+    path: &str,
+    name: &str,
+    services: &[Service],
+) -> Result<ServiceId, ScenarioError> {
+    services
+        .iter()
+        .position(|s| s.name == name)
+        .map(ServiceId)
+        .ok_or_else(|| {
+            let known: Vec<&str> = services.iter().map(|s| s.name.as_str()).collect();
+            check.invalid(
+                path,
+                quoted(name),
+                format!("is not a known service: services are {}", known.join(", ")),
+            )
+        })
+}
+
+#[cfg(test)]
+#[path = "validate_tests.rs"]
+mod tests;

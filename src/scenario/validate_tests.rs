@@ -1,0 +1,490 @@
+//! Rules of [`super::validate`]: each bad value is rejected with its field path, the value and
+//! what is allowed.
+
+use crate::scenario::test_support::{BASE, assert_mentions, rejection, rejection_of, scenario};
+use crate::scenario::{Jdk, Latency, LoadMode, Ramp, ServerThreads, ServiceId};
+use crate::time::Nanos;
+
+#[test]
+fn defaults_fill_everything_the_preset_leaves_out() {
+    let s = scenario(&[]);
+    assert_eq!((s.seed, s.cores, s.jdk), (1, 8, Jdk::V21));
+    assert_eq!(s.duration, Nanos::from_secs(60));
+    assert_eq!(s.about, "");
+    assert_eq!(s.server.threads, ServerThreads::Platform(200));
+    assert_eq!(
+        (
+            s.server.min_spare,
+            s.server.max_connections,
+            s.server.accept_count
+        ),
+        (10, 8192, 100)
+    );
+    assert_eq!(
+        (s.server.max_queue, s.server.keep_alive, s.server.async_),
+        (None, Nanos::from_secs(60), false)
+    );
+    assert_eq!((s.services[0].failure, s.services[0].timeout), (0.0, None));
+    assert_eq!(s.load.timeout, None);
+}
+
+#[test]
+fn empty_scenario_name_is_rejected() {
+    assert_mentions(
+        &rejection(&["scenario.name=\"\""]),
+        &["scenario.name = \"\"", "is empty"],
+    );
+}
+
+#[test]
+fn negative_seed_is_rejected_and_the_largest_toml_integer_is_accepted() {
+    assert_mentions(
+        &rejection(&["scenario.seed=-1"]),
+        &["scenario.seed = -1", "0..=9223372036854775807"],
+    );
+    assert_eq!(
+        scenario(&["scenario.seed=9223372036854775807"]).seed,
+        i64::MAX as u64
+    );
+}
+
+#[test]
+fn zero_run_duration_is_rejected() {
+    assert_mentions(
+        &rejection(&["scenario.duration=0s"]),
+        &["scenario.duration = \"0s\"", "must be > 0"],
+    );
+}
+
+#[test]
+fn duration_without_unit_is_rejected_with_the_expected_form() {
+    assert_mentions(
+        &rejection(&["scenario.duration=\"60\""]),
+        &[
+            "scenario.duration = \"60\"",
+            "has no unit",
+            "ns, us, ms, s or m",
+        ],
+    );
+}
+
+#[test]
+fn duration_of_the_wrong_type_names_the_path() {
+    assert_mentions(
+        &rejection(&["scenario.duration=60"]),
+        &["scenario.duration", "duration string"],
+    );
+}
+
+#[test]
+fn cores_outside_1_to_1024_are_rejected() {
+    assert_mentions(
+        &rejection(&["scenario.cores=0"]),
+        &["scenario.cores = 0", "allowed 1..=1024"],
+    );
+    assert_mentions(
+        &rejection(&["scenario.cores=1025"]),
+        &["scenario.cores = 1025", "1..=1024"],
+    );
+}
+
+#[test]
+fn jdk_must_be_17_21_or_25() {
+    assert_mentions(
+        &rejection(&["scenario.jdk=11"]),
+        &["scenario.jdk = 11", "17, 21, 25"],
+    );
+    assert_eq!(scenario(&["scenario.jdk=25"]).jdk, Jdk::V25);
+}
+
+#[test]
+fn unknown_load_mode_lists_the_modes() {
+    assert_mentions(
+        &rejection(&["load.mode=walk"]),
+        &["load.mode = \"walk\"", "runs, open, closed, batch"],
+    );
+}
+
+#[test]
+fn runs_and_batch_count_must_be_1_to_a_million() {
+    assert_mentions(
+        &rejection(&["load.count=0"]),
+        &["load.count = 0", "1..=1000000"],
+    );
+    let batch = ["load.mode=batch", "load.count=1000001"];
+    assert_mentions(&rejection(&batch), &["load.count = 1000001", "1..=1000000"]);
+    assert_eq!(
+        scenario(&["load.mode=batch", "load.count=7"]).load.mode,
+        LoadMode::Batch { count: 7 }
+    );
+}
+
+#[test]
+fn runs_without_count_is_missing() {
+    let text = BASE.replace("count = 1", "");
+    assert_mentions(
+        &rejection_of(&text, &[]),
+        &["load.count is missing", "load.mode = \"runs\""],
+    );
+}
+
+#[test]
+fn open_load_needs_a_finite_positive_rate_up_to_a_million() {
+    assert_mentions(
+        &rejection(&["load.mode=open"]),
+        &["load.rate is missing", "\"open\""],
+    );
+    for bad in ["0", "-5.0", "1000001.0", "inf", "nan"] {
+        let spec = format!("load.rate={bad}");
+        let message = rejection(&["load.mode=open", &spec]);
+        assert_mentions(&message, &["load.rate = ", "allowed > 0 and <= 1000000"]);
+    }
+    let open = scenario(&["load.mode=open", "load.rate=50"]).load.mode;
+    assert_eq!(
+        open,
+        LoadMode::Open {
+            rate: 50.0,
+            ramp: None
+        }
+    );
+}
+
+#[test]
+fn open_load_ramp_is_parsed_and_checked() {
+    let ramp = [
+        "load.mode=open",
+        "load.rate=50.0",
+        "load.ramp={ to = 3000.0, over = \"60s\" }",
+    ];
+    let expected = Some(Ramp {
+        to: 3000.0,
+        over: Nanos::from_secs(60),
+    });
+    assert_eq!(
+        scenario(&ramp).load.mode,
+        LoadMode::Open {
+            rate: 50.0,
+            ramp: expected
+        }
+    );
+    let zero = [
+        "load.mode=open",
+        "load.rate=5",
+        "load.ramp={ to = 10.0, over = \"0s\" }",
+    ];
+    assert_mentions(
+        &rejection(&zero),
+        &["load.ramp.over = \"0s\"", "must be > 0"],
+    );
+}
+
+#[test]
+fn closed_clients_must_be_1_to_a_million_and_think_defaults_to_zero() {
+    assert_mentions(
+        &rejection(&["load.mode=closed"]),
+        &["load.clients is missing"],
+    );
+    let bad = ["load.mode=closed", "load.clients=0"];
+    assert_mentions(&rejection(&bad), &["load.clients = 0", "1..=1000000"]);
+    let closed = scenario(&["load.mode=closed", "load.clients=20"]).load.mode;
+    assert_eq!(
+        closed,
+        LoadMode::Closed {
+            clients: 20,
+            think: Nanos::ZERO
+        }
+    );
+}
+
+#[test]
+fn client_timeout_must_be_above_zero() {
+    assert_mentions(
+        &rejection(&["load.timeout=0ms"]),
+        &["load.timeout = \"0ms\"", "must be > 0"],
+    );
+    assert_eq!(
+        scenario(&["load.timeout=2s"]).load.timeout,
+        Some(Nanos::from_secs(2))
+    );
+}
+
+#[test]
+fn server_threads_must_be_1_to_100000_or_virtual() {
+    assert_mentions(
+        &rejection(&["server.threads=0"]),
+        &["server.threads = 0", "1..=100000"],
+    );
+    assert_mentions(
+        &rejection(&["server.threads=100001"]),
+        &["server.threads = 100001"],
+    );
+    assert_mentions(
+        &rejection(&["server.threads=lots"]),
+        &["server.threads = \"lots\"", "\"virtual\""],
+    );
+    assert_eq!(
+        scenario(&["server.threads=virtual"]).server.threads,
+        ServerThreads::Virtual
+    );
+}
+
+#[test]
+fn virtual_threads_need_jdk_21() {
+    let message = rejection(&["server.threads=virtual", "scenario.jdk=17"]);
+    assert_mentions(
+        &message,
+        &["server.threads = \"virtual\"", "scenario.jdk >= 21"],
+    );
+}
+
+#[test]
+fn min_spare_above_threads_is_rejected_with_both_values() {
+    let message = rejection(&["server.threads=20", "server.min_spare=25"]);
+    assert_mentions(&message, &["server.min_spare = 25", "server.threads = 20"]);
+}
+
+#[test]
+fn max_connections_and_max_queue_must_be_at_least_one() {
+    assert_mentions(
+        &rejection(&["server.max_connections=0"]),
+        &["server.max_connections = 0", "1..="],
+    );
+    assert_mentions(
+        &rejection(&["server.max_queue=0"]),
+        &["server.max_queue = 0", "1..="],
+    );
+    assert_eq!(
+        scenario(&["server.max_queue=100"]).server.max_queue,
+        Some(100)
+    );
+}
+
+#[test]
+fn failure_must_be_a_probability() {
+    let message = rejection(&["services.orders.failure=1.5"]);
+    assert_mentions(&message, &["services[1].failure = 1.5", "0.0..=1.0"]);
+    assert_mentions(
+        &rejection(&["services.0.failure=-0.1"]),
+        &["services[0].failure = -0.1"],
+    );
+}
+
+#[test]
+fn hang_probability_must_be_a_probability() {
+    let hang = "services.user.hang={ probability = 2.0, duration = \"30s\" }";
+    assert_mentions(
+        &rejection(&[hang]),
+        &["services[0].hang.probability = 2.0", "0.0..=1.0"],
+    );
+    let ok = "services.user.hang={ probability = 0.1, duration = \"30s\" }";
+    let hang = scenario(&[ok]).services[0].hang.expect("hang set");
+    assert_eq!(
+        (hang.probability, hang.duration),
+        (0.1, Nanos::from_secs(30))
+    );
+}
+
+#[test]
+fn service_timeout_must_be_above_zero() {
+    assert_mentions(
+        &rejection(&["services.user.timeout=0s"]),
+        &["services[0].timeout = \"0s\"", "> 0"],
+    );
+}
+
+#[test]
+fn service_names_must_be_unique_and_non_empty() {
+    let message = rejection(&["services.orders.name=user"]);
+    assert_mentions(
+        &message,
+        &[
+            "services[1].name = \"user\"",
+            "already the name of services[0]",
+        ],
+    );
+    assert_mentions(
+        &rejection(&["services.0.name=\"\""]),
+        &["services[0].name = \"\"", "is empty"],
+    );
+}
+
+#[test]
+fn no_services_is_rejected() {
+    assert_mentions(
+        &rejection(&["services=[]"]),
+        &["services = []", "at least one"],
+    );
+}
+
+#[test]
+fn every_latency_form_parses() {
+    let cases = [
+        ("\"0ms\"", Latency::Fixed(Nanos::ZERO)),
+        ("\"1.5s\"", Latency::Fixed(Nanos::from_millis(1500))),
+        (
+            "{ dist = \"uniform\", min = \"100ms\", max = \"300ms\" }",
+            Latency::Uniform {
+                min: Nanos::from_millis(100),
+                max: Nanos::from_millis(300),
+            },
+        ),
+        (
+            "{ dist = \"exponential\", mean = \"100ms\" }",
+            Latency::Exponential {
+                mean: Nanos::from_millis(100),
+            },
+        ),
+        (
+            "{ dist = \"normal\", mean = \"100ms\", sd = \"20ms\" }",
+            Latency::Normal {
+                mean: Nanos::from_millis(100),
+                sd: Nanos::from_millis(20),
+            },
+        ),
+        (
+            "{ dist = \"lognormal\", p50 = \"80ms\", p99 = \"400ms\" }",
+            Latency::LogNormal {
+                p50: Nanos::from_millis(80),
+                p99: Nanos::from_millis(400),
+            },
+        ),
+        (
+            "{ dist = \"empirical\", values = [\"90ms\", \"120ms\"] }",
+            Latency::Empirical(vec![Nanos::from_millis(90), Nanos::from_millis(120)]),
+        ),
+    ];
+    for (text, expected) in cases {
+        let spec = format!("services.user.latency={text}");
+        assert_eq!(scenario(&[&spec]).services[0].latency, expected, "{text}");
+    }
+}
+
+#[test]
+fn bad_distribution_parameters_are_rejected() {
+    let cases = [
+        (
+            "{ dist = \"uniform\", min = \"3s\", max = \"1s\" }",
+            "services[0].latency.max = \"1s\" is below min = \"3s\"",
+        ),
+        (
+            "{ dist = \"uniform\", min = \"0s\", max = \"1s\" }",
+            "services[0].latency.min = \"0s\" is zero",
+        ),
+        (
+            "{ dist = \"exponential\", mean = \"0ms\" }",
+            "services[0].latency.mean = \"0ms\" is zero",
+        ),
+        (
+            "{ dist = \"normal\", mean = \"1s\", sd = \"-1ms\" }",
+            "services[0].latency.sd = \"-1ms\" is negative",
+        ),
+        (
+            "{ dist = \"lognormal\", p50 = \"1s\", p99 = \"5ms\" }",
+            "services[0].latency.p99 = \"5ms\" is below p50 = \"1s\"",
+        ),
+        (
+            "{ dist = \"empirical\", values = [] }",
+            "services[0].latency.values = [] is empty",
+        ),
+        (
+            "{ dist = \"empirical\", values = [\"1s\", \"0s\"] }",
+            "services[0].latency.values[1] = \"0s\" is zero",
+        ),
+    ];
+    for (text, expected) in cases {
+        let spec = format!("services.user.latency={text}");
+        assert_mentions(&rejection(&[&spec]), &[expected]);
+    }
+}
+
+#[test]
+fn unknown_distribution_and_stray_fields_name_the_latency_path() {
+    let unknown = "services.user.latency={ dist = \"pareto\", alpha = 1.0 }";
+    assert_mentions(
+        &rejection(&[unknown]),
+        &["services[0].latency", "pareto", "uniform"],
+    );
+    let stray = "services.user.latency={ dist = \"exponential\", mean = \"1s\", sd = \"1s\" }";
+    assert_mentions(
+        &rejection(&[stray]),
+        &["services[0].latency", "unknown field `sd`"],
+    );
+}
+
+#[test]
+fn endpoint_calls_must_name_known_services_and_the_error_lists_them() {
+    let message = rejection(&["endpoint.calls=[\"user\", \"order\"]"]);
+    assert_mentions(
+        &message,
+        &["endpoint.calls[1] = \"order\"", "services are user, orders"],
+    );
+}
+
+#[test]
+fn endpoint_stages_resolve_in_order() {
+    let s = scenario(&["endpoint={ stages = [[\"user\"], [\"orders\", \"user\"]] }"]);
+    assert_eq!(
+        s.endpoint.stages,
+        vec![vec![ServiceId(0)], vec![ServiceId(1), ServiceId(0)]]
+    );
+    let message = rejection(&["endpoint={ stages = [[\"user\"], [\"nope\"]] }"]);
+    assert_mentions(&message, &["endpoint.stages[1][0] = \"nope\""]);
+}
+
+#[test]
+fn endpoint_needs_exactly_one_of_calls_and_stages() {
+    let both = rejection(&["endpoint.stages=[[\"user\"]]"]);
+    assert_mentions(&both, &["endpoint.stages", "together with endpoint.calls"]);
+    assert_mentions(
+        &rejection(&["endpoint={}"]),
+        &["endpoint.calls is missing", "endpoint.stages"],
+    );
+}
+
+#[test]
+fn empty_endpoint_and_empty_stages_are_rejected() {
+    assert_mentions(
+        &rejection(&["endpoint.calls=[]"]),
+        &["endpoint.calls = []", "is empty"],
+    );
+    let empty_stage = rejection(&["endpoint={ stages = [[\"user\"], []] }"]);
+    assert_mentions(&empty_stage, &["endpoint.stages[1] = []", "is empty"]);
+}
+
+#[test]
+fn unknown_field_is_rejected_with_its_path_and_the_expected_fields() {
+    let text = BASE.replace(
+        "latency = \"500ms\"",
+        "latency = \"500ms\"\nlatncy = \"1s\"",
+    );
+    let message = rejection_of(&text, &[]);
+    assert_mentions(
+        &message,
+        &[
+            "base.toml: services[1]",
+            "unknown field `latncy`",
+            "`latency`",
+        ],
+    );
+}
+
+#[test]
+fn wrong_type_and_missing_fields_name_the_path() {
+    assert_mentions(
+        &rejection(&["scenario.cores=eight"]),
+        &["scenario.cores", "invalid type"],
+    );
+    let text = BASE.replace("name = \"base\"", "");
+    assert_mentions(
+        &rejection_of(&text, &[]),
+        &["base.toml: scenario", "missing field `name`"],
+    );
+}
+
+#[test]
+fn invalid_toml_names_the_source() {
+    assert_mentions(
+        &rejection_of("[scenario\nname = 1", &[]),
+        &["base.toml: invalid TOML"],
+    );
+}

@@ -160,6 +160,8 @@ pub struct Engine {
     /// Every run's row, kept for `runs` load (bounded by its count).
     pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
+    /// ∫ in-flight dt, for the time-average number in the system (Little's L).
+    pub(super) in_flight_area: f64,
 }
 
 impl Engine {
@@ -231,6 +233,7 @@ impl Engine {
             log: std::collections::VecDeque::new(),
             runs: Vec::new(),
             events_processed: 0,
+            in_flight_area: 0.0,
         };
         engine.start_load();
         engine
@@ -286,6 +289,7 @@ impl Engine {
         };
         self.sample_until(t);
         if let Some((time, event)) = self.events.pop() {
+            self.accumulate_in_flight(time);
             self.now = time;
             self.events_processed += 1;
             self.handle(event);
@@ -303,8 +307,29 @@ impl Engine {
         }
         self.sample_until(t);
         if t > self.now {
+            self.accumulate_in_flight(t);
             self.now = t;
         }
+    }
+
+    fn accumulate_in_flight(&mut self, until: Nanos) {
+        let dt = until.saturating_sub(self.now).as_secs_f64();
+        self.in_flight_area += self.in_flight() as f64 * dt;
+    }
+
+    /// The time-average number of requests in flight since t = 0 (Little's L, measured).
+    pub fn mean_in_flight(&self) -> f64 {
+        let t = self.now.as_secs_f64();
+        if t > 0.0 {
+            self.in_flight_area / t
+        } else {
+            0.0
+        }
+    }
+
+    /// What theory predicts for the scenario as it is now, under the current strategy.
+    pub fn prediction(&self) -> crate::theory::Prediction {
+        crate::theory::predict(&self.scenario, self.strategy)
     }
 
     /// Runs until the load has finished (`runs`, `batch`) or the clock reaches `limit`.

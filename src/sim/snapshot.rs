@@ -18,6 +18,8 @@ pub struct Snapshot {
     pub load: LoadMode,
     pub sent: u64,
     pub in_flight: u64,
+    /// The time-average of `in_flight` since t = 0 (Little's L, measured).
+    pub mean_in_flight: f64,
     pub outcomes: OutcomeCounts,
     /// Responses that arrived after their client had timed out.
     pub late_responses: u64,
@@ -191,6 +193,7 @@ impl Engine {
             load: self.load.clone(),
             sent: self.issued,
             in_flight: self.in_flight(),
+            mean_in_flight: self.mean_in_flight(),
             outcomes: self.outcomes,
             late_responses: self.late_responses,
             throughput_rps: if secs > 0.0 {

@@ -15,8 +15,10 @@
 //! - [`pool_size_for`], [`fan_out_ceiling`]: sizing rules.
 
 mod erlang;
+mod predict;
 
 pub use erlang::{ErlangC, erlang_c};
+pub use predict::{ErlangPrediction, PoolCeiling, Prediction, predict};
 
 /// Little's law: `L = λ · W`.
 ///

@@ -1,0 +1,251 @@
+//! What theory predicts for a scenario under a strategy: the figures shown beside the
+//! measured ones. Service times are the distributions' means; where a rule assumes more
+//! (Erlang C assumes Poisson arrivals and exponential service), the field's doc says so.
+
+use serde::Serialize;
+
+use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy};
+
+use super::{closed_loop_bounds, erlang_c, fan_out_ceiling, throughput_ceiling};
+
+/// Predictions for one scenario and strategy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    /// One request alone, no queueing: stages add up; inside a stage calls add up
+    /// (sequential) or the slowest decides (the pool strategies). Exact for fixed latencies.
+    pub single_request_ms: f64,
+    /// How long a request holds its handler thread.
+    pub handler_hold_ms: f64,
+    /// The server pool's ceiling, threads / hold (`None`: no cap, e.g. virtual threads).
+    pub server_ceiling_rps: Option<f64>,
+    /// The ceiling of each pool the strategy sends calls to.
+    pub pools: Vec<PoolCeiling>,
+    /// The lowest ceiling: the most the system can complete per second (`None`: no cap).
+    pub ceiling_rps: Option<f64>,
+    /// The pool whose ceiling is lowest.
+    pub bottleneck: Option<String>,
+    /// Expected throughput for this load: closed loop X = min(N / (R0 + Z), ceiling); open
+    /// loop min(λ, ceiling); runs 1 / R0.
+    pub throughput_rps: Option<f64>,
+    /// Expected mean latency: closed loop R = max(R0, N / X − Z); runs R0; open load below
+    /// the ceiling, the M/M/c response time of the server pool.
+    pub latency_ms: Option<f64>,
+    /// Utilisation of the bottleneck at the expected throughput.
+    pub utilisation: Option<f64>,
+    /// Erlang C for the server pool (open load, platform threads): exact when arrivals are
+    /// Poisson and the hold time is exponential, an approximation otherwise.
+    pub erlang_c: Option<ErlangPrediction>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolCeiling {
+    pub pool: String,
+    /// Threads that can work at once at most (max, parallelism).
+    pub threads: u32,
+    /// Thread time one request needs from this pool.
+    pub work_ms_per_request: f64,
+    /// threads / work: requests per second the pool can sustain.
+    pub ceiling_rps: f64,
+    /// The same with core threads only: a ThreadPoolExecutor grows past core only once its
+    /// queue is full.
+    pub core_ceiling_rps: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErlangPrediction {
+    pub servers: u32,
+    pub offered_load_erlangs: f64,
+    pub prob_wait: f64,
+    pub mean_wait_ms: f64,
+    pub mean_response_ms: f64,
+    pub p99_response_ms: f64,
+}
+
+fn mean_s(scenario: &Scenario, id: ServiceId) -> f64 {
+    scenario.service(id).latency.mean().as_secs_f64()
+}
+
+/// Predicts the figures of `scenario` under `strategy`.
+pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
+    let stages = &scenario.endpoint.stages;
+    let stage_sum =
+        |stage: &Vec<ServiceId>| stage.iter().map(|&s| mean_s(scenario, s)).sum::<f64>();
+    let stage_max = |stage: &Vec<ServiceId>| {
+        stage
+            .iter()
+            .map(|&s| mean_s(scenario, s))
+            .fold(0.0, f64::max)
+    };
+    let single = if strategy == Strategy::Sequential {
+        stages.iter().map(stage_sum).sum::<f64>()
+    } else {
+        stages.iter().map(stage_max).sum::<f64>()
+    };
+    // With server.async the handler only submits; the hold is negligible.
+    let hold = if scenario.server.async_ && strategy != Strategy::Sequential {
+        0.0
+    } else {
+        single
+    };
+    let server_ceiling = match scenario.server.threads {
+        ServerThreads::Platform(threads) if hold > 0.0 => {
+            Some(throughput_ceiling(f64::from(threads), hold))
+        }
+        _ => None,
+    };
+    let pools = pool_ceilings(scenario, strategy);
+    let mut ceiling = server_ceiling.map(|c| (c, "tomcat".to_string()));
+    for p in &pools {
+        if ceiling.as_ref().is_none_or(|(c, _)| p.ceiling_rps < *c) {
+            ceiling = Some((p.ceiling_rps, p.pool.clone()));
+        }
+    }
+    let ceiling_rps = ceiling.as_ref().map(|(c, _)| *c);
+    let bottleneck = ceiling.map(|(_, name)| name);
+
+    let (throughput, latency, erlang) = match scenario.load.mode {
+        LoadMode::Runs { .. } => (Some(1.0 / single.max(1e-12)), Some(single), None),
+        LoadMode::Batch { .. } => (None, None, None),
+        LoadMode::Closed { clients, think } => {
+            let z = think.as_secs_f64();
+            let n = f64::from(clients);
+            match ceiling_rps {
+                Some(c) => {
+                    // The bounds with c/S replaced by the bottleneck's ceiling.
+                    let servers = c * single.max(1e-12);
+                    let b = closed_loop_bounds(n, servers, single, z);
+                    (Some(b.throughput), Some(b.response_time), None)
+                }
+                None => (Some(n / (single + z).max(1e-12)), Some(single), None),
+            }
+        }
+        LoadMode::Open { rate, ramp } => {
+            let lambda = ramp.map_or(rate, |r| r.to);
+            let x = ceiling_rps.map_or(lambda, |c| lambda.min(c));
+            let erlang = match scenario.server.threads {
+                ServerThreads::Platform(threads) if hold > 0.0 => erlang_c(threads, lambda, hold)
+                    .map(|e| ErlangPrediction {
+                        servers: threads,
+                        offered_load_erlangs: lambda * hold,
+                        prob_wait: e.prob_wait,
+                        mean_wait_ms: e.mean_wait * 1e3,
+                        mean_response_ms: (e.mean_wait + single) * 1e3,
+                        p99_response_ms: e.response_time_quantile(0.99) * 1e3,
+                    }),
+                _ => None,
+            };
+            let stable = ceiling_rps.is_none_or(|c| lambda < c);
+            let latency = if stable {
+                Some(erlang.as_ref().map_or(single, |e| e.mean_response_ms / 1e3))
+            } else {
+                None
+            };
+            (Some(x), latency, erlang)
+        }
+    };
+    let utilisation = match (throughput, ceiling_rps) {
+        (Some(x), Some(c)) if c > 0.0 => Some(x / c),
+        _ => None,
+    };
+    Prediction {
+        single_request_ms: single * 1e3,
+        handler_hold_ms: hold * 1e3,
+        server_ceiling_rps: server_ceiling,
+        pools,
+        ceiling_rps,
+        bottleneck,
+        throughput_rps: throughput,
+        latency_ms: latency.map(|s| s * 1e3),
+        utilisation,
+        erlang_c: erlang,
+    }
+}
+
+fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
+    let called: Vec<ServiceId> = scenario.endpoint.stages.iter().flatten().copied().collect();
+    let work = |services: &[ServiceId]| -> Vec<f64> {
+        called
+            .iter()
+            .filter(|s| services.contains(s))
+            .map(|&s| mean_s(scenario, s))
+            .collect()
+    };
+    match strategy {
+        Strategy::Sequential | Strategy::Unbounded => Vec::new(),
+        Strategy::Shared => {
+            let p = scenario.shared_parallelism();
+            let below_two = p < 2 && scenario.jdk.thread_per_task_below_parallelism_2();
+            if below_two {
+                // ThreadPerTaskExecutor: no pool, no ceiling.
+                return Vec::new();
+            }
+            let tasks = work(&called);
+            let c = fan_out_ceiling(f64::from(p), &tasks);
+            vec![PoolCeiling {
+                pool: "shared".into(),
+                threads: p,
+                work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
+                ceiling_rps: c,
+                core_ceiling_rps: c,
+            }]
+        }
+        Strategy::Bulkhead => scenario
+            .strategy
+            .bulkheads
+            .iter()
+            .filter_map(|b| {
+                let tasks = work(&b.services);
+                if tasks.is_empty() {
+                    return None;
+                }
+                Some(PoolCeiling {
+                    pool: b.name.clone(),
+                    threads: b.max,
+                    work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
+                    ceiling_rps: fan_out_ceiling(f64::from(b.max), &tasks),
+                    core_ceiling_rps: fan_out_ceiling(f64::from(b.core.max(1)), &tasks),
+                })
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    fn ironthread(sets: &[&str]) -> Scenario {
+        let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+        scenario::load("ironthread", &sets).expect("preset")
+    }
+
+    #[test]
+    fn single_request_adds_up_sequentially_and_waits_for_the_slowest_in_pools() {
+        let s = ironthread(&[]);
+        assert!((predict(&s, Strategy::Sequential).single_request_ms - 1700.0).abs() < 1e-6);
+        assert!((predict(&s, Strategy::Bulkhead).single_request_ms - 1000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn tomcat_caps_sequential_closed_load_at_threads_over_hold() {
+        let s = ironthread(&["load.mode=closed", "load.clients=400"]);
+        let p = predict(&s, Strategy::Sequential);
+        let x = p.throughput_rps.expect("closed load has a throughput");
+        assert!((x - 200.0 / 1.7).abs() < 1e-6, "{x}");
+        assert_eq!(p.bottleneck.as_deref(), Some("tomcat"));
+        // R = N / X: 400 clients at 117.6/s wait 3.4 s.
+        assert!((p.latency_ms.expect("latency") - 3400.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_bulkhead_is_the_bottleneck_of_the_ironthread_pool() {
+        let s = ironthread(&["load.mode=closed", "load.clients=400"]);
+        let p = predict(&s, Strategy::Bulkhead);
+        // 20 threads, 1.7 thread-seconds per dashboard: 11.8/s; 10 core threads: 5.9/s.
+        assert_eq!(p.bottleneck.as_deref(), Some("IronThread"));
+        let pool = &p.pools[0];
+        assert!((pool.ceiling_rps - 20.0 / 1.7).abs() < 1e-9);
+        assert!((pool.core_ceiling_rps - 10.0 / 1.7).abs() < 1e-9);
+    }
+}

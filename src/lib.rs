@@ -9,3 +9,4 @@ pub mod scenario;
 pub mod sim;
 pub mod theory;
 pub mod time;
+pub mod tui;

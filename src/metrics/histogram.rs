@@ -9,16 +9,8 @@ const HIGHEST_US: u64 = 86_400_000_000;
 const SIGFIG: u8 = 3;
 
 fn new_histogram() -> Histogram<u64> {
-    // Bounds are constants within hdrhistogram's limits, so this cannot fail; fall back to an
-    // auto-resizing histogram rather than panic.
     Histogram::new_with_bounds(1, HIGHEST_US, SIGFIG)
-        .or_else(|_| Histogram::new(SIGFIG))
-        .unwrap_or_else(|_| unreachable_histogram())
-}
-
-#[allow(clippy::unwrap_used)]
-fn unreachable_histogram() -> Histogram<u64> {
-    Histogram::new(2).unwrap()
+        .expect("constant bounds within hdrhistogram's limits")
 }
 
 /// A summary in milliseconds.
@@ -33,16 +25,24 @@ pub struct LatencySummary {
     pub max: f64,
 }
 
-/// A whole-run latency histogram.
+/// A latency histogram. Quantiles come from the HDR histogram (3 significant digits, the
+/// highest equivalent value, as Java's HdrHistogram reports them) clamped to the exact minimum
+/// and maximum; the count, mean, minimum and maximum are exact.
 #[derive(Debug, Clone)]
 pub struct LatencyHistogram {
     hist: Histogram<u64>,
+    sum_ns: u128,
+    min_ns: u64,
+    max_ns: u64,
 }
 
 impl Default for LatencyHistogram {
     fn default() -> Self {
         LatencyHistogram {
             hist: new_histogram(),
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
         }
     }
 }
@@ -50,6 +50,9 @@ impl Default for LatencyHistogram {
 impl LatencyHistogram {
     pub fn record(&mut self, latency: Nanos) {
         self.hist.saturating_record((latency.0 / 1_000).max(1));
+        self.sum_ns += u128::from(latency.0);
+        self.min_ns = self.min_ns.min(latency.0);
+        self.max_ns = self.max_ns.max(latency.0);
     }
 
     pub fn count(&self) -> u64 {
@@ -57,36 +60,39 @@ impl LatencyHistogram {
     }
 
     pub fn summary(&self) -> LatencySummary {
-        summarise(&self.hist)
+        if self.hist.is_empty() {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            count: self.hist.len(),
+            mean: self.sum_ns as f64 / self.hist.len() as f64 / 1e6,
+            p50: self.quantile_ms(0.50),
+            p90: self.quantile_ms(0.90),
+            p99: self.quantile_ms(0.99),
+            p999: self.quantile_ms(0.999),
+            max: self.max_ns as f64 / 1e6,
+        }
     }
 
     /// The latency at quantile `q` in milliseconds.
     pub fn quantile_ms(&self, q: f64) -> f64 {
-        us_to_ms(self.hist.value_at_quantile(q))
+        if self.hist.is_empty() {
+            return 0.0;
+        }
+        let ns = self
+            .hist
+            .value_at_quantile(q)
+            .saturating_mul(1_000)
+            .clamp(self.min_ns, self.max_ns);
+        ns as f64 / 1e6
     }
 
     fn add(&mut self, other: &LatencyHistogram) {
         // Same bounds on both sides, so adding cannot fail.
         let _ = self.hist.add(&other.hist);
-    }
-}
-
-fn us_to_ms(us: u64) -> f64 {
-    us as f64 / 1_000.0
-}
-
-fn summarise(h: &Histogram<u64>) -> LatencySummary {
-    if h.is_empty() {
-        return LatencySummary::default();
-    }
-    LatencySummary {
-        count: h.len(),
-        mean: h.mean() / 1_000.0,
-        p50: us_to_ms(h.value_at_quantile(0.50)),
-        p90: us_to_ms(h.value_at_quantile(0.90)),
-        p99: us_to_ms(h.value_at_quantile(0.99)),
-        p999: us_to_ms(h.value_at_quantile(0.999)),
-        max: us_to_ms(h.max()),
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
     }
 }
 

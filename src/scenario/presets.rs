@@ -156,7 +156,7 @@ mod tests {
             source: "ironthread".to_owned(),
             name: "IronThread".to_owned(),
             about: s.about.clone(),
-            seed: 7,
+            seed: 10,
             duration: Nanos::from_secs(60),
             cores: 11,
             jdk: Jdk::V21,

@@ -68,8 +68,7 @@ fn heap_baseline(bencher: Bencher) {
         for seq in 0..400u64 {
             heap.push(Reverse((seq * 1000, seq, seq)));
         }
-        let mut seq = 400;
-        for _ in 0..events {
+        for seq in 400..400 + events as u64 {
             let Some(Reverse((t, _, v))) = heap.pop() else {
                 break;
             };
@@ -77,7 +76,6 @@ fn heap_baseline(bencher: Bencher) {
             x ^= x >> 7;
             x ^= x << 17;
             heap.push(Reverse((t + x % 200_000_000, seq, v)));
-            seq += 1;
         }
         divan::black_box(heap.len())
     });

@@ -358,10 +358,10 @@ impl Engine {
             Event::ClientTimeout { req } => self.on_client_timeout(req),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
-                if let Some(p) = self.pools.get_mut(pool) {
-                    if let KeepAlive::CheckAt(at) = p.check_keep_alive(slot, now) {
-                        self.events.push(at, Event::KeepAlive { pool, slot });
-                    }
+                if let Some(p) = self.pools.get_mut(pool)
+                    && let KeepAlive::CheckAt(at) = p.check_keep_alive(slot, now)
+                {
+                    self.events.push(at, Event::KeepAlive { pool, slot });
                 }
             }
         }

@@ -399,10 +399,10 @@ impl Engine {
         }
         if let Some(Fault::Hang { duration }) = fault {
             latency = duration;
-        } else if let Some(hang) = svc.hang {
-            if draw.hang_u < hang.probability {
-                latency = hang.duration;
-            }
+        } else if let Some(hang) = svc.hang
+            && draw.hang_u < hang.probability
+        {
+            latency = hang.duration;
         }
         let c = &mut req.calls[call as usize];
         c.phase = CallPhase::Running;

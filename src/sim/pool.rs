@@ -475,12 +475,12 @@ impl<T: Copy> Pool<T> {
     }
 
     fn exit(&mut self, slot: Slot) {
-        if let Some(w) = self.workers.get_mut(slot as usize) {
-            if w.alive {
-                w.alive = false;
-                self.alive -= 1;
-                self.free_slots.push(slot);
-            }
+        if let Some(w) = self.workers.get_mut(slot as usize)
+            && w.alive
+        {
+            w.alive = false;
+            self.alive -= 1;
+            self.free_slots.push(slot);
         }
     }
 

@@ -945,7 +945,6 @@ fn growing_a_bulkhead_with_queued_calls_starts_threads_at_once() {
 /// nothing in the JDK (`setCorePoolSize` only adds workers while below the new core), so
 /// request 2 waits until B-1 is free at 100 ms.
 #[test]
-#[ignore = "engine bug: set_core starts threads up to max, the JDK only up to the new core"]
 fn raising_core_below_the_pool_size_starts_no_thread() {
     let toml = rejection_scenario("abort", "", 1, 4).replace("max = 1", "max = 4");
     let mut e = engine(&toml, Strategy::Bulkhead);

@@ -149,14 +149,29 @@ impl From<&RunLine> for RunReportRow {
 }
 
 impl RunReport {
+    /// The report of a simulated run.
     pub fn new(scenario: &Scenario, engine: &Engine) -> Self {
-        let snap = engine.snapshot();
-        let strategy = engine.strategy();
-        let in_use = engine.pools_of(strategy);
+        Self::from_snapshot(
+            scenario,
+            &engine.snapshot(),
+            &engine.run_lines(),
+            engine.prediction(),
+        )
+    }
+
+    /// The report of any run (simulated or real) from its snapshot, its runs (for `runs`
+    /// load) and the prediction for its scenario and strategy.
+    pub fn from_snapshot(
+        scenario: &Scenario,
+        snap: &Snapshot,
+        run_lines: &[RunLine],
+        prediction: Prediction,
+    ) -> Self {
+        let strategy = snap.strategy;
         let pools = snap
             .pools
             .iter()
-            .filter(|p| in_use.contains(&p.id))
+            .filter(|p| p.in_use)
             .map(|p| PoolReport {
                 name: p.name.clone(),
                 kind: p.kind.name(),
@@ -185,7 +200,7 @@ impl RunReport {
             })
             .collect();
         let runs = matches!(scenario.load.mode, crate::scenario::LoadMode::Runs { .. })
-            .then(|| engine.run_lines().iter().map(RunReportRow::from).collect());
+            .then(|| run_lines.iter().map(RunReportRow::from).collect());
         let o = &snap.outcomes;
         let ended_rate = o.total() as f64 / snap.now.as_secs_f64().max(1e-12);
         RunReport {
@@ -194,13 +209,13 @@ impl RunReport {
             strategy,
             seed: scenario.seed,
             simulated_s: snap.now.as_secs_f64(),
-            requests: requests(&snap),
+            requests: requests(snap),
             throughput_rps: snap.throughput_rps,
             latency_ms: snap.latency.into(),
             pools,
             services,
             theory: Theory {
-                prediction: engine.prediction(),
+                prediction,
                 littles_l_measured: snap.mean_in_flight,
                 littles_l_from_x_w: ended_rate * snap.latency.mean / 1e3,
             },

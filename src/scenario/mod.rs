@@ -12,6 +12,7 @@ mod overrides;
 mod pools;
 mod presets;
 mod raw;
+mod trace;
 mod validate;
 
 pub use duration::{DURATION_FORM, DurationError, parse_duration};

@@ -23,6 +23,13 @@ pub struct Scenario {
     pub services: Vec<Service>,
     pub endpoint: Endpoint,
     pub strategy: StrategyConfig,
+    /// CPU time the submitting thread spends creating each new platform thread for a call
+    /// (`new Thread(r).start()`); 0 ignores creation cost.
+    pub spawn_cost: Nanos,
+    /// Pools of connections or permits (HikariCP), indexed by [`ResourceId`].
+    pub resources: Vec<Resource>,
+    /// Published figures this preset reproduces (`threadlab articles`).
+    pub figures: Vec<Figure>,
 }
 
 impl Scenario {
@@ -81,6 +88,48 @@ pub struct Service {
     /// `orTimeout`: the caller's future completes exceptionally; the worker stays busy.
     pub timeout: Option<Nanos>,
     pub hang: Option<Hang>,
+    /// CPU time a call needs (on one core) before it waits.
+    pub cpu: Nanos,
+    /// A connection pool the call must borrow from for its whole wait.
+    pub uses: Option<ResourceId>,
+    /// The call blocks inside `synchronized`: on JDK 21-23 a virtual thread stays pinned to
+    /// its carrier (a core) for the whole call (JEP 444); JDK 24+ unmounts (JEP 491).
+    pub pinned: bool,
+}
+
+/// Index of a resource in [`Scenario::resources`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ResourceId(pub usize);
+
+/// A bounded pool of connections like HikariCP: `size` connections, handed to waiters in
+/// FIFO order; a waiter that gets none within `timeout` fails
+/// (`SQLTransientConnectionException`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    pub name: String,
+    pub size: u32,
+    pub timeout: Nanos,
+}
+
+/// A figure from an article and how to read it from a run of this preset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    /// What it measures, e.g. "blocking dashboard".
+    pub what: String,
+    /// The article's figure as published, e.g. "~1708 ms".
+    pub article: String,
+    pub strategy: Strategy,
+    /// A path into `run --format json`, e.g. `latency_ms.mean`, `throughput_rps`,
+    /// `pools.IronThread.largest_pool_size` (array elements by name).
+    pub metric: String,
+    /// What threadlab should give.
+    pub expect: f64,
+    /// Allowed relative difference.
+    pub tolerance: f64,
+    /// Overrides for this figure's run (`--set` syntax).
+    pub sets: Vec<String>,
+    /// Simulated time for this figure's run (the preset's duration when absent).
+    pub duration: Option<Nanos>,
 }
 
 /// With `probability`, a call takes `duration` instead of its drawn latency.
@@ -177,6 +226,17 @@ pub enum LoadMode {
     Closed { clients: u32, think: Nanos },
     /// `count` requests all arriving at t = 0.
     Batch { count: u32 },
+    /// Requests replayed from a CSV file: arrival times and per-service latencies.
+    Trace { rows: Vec<TraceRow> },
+}
+
+/// One replayed request: when it arrives and, per service, the latency its calls take
+/// (`None`: drawn from the service's distribution).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceRow {
+    pub at: Nanos,
+    /// Indexed by [`ServiceId`].
+    pub latencies: Vec<Option<Nanos>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -256,6 +316,18 @@ pub struct StrategyConfig {
     /// Bulkhead pools. After validation every service the endpoint calls belongs to exactly
     /// one pool (services the preset left out get a default pool of their own).
     pub bulkheads: Vec<BulkheadPool>,
+    /// What `unbounded` starts per call: a virtual thread, or a new platform thread.
+    pub unbounded_threads: UnboundedThreads,
+}
+
+/// The thread `unbounded` starts for every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnboundedThreads {
+    /// `Executors.newVirtualThreadPerTaskExecutor()`.
+    #[default]
+    Virtual,
+    /// `new Thread(task).start()`: a platform thread per call, paying `spawn_cost`.
+    Platform,
 }
 
 /// A ThreadPoolExecutor dedicated to some services.

@@ -6,6 +6,7 @@ use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
     BulkheadPool, Endpoint, RejectionPolicy, Service, ServiceId, Strategy, StrategyConfig,
+    UnboundedThreads,
 };
 use super::raw::{RawBulkhead, RawStrategy};
 use super::validate::service_id;
@@ -45,10 +46,22 @@ pub(crate) fn strategy(
             bulkheads.push(default_pool(*id, &services[id.0].name, cores));
         }
     }
+    let unbounded_threads = match &raw.unbounded {
+        Some(u) => check.one_of(
+            "strategy.unbounded.threads",
+            &u.threads,
+            &[
+                ("virtual", UnboundedThreads::Virtual),
+                ("platform", UnboundedThreads::Platform),
+            ],
+        )?,
+        None => UnboundedThreads::Virtual,
+    };
     Ok(StrategyConfig {
         default,
         shared_threads,
         bulkheads,
+        unbounded_threads,
     })
 }
 

@@ -148,6 +148,9 @@ mod tests {
             fallback: None,
             timeout: None,
             hang: None,
+            cpu: Nanos::ZERO,
+            uses: None,
+            pinned: false,
         }
     }
 
@@ -188,9 +191,13 @@ mod tests {
             endpoint: Endpoint {
                 stages: vec![vec![ServiceId(0), ServiceId(1), ServiceId(2)]],
             },
+            spawn_cost: Nanos::ZERO,
+            resources: Vec::new(),
+            figures: s.figures.clone(),
             strategy: StrategyConfig {
                 default: Strategy::Bulkhead,
                 shared_threads: None,
+                unbounded_threads: crate::scenario::UnboundedThreads::Virtual,
                 bulkheads: vec![BulkheadPool {
                     name: "IronThread".to_owned(),
                     services: vec![ServiceId(0), ServiceId(1), ServiceId(2)],

@@ -20,6 +20,39 @@ pub struct RawPreset {
     pub endpoint: RawEndpoint,
     #[serde(default)]
     pub strategy: RawStrategy,
+    #[serde(default)]
+    pub resources: Vec<RawResource>,
+    #[serde(default)]
+    pub figures: Vec<RawFigure>,
+}
+
+/// `[[resources]]`: a connection pool like HikariCP.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawResource {
+    pub name: String,
+    /// `maximumPoolSize`; HikariCP's default is 10.
+    #[serde(default = "ten")]
+    pub size: i64,
+    /// `connectionTimeout`; HikariCP's default is 30 s.
+    #[serde(default = "thirty_seconds")]
+    pub timeout: DurationText,
+}
+
+/// `[[figures]]`: a published figure and where threadlab reads it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFigure {
+    pub what: String,
+    pub article: String,
+    pub strategy: String,
+    pub metric: String,
+    pub expect: f64,
+    #[serde(default = "two_percent")]
+    pub tolerance: f64,
+    #[serde(default)]
+    pub set: Vec<String>,
+    pub duration: Option<DurationText>,
 }
 
 /// `[scenario]`
@@ -37,6 +70,8 @@ pub struct RawScenario {
     pub cores: i64,
     #[serde(default = "jdk_21")]
     pub jdk: i64,
+    #[serde(default = "zero_ms")]
+    pub spawn_cost: DurationText,
 }
 
 /// `[load]`. Fields of other modes are ignored, so `--set load.mode=open` can switch a preset
@@ -52,6 +87,8 @@ pub struct RawLoad {
     #[serde(default = "zero_ms")]
     pub think: DurationText,
     pub timeout: Option<DurationText>,
+    /// `trace`: a CSV file, relative to the preset's folder.
+    pub file: Option<String>,
 }
 
 /// `ramp = { to = 3000.0, over = "60s" }`
@@ -110,6 +147,10 @@ pub struct RawService {
     pub fallback: Option<String>,
     pub timeout: Option<DurationText>,
     pub hang: Option<RawHang>,
+    pub cpu: Option<DurationText>,
+    pub uses: Option<String>,
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 /// `hang = { probability = 0.1, duration = "30s" }`
@@ -157,6 +198,8 @@ pub enum RawDist {
 pub struct RawEndpoint {
     pub calls: Option<Vec<String>>,
     pub stages: Option<Vec<Vec<String>>>,
+    /// Each listed call is made this many times in its stage.
+    pub fan_out: Option<i64>,
 }
 
 /// `[strategy]`
@@ -168,6 +211,7 @@ pub struct RawStrategy {
     pub shared: Option<RawShared>,
     #[serde(default)]
     pub bulkhead: Vec<RawBulkhead>,
+    pub unbounded: Option<RawUnbounded>,
 }
 
 impl Default for RawStrategy {
@@ -176,8 +220,17 @@ impl Default for RawStrategy {
             use_: bulkhead(),
             shared: None,
             bulkhead: Vec::new(),
+            unbounded: None,
         }
     }
+}
+
+/// `[strategy.unbounded]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUnbounded {
+    /// "virtual" (default) or "platform".
+    pub threads: String,
 }
 
 /// `[strategy.shared]`
@@ -290,6 +343,12 @@ fn jdk_21() -> i64 {
 }
 fn sixty_seconds() -> DurationText {
     DurationText::new("60s")
+}
+fn thirty_seconds() -> DurationText {
+    DurationText::new("30s")
+}
+fn two_percent() -> f64 {
+    0.02
 }
 fn zero_ms() -> DurationText {
     DurationText::new("0ms")

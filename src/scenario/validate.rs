@@ -5,13 +5,18 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    Endpoint, Hang, Jdk, Latency, Load, LoadMode, Ramp, Scenario, Server, ServerThreads, Service,
-    ServiceId,
+    Endpoint, Figure, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId, Scenario,
+    Server, ServerThreads, Service, ServiceId, Strategy,
 };
 use super::pools;
 use super::raw::{
-    RawDist, RawEndpoint, RawLatency, RawLoad, RawPreset, RawServer, RawService, RawThreads,
+    RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawServer,
+    RawService, RawThreads,
 };
+use super::trace::parse_trace;
+
+/// Most calls one request may make (every stage, fan-out included).
+const MAX_CALLS: usize = 10_000;
 
 /// Upper bound for counts that only memory limits (connections, queue slots).
 const LARGE: u32 = 10_000_000;
@@ -30,8 +35,11 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let duration = check.positive_duration("scenario.duration", &raw.scenario.duration)?;
     let cores = check.count("scenario.cores", raw.scenario.cores, 1..=1024)?;
     let jdk = jdk(&check, raw.scenario.jdk)?;
-    let services = services(&check, &raw.services)?;
+    let spawn_cost = check.duration("scenario.spawn_cost", &raw.scenario.spawn_cost)?;
+    let resources = resources(&check, &raw.resources)?;
+    let services = services(&check, &raw.services, &resources)?;
     let endpoint = endpoint(&check, &raw.endpoint, &services)?;
+    let figures = figures(&check, &raw.figures)?;
     Ok(Scenario {
         source: origin.to_owned(),
         name,
@@ -40,12 +48,73 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
         duration,
         cores,
         jdk,
-        load: load(&check, &raw.load)?,
+        load: load(&check, &raw.load, &services)?,
         server: server(&check, &raw.server, jdk)?,
         strategy: pools::strategy(&check, &raw.strategy, &services, &endpoint, cores)?,
         services,
         endpoint,
+        spawn_cost,
+        resources,
+        figures,
     })
+}
+
+fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, ScenarioError> {
+    let mut out: Vec<Resource> = Vec::with_capacity(raw.len());
+    for (i, r) in raw.iter().enumerate() {
+        let path = format!("resources[{i}]");
+        let name = check.name(&format!("{path}.name"), &r.name)?;
+        if out.iter().any(|o| o.name == name) {
+            return Err(check.invalid(
+                &format!("{path}.name"),
+                quoted(&name),
+                "is already the name of another resource: names must be unique",
+            ));
+        }
+        out.push(Resource {
+            name,
+            size: check.count(&format!("{path}.size"), r.size, 1..=100_000)?,
+            timeout: check.positive_duration(&format!("{path}.timeout"), &r.timeout)?,
+        });
+    }
+    Ok(out)
+}
+
+fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<Figure>, ScenarioError> {
+    let choices = Strategy::ALL.map(|s| (s.name(), s));
+    raw.iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let path = format!("figures[{i}]");
+            if !(f.tolerance.is_finite() && (0.0..=1.0).contains(&f.tolerance)) {
+                return Err(check.invalid(
+                    &format!("{path}.tolerance"),
+                    f.tolerance,
+                    "is out of range: allowed 0.0..=1.0 (a relative difference)",
+                ));
+            }
+            if !f.expect.is_finite() {
+                return Err(check.invalid(
+                    &format!("{path}.expect"),
+                    f.expect,
+                    "must be a finite number",
+                ));
+            }
+            Ok(Figure {
+                what: f.what.clone(),
+                article: f.article.clone(),
+                strategy: check.one_of(&format!("{path}.strategy"), &f.strategy, &choices)?,
+                metric: f.metric.clone(),
+                expect: f.expect,
+                tolerance: f.tolerance,
+                sets: f.set.clone(),
+                duration: match &f.duration {
+                    Some(d) => Some(check.positive_duration(&format!("{path}.duration"), d)?),
+                    None => None,
+                },
+            })
+        })
+        .collect()
 }
 
 fn jdk(check: &Checker, version: i64) -> Result<Jdk, ScenarioError> {
@@ -62,7 +131,7 @@ fn jdk(check: &Checker, version: i64) -> Result<Jdk, ScenarioError> {
 }
 
 /// Fields of the other modes are ignored (see [`RawLoad`]).
-fn load(check: &Checker, raw: &RawLoad) -> Result<Load, ScenarioError> {
+fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, ScenarioError> {
     let count = |path: &str, value: Option<i64>, what: &str| match value {
         Some(v) => check.count(path, v, 1..=1_000_000),
         None => Err(check.missing(
@@ -108,11 +177,32 @@ fn load(check: &Checker, raw: &RawLoad) -> Result<Load, ScenarioError> {
             )?,
             think: check.duration("load.think", &raw.think)?,
         },
+        "trace" => {
+            let Some(file) = &raw.file else {
+                return Err(check.missing(
+                    "load.file",
+                    "required when load.mode = \"trace\" (a CSV of arrival times and latencies)",
+                ));
+            };
+            // Relative to the preset's folder (the working directory for built-ins).
+            let base = std::path::Path::new(check.origin)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty() && check.origin.ends_with(".toml"));
+            let path = base.map_or_else(|| std::path::PathBuf::from(file), |b| b.join(file));
+            let label = path.display().to_string();
+            let text = std::fs::read_to_string(&path).map_err(|error| ScenarioError::Read {
+                path: label.clone(),
+                error,
+            })?;
+            LoadMode::Trace {
+                rows: parse_trace(&label, &text, services)?,
+            }
+        }
         other => {
             return Err(check.invalid(
                 "load.mode",
                 quoted(other),
-                "is not allowed: expected one of runs, open, closed, batch",
+                "is not allowed: expected one of runs, open, closed, batch, trace",
             ));
         }
     };
@@ -166,7 +256,11 @@ fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, Scenario
     })
 }
 
-fn services(check: &Checker, raw: &[RawService]) -> Result<Vec<Service>, ScenarioError> {
+fn services(
+    check: &Checker,
+    raw: &[RawService],
+    resources: &[Resource],
+) -> Result<Vec<Service>, ScenarioError> {
     if raw.is_empty() {
         return Err(check.invalid(
             "services",
@@ -198,6 +292,34 @@ fn services(check: &Checker, raw: &[RawService]) -> Result<Vec<Service>, Scenari
             Some(text) => Some(check.positive_duration(&format!("{path}.timeout"), text)?),
             None => None,
         };
+        let cpu = match &service.cpu {
+            Some(text) => check.duration(&format!("{path}.cpu"), text)?,
+            None => crate::time::Nanos::ZERO,
+        };
+        let uses = match &service.uses {
+            Some(r) => Some(
+                resources
+                    .iter()
+                    .position(|x| &x.name == r)
+                    .map(ResourceId)
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = resources.iter().map(|x| x.name.as_str()).collect();
+                        check.invalid(
+                            &format!("{path}.uses"),
+                            quoted(r),
+                            format!(
+                                "is not a known resource: [[resources]] are {}",
+                                if known.is_empty() {
+                                    "none".to_owned()
+                                } else {
+                                    known.join(", ")
+                                }
+                            ),
+                        )
+                    })?,
+            ),
+            None => None,
+        };
         services.push(Service {
             name,
             latency: latency(check, &format!("{path}.latency"), &service.latency)?,
@@ -205,6 +327,9 @@ fn services(check: &Checker, raw: &[RawService]) -> Result<Vec<Service>, Scenari
             fallback: service.fallback.clone(),
             timeout,
             hang,
+            cpu,
+            uses,
+            pinned: service.pinned,
         });
     }
     Ok(services)
@@ -327,12 +452,32 @@ fn endpoint(
                 "is empty: every stage calls at least one service",
             ));
         }
-        let ids = stage
+        let ids: Vec<ServiceId> = stage
             .iter()
             .enumerate()
             .map(|(i, name)| service_id(check, &format!("{stage_path}[{i}]"), name, services))
             .collect::<Result<_, _>>()?;
         resolved.push(ids);
+    }
+    let fan_out = match raw.fan_out {
+        Some(n) => check.count("endpoint.fan_out", n, 1..=MAX_CALLS as u32)? as usize,
+        None => 1,
+    };
+    let total: usize = resolved.iter().map(Vec::len).sum::<usize>() * fan_out;
+    if total > MAX_CALLS {
+        return Err(check.invalid(
+            "endpoint.fan_out",
+            fan_out,
+            format!("makes {total} calls per request: at most {MAX_CALLS}"),
+        ));
+    }
+    if fan_out > 1 {
+        for stage in &mut resolved {
+            *stage = stage
+                .iter()
+                .flat_map(|&id| std::iter::repeat_n(id, fan_out))
+                .collect();
+        }
     }
     Ok(Endpoint { stages: resolved })
 }

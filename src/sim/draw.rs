@@ -114,6 +114,9 @@ mod tests {
             fallback: None,
             timeout: None,
             hang: None,
+            cpu: Nanos::ZERO,
+            uses: None,
+            pinned: false,
         }
     }
 

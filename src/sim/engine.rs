@@ -4,12 +4,13 @@
 //! read-only view in `snapshot.rs`; this file holds the state and the clock API.
 
 use crate::metrics::{LatencyHistogram, OutcomeCounts, RollingHistogram, Series};
-use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy};
+use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy, UnboundedThreads};
 use crate::time::Nanos;
 
 use super::event::EventQueue;
 use super::pool::{KeepAlive, Pool, PoolKind, PoolSpec, Slot};
 use super::request::{ReqRef, Requests};
+use super::resources::{Cpu, ResourceState};
 use super::{Fault, LogEntry, RunRow};
 
 /// Index of a pool in the engine (see the `*_POOL` constants).
@@ -65,6 +66,12 @@ pub(super) enum Event {
     ClientTimeout { req: ReqRef },
     /// An idle worker's `poll(keepAlive)` may have timed out.
     KeepAlive { pool: PoolId, slot: Slot },
+    /// A call's CPU burst ends.
+    CpuDone { req: ReqRef, call: u16 },
+    /// The submitter of a request has created a platform thread.
+    SpawnDone { req: ReqRef },
+    /// A call waiting for a connection gives up.
+    ConnTimeout { req: ReqRef, call: u16 },
 }
 
 /// Per-service counters.
@@ -82,6 +89,8 @@ pub struct ServiceStats {
     pub rejected: u64,
     /// Calls discarded by the rejection policy (their futures never complete).
     pub discarded: u64,
+    /// Calls that got no connection within the pool's timeout.
+    pub connection_timeouts: u64,
 }
 
 /// Time series sampled every `sample_interval` of simulated time.
@@ -154,6 +163,8 @@ pub struct Engine {
     pub(super) events_processed: u64,
     /// ∫ in-flight dt, for the time-average number in the system (Little's L).
     pub(super) in_flight_area: f64,
+    pub(super) cpu: Cpu,
+    pub(super) resource_states: Vec<ResourceState>,
 }
 
 impl Engine {
@@ -226,6 +237,8 @@ impl Engine {
             runs: Vec::new(),
             events_processed: 0,
             in_flight_area: 0.0,
+            cpu: Cpu::new(scenario.cores),
+            resource_states: vec![ResourceState::default(); scenario.resources.len()],
         };
         engine.start_load();
         engine
@@ -236,6 +249,11 @@ impl Engine {
             LoadMode::Runs { .. } | LoadMode::Batch { .. } => {
                 self.events
                     .push(Nanos::ZERO, Event::Arrival { generation: 0 });
+            }
+            LoadMode::Trace { ref rows } => {
+                if let Some(first) = rows.first() {
+                    self.events.push(first.at, Event::Arrival { generation: 0 });
+                }
             }
             LoadMode::Open { .. } => self.schedule_next_arrival(),
             LoadMode::Closed { clients, .. } => {
@@ -345,6 +363,10 @@ impl Engine {
             LoadMode::Runs { count } | LoadMode::Batch { count } => {
                 self.issued >= u64::from(count) && self.outcomes.total() >= u64::from(count)
             }
+            LoadMode::Trace { ref rows } => {
+                let n = rows.len() as u64;
+                self.issued >= n && self.outcomes.total() >= n
+            }
             LoadMode::Open { .. } | LoadMode::Closed { .. } => false,
         }
     }
@@ -356,6 +378,9 @@ impl Engine {
             Event::CallEnd { req, call } => self.on_call_end(req, call),
             Event::CallTimeout { req, call } => self.on_call_timeout(req, call),
             Event::ClientTimeout { req } => self.on_client_timeout(req),
+            Event::CpuDone { req, call } => self.proceed(req, call),
+            Event::SpawnDone { req } => self.on_spawn_done(req),
+            Event::ConnTimeout { req, call } => self.on_conn_timeout(req, call),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)
@@ -461,15 +486,16 @@ fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
             queue_capacity: server.max_queue,
             keep_alive: server.keep_alive,
             prestart: true,
+            virtual_threads: false,
         },
         // Spring Boot's TomcatVirtualThreadsWebServerFactoryCustomizer: a virtual thread per
         // request named from "tomcat-handler-0".
-        ServerThreads::Virtual => per_task("tomcat", "tomcat-handler-", 0),
+        ServerThreads::Virtual => per_task("tomcat", "tomcat-handler-", 0, true),
     };
     let parallelism = scenario.shared_parallelism();
     let shared_spec = if parallelism < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
         // CompletableFuture.ASYNC_POOL = new ThreadPerTaskExecutor(): `new Thread(r).start()`.
-        per_task("shared", "Thread-", 0)
+        per_task("shared", "Thread-", 0, false)
     } else {
         PoolSpec {
             name: "shared".into(),
@@ -482,12 +508,17 @@ fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
             // ForkJoinPool.DEFAULT_KEEPALIVE
             keep_alive: Nanos::from_secs(60),
             prestart: false,
+            virtual_threads: false,
         }
+    };
+    let unbounded = match scenario.strategy.unbounded_threads {
+        UnboundedThreads::Virtual => per_task("unbounded", "virtual-", 1, true),
+        UnboundedThreads::Platform => per_task("unbounded", "Thread-", 0, false),
     };
     let mut pools = vec![
         Pool::new(server_spec),
         Pool::new(shared_spec),
-        Pool::new(per_task("unbounded", "virtual-", 1)),
+        Pool::new(unbounded),
     ];
     for b in &scenario.strategy.bulkheads {
         pools.push(Pool::new(PoolSpec {
@@ -500,12 +531,13 @@ fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
             queue_capacity: Some(b.queue),
             keep_alive: b.keep_alive,
             prestart: false,
+            virtual_threads: false,
         }));
     }
     pools
 }
 
-fn per_task(name: &str, prefix: &str, first_number: u32) -> PoolSpec {
+fn per_task(name: &str, prefix: &str, first_number: u32, virtual_threads: bool) -> PoolSpec {
     PoolSpec {
         name: name.into(),
         prefix: prefix.into(),
@@ -516,5 +548,6 @@ fn per_task(name: &str, prefix: &str, first_number: u32) -> PoolSpec {
         queue_capacity: Some(0),
         keep_alive: Nanos::ZERO,
         prestart: false,
+        virtual_threads,
     }
 }

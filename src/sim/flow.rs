@@ -20,6 +20,8 @@ enum CallResult {
     Ok,
     Failed,
     TimedOut,
+    /// No connection within the pool's timeout (`SQLTransientConnectionException`).
+    NoConnection,
 }
 
 /// A refused closed-loop client retries after at least this long, so a full backlog with no
@@ -47,6 +49,13 @@ impl Engine {
             LoadMode::Open { .. } => {
                 self.issue(None);
                 self.schedule_next_arrival();
+            }
+            LoadMode::Trace { ref rows } => {
+                let next = rows.get(self.issued as usize + 1).map(|row| row.at);
+                self.issue(None);
+                if let Some(at) = next {
+                    self.events.push(at, Event::Arrival { generation });
+                }
             }
             LoadMode::Closed { .. } => {}
         }
@@ -190,7 +199,7 @@ impl Engine {
             let Some(req) = self.requests.get_mut(r) else {
                 return;
             };
-            if req.server_done || req.inline_call.is_some() {
+            if req.server_done || req.inline_call.is_some() || req.spawning {
                 return;
             }
             // Sequential code throws at the first failure without fallback.
@@ -240,11 +249,18 @@ impl Engine {
         pool: PoolId,
         submitter: Option<ThreadRef>,
     ) -> bool {
+        let created = self.pools[pool].stats().threads_created;
         match self.pools[pool].submit(Task::Call(r, call)) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);
                 self.start_call(r, call, ThreadRef::Worker { pool, slot });
                 self.arm_timeout(r, call, service);
+                // A new platform thread costs its creator CPU time (`spawn_cost`).
+                let p = &self.pools[pool];
+                if p.stats().threads_created > created && !p.spec().virtual_threads {
+                    self.spawn_thread_cost(r);
+                    return !self.requests.get(r).is_some_and(|q| q.spawning);
+                }
                 return true;
             }
             Admission::Queued => {
@@ -355,9 +371,8 @@ impl Engine {
 
     /// Starts a call on a pool thread.
     fn start_call(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
-        let latency = self.begin_call(r, call, thread, false);
-        self.events
-            .push(self.now + latency, Event::CallEnd { req: r, call });
+        self.begin_call(r, call, thread, false);
+        self.proceed(r, call);
     }
 
     /// Runs a call on the submitting thread, pausing its submission loop.
@@ -370,17 +385,17 @@ impl Engine {
     ) {
         let thread = thread.unwrap_or(ThreadRef::Delayer);
         self.count_outstanding(r);
-        let mut latency = self.begin_call(r, call, thread, true);
+        let latency = self.begin_call(r, call, thread, true);
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
         req.inline_call = Some(call);
         if let Some(timeout) = read_timeout.filter(|t| *t < latency) {
-            req.calls[call as usize].cut_by_timeout = true;
-            latency = timeout;
+            let c = &mut req.calls[call as usize];
+            c.cut_by_timeout = true;
+            c.latency = timeout;
         }
-        self.events
-            .push(self.now + latency, Event::CallEnd { req: r, call });
+        self.proceed(r, call);
     }
 
     /// Marks a call running and returns its latency, with faults and hangs applied.
@@ -394,6 +409,15 @@ impl Engine {
         let draw = call_draw(self.scenario.seed, req.id, call as usize, svc);
         let fault = self.faults[service.0];
         let mut latency = draw.latency;
+        // A replayed request takes the latency its trace row recorded.
+        if let LoadMode::Trace { rows } = &self.load
+            && let Some(Some(recorded)) = usize::try_from(req.id - 1)
+                .ok()
+                .and_then(|i| rows.get(i))
+                .map(|row| row.latencies[service.0])
+        {
+            latency = recorded;
+        }
         if let Some(Fault::Slow { factor }) = fault {
             latency = Nanos::from_secs_f64(latency.as_secs_f64() * factor);
         }
@@ -404,12 +428,22 @@ impl Engine {
         {
             latency = hang.duration;
         }
+        let on_virtual = match thread {
+            ThreadRef::Worker { pool, .. } => self
+                .pools
+                .get(pool)
+                .is_some_and(|p| p.spec().virtual_threads),
+            ThreadRef::Delayer => false,
+        };
         let c = &mut req.calls[call as usize];
         c.phase = CallPhase::Running;
         c.thread = Some(thread);
         c.inline = inline;
         c.fail_u = draw.fail_u;
         c.started = self.now;
+        c.latency = latency;
+        c.cpu_left = svc.cpu;
+        c.on_virtual = on_virtual;
         latency
     }
 
@@ -422,6 +456,7 @@ impl Engine {
     }
 
     pub(super) fn on_call_end(&mut self, r: ReqRef, call: u16) {
+        self.release_call_holdings(r, call);
         let service = self.service_of(call);
         let failure = self.failure_probability(service);
         // A request outlives its running calls (`outstanding`), so it is always found here.
@@ -437,8 +472,11 @@ impl Engine {
         let inline = c.inline;
         let future_done = c.future_done;
         // Failure is decided when the latency ends, so a failing call holds its thread.
+        let no_connection = c.conn_failed;
         let result = if c.cut_by_timeout {
             CallResult::TimedOut
+        } else if no_connection {
+            CallResult::NoConnection
         } else if c.fail_u < failure {
             CallResult::Failed
         } else {
@@ -447,7 +485,9 @@ impl Engine {
         let server_done = req.server_done;
         let handler = req.handler;
         match result {
-            CallResult::Failed => self.service_stats[service.0].failures += 1,
+            CallResult::Failed | CallResult::NoConnection => {
+                self.service_stats[service.0].failures += 1;
+            }
             CallResult::TimedOut => self.service_stats[service.0].timeouts += 1,
             CallResult::Ok => {}
         }
@@ -509,12 +549,17 @@ impl Engine {
                 } else if req.fail.is_none() {
                     req.fail = Some(match result {
                         CallResult::TimedOut => FailReason::CallTimedOut(service.0),
+                        CallResult::NoConnection => FailReason::NoConnection(service.0),
                         _ => FailReason::CallFailed(service.0),
                     });
                 }
             }
             stage_len = self.scenario.endpoint.stages[req.stage].len();
-            if req.inline_call.is_some() || req.next_call < stage_len || req.pending > 0 {
+            if req.inline_call.is_some()
+                || req.spawning
+                || req.next_call < stage_len
+                || req.pending > 0
+            {
                 return;
             }
         }
@@ -702,8 +747,13 @@ impl Engine {
                         .push(self.now + pause, Event::ClientSend { client });
                 }
             }
-            LoadMode::Open { .. } | LoadMode::Batch { .. } => {}
+            LoadMode::Open { .. } | LoadMode::Batch { .. } | LoadMode::Trace { .. } => {}
         }
+    }
+
+    /// The submitting thread carries on with its stage after a pause.
+    pub(super) fn resume_submitter(&mut self, r: ReqRef) {
+        self.submit_calls(r);
     }
 
     pub(super) fn push_log(&mut self, entry: LogEntry) {

@@ -11,6 +11,7 @@ mod event;
 mod flow;
 pub mod pool;
 mod request;
+mod resources;
 mod snapshot;
 
 pub use command::{Command, CommandError};

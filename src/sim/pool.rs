@@ -98,6 +98,8 @@ pub struct PoolSpec {
     pub keep_alive: Nanos,
     /// Start `core` threads at once (Tomcat's executor calls `prestartAllCoreThreads`).
     pub prestart: bool,
+    /// Virtual threads (no OS thread, a small heap stack) rather than platform threads.
+    pub virtual_threads: bool,
 }
 
 /// Counters with the JDK's names (`getCompletedTaskCount`, `getLargestPoolSize`), plus the
@@ -546,6 +548,7 @@ mod tests {
             queue_capacity: queue,
             keep_alive: Nanos::from_secs(10),
             prestart: kind == PoolKind::Tomcat,
+            virtual_threads: false,
         }
     }
 

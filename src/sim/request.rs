@@ -36,6 +36,22 @@ pub(super) struct Call {
     pub started: Nanos,
     /// The uniform that decides failure when the call ends.
     pub fail_u: f64,
+    /// How long the call waits (I/O) once it has its connection and CPU.
+    pub latency: Nanos,
+    /// CPU time still to run before the wait.
+    pub cpu_left: Nanos,
+    /// Holds a connection of the service's resource.
+    pub has_conn: bool,
+    /// Waits in the resource's queue for a connection.
+    pub waiting_conn: bool,
+    /// Gave up waiting for a connection (`SQLTransientConnectionException`).
+    pub conn_failed: bool,
+    /// Holds a core (running CPU, or pinned to its carrier).
+    pub has_core: bool,
+    /// Queued for a core.
+    pub waiting_core: bool,
+    /// Runs on a virtual thread.
+    pub on_virtual: bool,
 }
 
 impl Call {
@@ -47,6 +63,14 @@ impl Call {
         cut_by_timeout: false,
         started: Nanos::ZERO,
         fail_u: 1.0,
+        latency: Nanos::ZERO,
+        cpu_left: Nanos::ZERO,
+        has_conn: false,
+        waiting_conn: false,
+        conn_failed: false,
+        has_core: false,
+        waiting_core: false,
+        on_virtual: false,
     };
 }
 
@@ -57,6 +81,8 @@ pub enum FailReason {
     CallFailed(usize),
     /// A call timed out and had no fallback.
     CallTimedOut(usize),
+    /// A call got no connection within the pool's timeout and had no fallback.
+    NoConnection(usize),
     /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
     Rejected(usize),
 }
@@ -82,6 +108,8 @@ pub(super) struct Request {
     pub pending: u32,
     /// The call running inline on the submitter, which pauses submission.
     pub inline_call: Option<u16>,
+    /// The submitter is creating a platform thread (`spawn_cost`), which pauses submission.
+    pub spawning: bool,
     pub fallback_used: bool,
     /// The service whose fallback was used first (for the log).
     pub first_fallback: Option<usize>,
@@ -138,6 +166,7 @@ impl Requests {
                     next_call: 0,
                     pending: 0,
                     inline_call: None,
+                    spawning: false,
                     fallback_used: false,
                     first_fallback: None,
                     fail: None,
@@ -164,6 +193,7 @@ impl Requests {
         r.next_call = 0;
         r.pending = 0;
         r.inline_call = None;
+        r.spawning = false;
         r.fallback_used = false;
         r.first_fallback = None;
         r.fail = None;

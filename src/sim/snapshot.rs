@@ -253,6 +253,9 @@ impl Engine {
             Detail::Failed(FailReason::CallTimedOut(i)) => {
                 format!("Failed ({} timed out)", svc(i))
             }
+            Detail::Failed(FailReason::NoConnection(i)) => {
+                format!("Failed ({}: connection not available)", svc(i))
+            }
             Detail::Failed(FailReason::Rejected(i)) => {
                 format!("Failed (TaskRejectedException: {})", svc(i))
             }

@@ -105,7 +105,7 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
 
     let (throughput, latency, erlang) = match scenario.load.mode {
         LoadMode::Runs { .. } => (Some(1.0 / single.max(1e-12)), Some(single), None),
-        LoadMode::Batch { .. } => (None, None, None),
+        LoadMode::Batch { .. } | LoadMode::Trace { .. } => (None, None, None),
         LoadMode::Closed { clients, think } => {
             let z = think.as_secs_f64();
             let n = f64::from(clients);

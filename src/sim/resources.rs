@@ -1,0 +1,281 @@
+//! What a call holds besides its thread: a connection from a pool (HikariCP) and a core for
+//! its CPU time (or for its whole wait, when a virtual thread is pinned), and the CPU the
+//! submitting thread spends creating platform threads.
+//!
+//! A started call goes through `proceed`: borrow a connection (FIFO waiters, a timeout that
+//! fails the call), then run its CPU time on a core (FIFO, each burst to completion), then
+//! wait its latency. Cores are shared by every thread, platform or virtual: the virtual
+//! threads' carriers are the cores.
+
+use std::collections::VecDeque;
+
+use crate::scenario::{Jdk, ResourceId};
+use crate::time::Nanos;
+
+use super::engine::{Engine, Event};
+use super::request::ReqRef;
+
+/// Work waiting for a core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CpuJob {
+    Call(ReqRef, u16),
+    /// The submitter of this request creating a platform thread.
+    Spawn(ReqRef),
+}
+
+/// The machine's cores.
+#[derive(Debug, Clone)]
+pub(super) struct Cpu {
+    pub cores: u32,
+    pub busy: u32,
+    pub queue: VecDeque<CpuJob>,
+    pub max_queue: u32,
+    /// ∫ busy dt, for utilisation.
+    pub busy_area: f64,
+    pub last_change: Nanos,
+}
+
+impl Cpu {
+    pub fn new(cores: u32) -> Self {
+        Cpu {
+            cores,
+            busy: 0,
+            queue: VecDeque::new(),
+            max_queue: 0,
+            busy_area: 0.0,
+            last_change: Nanos::ZERO,
+        }
+    }
+
+    fn account(&mut self, now: Nanos) {
+        self.busy_area += f64::from(self.busy) * now.saturating_sub(self.last_change).as_secs_f64();
+        self.last_change = now;
+    }
+}
+
+/// A connection pool's state.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ResourceState {
+    pub in_use: u32,
+    pub waiters: VecDeque<(ReqRef, u16)>,
+    /// Waiters still waiting (the queue may hold stale entries of calls that gave up).
+    pub waiting: u32,
+    pub max_waiting: u32,
+    pub acquired: u64,
+    pub timeouts: u64,
+    pub wait_total: Nanos,
+    pub max_in_use: u32,
+}
+
+impl Engine {
+    /// Moves a started call on: connection, CPU, then its wait.
+    pub(super) fn proceed(&mut self, r: ReqRef, call: u16) {
+        let service = self.service_of(call);
+        let svc = &self.scenario.services[service.0];
+        let (uses, pinned_service) = (svc.uses, svc.pinned);
+        let timeout = uses.map(|u| self.scenario.resources[u.0].timeout);
+        let pins_carrier = self.scenario.jdk < Jdk::V25;
+        let now = self.now;
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        let c = &mut req.calls[call as usize];
+        // 1. getConnection(): a free connection, else wait in FIFO order up to the timeout.
+        if let (Some(res), Some(timeout)) = (uses, timeout)
+            && !c.has_conn
+        {
+            let state = &mut self.resource_states[res.0];
+            if state.in_use < self.scenario.resources[res.0].size {
+                state.in_use += 1;
+                state.max_in_use = state.max_in_use.max(state.in_use);
+                state.acquired += 1;
+                c.has_conn = true;
+            } else {
+                c.waiting_conn = true;
+                c.started = now;
+                state.waiters.push_back((r, call));
+                state.waiting += 1;
+                state.max_waiting = state.max_waiting.max(state.waiting);
+                self.events
+                    .push(now + timeout, Event::ConnTimeout { req: r, call });
+                return;
+            }
+        }
+        // 2. CPU time on a core; a virtual thread blocking inside `synchronized` stays pinned
+        //    to its carrier (JDK 21-23), so it keeps the core for its whole wait.
+        let pinned = pinned_service && c.on_virtual && pins_carrier;
+        if (c.cpu_left > Nanos::ZERO || pinned) && !c.has_core {
+            if self.cpu.busy < self.cpu.cores {
+                self.cpu.account(now);
+                self.cpu.busy += 1;
+                c.has_core = true;
+            } else {
+                c.waiting_core = true;
+                self.cpu
+                    .queue
+                    .push_back(super::resources::CpuJob::Call(r, call));
+                self.cpu.max_queue = self
+                    .cpu
+                    .max_queue
+                    .max(u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX));
+                return;
+            }
+        }
+        if c.has_core && c.cpu_left > Nanos::ZERO {
+            let burst = c.cpu_left;
+            c.cpu_left = Nanos::ZERO;
+            self.events
+                .push(now + burst, Event::CpuDone { req: r, call });
+            return;
+        }
+        let latency = c.latency;
+        let release_core = c.has_core && !pinned;
+        if release_core {
+            c.has_core = false;
+        }
+        // 3. The wait (I/O): the thread is held, the core is not (unless pinned).
+        self.events
+            .push(now + latency, Event::CallEnd { req: r, call });
+        if release_core {
+            self.release_core();
+        }
+    }
+
+    /// Gives a core back; the next job waiting for one gets it.
+    pub(super) fn release_core(&mut self) {
+        let now = self.now;
+        self.cpu.account(now);
+        self.cpu.busy = self.cpu.busy.saturating_sub(1);
+        while let Some(job) = self.cpu.queue.pop_front() {
+            match job {
+                CpuJob::Call(r, call) => {
+                    let Some(req) = self.requests.get_mut(r) else {
+                        continue;
+                    };
+                    let c = &mut req.calls[call as usize];
+                    if !c.waiting_core {
+                        continue;
+                    }
+                    c.waiting_core = false;
+                    c.has_core = true;
+                    self.cpu.busy += 1;
+                    self.proceed(r, call);
+                }
+                CpuJob::Spawn(r) => {
+                    self.cpu.busy += 1;
+                    self.events
+                        .push(now + self.scenario.spawn_cost, Event::SpawnDone { req: r });
+                }
+            }
+            return;
+        }
+    }
+
+    /// The submitting thread spends `spawn_cost` of CPU creating a platform thread; its
+    /// submission loop pauses meanwhile.
+    pub(super) fn spawn_thread_cost(&mut self, r: ReqRef) {
+        if self.scenario.spawn_cost == Nanos::ZERO {
+            return;
+        }
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.spawning = true;
+        if self.cpu.busy < self.cpu.cores {
+            self.cpu.account(self.now);
+            self.cpu.busy += 1;
+            self.events.push(
+                self.now + self.scenario.spawn_cost,
+                Event::SpawnDone { req: r },
+            );
+        } else {
+            self.cpu.queue.push_back(CpuJob::Spawn(r));
+        }
+    }
+
+    pub(super) fn on_spawn_done(&mut self, r: ReqRef) {
+        self.release_core();
+        if let Some(req) = self.requests.get_mut(r) {
+            req.spawning = false;
+        }
+        self.resume_submitter(r);
+    }
+
+    /// A waiter gave up on its connection: `SQLTransientConnectionException`, the call fails
+    /// now.
+    pub(super) fn on_conn_timeout(&mut self, r: ReqRef, call: u16) {
+        let service = self.service_of(call);
+        let Some(res) = self.scenario.services[service.0].uses else {
+            return;
+        };
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        let c = &mut req.calls[call as usize];
+        if !c.waiting_conn {
+            return;
+        }
+        c.waiting_conn = false;
+        c.conn_failed = true;
+        let state = &mut self.resource_states[res.0];
+        state.waiting = state.waiting.saturating_sub(1);
+        state.timeouts += 1;
+        state.wait_total += self.scenario.resources[res.0].timeout;
+        self.service_stats[service.0].connection_timeouts += 1;
+        self.on_call_end(r, call);
+    }
+
+    /// Gives back what a call held when it ends.
+    pub(super) fn release_call_holdings(&mut self, r: ReqRef, call: u16) {
+        let service = self.service_of(call);
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        let c = &mut req.calls[call as usize];
+        let had_conn = std::mem::take(&mut c.has_conn);
+        let had_core = std::mem::take(&mut c.has_core);
+        if had_core {
+            self.release_core();
+        }
+        if had_conn && let Some(res) = self.scenario.services[service.0].uses {
+            self.release_connection(res);
+        }
+    }
+
+    /// A connection goes back to the pool and to the longest waiter, if any.
+    fn release_connection(&mut self, res: ResourceId) {
+        let now = self.now;
+        let state = &mut self.resource_states[res.0];
+        state.in_use = state.in_use.saturating_sub(1);
+        while let Some((r, call)) = self.resource_states[res.0].waiters.pop_front() {
+            let Some(req) = self.requests.get_mut(r) else {
+                continue;
+            };
+            let c = &mut req.calls[call as usize];
+            if !c.waiting_conn {
+                continue;
+            }
+            c.waiting_conn = false;
+            c.has_conn = true;
+            let waited = now.saturating_sub(c.started);
+            let state = &mut self.resource_states[res.0];
+            state.waiting = state.waiting.saturating_sub(1);
+            state.in_use += 1;
+            state.acquired += 1;
+            state.wait_total += waited;
+            self.proceed(r, call);
+            return;
+        }
+    }
+
+    /// The fraction of core time used since t = 0.
+    pub fn cpu_utilisation(&self) -> f64 {
+        let t = self.now.as_secs_f64();
+        if t <= 0.0 {
+            return 0.0;
+        }
+        let pending =
+            f64::from(self.cpu.busy) * self.now.saturating_sub(self.cpu.last_change).as_secs_f64();
+        (self.cpu.busy_area + pending) / (t * f64::from(self.cpu.cores))
+    }
+}

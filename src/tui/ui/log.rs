@@ -1,0 +1,89 @@
+//! The event log in the article's row format, `Run # | Strategy | Time (ms) | Thread Name |
+//! Status`, newest at the bottom, with every change a person made in between.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use crate::sim::{LogLine, RunLine, Snapshot};
+use crate::tui::app::App;
+use crate::tui::theme::Palette;
+
+use super::fmt;
+
+/// Widths of the fixed columns: run, strategy, time.
+const RUN: usize = 5;
+const STRATEGY: usize = 10;
+const TIME: usize = 9;
+const SEP: &str = " │ ";
+const SEP_WIDTH: usize = 3;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+    let p = app.palette();
+    let block = Block::bordered()
+        .title(Line::styled(" Log ", p.title))
+        .border_style(p.border);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+
+    let width = usize::from(inner.width);
+    // What is left after the fixed columns and their separators goes to thread and status.
+    let rest = width.saturating_sub(RUN + STRATEGY + TIME + 3 * SEP_WIDTH);
+    let thread = (rest / 2).clamp(12, 34).min(rest);
+    let status = rest.saturating_sub(thread + SEP_WIDTH);
+    let columns = Columns { thread, status };
+
+    let rows = usize::from(inner.height).saturating_sub(1);
+    let skip = snapshot.log.len().saturating_sub(rows);
+    let mut lines = vec![columns.header(p)];
+    lines.extend(snapshot.log[skip..].iter().map(|entry| match entry {
+        LogLine::Run(run) => columns.run(p, run),
+        LogLine::Change { at, text } => Line::styled(
+            fmt::fit(
+                &format!(" {:>w$}   {} {text}", "⚙", fmt::clock(*at), w = RUN - 1),
+                width,
+            ),
+            p.change,
+        ),
+    }));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+struct Columns {
+    thread: usize,
+    status: usize,
+}
+
+impl Columns {
+    fn header(&self, p: &Palette) -> Line<'static> {
+        let text = [
+            fmt::fit_right("Run #", RUN),
+            fmt::fit("Strategy", STRATEGY),
+            fmt::fit_right("Time (ms)", TIME),
+            fmt::fit("Thread Name", self.thread),
+            fmt::fit("Status", self.status),
+        ]
+        .join(SEP);
+        Line::styled(text, p.title)
+    }
+
+    fn run(&self, p: &Palette, run: &RunLine) -> Line<'static> {
+        let cells = [
+            fmt::fit_right(&run.run.to_string(), RUN),
+            fmt::fit(run.strategy.name(), STRATEGY),
+            fmt::fit_right(&format!("{:.0}", run.time.as_millis_f64()), TIME),
+            fmt::fit(&run.thread, self.thread),
+        ];
+        let mut spans: Vec<Span> = Vec::new();
+        for cell in cells {
+            spans.push(Span::raw(cell));
+            spans.push(Span::styled(SEP, p.dim));
+        }
+        spans.push(Span::styled(
+            fmt::fit(&run.status, self.status),
+            p.outcome(run.outcome),
+        ));
+        Line::from(spans)
+    }
+}

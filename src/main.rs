@@ -1,1 +1,293 @@
-fn main() {}
+//! The `threadlab` command line: the TUI, headless runs and comparisons, preset tools.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use threadlab::report::{self, Format, RunReport};
+use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::time::Nanos;
+use threadlab::tui::{self, Theme, TuiOptions};
+
+/// Watch concurrency strategies work and fail: thread pools, queues, bulkheads and virtual
+/// threads, simulated with the JVM's exact rules.
+#[derive(Debug, Parser)]
+#[command(name = "threadlab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Open the live TUI (the default command; default preset `ironthread`).
+    Tui {
+        /// A built-in preset name or a path to a .toml file.
+        preset: Option<String>,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// Frames per second while running.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
+        fps: u32,
+        /// No colours (also when NO_COLOR is set).
+        #[arg(long)]
+        no_color: bool,
+        /// Colour theme; `light` reads on a white projector screen.
+        #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
+        theme: ThemeArg,
+    },
+    /// Play a preset headless under one strategy and print the results.
+    Run {
+        preset: String,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Play a preset under all four strategies on identical requests, side by side.
+    Compare {
+        preset: String,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// List the built-in presets.
+    Presets,
+    /// Validate a preset (and overrides) without running it.
+    Check {
+        preset: String,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+struct ScenarioArgs {
+    /// Strategy: sequential, shared, bulkhead or unbounded (default: the preset's).
+    #[arg(long, value_enum)]
+    strategy: Option<StrategyArg>,
+    /// Seed for every random draw (default: the preset's).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Simulated time to run, e.g. 60s, 1500ms, 10m (default: the preset's).
+    #[arg(long)]
+    duration: Option<String>,
+    /// Override a preset value: key.path=value (repeatable), e.g. server.threads=400,
+    /// services.recommendations.failure=0, strategy.bulkhead.IronThread.core=12.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum StrategyArg {
+    Sequential,
+    Shared,
+    Bulkhead,
+    Unbounded,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(s: StrategyArg) -> Self {
+        match s {
+            StrategyArg::Sequential => Strategy::Sequential,
+            StrategyArg::Shared => Strategy::Shared,
+            StrategyArg::Bulkhead => Strategy::Bulkhead,
+            StrategyArg::Unbounded => Strategy::Unbounded,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ThemeArg {
+    Dark,
+    Light,
+}
+
+/// Bad input: a preset, an override or a flag. Exit code 2.
+#[derive(Debug)]
+struct BadInput(String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<BadInput>().is_some() => {
+            eprintln!("threadlab: {e}");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("threadlab: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
+    match command {
+        None => {
+            let args = ScenarioArgs {
+                strategy: None,
+                seed: None,
+                duration: None,
+                set: Vec::new(),
+            };
+            open_tui(scenario::DEFAULT_PRESET, &args, 30, false, ThemeArg::Dark)
+        }
+        Some(Command::Tui {
+            preset,
+            scenario,
+            fps,
+            no_color,
+            theme,
+        }) => open_tui(
+            preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
+            &scenario,
+            fps,
+            no_color,
+            theme,
+        ),
+        Some(Command::Run {
+            preset,
+            scenario,
+            output,
+        }) => run(&preset, &scenario, output.format),
+        Some(Command::Compare {
+            preset,
+            scenario,
+            output,
+        }) => compare(&preset, &scenario, output.format),
+        Some(Command::Presets) => {
+            print!("{}", presets_listing());
+            Ok(())
+        }
+        Some(Command::Check { preset, scenario }) => {
+            let (s, strategy, duration) = load(&preset, &scenario)?;
+            println!(
+                "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
+                s.source,
+                s.name,
+                s.services.len(),
+                s.endpoint.stages.len(),
+                duration
+            );
+            Ok(())
+        }
+    }
+}
+
+/// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
+fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy, Nanos)> {
+    let mut s = scenario::load(preset, &args.set).map_err(|e| BadInput(e.to_string()))?;
+    if let Some(seed) = args.seed {
+        s.seed = seed;
+    }
+    if let Some(d) = &args.duration {
+        let d =
+            scenario::parse_duration(d).map_err(|e| BadInput(format!("--duration {d:?}: {e}")))?;
+        if d == Nanos::ZERO {
+            return Err(BadInput("--duration must be greater than 0".into()).into());
+        }
+        s.duration = d;
+    }
+    let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
+    let duration = s.duration;
+    Ok((s, strategy, duration))
+}
+
+fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+    let (s, strategy, duration) = load(preset, args)?;
+    let engine = report::play(&s, strategy, duration);
+    let r = RunReport::new(&s, &engine);
+    let out = match format_of(format) {
+        Format::Table => report::run_table(&s, &r),
+        Format::Json => report::to_json(&r)?,
+        Format::Csv => report::run_csv(&r),
+    };
+    print!("{out}");
+    Ok(())
+}
+
+fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+    let (s, _, duration) = load(preset, args)?;
+    print!("{}", compare_output(&s, duration, format_of(format))?);
+    Ok(())
+}
+
+fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<String> {
+    let reports: Vec<RunReport> = report::compare(s, duration)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    Ok(match format {
+        Format::Table => report::compare_table(s, &reports),
+        Format::Json => report::to_json(&reports)?,
+        Format::Csv => report::compare_csv(&reports),
+    })
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Table => Format::Table,
+        FormatArg::Json => Format::Json,
+        FormatArg::Csv => Format::Csv,
+    }
+}
+
+fn open_tui(
+    preset: &str,
+    args: &ScenarioArgs,
+    fps: u32,
+    no_color: bool,
+    theme: ThemeArg,
+) -> anyhow::Result<()> {
+    let (s, strategy, duration) = load(preset, args)?;
+    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        eprintln!(
+            "threadlab: no terminal attached, so no live view; here is the headless comparison \
+             (open `threadlab tui` in a terminal, or see `threadlab --help`)"
+        );
+        print!("{}", compare_output(&s, duration, Format::Table)?);
+        return Ok(());
+    }
+    let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme = match (no_color, theme) {
+        (true, _) => Theme::NoColor,
+        (false, ThemeArg::Light) => Theme::Light,
+        (false, ThemeArg::Dark) => Theme::Dark,
+    };
+    tui::run(s, strategy, TuiOptions { fps, theme })
+}
+
+fn presets_listing() -> String {
+    let mut out = String::new();
+    let summaries = scenario::builtin_summaries();
+    let width = summaries.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    for p in summaries {
+        out.push_str(&format!("{:<width$}  {}\n", p.name, p.about));
+    }
+    out
+}

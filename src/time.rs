@@ -29,7 +29,9 @@ impl Nanos {
         } else if ns >= u64::MAX as f64 {
             Nanos::NEVER
         } else {
-            Nanos(ns.round() as u64)
+            // ns > 0 here, so adding one half and truncating rounds to nearest (and, unlike
+            // f64::round, needs no call into libm on the engine's hot path).
+            Nanos((ns + 0.5) as u64)
         }
     }
     pub fn from_millis_f64(ms: f64) -> Self {

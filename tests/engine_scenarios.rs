@@ -1,47 +1,80 @@
 //! Whole scenarios played by the engine, checked against the JVM's behaviour and theory.
 
 use threadlab::metrics::Outcome;
+use threadlab::report;
 use threadlab::scenario::{self, Strategy};
-use threadlab::sim::Engine;
+use threadlab::sim::draw::call_draw;
 use threadlab::time::Nanos;
 
-fn ironthread(strategy: Strategy) -> Engine {
-    let s = scenario::load("ironthread", &[]).expect("built-in preset");
-    let mut e = Engine::new(&s, strategy);
-    e.run_until(s.duration);
-    e
+#[test]
+fn compare_gives_every_strategy_the_same_draws_for_the_same_request() {
+    // Random latencies and failures: the sequential time of request k must be the sum of its
+    // three draws and every fan-out's time their maximum, for the same k in every strategy.
+    let text = r#"
+        [scenario]
+        name = "crn"
+        seed = 99
+        cores = 64
+        [load]
+        mode = "runs"
+        count = 40
+        [[services]]
+        name = "a"
+        latency = { dist = "uniform", min = "10ms", max = "300ms" }
+        [[services]]
+        name = "b"
+        latency = { dist = "exponential", mean = "100ms" }
+        [[services]]
+        name = "c"
+        latency = { dist = "lognormal", p50 = "80ms", p99 = "400ms" }
+        failure = 0.3
+        fallback = "C:Fallback"
+        [endpoint]
+        calls = ["a", "b", "c"]
+        [[strategy.bulkhead]]
+        name = "P"
+        services = ["a", "b", "c"]
+        core = 50
+        max = 50
+    "#;
+    let s = scenario::parse("crn", text, &[]).expect("valid scenario");
+    let results = report::compare(&s, Nanos::from_secs(3600));
+    assert_eq!(results.len(), 4);
+    let mut statuses: Vec<Vec<Outcome>> = Vec::new();
+    for (_, engine) in &results {
+        let runs = engine.run_lines();
+        assert_eq!(runs.len(), 40);
+        for r in &runs {
+            let draws: Vec<Nanos> = (0..3)
+                .map(|call| call_draw(s.seed, r.run, call, &s.services[call]).latency)
+                .collect();
+            let expected = if r.strategy == Strategy::Sequential {
+                draws.iter().fold(Nanos::ZERO, |a, &b| a + b)
+            } else {
+                draws.iter().copied().max().expect("three calls")
+            };
+            assert_eq!(r.time, expected, "{:?} run {}", r.strategy, r.run);
+        }
+        statuses.push(runs.iter().map(|r| r.outcome).collect());
+    }
+    // The same requests fail in every strategy, and some do.
+    assert!(statuses.windows(2).all(|w| w[0] == w[1]));
+    assert!(statuses[0].contains(&Outcome::Partial));
+    assert!(statuses[0].contains(&Outcome::Success));
 }
 
 #[test]
-fn ironthread_sequential_takes_1700ms_every_run() {
-    let e = ironthread(Strategy::Sequential);
-    let runs = e.run_lines();
-    assert_eq!(runs.len(), 5);
-    for r in &runs {
-        println!("{r:?}");
-        assert_eq!(r.time, Nanos::from_millis(1700));
-        assert!(r.thread.starts_with("http-nio-8080-exec-"));
-    }
-}
-
-#[test]
-fn ironthread_bulkhead_takes_1000ms_and_names_threads_by_pool_rules() {
-    let e = ironthread(Strategy::Bulkhead);
-    let runs = e.run_lines();
-    for r in &runs {
-        println!("{r:?}");
-        assert_eq!(r.time, Nanos::from_millis(1000));
-    }
-    let threads: Vec<&str> = runs.iter().map(|r| r.thread.as_str()).collect();
-    assert_eq!(
-        threads,
-        [
-            "IronThread-3",
-            "IronThread-6",
-            "IronThread-9",
-            "IronThread-2",
-            "IronThread-5"
-        ]
-    );
-    assert!(runs.iter().any(|r| r.outcome == Outcome::Partial));
+fn mmc_queue_matches_erlang_c_mean_and_p99() {
+    // Poisson 1800/s, exponential 100 ms, 200 Tomcat threads, 3,600 s simulated.
+    let s = scenario::load("erlang-c", &[]).expect("built-in preset");
+    let engine = report::play(&s, Strategy::Sequential, s.duration);
+    let snap = engine.snapshot();
+    let mean = snap.latency.mean;
+    let p99 = snap.latency.p99;
+    assert!((mean - 100.47).abs() / 100.47 < 0.01, "mean {mean}");
+    assert!((p99 - 461.0).abs() / 461.0 < 0.02, "p99 {p99}");
+    let theory = engine.prediction();
+    let erlang = theory.erlang_c.expect("an Erlang C prediction");
+    assert!((erlang.mean_response_ms - 100.472).abs() < 0.01);
+    assert!((snap.mean_in_flight - 180.0).abs() / 180.0 < 0.01);
 }

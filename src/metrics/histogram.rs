@@ -7,18 +7,13 @@ use crate::time::Nanos;
 /// The longest latency recorded exactly: one day. Longer values saturate.
 const HIGHEST_US: u64 = 86_400_000_000;
 const SIGFIG: u8 = 3;
+/// The rolling window's buckets are rotated every second: two significant digits (1 %) keep
+/// them small enough to clear cheaply and merge at 30 frames per second.
+const WINDOW_SIGFIG: u8 = 2;
 
-fn new_histogram() -> Histogram<u64> {
-    // Bounds are constants within hdrhistogram's limits, so this cannot fail; fall back to an
-    // auto-resizing histogram rather than panic.
-    Histogram::new_with_bounds(1, HIGHEST_US, SIGFIG)
-        .or_else(|_| Histogram::new(SIGFIG))
-        .unwrap_or_else(|_| unreachable_histogram())
-}
-
-#[allow(clippy::unwrap_used)]
-fn unreachable_histogram() -> Histogram<u64> {
-    Histogram::new(2).unwrap()
+fn new_histogram(sigfig: u8) -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIGHEST_US, sigfig)
+        .expect("constant bounds within hdrhistogram's limits")
 }
 
 /// A summary in milliseconds.
@@ -33,23 +28,45 @@ pub struct LatencySummary {
     pub max: f64,
 }
 
-/// A whole-run latency histogram.
+/// A latency histogram. Quantiles come from the HDR histogram (3 significant digits, the
+/// highest equivalent value, as Java's HdrHistogram reports them) clamped to the exact minimum
+/// and maximum; the count, mean, minimum and maximum are exact.
 #[derive(Debug, Clone)]
 pub struct LatencyHistogram {
     hist: Histogram<u64>,
+    sum_ns: u128,
+    min_ns: u64,
+    max_ns: u64,
 }
 
 impl Default for LatencyHistogram {
     fn default() -> Self {
-        LatencyHistogram {
-            hist: new_histogram(),
-        }
+        Self::with_precision(SIGFIG)
     }
 }
 
 impl LatencyHistogram {
+    fn with_precision(sigfig: u8) -> Self {
+        LatencyHistogram {
+            hist: new_histogram(sigfig),
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.hist.reset();
+        self.sum_ns = 0;
+        self.min_ns = u64::MAX;
+        self.max_ns = 0;
+    }
+
     pub fn record(&mut self, latency: Nanos) {
         self.hist.saturating_record((latency.0 / 1_000).max(1));
+        self.sum_ns += u128::from(latency.0);
+        self.min_ns = self.min_ns.min(latency.0);
+        self.max_ns = self.max_ns.max(latency.0);
     }
 
     pub fn count(&self) -> u64 {
@@ -57,36 +74,39 @@ impl LatencyHistogram {
     }
 
     pub fn summary(&self) -> LatencySummary {
-        summarise(&self.hist)
+        if self.hist.is_empty() {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            count: self.hist.len(),
+            mean: self.sum_ns as f64 / self.hist.len() as f64 / 1e6,
+            p50: self.quantile_ms(0.50),
+            p90: self.quantile_ms(0.90),
+            p99: self.quantile_ms(0.99),
+            p999: self.quantile_ms(0.999),
+            max: self.max_ns as f64 / 1e6,
+        }
     }
 
     /// The latency at quantile `q` in milliseconds.
     pub fn quantile_ms(&self, q: f64) -> f64 {
-        us_to_ms(self.hist.value_at_quantile(q))
+        if self.hist.is_empty() {
+            return 0.0;
+        }
+        let ns = self
+            .hist
+            .value_at_quantile(q)
+            .saturating_mul(1_000)
+            .clamp(self.min_ns, self.max_ns);
+        ns as f64 / 1e6
     }
 
     fn add(&mut self, other: &LatencyHistogram) {
         // Same bounds on both sides, so adding cannot fail.
         let _ = self.hist.add(&other.hist);
-    }
-}
-
-fn us_to_ms(us: u64) -> f64 {
-    us as f64 / 1_000.0
-}
-
-fn summarise(h: &Histogram<u64>) -> LatencySummary {
-    if h.is_empty() {
-        return LatencySummary::default();
-    }
-    LatencySummary {
-        count: h.len(),
-        mean: h.mean() / 1_000.0,
-        p50: us_to_ms(h.value_at_quantile(0.50)),
-        p90: us_to_ms(h.value_at_quantile(0.90)),
-        p99: us_to_ms(h.value_at_quantile(0.99)),
-        p999: us_to_ms(h.value_at_quantile(0.999)),
-        max: us_to_ms(h.max()),
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
     }
 }
 
@@ -103,7 +123,7 @@ impl RollingHistogram {
     pub fn new(buckets: usize, width: Nanos) -> Self {
         let n = buckets.max(1);
         RollingHistogram {
-            buckets: vec![LatencyHistogram::default(); n],
+            buckets: vec![LatencyHistogram::with_precision(WINDOW_SIGFIG); n],
             periods: vec![u64::MAX; n],
             width: Nanos(width.0.max(1)),
         }
@@ -119,7 +139,7 @@ impl RollingHistogram {
         let i = (period % self.buckets.len() as u64) as usize;
         if self.periods[i] != period {
             self.periods[i] = period;
-            self.buckets[i] = LatencyHistogram::default();
+            self.buckets[i].clear();
         }
         self.buckets[i].record(latency);
     }
@@ -128,7 +148,7 @@ impl RollingHistogram {
     pub fn summary(&self, now: Nanos) -> LatencySummary {
         let current = now.0 / self.width.0;
         let oldest = current.saturating_sub(self.buckets.len() as u64 - 1);
-        let mut merged = LatencyHistogram::default();
+        let mut merged = LatencyHistogram::with_precision(WINDOW_SIGFIG);
         for (bucket, &period) in self.buckets.iter().zip(&self.periods) {
             if period != u64::MAX && period >= oldest && period <= current {
                 merged.add(bucket);

@@ -15,7 +15,14 @@ use super::validate::validate;
 pub const DEFAULT_PRESET: &str = "ironthread";
 
 /// Name and text of every built-in preset, in listing order.
-const BUILTIN: &[(&str, &str)] = &[("ironthread", include_str!("../../presets/ironthread.toml"))];
+const BUILTIN: &[(&str, &str)] = &[
+    ("ironthread", include_str!("../../presets/ironthread.toml")),
+    (
+        "tomcat-ceiling",
+        include_str!("../../presets/tomcat-ceiling.toml"),
+    ),
+    ("erlang-c", include_str!("../../presets/erlang-c.toml")),
+];
 
 /// One line of `threadlab presets`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +163,7 @@ mod tests {
             source: "ironthread".to_owned(),
             name: "IronThread".to_owned(),
             about: s.about.clone(),
-            seed: 7,
+            seed: 10,
             duration: Nanos::from_secs(60),
             cores: 11,
             jdk: Jdk::V21,

@@ -163,15 +163,8 @@ impl Engine {
     fn resize_core(&mut self, pool: PoolId, size: u32) {
         let now = self.now;
         let resize = self.pools[pool].set_core(size, now);
-        for (slot, at, generation) in resize.expiries {
-            self.events.push(
-                at,
-                Event::KeepAlive {
-                    pool,
-                    slot,
-                    generation,
-                },
-            );
+        for (slot, at) in resize.expiries {
+            self.events.push(at, Event::KeepAlive { pool, slot });
         }
         for (slot, task) in resize.started {
             self.start_task(pool, slot, task);

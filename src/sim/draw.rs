@@ -23,7 +23,7 @@ fn mix(mut z: u64) -> u64 {
 }
 
 fn keyed(seed: u64, request: u64, stream: u64) -> Xoshiro256PlusPlus {
-    let key = mix(mix(mix(seed) ^ request) ^ stream);
+    let key = mix(seed ^ mix(request ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)));
     Xoshiro256PlusPlus::seed_from_u64(key)
 }
 

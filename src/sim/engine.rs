@@ -8,7 +8,7 @@ use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::event::EventQueue;
-use super::pool::{Pool, PoolKind, PoolSpec, Slot};
+use super::pool::{KeepAlive, Pool, PoolKind, PoolSpec, Slot};
 use super::request::{ReqRef, Requests};
 use super::{Fault, LogEntry, RunRow};
 
@@ -57,22 +57,14 @@ pub(super) enum Event {
     Arrival { generation: u32 },
     /// A closed-loop client sends its next request.
     ClientSend { client: u32 },
-    /// A call's latency has elapsed on `thread`.
-    CallEnd {
-        req: ReqRef,
-        call: u16,
-        thread: ThreadRef,
-    },
+    /// A call's latency has elapsed (on the thread its request records).
+    CallEnd { req: ReqRef, call: u16 },
     /// `orTimeout` fires for a call.
     CallTimeout { req: ReqRef, call: u16 },
     /// The client gives up on a request.
     ClientTimeout { req: ReqRef },
-    /// An idle worker's `poll(keepAlive)` times out.
-    KeepAlive {
-        pool: PoolId,
-        slot: Slot,
-        generation: u32,
-    },
+    /// An idle worker's `poll(keepAlive)` may have timed out.
+    KeepAlive { pool: PoolId, slot: Slot },
 }
 
 /// Per-service counters.
@@ -361,16 +353,15 @@ impl Engine {
         match event {
             Event::Arrival { generation } => self.on_arrival(generation),
             Event::ClientSend { client } => self.on_client_send(client),
-            Event::CallEnd { req, call, thread } => self.on_call_end(req, call, thread),
+            Event::CallEnd { req, call } => self.on_call_end(req, call),
             Event::CallTimeout { req, call } => self.on_call_timeout(req, call),
             Event::ClientTimeout { req } => self.on_client_timeout(req),
-            Event::KeepAlive {
-                pool,
-                slot,
-                generation,
-            } => {
-                if let Some(p) = self.pools.get_mut(pool) {
-                    p.expire(slot, generation);
+            Event::KeepAlive { pool, slot } => {
+                let now = self.now;
+                if let Some(p) = self.pools.get_mut(pool)
+                    && let KeepAlive::CheckAt(at) = p.check_keep_alive(slot, now)
+                {
+                    self.events.push(at, Event::KeepAlive { pool, slot });
                 }
             }
         }

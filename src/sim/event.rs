@@ -59,14 +59,6 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
         self.heap.pop().map(|Reverse(e)| (e.time, e.event))
     }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -356,14 +356,8 @@ impl Engine {
     /// Starts a call on a pool thread.
     fn start_call(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
         let latency = self.begin_call(r, call, thread, false);
-        self.events.push(
-            self.now + latency,
-            Event::CallEnd {
-                req: r,
-                call,
-                thread,
-            },
-        );
+        self.events
+            .push(self.now + latency, Event::CallEnd { req: r, call });
     }
 
     /// Runs a call on the submitting thread, pausing its submission loop.
@@ -385,14 +379,8 @@ impl Engine {
             req.calls[call as usize].cut_by_timeout = true;
             latency = timeout;
         }
-        self.events.push(
-            self.now + latency,
-            Event::CallEnd {
-                req: r,
-                call,
-                thread,
-            },
-        );
+        self.events
+            .push(self.now + latency, Event::CallEnd { req: r, call });
     }
 
     /// Marks a call running and returns its latency, with faults and hangs applied.
@@ -411,10 +399,10 @@ impl Engine {
         }
         if let Some(Fault::Hang { duration }) = fault {
             latency = duration;
-        } else if let Some(hang) = svc.hang {
-            if draw.hang_u < hang.probability {
-                latency = hang.duration;
-            }
+        } else if let Some(hang) = svc.hang
+            && draw.hang_u < hang.probability
+        {
+            latency = hang.duration;
         }
         let c = &mut req.calls[call as usize];
         c.phase = CallPhase::Running;
@@ -433,11 +421,14 @@ impl Engine {
         }
     }
 
-    pub(super) fn on_call_end(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
+    pub(super) fn on_call_end(&mut self, r: ReqRef, call: u16) {
         let service = self.service_of(call);
         let failure = self.failure_probability(service);
+        // A request outlives its running calls (`outstanding`), so it is always found here.
         let Some(req) = self.requests.get_mut(r) else {
-            self.release_thread(thread);
+            return;
+        };
+        let Some(thread) = req.calls[call as usize].thread else {
             return;
         };
         req.outstanding -= 1;
@@ -631,18 +622,10 @@ impl Engine {
         }
         match after {
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
-            AfterTask::Idle {
-                expires: Some(at),
-                generation,
-            } => self.events.push(
-                at,
-                Event::KeepAlive {
-                    pool,
-                    slot,
-                    generation,
-                },
-            ),
-            AfterTask::Idle { expires: None, .. } | AfterTask::Exited => {}
+            AfterTask::Idle { check_at: Some(at) } => {
+                self.events.push(at, Event::KeepAlive { pool, slot });
+            }
+            AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }
     }
 

@@ -58,12 +58,8 @@ pub enum Admission {
 pub enum AfterTask<T> {
     /// It took the head of the queue and runs it now.
     Runs(T),
-    /// It waits for work; when `Some`, it dies at that instant unless it gets work first
-    /// (the engine schedules a keep-alive check carrying `generation`).
-    Idle {
-        expires: Option<Nanos>,
-        generation: u32,
-    },
+    /// It waits for work; when `Some`, the engine schedules a keep-alive check then.
+    Idle { check_at: Option<Nanos> },
     /// It exited (per-task thread, or the pool shrank below its size).
     Exited,
 }
@@ -73,9 +69,14 @@ struct Worker<T> {
     /// The N of `prefix-N`.
     number: u32,
     task: Option<T>,
-    /// Bumped whenever the worker goes idle, so stale keep-alive checks are ignored.
-    generation: u32,
     alive: bool,
+    /// When its current wait for work began.
+    idle_since: Nanos,
+    /// Whether that wait is `poll(keepAlive)` (true) or `take()` (false).
+    timed: bool,
+    /// A keep-alive check for this worker is scheduled. At most one is pending per worker,
+    /// so the event queue stays small however often threads go idle.
+    check_pending: bool,
 }
 
 /// The static description of a pool.
@@ -305,21 +306,33 @@ impl<T: Copy> Pool<T> {
         self.go_idle(slot, now)
     }
 
-    /// A keep-alive check fired for an idle worker. Returns true when the worker exited.
-    /// Culling is decided now, as `getTask` does after `poll(keepAlive)` times out.
-    pub fn expire(&mut self, slot: Slot, generation: u32) -> bool {
-        let Some(worker) = self.workers.get(slot as usize) else {
-            return false;
+    /// A keep-alive check fired for a worker at `now`. If the worker's timed wait has run
+    /// its full keep-alive, culling is decided now, as `getTask` does after `poll(keepAlive)`
+    /// times out: it exits if the pool is above core (and it is not the last thread while
+    /// tasks wait); otherwise it waits untimed (`take()`). Returns when to check again.
+    pub fn check_keep_alive(&mut self, slot: Slot, now: Nanos) -> KeepAlive {
+        let keep_alive = self.spec.keep_alive;
+        let above_core = self.is_timed();
+        let can_exit = self.alive > 1 || self.queue.is_empty();
+        let Some(worker) = self.workers.get_mut(slot as usize) else {
+            return KeepAlive::Stays;
         };
-        if !worker.alive || worker.task.is_some() || worker.generation != generation {
-            return false;
+        worker.check_pending = false;
+        if !worker.alive || worker.task.is_some() || !worker.timed {
+            return KeepAlive::Stays;
         }
-        if !self.is_timed() || !(self.alive > 1 || self.queue.is_empty()) {
-            return false;
+        let due = worker.idle_since + keep_alive;
+        if due > now {
+            worker.check_pending = true;
+            return KeepAlive::CheckAt(due);
+        }
+        if !(above_core && can_exit) {
+            worker.timed = false;
+            return KeepAlive::Stays;
         }
         self.idle.retain(|&s| s != slot);
         self.exit(slot);
-        true
+        KeepAlive::Exited
     }
 
     /// Whether an idle worker waits with a timeout (`timed` in `getTask`).
@@ -337,13 +350,14 @@ impl<T: Copy> Pool<T> {
         let Some(worker) = self.workers.get_mut(slot as usize) else {
             return AfterTask::Exited;
         };
-        worker.generation = worker.generation.wrapping_add(1);
-        let generation = worker.generation;
+        worker.idle_since = now;
+        worker.timed = timed;
+        let check_at = (timed && !worker.check_pending).then(|| {
+            worker.check_pending = true;
+            now + keep_alive
+        });
         self.idle.push_back(slot);
-        AfterTask::Idle {
-            expires: timed.then(|| now + keep_alive),
-            generation,
-        }
+        AfterTask::Idle { check_at }
     }
 
     /// Removes the oldest queued task (`DiscardOldestPolicy`: `getQueue().poll()`).
@@ -403,16 +417,21 @@ impl<T: Copy> Pool<T> {
         self.spec.queue_capacity = capacity;
     }
 
-    fn rearm_idle(&mut self, now: Nanos) -> Vec<(Slot, Nanos, u32)> {
+    /// `interruptIdleWorkers`: every idle worker restarts its wait, now timed.
+    fn rearm_idle(&mut self, now: Nanos) -> Vec<(Slot, Nanos)> {
         if !self.is_timed() {
             return Vec::new();
         }
-        let expires = now + self.spec.keep_alive;
+        let check_at = now + self.spec.keep_alive;
         let mut out = Vec::new();
         for &slot in &self.idle {
             if let Some(w) = self.workers.get_mut(slot as usize) {
-                w.generation = w.generation.wrapping_add(1);
-                out.push((slot, expires, w.generation));
+                w.idle_since = now;
+                w.timed = true;
+                if !w.check_pending {
+                    w.check_pending = true;
+                    out.push((slot, check_at));
+                }
             }
         }
         out
@@ -437,8 +456,10 @@ impl<T: Copy> Pool<T> {
         let worker = Worker {
             number: self.next_number,
             task,
-            generation: 0,
             alive: true,
+            idle_since: Nanos::ZERO,
+            timed: false,
+            check_pending: false,
         };
         self.next_number = self.next_number.wrapping_add(1);
         self.alive += 1;
@@ -454,12 +475,12 @@ impl<T: Copy> Pool<T> {
     }
 
     fn exit(&mut self, slot: Slot) {
-        if let Some(w) = self.workers.get_mut(slot as usize) {
-            if w.alive {
-                w.alive = false;
-                self.alive -= 1;
-                self.free_slots.push(slot);
-            }
+        if let Some(w) = self.workers.get_mut(slot as usize)
+            && w.alive
+        {
+            w.alive = false;
+            self.alive -= 1;
+            self.free_slots.push(slot);
         }
     }
 
@@ -476,13 +497,24 @@ impl<T: Copy> Pool<T> {
     }
 }
 
+/// The result of a keep-alive check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepAlive {
+    /// The worker's wait timed out and it exited.
+    Exited,
+    /// It worked in between: check again then.
+    CheckAt(Nanos),
+    /// It stays (busy, untimed, or the pool is at or below core).
+    Stays,
+}
+
 /// The effects of `set_core` the engine must act on.
 #[derive(Debug, Clone)]
 pub struct Resize<T> {
     /// New threads and the queued task each took.
     pub started: Vec<(Slot, T)>,
-    /// Keep-alive checks to schedule: (slot, when, generation).
-    pub expiries: Vec<(Slot, Nanos, u32)>,
+    /// Keep-alive checks to schedule: (slot, when).
+    pub expiries: Vec<(Slot, Nanos)>,
 }
 
 impl<T> Default for Resize<T> {

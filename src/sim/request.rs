@@ -114,10 +114,6 @@ impl Requests {
         }
     }
 
-    pub fn live(&self) -> usize {
-        self.live
-    }
-
     pub fn alloc(
         &mut self,
         id: u64,

@@ -1,0 +1,87 @@
+//! CSV: the runs of a `runs` load, or one summary row per strategy.
+
+use super::RunReport;
+
+const SUMMARY_HEADER: &str = "preset,strategy,seed,simulated_s,sent,completed,success,partial,\
+failed,timeout,refused,throughput_rps,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
+max_queue,rejected,ceiling_rps";
+
+fn summary_row(r: &RunReport) -> String {
+    let q = &r.requests;
+    let l = &r.latency_ms;
+    let max_queue = r.pools.iter().map(|p| p.max_queue).max().unwrap_or(0);
+    let rejected: u64 = r.pools.iter().map(|p| p.rejected).sum();
+    let ceiling = r
+        .theory
+        .prediction
+        .ceiling_rps
+        .map_or_else(String::new, |c| format!("{c:.3}"));
+    format!(
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}",
+        field(&r.preset),
+        r.strategy,
+        r.seed,
+        r.simulated_s,
+        q.sent,
+        q.completed,
+        q.success,
+        q.partial,
+        q.failed,
+        q.timeout,
+        q.refused,
+        r.throughput_rps,
+        l.mean,
+        l.p50,
+        l.p90,
+        l.p99,
+        l.p999,
+        l.max,
+        max_queue,
+        rejected,
+        ceiling
+    )
+}
+
+/// Quotes a field when it holds a comma, quote or newline (RFC 4180).
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// `run --format csv`: the runs table for a `runs` load, else the summary row.
+pub fn run_csv(report: &RunReport) -> String {
+    let mut out = String::new();
+    if let Some(runs) = &report.runs {
+        out.push_str("run,strategy,time_ms,thread,status\n");
+        for r in runs {
+            out.push_str(&format!(
+                "{},{},{:.3},{},{}\n",
+                r.run,
+                r.strategy,
+                r.time_ms,
+                field(&r.thread),
+                field(&r.status)
+            ));
+        }
+    } else {
+        out.push_str(SUMMARY_HEADER);
+        out.push('\n');
+        out.push_str(&summary_row(report));
+        out.push('\n');
+    }
+    out
+}
+
+/// `compare --format csv`: one summary row per strategy.
+pub fn compare_csv(reports: &[RunReport]) -> String {
+    let mut out = String::from(SUMMARY_HEADER);
+    out.push('\n');
+    for r in reports {
+        out.push_str(&summary_row(r));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,252 @@
+//! Headless output: a run's report as an article-ready table, JSON or CSV, and the
+//! side-by-side comparison of the four strategies.
+
+mod csv;
+mod table;
+
+use serde::Serialize;
+
+use crate::metrics::{LatencySummary, Outcome};
+use crate::scenario::{Scenario, Strategy};
+use crate::sim::{Engine, RunLine, Snapshot};
+use crate::theory::Prediction;
+use crate::time::Nanos;
+
+pub use csv::{compare_csv, run_csv};
+pub use table::{compare_table, run_table};
+
+/// Output formats of `run` and `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Table,
+    Json,
+    Csv,
+}
+
+/// Plays `scenario` under `strategy` for `duration` (or until a finite load ends).
+pub fn play(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Engine {
+    let mut engine = Engine::new(scenario, strategy);
+    engine.run_until(duration);
+    engine
+}
+
+/// Everything `run` reports about one strategy (the JSON schema of DESIGN §4).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub preset: String,
+    pub scenario: String,
+    pub strategy: Strategy,
+    pub seed: u64,
+    pub simulated_s: f64,
+    pub requests: Requests,
+    /// Responses (success, partial, failed) per simulated second.
+    pub throughput_rps: f64,
+    pub latency_ms: Latency,
+    pub pools: Vec<PoolReport>,
+    pub services: Vec<ServiceReport>,
+    pub theory: Theory,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<Vec<RunReportRow>>,
+}
+
+/// Request counts. `sent = completed + in_flight`; `completed` counts every outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct Requests {
+    pub sent: u64,
+    pub completed: u64,
+    pub success: u64,
+    pub partial: u64,
+    pub failed: u64,
+    pub timeout: u64,
+    pub refused: u64,
+    pub in_flight: u64,
+    /// Responses that came after their client had given up.
+    pub late_responses: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl From<LatencySummary> for Latency {
+    fn from(s: LatencySummary) -> Self {
+        Latency {
+            mean: s.mean,
+            p50: s.p50,
+            p90: s.p90,
+            p99: s.p99,
+            p999: s.p999,
+            max: s.max,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolReport {
+    pub name: String,
+    pub kind: &'static str,
+    pub core: u32,
+    /// `None` for a new thread per task.
+    pub max: Option<u32>,
+    /// `None` is unbounded.
+    pub queue_capacity: Option<u32>,
+    pub largest_pool_size: u32,
+    pub max_active: u32,
+    pub max_queue: u32,
+    pub completed: u64,
+    pub rejected: u64,
+    pub threads_created: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ServiceReport {
+    pub name: String,
+    pub calls: u64,
+    pub failures: u64,
+    pub timeouts: u64,
+    pub fallbacks: u64,
+    pub rejected: u64,
+    pub discarded: u64,
+}
+
+/// Theory beside the measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct Theory {
+    #[serde(flatten)]
+    pub prediction: Prediction,
+    /// Little's law: the time-average number of requests in flight, measured...
+    pub littles_l_measured: f64,
+    /// ...and as λ·W from the measured throughput of outcomes and mean latency.
+    pub littles_l_from_x_w: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReportRow {
+    pub run: u64,
+    pub strategy: Strategy,
+    pub time_ms: f64,
+    pub thread: String,
+    pub status: String,
+}
+
+impl From<&RunLine> for RunReportRow {
+    fn from(r: &RunLine) -> Self {
+        RunReportRow {
+            run: r.run,
+            strategy: r.strategy,
+            time_ms: r.time.as_millis_f64(),
+            thread: r.thread.clone(),
+            status: r.status.clone(),
+        }
+    }
+}
+
+impl RunReport {
+    pub fn new(scenario: &Scenario, engine: &Engine) -> Self {
+        let snap = engine.snapshot();
+        let strategy = engine.strategy();
+        let in_use = engine.pools_of(strategy);
+        let pools = snap
+            .pools
+            .iter()
+            .filter(|p| in_use.contains(&p.id))
+            .map(|p| PoolReport {
+                name: p.name.clone(),
+                kind: p.kind.name(),
+                core: p.core,
+                max: (p.max != u32::MAX).then_some(p.max),
+                queue_capacity: p.queue_capacity,
+                largest_pool_size: p.stats.largest_pool_size,
+                max_active: p.stats.max_active,
+                max_queue: p.stats.max_queue,
+                completed: p.stats.completed,
+                rejected: p.stats.rejected,
+                threads_created: p.stats.threads_created,
+            })
+            .collect();
+        let services = snap
+            .services
+            .iter()
+            .map(|s| ServiceReport {
+                name: s.name.clone(),
+                calls: s.stats.calls,
+                failures: s.stats.failures,
+                timeouts: s.stats.timeouts,
+                fallbacks: s.stats.fallbacks,
+                rejected: s.stats.rejected,
+                discarded: s.stats.discarded,
+            })
+            .collect();
+        let runs = matches!(scenario.load.mode, crate::scenario::LoadMode::Runs { .. })
+            .then(|| engine.run_lines().iter().map(RunReportRow::from).collect());
+        let o = &snap.outcomes;
+        let ended_rate = o.total() as f64 / snap.now.as_secs_f64().max(1e-12);
+        RunReport {
+            preset: scenario.source.clone(),
+            scenario: scenario.name.clone(),
+            strategy,
+            seed: scenario.seed,
+            simulated_s: snap.now.as_secs_f64(),
+            requests: requests(&snap),
+            throughput_rps: snap.throughput_rps,
+            latency_ms: snap.latency.into(),
+            pools,
+            services,
+            theory: Theory {
+                prediction: engine.prediction(),
+                littles_l_measured: snap.mean_in_flight,
+                littles_l_from_x_w: ended_rate * snap.latency.mean / 1e3,
+            },
+            runs,
+        }
+    }
+}
+
+fn requests(snap: &Snapshot) -> Requests {
+    let o = &snap.outcomes;
+    Requests {
+        sent: snap.sent,
+        completed: o.total(),
+        success: o.get(Outcome::Success),
+        partial: o.get(Outcome::Partial),
+        failed: o.get(Outcome::Failed),
+        timeout: o.get(Outcome::Timeout),
+        refused: o.get(Outcome::Refused),
+        in_flight: snap.in_flight,
+        late_responses: snap.late_responses,
+    }
+}
+
+/// Plays every strategy on the same scenario (and so the same per-request draws).
+pub fn compare(scenario: &Scenario, duration: Nanos) -> Vec<(RunReport, Engine)> {
+    Strategy::ALL
+        .iter()
+        .map(|&s| {
+            let engine = play(scenario, s, duration);
+            (RunReport::new(scenario, &engine), engine)
+        })
+        .collect()
+}
+
+/// Serialises a value as pretty JSON with a trailing newline.
+pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<String> {
+    let mut s = serde_json::to_string_pretty(value)?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Milliseconds as the article writes them: whole numbers bare, else one decimal.
+pub fn fmt_ms(ms: f64) -> String {
+    if (ms - ms.round()).abs() < 1e-9 {
+        format!("{}", ms.round() as i64)
+    } else {
+        format!("{ms:.1}")
+    }
+}

@@ -1,0 +1,352 @@
+//! Article-ready tables (Markdown pipe tables, aligned so they also read well as plain text).
+
+use std::fmt::Write as _;
+
+use super::{RunReport, fmt_ms};
+use crate::scenario::Scenario;
+
+/// Column alignment.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// A Markdown table with padded columns.
+struct Table {
+    headers: Vec<String>,
+    align: Vec<Align>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn new(headers: &[(&str, Align)]) -> Self {
+        Table {
+            headers: headers.iter().map(|(h, _)| (*h).to_string()).collect(),
+            align: headers.iter().map(|(_, a)| *a).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    fn render(&self, out: &mut String) {
+        let widths: Vec<usize> = (0..self.headers.len())
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .chain(std::iter::once(self.headers[i].chars().count()))
+                    .max()
+                    .unwrap_or(0)
+                    .max(3)
+            })
+            .collect();
+        let line = |cells: &[String], out: &mut String| {
+            out.push('|');
+            for (i, w) in widths.iter().enumerate() {
+                let cell = cells.get(i).map_or("", String::as_str);
+                match self.align[i] {
+                    Align::Left => {
+                        let _ = write!(out, " {cell:<w$} |");
+                    }
+                    Align::Right => {
+                        let _ = write!(out, " {cell:>w$} |");
+                    }
+                }
+            }
+            out.push('\n');
+        };
+        line(&self.headers, out);
+        out.push('|');
+        for (i, w) in widths.iter().enumerate() {
+            let dashes = "-".repeat(*w);
+            match self.align[i] {
+                Align::Left => {
+                    let _ = write!(out, " {dashes} |");
+                }
+                Align::Right => {
+                    let _ = write!(out, " {}: |", &dashes[1..]);
+                }
+            }
+        }
+        out.push('\n');
+        for r in &self.rows {
+            line(r, out);
+        }
+    }
+}
+
+use Align::{Left, Right};
+
+fn opt_u32(v: Option<u32>, none: &str) -> String {
+    v.map_or_else(|| none.to_string(), |v| v.to_string())
+}
+
+fn rps(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        "unbounded".to_string()
+    }
+}
+
+fn title(scenario: &Scenario, out: &mut String) {
+    let _ = writeln!(out, "{}: {}", scenario.name, scenario.about);
+}
+
+/// `run --format table`.
+pub fn run_table(scenario: &Scenario, r: &RunReport) -> String {
+    let mut out = String::new();
+    title(scenario, &mut out);
+    let _ = writeln!(
+        out,
+        "preset {} · strategy {} · seed {} · {:.3} s simulated\n",
+        r.preset, r.strategy, r.seed, r.simulated_s
+    );
+    if let Some(runs) = &r.runs {
+        let mut t = Table::new(&[
+            ("Run #", Right),
+            ("Strategy", Left),
+            ("Time (ms)", Right),
+            ("Thread Name", Left),
+            ("Status", Left),
+        ]);
+        for row in runs {
+            t.row(vec![
+                row.run.to_string(),
+                row.strategy.to_string(),
+                fmt_ms(row.time_ms),
+                row.thread.clone(),
+                row.status.clone(),
+            ]);
+        }
+        t.render(&mut out);
+        out.push('\n');
+    }
+    summary(r, &mut out);
+    out
+}
+
+fn summary(r: &RunReport, out: &mut String) {
+    let q = &r.requests;
+    let l = &r.latency_ms;
+    let _ = writeln!(
+        out,
+        "Requests: {} sent, {} completed: {} success, {} partial, {} failed, {} timeout, {} refused; {} in flight",
+        q.sent, q.completed, q.success, q.partial, q.failed, q.timeout, q.refused, q.in_flight
+    );
+    let _ = writeln!(out, "Throughput: {:.2} req/s", r.throughput_rps);
+    let _ = writeln!(
+        out,
+        "Latency (ms): mean {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}\n",
+        l.mean, l.p50, l.p90, l.p99, l.p999, l.max
+    );
+    let mut pools = Table::new(&[
+        ("Pool", Left),
+        ("Kind", Left),
+        ("Core", Right),
+        ("Max", Right),
+        ("Queue", Right),
+        ("Largest", Right),
+        ("Max active", Right),
+        ("Max queued", Right),
+        ("Completed", Right),
+        ("Rejected", Right),
+    ]);
+    for p in &r.pools {
+        pools.row(vec![
+            p.name.clone(),
+            p.kind.to_string(),
+            p.core.to_string(),
+            opt_u32(p.max, "-"),
+            opt_u32(p.queue_capacity, "unbounded"),
+            p.largest_pool_size.to_string(),
+            p.max_active.to_string(),
+            p.max_queue.to_string(),
+            p.completed.to_string(),
+            p.rejected.to_string(),
+        ]);
+    }
+    pools.render(out);
+    out.push('\n');
+    let mut services = Table::new(&[
+        ("Service", Left),
+        ("Calls", Right),
+        ("Failures", Right),
+        ("Timeouts", Right),
+        ("Fallbacks", Right),
+        ("Rejected", Right),
+        ("Discarded", Right),
+    ]);
+    for s in &r.services {
+        services.row(vec![
+            s.name.clone(),
+            s.calls.to_string(),
+            s.failures.to_string(),
+            s.timeouts.to_string(),
+            s.fallbacks.to_string(),
+            s.rejected.to_string(),
+            s.discarded.to_string(),
+        ]);
+    }
+    services.render(out);
+    out.push('\n');
+    theory(r, out);
+}
+
+fn theory(r: &RunReport, out: &mut String) {
+    let p = &r.theory.prediction;
+    let _ = write!(
+        out,
+        "Theory: one request alone {} ms",
+        fmt_ms(p.single_request_ms)
+    );
+    match (&p.ceiling_rps, &p.bottleneck) {
+        (Some(c), Some(b)) => {
+            let _ = write!(out, "; ceiling {} req/s at {b}", rps(*c));
+            if let Some(pool) = p.pools.iter().find(|x| &x.pool == b) {
+                let _ = write!(
+                    out,
+                    " ({} threads / {} ms of work per request; {} req/s on core threads)",
+                    pool.threads,
+                    fmt_ms(pool.work_ms_per_request),
+                    rps(pool.core_ceiling_rps)
+                );
+            } else if b == "tomcat" {
+                let _ = write!(
+                    out,
+                    " (threads / {} ms held per request)",
+                    fmt_ms(p.handler_hold_ms)
+                );
+            }
+        }
+        _ => {
+            let _ = write!(out, "; no thread ceiling");
+        }
+    }
+    out.push('\n');
+    if let Some(x) = p.throughput_rps {
+        let _ = write!(out, "Expected: {} req/s", rps(x));
+        if let Some(ms) = p.latency_ms {
+            let _ = write!(out, ", mean latency {ms:.1} ms");
+        }
+        if let Some(u) = p.utilisation {
+            let _ = write!(out, ", bottleneck utilisation {:.0}%", u * 100.0);
+        }
+        out.push('\n');
+    }
+    if let Some(e) = &p.erlang_c {
+        let _ = writeln!(
+            out,
+            "Erlang C (M/M/{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
+            e.servers,
+            e.offered_load_erlangs,
+            e.prob_wait * 100.0,
+            e.mean_wait_ms,
+            e.mean_response_ms,
+            e.p99_response_ms
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Little's law: L measured {:.2}, λ·W {:.2}",
+        r.theory.littles_l_measured, r.theory.littles_l_from_x_w
+    );
+}
+
+/// `compare --format table`: the strategies side by side on identical requests.
+pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
+    let mut out = String::new();
+    title(scenario, &mut out);
+    let first = reports.first();
+    let _ = writeln!(
+        out,
+        "preset {} · seed {} · every strategy sees the same requests, latencies and failures\n",
+        first.map_or("", |r| r.preset.as_str()),
+        scenario.seed
+    );
+    if reports.iter().all(|r| r.runs.is_some()) {
+        let mut headers = vec![("Run #", Right)];
+        headers.extend(reports.iter().map(|r| (r.strategy.name(), Right)));
+        let mut t = Table::new(&headers);
+        let n = reports
+            .iter()
+            .filter_map(|r| r.runs.as_ref().map(Vec::len))
+            .max()
+            .unwrap_or(0);
+        for i in 0..n {
+            let mut row = vec![(i + 1).to_string()];
+            for r in reports {
+                let cell =
+                    r.runs
+                        .as_ref()
+                        .and_then(|runs| runs.get(i))
+                        .map_or_else(String::new, |x| {
+                            let status = x.status.split(' ').next().unwrap_or("");
+                            format!("{} ms {status}", fmt_ms(x.time_ms))
+                        });
+                row.push(cell);
+            }
+            t.row(row);
+        }
+        t.render(&mut out);
+        out.push('\n');
+    }
+    let mut headers = vec![("", Left)];
+    headers.extend(reports.iter().map(|r| (r.strategy.name(), Right)));
+    let mut t = Table::new(&headers);
+    let mut add = |name: &str, f: &dyn Fn(&RunReport) -> String| {
+        let mut row = vec![name.to_string()];
+        row.extend(reports.iter().map(f));
+        t.row(row);
+    };
+    add("throughput (req/s)", &|r| {
+        format!("{:.2}", r.throughput_rps)
+    });
+    add("mean (ms)", &|r| format!("{:.1}", r.latency_ms.mean));
+    add("p50 (ms)", &|r| format!("{:.1}", r.latency_ms.p50));
+    add("p99 (ms)", &|r| format!("{:.1}", r.latency_ms.p99));
+    add("success", &|r| r.requests.success.to_string());
+    add("partial", &|r| r.requests.partial.to_string());
+    add("failed", &|r| r.requests.failed.to_string());
+    add("timeout", &|r| r.requests.timeout.to_string());
+    add("refused", &|r| r.requests.refused.to_string());
+    add("in flight at end", &|r| r.requests.in_flight.to_string());
+    add("max queued", &|r| {
+        r.pools
+            .iter()
+            .map(|p| p.max_queue)
+            .max()
+            .unwrap_or(0)
+            .to_string()
+    });
+    add("rejected", &|r| {
+        r.pools.iter().map(|p| p.rejected).sum::<u64>().to_string()
+    });
+    add("largest pool", &|r| {
+        r.pools
+            .iter()
+            .filter(|p| p.kind != "tomcat")
+            .map(|p| p.largest_pool_size)
+            .max()
+            .map_or_else(|| "-".to_string(), |n| n.to_string())
+    });
+    add("ceiling (req/s)", &|r| {
+        r.theory
+            .prediction
+            .ceiling_rps
+            .map_or_else(|| "unbounded".into(), rps)
+    });
+    add("bottleneck", &|r| {
+        r.theory
+            .prediction
+            .bottleneck
+            .clone()
+            .unwrap_or_else(|| "-".into())
+    });
+    t.render(&mut out);
+    out
+}

@@ -1,0 +1,304 @@
+//! The `threadlab` binary as a user runs it: exit codes, tables, JSON, determinism, errors.
+
+use std::process::{Command, Output, Stdio};
+
+fn threadlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("threadlab runs")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = threadlab(args);
+    assert!(
+        out.status.success(),
+        "threadlab {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// The article's rows: (run, time, thread, status) from `--format csv` of a runs load.
+fn runs(args: &[&str]) -> Vec<(u64, f64, String, String)> {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "csv"]);
+    stdout(&all)
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.splitn(5, ',').collect();
+            (
+                f[0].parse().expect("run number"),
+                f[2].parse().expect("time"),
+                f[3].to_string(),
+                f[4].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn ironthread_sequential_takes_1700ms_on_tomcat_threads() {
+    let rows = runs(&["ironthread", "--strategy", "sequential"]);
+    assert_eq!(rows.len(), 5);
+    for (i, (run, time, thread, _)) in rows.iter().enumerate() {
+        assert_eq!(*run, i as u64 + 1);
+        assert_eq!(*time, 1700.0);
+        assert_eq!(thread, &format!("http-nio-8080-exec-{}", i + 1));
+    }
+}
+
+#[test]
+fn ironthread_bulkhead_takes_1000ms_and_failed_recommendations_fall_back() {
+    let rows = runs(&["ironthread", "--strategy", "bulkhead"]);
+    assert!(rows.iter().all(|r| r.1 == 1000.0), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r.3 == "Partial (Recs:Fallback)"),
+        "{rows:?}"
+    );
+    // Below core every call gets a new thread (1-9), then queue-first reuses the idle ones:
+    // IronThread-11 would need a full queue of 500.
+    let threads: Vec<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+    assert_eq!(
+        threads,
+        [
+            "IronThread-3",
+            "IronThread-6",
+            "IronThread-9",
+            "IronThread-2",
+            "IronThread-5"
+        ]
+    );
+    let table = stdout(&["run", "ironthread"]);
+    assert!(table.contains("| Run # | Strategy | Time (ms) | Thread Name  | Status"));
+}
+
+#[test]
+fn same_seed_gives_byte_identical_output_and_another_seed_other_draws() {
+    for args in [
+        &["run", "ironthread", "--format", "json"][..],
+        &["compare", "erlang-c", "--duration", "20s"][..],
+    ] {
+        assert_eq!(stdout(args), stdout(args), "{args:?}");
+    }
+    let a = stdout(&["run", "erlang-c", "--duration", "20s", "--format", "csv"]);
+    let b = stdout(&[
+        "run",
+        "erlang-c",
+        "--duration",
+        "20s",
+        "--format",
+        "csv",
+        "--seed",
+        "2",
+    ]);
+    assert_ne!(a, b);
+    let a = runs(&["ironthread", "--seed", "10"]);
+    let b = runs(&["ironthread", "--seed", "1"]);
+    assert_ne!(a, b);
+}
+
+#[test]
+fn closed_load_of_400_clients_on_200_tomcat_threads_caps_at_117_6_per_second() {
+    let json = stdout(&["run", "tomcat-ceiling", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let x = v["throughput_rps"].as_f64().expect("throughput");
+    let expected = 200.0 / 1.7;
+    assert!((x - expected).abs() / expected < 0.01, "{x} vs {expected}");
+    assert_eq!(v["requests"]["failed"], 0);
+}
+
+#[test]
+fn run_json_has_the_documented_fields() {
+    let json = stdout(&["run", "ironthread", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    for key in [
+        "preset",
+        "strategy",
+        "seed",
+        "simulated_s",
+        "requests",
+        "throughput_rps",
+        "latency_ms",
+        "pools",
+        "services",
+        "theory",
+        "runs",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    for key in [
+        "sent",
+        "completed",
+        "success",
+        "partial",
+        "failed",
+        "timeout",
+        "refused",
+    ] {
+        assert!(v["requests"].get(key).is_some(), "missing requests.{key}");
+    }
+    for key in ["mean", "p50", "p90", "p99", "p999", "max"] {
+        assert!(
+            v["latency_ms"].get(key).is_some(),
+            "missing latency_ms.{key}"
+        );
+    }
+    let pool = &v["pools"][1];
+    for key in [
+        "name",
+        "kind",
+        "core",
+        "max",
+        "queue_capacity",
+        "largest_pool_size",
+        "max_active",
+        "max_queue",
+        "completed",
+        "rejected",
+    ] {
+        assert!(pool.get(key).is_some(), "missing pools[].{key}");
+    }
+    assert_eq!(pool["name"], "IronThread");
+    assert_eq!(pool["largest_pool_size"], 10);
+    let run = &v["runs"][0];
+    for key in ["run", "strategy", "time_ms", "thread", "status"] {
+        assert!(run.get(key).is_some(), "missing runs[].{key}");
+    }
+    let compare: serde_json::Value =
+        serde_json::from_str(&stdout(&["compare", "ironthread", "--format", "json"]))
+            .expect("json");
+    let strategies: Vec<&str> = compare
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|r| r["strategy"].as_str().expect("strategy"))
+        .collect();
+    assert_eq!(
+        strategies,
+        ["sequential", "shared", "bulkhead", "unbounded"]
+    );
+}
+
+#[test]
+fn presets_are_listed_and_each_checks() {
+    let list = stdout(&["presets"]);
+    let names: Vec<&str> = list
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"ironthread"), "{list}");
+    for name in names {
+        let out = stdout(&["check", name]);
+        assert!(out.contains(": ok"), "{out}");
+    }
+}
+
+#[test]
+fn without_a_terminal_the_default_command_prints_the_comparison() {
+    let out = threadlab(&[]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no terminal"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("sequential") && stdout.contains("bulkhead"),
+        "{stdout}"
+    );
+}
+
+/// Runs threadlab on a preset file with `body`, expecting exit code 2 and a message that
+/// contains every `needle`.
+fn rejects(body: &str, extra: &[&str], needles: &[&str]) {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("threadlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("bad-{n}.toml"));
+    std::fs::write(&path, body).expect("write preset");
+    let path_s = path.to_string_lossy().to_string();
+    let mut args = vec!["run", path_s.as_str()];
+    args.extend_from_slice(extra);
+    let out = threadlab(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in: {stderr}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+const GOOD: &str = r#"
+[scenario]
+name = "t"
+[load]
+mode = "runs"
+count = 1
+[[services]]
+name = "a"
+latency = "10ms"
+[endpoint]
+calls = ["a"]
+[[strategy.bulkhead]]
+name = "P"
+services = ["a"]
+core = 2
+max = 4
+"#;
+
+#[test]
+fn bad_input_exits_2_naming_file_field_value_and_range() {
+    rejects(
+        &GOOD.replace("count = 1", "count = 1\nspeed = 3"),
+        &[],
+        &["bad-", "speed"],
+    );
+    rejects(
+        &GOOD.replace("core = 2", "core = 8"),
+        &[],
+        &["strategy.bulkhead[0].max", "8"],
+    );
+    rejects(
+        &GOOD.replace("max = 4", "max = 0"),
+        &[],
+        &["strategy.bulkhead[0].max", "0"],
+    );
+    rejects(
+        &GOOD.replace("latency = \"10ms\"", "latency = \"10ms\"\nfailure = 1.5"),
+        &[],
+        &["services[0].failure", "1.5", "0.0..=1.0"],
+    );
+    rejects(
+        &GOOD.replace("calls = [\"a\"]", "calls = [\"b\"]"),
+        &[],
+        &["endpoint", "\"b\""],
+    );
+    rejects(
+        &GOOD.replace("services = [\"a\"]", "services = [\"zz\"]"),
+        &[],
+        &["zz"],
+    );
+    rejects(
+        &GOOD.replace("\"10ms\"", "\"10 parsecs\""),
+        &[],
+        &["services[0].latency", "ms"],
+    );
+    rejects(
+        GOOD,
+        &["--set", "server.threads=-1"],
+        &["--set", "server.threads"],
+    );
+    rejects(GOOD, &["--set", "nonsense"], &["--set", "nonsense"]);
+    rejects(GOOD, &["--duration", "soon"], &["--duration", "soon"]);
+    let out = threadlab(&["run", "/nonexistent/preset.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/preset.toml"));
+    let out = threadlab(&["run", "no-such-preset"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = threadlab(&["run", "ironthread", "--strategy", "fastest"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -247,9 +247,10 @@ fn reset_replays_the_same_seed() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     play(&mut a, 3);
     let before = a.snapshot();
+    let seed = a.scenario().seed;
     a.press(Key::Char('r'));
     assert_eq!(a.now(), Nanos::ZERO);
-    assert_eq!(a.scenario().seed, 7);
+    assert_eq!(a.scenario().seed, seed);
     play(&mut a, 3);
     let after = a.snapshot();
     assert_eq!(before.outcomes, after.outcomes);
@@ -260,10 +261,12 @@ fn reset_replays_the_same_seed() {
 fn new_seed_changes_the_seed_and_restarts() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     play(&mut a, 2);
+    let seed = a.scenario().seed;
     a.press(Key::Char('s'));
-    assert_eq!(a.scenario().seed, 8);
+    assert_eq!(a.scenario().seed, seed + 1);
+    assert_eq!(a.engine().scenario().seed, seed + 1);
     assert_eq!(a.now(), Nanos::ZERO);
-    assert_eq!(status(&a), Status::Info("new seed 8".into()));
+    assert_eq!(status(&a), Status::Info(format!("new seed {}", seed + 1)));
 }
 
 #[test]

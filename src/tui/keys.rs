@@ -143,7 +143,7 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('<')], "<", "slower (down to 0.1x)", |_| {
         Action::SlowDown
     })
-    .hint("slower (down to 0.1x)"),
+    .hint("slower"),
     bind(&[C('f')], "f", "inject or heal a fault", |_| {
         Action::OpenFaultMenu
     })

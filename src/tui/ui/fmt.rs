@@ -68,6 +68,20 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
+/// `text` padded to `width` columns, or cut on the left with an ellipsis.
+pub fn fit_left(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    if len <= width {
+        format!("{text:<width$}")
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut s = String::from("…");
+        s.extend(text.chars().skip(len - width + 1));
+        s
+    }
+}
+
 /// `text` right-aligned in `width` columns (cut on the left when too long).
 pub fn fit_right(text: &str, width: usize) -> String {
     let len = text.chars().count();
@@ -132,6 +146,7 @@ mod tests {
         assert_eq!(fit("abc", 5), "abc  ");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit_right("42", 4), "  42");
+        assert_eq!(fit_left("worker-12", 6), "…er-12");
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     if app.is_behind() {
         speed.push(Span::styled(" (behind)", p.error));
     }
-    let mut items = vec![vec![Span::raw(" "), Span::styled(state, style)], speed];
+    let mut items = vec![speed];
     if app.compare_engines().is_some() {
         items.push(vec![Span::styled("COMPARE", p.title)]);
     }
@@ -55,7 +55,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             fmt::count(snapshot.in_flight)
         ))],
     ]);
-    let info = fmt::items(items, Span::styled(" · ", p.dim), usize::from(area.width));
+    let badge = vec![Span::raw(" "), Span::styled(state, style), Span::raw(" ")];
+    let room = usize::from(area.width).saturating_sub(state.len() + 2);
+    let info: Vec<Span> = badge
+        .into_iter()
+        .chain(fmt::items(items, Span::styled(" · ", p.dim), room))
+        .collect();
 
     let [top, bottom] = rows(area);
     frame.render_widget(Paragraph::new(Line::from(tabs)), top);

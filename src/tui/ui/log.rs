@@ -28,16 +28,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     frame.render_widget(block, area);
 
     let width = usize::from(inner.width);
-    // What is left after the fixed columns and their separators goes to thread and status.
-    let rest = width.saturating_sub(RUN + STRATEGY + TIME + 3 * SEP_WIDTH);
-    let thread = (rest / 2).clamp(12, 34).min(rest);
-    let status = rest.saturating_sub(thread + SEP_WIDTH);
-    let columns = Columns { thread, status };
-
     let rows = usize::from(inner.height).saturating_sub(1);
     let skip = snapshot.log.len().saturating_sub(rows);
+    let shown = &snapshot.log[skip..];
+    let columns = Columns::fitted(shown, width);
     let mut lines = vec![columns.header(p)];
-    lines.extend(snapshot.log[skip..].iter().map(|entry| match entry {
+    lines.extend(shown.iter().map(|entry| match entry {
         LogLine::Run(run) => columns.run(p, run),
         LogLine::Change { at, text } => Line::styled(
             fmt::fit(
@@ -56,6 +52,33 @@ struct Columns {
 }
 
 impl Columns {
+    /// What is left after the fixed columns goes to thread and status: each gets what its
+    /// longest visible value needs when both fit, else a share in proportion to that need.
+    fn fitted(shown: &[LogLine], width: usize) -> Columns {
+        let rest = width.saturating_sub(RUN + STRATEGY + TIME + 4 * SEP_WIDTH);
+        let runs = shown.iter().filter_map(|entry| match entry {
+            LogLine::Run(run) => Some(run),
+            LogLine::Change { .. } => None,
+        });
+        let (mut thread, mut status) = ("Thread Name".len(), "Status".len());
+        for run in runs {
+            thread = thread.max(run.thread.chars().count());
+            status = status.max(run.status.chars().count());
+        }
+        if thread + status <= rest {
+            Columns {
+                thread,
+                status: rest - thread,
+            }
+        } else {
+            let thread = (rest * thread / (thread + status)).max(8).min(rest);
+            Columns {
+                thread,
+                status: rest - thread,
+            }
+        }
+    }
+
     fn header(&self, p: &Palette) -> Line<'static> {
         let text = [
             fmt::fit_right("Run #", RUN),
@@ -73,7 +96,8 @@ impl Columns {
             fmt::fit_right(&run.run.to_string(), RUN),
             fmt::fit(run.strategy.name(), STRATEGY),
             fmt::fit_right(&format!("{:.0}", run.time.as_millis_f64()), TIME),
-            fmt::fit(&run.thread, self.thread),
+            // Cut on the left: `…commonPool-worker-3` keeps the number that tells threads apart.
+            fmt::fit_left(&run.thread, self.thread),
         ];
         let mut spans: Vec<Span> = Vec::new();
         for cell in cells {

@@ -84,7 +84,9 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
 /// Body, theory and log. At 24 rows: 10 + 3 + 8.
 fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let extra = area.height.saturating_sub(21);
-    let theory_rows = if extra >= 6 { 4 } else { 3 };
+    // The Erlang C line, when theory has one and there is room.
+    let erlang = app.engine().prediction().erlang_c.is_some();
+    let theory_rows = if extra >= 6 && erlang { 4 } else { 3 };
     let log_rows = 8 + (extra.saturating_sub(theory_rows - 3) / 3).min(12);
     let [body, theory, log] = Layout::vertical([
         Constraint::Min(10),

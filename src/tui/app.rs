@@ -271,7 +271,7 @@ impl App {
             Action::NewSeed => self.new_seed(),
             Action::ToggleHelp => self.toggle_help(),
             Action::Back => self.back(),
-            Action::Quit => self.quit = true,
+            Action::Quit => self.quit(),
             Action::MenuUp => self.move_menu_cursor(false),
             Action::MenuDown => self.move_menu_cursor(true),
             Action::MenuChoose => self.choose_in_menu(),

@@ -57,7 +57,7 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
             if Some(pool.id) == selected {
                 out.extend(full(p, pool, true, width, 1));
             } else {
-                out.push(compact(p, pool, false, width, p.text));
+                out.push(compact(pool, width, p.text));
             }
         }
         if out.len() > rows {
@@ -70,7 +70,7 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
         if out.len() >= rows {
             break;
         }
-        out.push(compact(p, pool, false, width, p.dim));
+        out.push(compact(pool, width, p.dim));
     }
     out
 }
@@ -204,15 +204,8 @@ fn capacity(pool: &PoolSnapshot) -> String {
         .map_or_else(|| "∞".to_string(), |c| fmt::count(u64::from(c)))
 }
 
-/// One line: `▸IronThread busy 3/10 · q 0/500 · rej 0`.
-fn compact(
-    p: &Palette,
-    pool: &PoolSnapshot,
-    selected: bool,
-    width: usize,
-    style: Style,
-) -> Line<'static> {
-    let marker = if selected { "▸" } else { " " };
+/// One line for a pool that is not selected: `IronThread busy 3/10 · q 0/500 · rej 0`.
+fn compact(pool: &PoolSnapshot, width: usize, style: Style) -> Line<'static> {
     let mut text = format!(
         "{} busy {}/{}",
         pool.name,
@@ -230,7 +223,7 @@ fn compact(
         text.push_str(&format!(" · rej {}", fmt::count(pool.stats.rejected)));
     }
     Line::from(vec![
-        Span::styled(marker, p.title),
+        Span::raw(" "),
         Span::styled(
             fmt::fit(&text, width.saturating_sub(1))
                 .trim_end()

@@ -1,0 +1,385 @@
+//! `App` without a terminal: every action reaches the engine (or says why not).
+
+use super::*;
+use crate::scenario;
+use crate::sim::{LogLine, SERVER_POOL};
+
+fn scenario(sets: &[&str]) -> Scenario {
+    let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+    scenario::load("ironthread", &sets).expect("preset loads")
+}
+
+fn app(sets: &[&str], strategy: Strategy) -> App {
+    App::new(scenario(sets), strategy, Theme::Dark)
+}
+
+const CLOSED: &[&str] = &["load.mode=closed", "load.clients=40", "load.think=200ms"];
+const OPEN: &[&str] = &["load.mode=open", "load.rate=10"];
+
+/// Plays `secs` of simulated time at 1x with an unlimited event budget.
+fn play(app: &mut App, secs: u64) {
+    for _ in 0..secs * 10 {
+        app.advance(Duration::from_millis(100), BudgetSpec::Events(u64::MAX));
+    }
+}
+
+fn pool(app: &App, id: PoolId) -> PoolSnapshot {
+    app.snapshot()
+        .pools
+        .into_iter()
+        .find(|p| p.id == id)
+        .expect("pool exists")
+}
+
+fn status(app: &App) -> Status {
+    app.status().cloned().expect("a status")
+}
+
+fn ironthread(app: &App) -> PoolId {
+    crate::sim::FIRST_BULKHEAD_POOL.min(app.snapshot().pools.len() - 1)
+}
+
+#[test]
+fn strategy_switch_reaches_the_engine_and_the_log() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('2'));
+    assert_eq!(a.engine().strategy(), Strategy::Shared);
+    let last = a.snapshot().log.last().cloned();
+    assert!(
+        matches!(&last, Some(LogLine::Change { text, .. }) if text == "strategy bulkhead -> shared"),
+        "{last:?}"
+    );
+    assert_eq!(a.pool_ids(), vec![SERVER_POOL, crate::sim::SHARED_POOL]);
+}
+
+#[test]
+fn pool_selection_wraps_both_ways() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    assert_eq!(a.pool_ids().len(), 2);
+    assert_eq!(a.selected_pool(), Some(SERVER_POOL));
+    a.apply(Action::NextPool);
+    assert_eq!(a.selected_pool(), Some(ironthread(&a)));
+    a.apply(Action::NextPool);
+    assert_eq!(a.selected_pool(), Some(SERVER_POOL));
+    a.apply(Action::PreviousPool);
+    assert_eq!(a.selected_pool(), Some(ironthread(&a)));
+}
+
+#[test]
+fn plus_and_minus_resize_the_selected_pool() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.apply(Action::NextPool);
+    let id = ironthread(&a);
+    a.press(Key::Char('+'));
+    assert_eq!(pool(&a, id).core, 11);
+    assert_eq!(status(&a), Status::Info("IronThread core 10 -> 11".into()));
+    a.press(Key::Char('-'));
+    a.press(Key::Char('-'));
+    assert_eq!(pool(&a, id).core, 9);
+    // The server pool's knob is maxThreads.
+    a.apply(Action::PreviousPool);
+    a.apply(Action::GrowPool);
+    assert_eq!(pool(&a, SERVER_POOL).max, 220);
+}
+
+#[test]
+fn a_pool_shrinks_no_further_than_one() {
+    let mut a = app(&["strategy.bulkhead.IronThread.core=1"], Strategy::Bulkhead);
+    a.apply(Action::NextPool);
+    a.apply(Action::ShrinkPool);
+    assert_eq!(pool(&a, ironthread(&a)).core, 1);
+    assert!(matches!(status(&a), Status::Info(t) if t.contains("smallest")));
+}
+
+#[test]
+fn a_thread_per_task_pool_says_it_has_no_size() {
+    let mut a = app(CLOSED, Strategy::Unbounded);
+    a.apply(Action::NextPool);
+    a.apply(Action::GrowPool);
+    assert!(
+        matches!(status(&a), Status::Error(t) if t.contains("no size")),
+        "{:?}",
+        a.status()
+    );
+}
+
+#[test]
+fn brackets_change_the_queue_capacity() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.apply(Action::NextPool);
+    let id = ironthread(&a);
+    a.press(Key::Char(']'));
+    assert_eq!(pool(&a, id).queue_capacity, Some(550));
+    a.press(Key::Char('['));
+    assert_eq!(pool(&a, id).queue_capacity, Some(495));
+}
+
+#[test]
+fn an_unbounded_server_queue_shrinks_to_a_bound() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    assert_eq!(pool(&a, SERVER_POOL).queue_capacity, None);
+    a.apply(Action::GrowQueue);
+    assert!(matches!(status(&a), Status::Info(t) if t.contains("unbounded")));
+    a.apply(Action::ShrinkQueue);
+    assert_eq!(pool(&a, SERVER_POOL).queue_capacity, Some(100));
+}
+
+#[test]
+fn discard_oldest_keeps_a_queue_of_one_and_says_why() {
+    let mut a = app(
+        &[
+            "strategy.bulkhead.IronThread.queue=1",
+            "strategy.bulkhead.IronThread.rejection=discard-oldest",
+        ],
+        Strategy::Bulkhead,
+    );
+    a.apply(Action::NextPool);
+    a.apply(Action::ShrinkQueue);
+    assert_eq!(pool(&a, ironthread(&a)).queue_capacity, Some(1));
+    assert!(matches!(status(&a), Status::Error(t) if t.contains("discard-oldest")));
+}
+
+#[test]
+fn up_and_down_change_closed_and_open_load() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Up);
+    assert!(matches!(
+        a.engine().scenario().load.mode,
+        LoadMode::Closed { clients: 44, .. }
+    ));
+    a.press(Key::Down);
+    assert!(matches!(
+        a.engine().scenario().load.mode,
+        LoadMode::Closed { clients: 40, .. }
+    ));
+
+    let mut a = app(OPEN, Strategy::Bulkhead);
+    a.press(Key::Up);
+    assert!(matches!(a.engine().scenario().load.mode, LoadMode::Open { rate, .. } if rate == 12.5));
+    a.press(Key::Down);
+    assert!(matches!(a.engine().scenario().load.mode, LoadMode::Open { rate, .. } if rate == 10.0));
+}
+
+#[test]
+fn load_keys_say_they_do_not_apply_to_runs() {
+    let mut a = app(&[], Strategy::Bulkhead);
+    a.apply(Action::MoreLoad);
+    assert!(matches!(status(&a), Status::Info(t) if t.contains("5 runs")));
+    assert!(matches!(
+        a.engine().scenario().load.mode,
+        LoadMode::Runs { count: 5 }
+    ));
+}
+
+#[test]
+fn pause_holds_the_clock_and_step_moves_one_event() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    play(&mut a, 1);
+    a.press(Key::Char(' '));
+    assert!(a.clock().is_paused());
+    let (t, events) = (a.now(), a.engine().events_processed());
+    play(&mut a, 1);
+    assert_eq!(a.now(), t);
+    a.press(Key::Char('.'));
+    assert_eq!(a.engine().events_processed(), events + 1);
+    assert!(a.clock().is_paused());
+    a.press(Key::Char(' '));
+    play(&mut a, 1);
+    assert!(a.now() > t);
+}
+
+#[test]
+fn speed_keys_walk_the_ladder_and_stop_at_its_ends() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    for _ in 0..20 {
+        a.press(Key::Char('>'));
+    }
+    assert_eq!(a.clock().speed(), super::super::clock::Speed::Max);
+    for _ in 0..20 {
+        a.press(Key::Char('<'));
+    }
+    assert_eq!(a.clock().speed(), super::super::clock::Speed::Times(0.1));
+}
+
+#[test]
+fn fault_menu_injects_and_heals() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('f'));
+    assert!(matches!(a.overlay(), Overlay::Faults(_)));
+    a.press(Key::Char('3')); // recommendations
+    a.press(Key::Char('1')); // slow x5
+    assert_eq!(a.overlay(), Overlay::None);
+    assert_eq!(
+        a.snapshot().services[2].fault,
+        Some(Fault::Slow { factor: 5.0 })
+    );
+
+    a.press(Key::Char('f'));
+    a.press(Key::Down);
+    a.press(Key::Down);
+    a.press(Key::Enter); // recommendations
+    a.press(Key::Up); // wraps to the last item: heal
+    a.press(Key::Enter);
+    assert_eq!(a.snapshot().services[2].fault, None);
+    assert_eq!(status(&a), Status::Info("recommendations: healed".into()));
+}
+
+#[test]
+fn escape_backs_out_of_the_fault_menu_one_level_at_a_time() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('f'));
+    a.press(Key::Char('2'));
+    a.press(Key::Esc);
+    assert!(matches!(
+        a.overlay(),
+        Overlay::Faults(FaultMenu {
+            service: None,
+            cursor: 1
+        })
+    ));
+    a.press(Key::Esc);
+    assert_eq!(a.overlay(), Overlay::None);
+    assert!(!a.should_quit());
+}
+
+#[test]
+fn reset_replays_the_same_seed() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    play(&mut a, 3);
+    let before = a.snapshot();
+    let seed = a.scenario().seed;
+    a.press(Key::Char('r'));
+    assert_eq!(a.now(), Nanos::ZERO);
+    assert_eq!(a.scenario().seed, seed);
+    play(&mut a, 3);
+    let after = a.snapshot();
+    assert_eq!(before.outcomes, after.outcomes);
+    assert_eq!(before.series, after.series);
+}
+
+#[test]
+fn new_seed_changes_the_seed_and_restarts() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    play(&mut a, 2);
+    let seed = a.scenario().seed;
+    a.press(Key::Char('s'));
+    assert_eq!(a.scenario().seed, seed + 1);
+    assert_eq!(a.engine().scenario().seed, seed + 1);
+    assert_eq!(a.now(), Nanos::ZERO);
+    assert_eq!(status(&a), Status::Info(format!("new seed {}", seed + 1)));
+}
+
+#[test]
+fn a_finished_load_stops_the_clock_until_reset() {
+    let mut a = app(&[], Strategy::Bulkhead);
+    play(&mut a, 10);
+    assert!(a.is_finished());
+    assert!(!a.needs_ticks());
+    let t = a.now();
+    play(&mut a, 1);
+    assert_eq!(a.now(), t);
+    a.apply(Action::Reset);
+    assert!(!a.is_finished());
+    assert!(a.needs_ticks());
+}
+
+#[test]
+fn help_opens_and_closes_and_takes_the_keys() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('?'));
+    assert_eq!(a.overlay(), Overlay::Help);
+    a.press(Key::Char('2'));
+    assert_eq!(a.engine().strategy(), Strategy::Bulkhead);
+    a.press(Key::Esc);
+    assert_eq!(a.overlay(), Overlay::None);
+    assert!(!a.should_quit());
+    a.press(Key::Char('?'));
+    a.press(Key::Char('?'));
+    assert_eq!(a.overlay(), Overlay::None);
+}
+
+#[test]
+fn q_escape_and_ctrl_c_quit() {
+    for key in [Key::Char('q'), Key::Esc, Key::Ctrl('c')] {
+        let mut a = app(CLOSED, Strategy::Bulkhead);
+        a.press(key);
+        assert!(a.should_quit(), "{key:?}");
+    }
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('?'));
+    a.press(Key::Ctrl('c'));
+    assert!(a.should_quit());
+}
+
+#[test]
+fn compare_runs_four_engines_in_lockstep() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    play(&mut a, 2);
+    a.press(Key::Char('c'));
+    let engines = a.compare_engines().expect("compare view open");
+    let strategies: Vec<_> = engines.iter().map(Engine::strategy).collect();
+    assert_eq!(strategies, Strategy::ALL.to_vec());
+    assert!(a.needs_ticks());
+    play(&mut a, 1);
+    let now = a.engine().now();
+    for e in a.compare_engines().expect("open") {
+        assert_eq!(e.now(), now);
+    }
+    // Esc leaves the compare view, not the program.
+    a.press(Key::Esc);
+    assert!(a.compare_engines().is_none());
+    assert!(!a.should_quit());
+}
+
+#[test]
+fn compare_engines_catch_up_within_the_budget() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    play(&mut a, 5);
+    a.apply(Action::ToggleCompare);
+    a.apply(Action::TogglePause);
+    a.advance(Duration::from_millis(30), BudgetSpec::Events(10));
+    assert!(a.is_behind());
+    assert!(a.needs_ticks(), "keeps ticking while paused to catch up");
+    let engines = a.compare_engines().expect("open");
+    assert!(engines.iter().all(|e| e.now() < a.engine().now()));
+}
+
+#[test]
+fn changes_in_compare_view_apply_to_every_engine() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.apply(Action::ToggleCompare);
+    a.apply(Action::NextPool);
+    a.apply(Action::GrowPool);
+    a.apply(Action::MoreLoad);
+    a.apply(Action::OpenFaultMenu);
+    a.apply(Action::MenuPick(1));
+    a.apply(Action::MenuPick(3));
+    let id = ironthread(&a);
+    for e in std::iter::once(a.engine()).chain(a.compare_engines().expect("open")) {
+        let s = e.snapshot();
+        let p = s.pools.iter().find(|p| p.id == id).expect("pool");
+        assert_eq!(p.core, 11);
+        assert!(matches!(s.load, LoadMode::Closed { clients: 44, .. }));
+        assert_eq!(s.services[0].fault, Some(Fault::Fail { probability: 1.0 }));
+    }
+    // The strategy only changes the main engine; the four keep theirs.
+    a.apply(Action::SelectStrategy(Strategy::Shared));
+    let strategies: Vec<_> = a
+        .compare_engines()
+        .expect("open")
+        .iter()
+        .map(Engine::strategy)
+        .collect();
+    assert_eq!(strategies, Strategy::ALL.to_vec());
+}
+
+#[test]
+fn max_speed_runs_events_within_the_budget() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    for _ in 0..10 {
+        a.apply(Action::SpeedUp);
+    }
+    a.advance(Duration::from_millis(33), BudgetSpec::Events(500));
+    assert!(a.engine().events_processed() >= 500);
+    assert!(a.now() > Nanos::ZERO);
+}

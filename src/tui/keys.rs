@@ -1,0 +1,289 @@
+//! The key table: one list of bindings per context that both handles keys and writes the `?`
+//! help overlay, so the help cannot drift from what the keys do.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::scenario::Strategy;
+
+use super::app::Action;
+
+/// A key as the table names it (modifiers folded in: `+` is `+` whether or not Shift was
+/// needed to type it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Ctrl(char),
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Enter,
+    Esc,
+}
+
+impl Key {
+    /// The key of a press; releases and repeats are ignored.
+    pub fn from_event(event: KeyEvent) -> Option<Key> {
+        if event.kind != KeyEventKind::Press {
+            return None;
+        }
+        let key = match event.code {
+            KeyCode::Char(c) if event.modifiers.contains(KeyModifiers::CONTROL) => Key::Ctrl(c),
+            KeyCode::Char(c) => Key::Char(c),
+            KeyCode::Tab => Key::Tab,
+            KeyCode::BackTab => Key::BackTab,
+            KeyCode::Up => Key::Up,
+            KeyCode::Down => Key::Down,
+            KeyCode::Enter => Key::Enter,
+            KeyCode::Esc => Key::Esc,
+            _ => return None,
+        };
+        Some(key)
+    }
+}
+
+/// Where the keys go: the live screen, or an overlay that takes them first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    Live,
+    Help,
+    FaultMenu,
+}
+
+/// Keys, how the help writes them, what they do.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub keys: &'static [Key],
+    pub label: &'static str,
+    /// One word for the footer's key hints ("" keeps it out of the footer).
+    pub hint: &'static str,
+    pub help: &'static str,
+    action: fn(Key) -> Action,
+}
+
+impl Binding {
+    pub fn action(&self, key: Key) -> Option<Action> {
+        self.keys.contains(&key).then(|| (self.action)(key))
+    }
+}
+
+const fn bind(
+    keys: &'static [Key],
+    label: &'static str,
+    help: &'static str,
+    action: fn(Key) -> Action,
+) -> Binding {
+    Binding {
+        keys,
+        label,
+        hint: "",
+        help,
+        action,
+    }
+}
+
+impl Binding {
+    /// The same binding with a footer hint.
+    const fn hint(self, hint: &'static str) -> Binding {
+        Binding { hint, ..self }
+    }
+}
+
+use Key::Char as C;
+
+/// The live screen (and the compare view).
+pub const LIVE: &[Binding] = &[
+    bind(
+        &[C('1'), C('2'), C('3'), C('4')],
+        "1-4",
+        "strategy (see the tabs)",
+        |k| Action::SelectStrategy(strategy_of(k)),
+    )
+    .hint("strategy"),
+    bind(&[Key::Tab], "Tab", "select the next pool", |_| {
+        Action::NextPool
+    })
+    .hint("pool"),
+    bind(
+        &[Key::BackTab],
+        "Shift-Tab",
+        "select the previous pool",
+        |_| Action::PreviousPool,
+    ),
+    bind(&[C('+'), C('=')], "+", "grow the selected pool", |_| {
+        Action::GrowPool
+    })
+    .hint("grow"),
+    bind(&[C('-'), C('_')], "-", "shrink the selected pool", |_| {
+        Action::ShrinkPool
+    })
+    .hint("shrink"),
+    bind(&[C(']')], "]", "longer queue (selected pool)", |_| {
+        Action::GrowQueue
+    })
+    .hint("queue+"),
+    bind(&[C('[')], "[", "shorter queue (selected)", |_| {
+        Action::ShrinkQueue
+    })
+    .hint("queue-"),
+    bind(&[Key::Up], "Up", "more load (x1.25 or +10%)", |_| {
+        Action::MoreLoad
+    })
+    .hint("load+"),
+    bind(&[Key::Down], "Down", "less load (/1.25 or -10%)", |_| {
+        Action::LessLoad
+    })
+    .hint("load-"),
+    bind(&[C(' ')], "space", "pause / resume", |_| {
+        Action::TogglePause
+    })
+    .hint("pause"),
+    bind(&[C('.')], ".", "pause, step one event", |_| Action::Step).hint("step"),
+    bind(&[C('>')], ">", "faster (up to max)", |_| Action::SpeedUp).hint("faster"),
+    bind(&[C('<')], "<", "slower (down to 0.1x)", |_| {
+        Action::SlowDown
+    })
+    .hint("slower"),
+    bind(&[C('f')], "f", "inject or heal a fault", |_| {
+        Action::OpenFaultMenu
+    })
+    .hint("fault"),
+    bind(&[C('c')], "c", "compare the 4 strategies", |_| {
+        Action::ToggleCompare
+    })
+    .hint("compare"),
+    bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
+    bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
+    bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
+    bind(&[C('q')], "q", "quit", |_| Action::Quit).hint("quit"),
+    bind(&[Key::Esc], "Esc", "leave compare, else quit", |_| {
+        Action::Back
+    }),
+];
+
+/// The fault menu: choose a service, then a fault.
+pub const FAULT_MENU: &[Binding] = &[
+    bind(&[Key::Up], "Up", "previous choice", |_| Action::MenuUp),
+    bind(&[Key::Down, Key::Tab], "Down", "next choice", |_| {
+        Action::MenuDown
+    }),
+    bind(&[Key::Enter], "Enter", "choose", |_| Action::MenuChoose),
+    bind(
+        &[
+            C('1'),
+            C('2'),
+            C('3'),
+            C('4'),
+            C('5'),
+            C('6'),
+            C('7'),
+            C('8'),
+            C('9'),
+        ],
+        "1-9",
+        "choose by number",
+        |k| Action::MenuPick(digit_of(k)),
+    ),
+    bind(&[Key::Esc, C('f')], "Esc", "back / close the menu", |_| {
+        Action::Back
+    }),
+    bind(&[C('q')], "q", "quit", |_| Action::Quit),
+];
+
+/// The help overlay.
+pub const HELP: &[Binding] = &[
+    bind(&[C('?'), Key::Esc], "? Esc", "close the help", |_| {
+        Action::Back
+    }),
+    bind(&[C('q')], "q", "quit", |_| Action::Quit),
+];
+
+/// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.
+pub const ALWAYS: &[Binding] = &[bind(&[Key::Ctrl('c')], "Ctrl-C", "quit", |_| Action::Quit)];
+
+pub fn table(context: Context) -> &'static [Binding] {
+    match context {
+        Context::Live => LIVE,
+        Context::Help => HELP,
+        Context::FaultMenu => FAULT_MENU,
+    }
+}
+
+/// What a key does in a context.
+pub fn action_for(context: Context, key: Key) -> Option<Action> {
+    ALWAYS
+        .iter()
+        .chain(table(context))
+        .find_map(|binding| binding.action(key))
+}
+
+/// `1`..`9` as 1..9 (0 for anything else).
+fn digit_of(key: Key) -> usize {
+    match key {
+        Key::Char(c) => c.to_digit(10).map_or(0, |d| d as usize),
+        _ => 0,
+    }
+}
+
+/// `1`..`4` as the strategies in their usual order.
+fn strategy_of(key: Key) -> Strategy {
+    let i = digit_of(key).clamp(1, Strategy::ALL.len()) - 1;
+    Strategy::ALL[i]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_pick_strategies_in_order() {
+        for (i, s) in Strategy::ALL.iter().enumerate() {
+            let c = char::from_digit(i as u32 + 1, 10).expect("digit");
+            assert_eq!(
+                action_for(Context::Live, Key::Char(c)),
+                Some(Action::SelectStrategy(*s))
+            );
+        }
+    }
+
+    #[test]
+    fn ctrl_c_quits_in_every_context() {
+        for ctx in [Context::Live, Context::Help, Context::FaultMenu] {
+            assert_eq!(action_for(ctx, Key::Ctrl('c')), Some(Action::Quit));
+        }
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_in_a_context() {
+        for ctx in [Context::Live, Context::Help, Context::FaultMenu] {
+            let keys: Vec<Key> = ALWAYS
+                .iter()
+                .chain(table(ctx))
+                .flat_map(|b| b.keys.iter().copied())
+                .collect();
+            for (i, k) in keys.iter().enumerate() {
+                assert!(!keys[i + 1..].contains(k), "{k:?} bound twice in {ctx:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn overlays_take_keys_first() {
+        assert_eq!(action_for(Context::Help, Key::Char('1')), None);
+        assert_eq!(action_for(Context::Help, Key::Esc), Some(Action::Back));
+        assert_eq!(
+            action_for(Context::FaultMenu, Key::Char('2')),
+            Some(Action::MenuPick(2))
+        );
+    }
+
+    #[test]
+    fn releases_are_ignored() {
+        let mut event = KeyEvent::from(KeyCode::Char('q'));
+        assert_eq!(Key::from_event(event), Some(Key::Char('q')));
+        event.kind = KeyEventKind::Release;
+        assert_eq!(Key::from_event(event), None);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(Key::from_event(ctrl_c), Some(Key::Ctrl('c')));
+    }
+}

@@ -1,0 +1,179 @@
+//! Styles for each theme. Panels ask for a role (`busy`, `outcome(Failed)`...), never a
+//! colour, so `NoColor` and `Light` need no special cases elsewhere.
+
+use ratatui::style::{Color, Modifier, Style};
+
+use crate::metrics::Outcome;
+
+use super::Theme;
+
+/// The styles of one theme.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Palette {
+    pub text: Style,
+    /// Secondary text: labels, pools not in use.
+    pub dim: Style,
+    /// Titles and the current tab.
+    pub title: Style,
+    /// The selected pool, the menu cursor.
+    pub selected: Style,
+    pub busy: Style,
+    pub idle: Style,
+    pub queue: Style,
+    /// A change a person made (log) and informative status messages.
+    pub change: Style,
+    /// An engine error in the status line.
+    pub error: Style,
+    /// RUNNING / PAUSED / FINISHED.
+    pub running: Style,
+    pub paused: Style,
+    pub finished: Style,
+    pub border: Style,
+    success: Style,
+    partial: Style,
+    failed: Style,
+    timeout: Style,
+    refused: Style,
+}
+
+impl Palette {
+    pub fn of(theme: Theme) -> Palette {
+        match theme {
+            Theme::Dark => DARK,
+            Theme::Light => LIGHT,
+            Theme::NoColor => NO_COLOR,
+        }
+    }
+
+    /// Each outcome keeps one colour everywhere: counters, sparkline markers, log rows.
+    pub fn outcome(&self, outcome: Outcome) -> Style {
+        match outcome {
+            Outcome::Success => self.success,
+            Outcome::Partial => self.partial,
+            Outcome::Failed => self.failed,
+            Outcome::Timeout => self.timeout,
+            Outcome::Refused => self.refused,
+        }
+    }
+}
+
+const fn fg(color: Color) -> Style {
+    Style::new().fg(color)
+}
+
+const DARK: Palette = Palette {
+    text: Style::new(),
+    dim: fg(Color::DarkGray),
+    title: Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+    selected: Style::new().fg(Color::Black).bg(Color::Cyan),
+    busy: fg(Color::LightGreen),
+    idle: fg(Color::DarkGray),
+    queue: fg(Color::LightBlue),
+    change: fg(Color::Cyan),
+    error: Style::new()
+        .fg(Color::LightRed)
+        .add_modifier(Modifier::BOLD),
+    running: Style::new()
+        .fg(Color::Black)
+        .bg(Color::Green)
+        .add_modifier(Modifier::BOLD),
+    paused: Style::new()
+        .fg(Color::Black)
+        .bg(Color::Yellow)
+        .add_modifier(Modifier::BOLD),
+    finished: Style::new()
+        .fg(Color::Black)
+        .bg(Color::Gray)
+        .add_modifier(Modifier::BOLD),
+    border: fg(Color::DarkGray),
+    success: fg(Color::Green),
+    partial: fg(Color::Yellow),
+    failed: fg(Color::Red),
+    timeout: fg(Color::Magenta),
+    refused: fg(Color::Gray),
+};
+
+// Dark text for white projector screens: 256-colour indices dark enough to read on white.
+const LIGHT: Palette = Palette {
+    text: fg(Color::Indexed(16)),
+    dim: fg(Color::Indexed(243)),
+    title: Style::new()
+        .fg(Color::Indexed(25))
+        .add_modifier(Modifier::BOLD),
+    selected: Style::new().fg(Color::Indexed(231)).bg(Color::Indexed(25)),
+    busy: fg(Color::Indexed(28)),
+    idle: fg(Color::Indexed(250)),
+    queue: fg(Color::Indexed(25)),
+    change: fg(Color::Indexed(25)),
+    error: Style::new()
+        .fg(Color::Indexed(160))
+        .add_modifier(Modifier::BOLD),
+    running: Style::new()
+        .fg(Color::Indexed(231))
+        .bg(Color::Indexed(28))
+        .add_modifier(Modifier::BOLD),
+    paused: Style::new()
+        .fg(Color::Indexed(16))
+        .bg(Color::Indexed(220))
+        .add_modifier(Modifier::BOLD),
+    finished: Style::new()
+        .fg(Color::Indexed(231))
+        .bg(Color::Indexed(243))
+        .add_modifier(Modifier::BOLD),
+    border: fg(Color::Indexed(246)),
+    success: fg(Color::Indexed(28)),
+    partial: fg(Color::Indexed(130)),
+    failed: fg(Color::Indexed(160)),
+    timeout: fg(Color::Indexed(90)),
+    refused: fg(Color::Indexed(243)),
+};
+
+// NO_COLOR: modifiers only. Cells and markers differ by glyph, so nothing relies on colour.
+const NO_COLOR: Palette = Palette {
+    text: Style::new(),
+    dim: Style::new(),
+    title: Style::new().add_modifier(Modifier::BOLD),
+    selected: Style::new().add_modifier(Modifier::REVERSED),
+    busy: Style::new(),
+    idle: Style::new(),
+    queue: Style::new(),
+    change: Style::new().add_modifier(Modifier::ITALIC),
+    error: Style::new().add_modifier(Modifier::BOLD),
+    running: Style::new().add_modifier(Modifier::BOLD),
+    paused: Style::new().add_modifier(Modifier::REVERSED.union(Modifier::BOLD)),
+    finished: Style::new().add_modifier(Modifier::REVERSED),
+    border: Style::new(),
+    success: Style::new(),
+    partial: Style::new().add_modifier(Modifier::ITALIC),
+    failed: Style::new().add_modifier(Modifier::BOLD),
+    timeout: Style::new().add_modifier(Modifier::UNDERLINED),
+    refused: Style::new().add_modifier(Modifier::DIM),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_uses_no_colours_at_all() {
+        let p = Palette::of(Theme::NoColor);
+        let mut styles = vec![
+            p.text, p.dim, p.title, p.selected, p.busy, p.idle, p.queue, p.change, p.error,
+            p.running, p.paused, p.finished, p.border,
+        ];
+        styles.extend(Outcome::ALL.map(|o| p.outcome(o)));
+        for s in styles {
+            assert_eq!((s.fg, s.bg), (None, None), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn every_outcome_has_its_own_colour() {
+        for theme in [Theme::Dark, Theme::Light] {
+            let p = Palette::of(theme);
+            let colours: std::collections::HashSet<_> =
+                Outcome::ALL.iter().map(|&o| p.outcome(o).fg).collect();
+            assert_eq!(colours.len(), 5, "{theme:?}");
+        }
+    }
+}

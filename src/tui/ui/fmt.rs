@@ -1,0 +1,164 @@
+//! Number and text formatting shared by the panels. Formatting only: every figure comes
+//! from the engine.
+
+use ratatui::text::Span;
+
+use crate::time::Nanos;
+
+/// Milliseconds with sensible precision: `1000`, `12.5`, `0.42`.
+pub fn ms(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// Requests per second: `0.59/s`, `118/s`, `12.3k/s`.
+pub fn rate(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v >= 10_000.0 {
+        format!("{:.1}k/s", v / 1e3)
+    } else if v >= 100.0 {
+        format!("{v:.0}/s")
+    } else if v >= 10.0 {
+        format!("{v:.1}/s")
+    } else {
+        format!("{v:.2}/s")
+    }
+}
+
+/// A count that stays short: `999`, `12.3k`, `4.5M`.
+pub fn count(n: u64) -> String {
+    if n < 10_000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{:.1}k", n as f64 / 1e3)
+    } else {
+        format!("{:.1}M", n as f64 / 1e6)
+    }
+}
+
+/// The simulated clock: `12.345s`.
+pub fn clock(t: Nanos) -> String {
+    format!("{:.3}s", t.as_secs_f64())
+}
+
+/// A percentage: `8%`.
+pub fn percent(ratio: f64) -> String {
+    format!("{:.0}%", ratio * 100.0)
+}
+
+/// `text` cut or padded to exactly `width` columns (ellipsis when cut).
+pub fn fit(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    if len <= width {
+        format!("{text:<width$}")
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut s: String = text.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// `text` padded to `width` columns, or cut on the left with an ellipsis.
+pub fn fit_left(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    if len <= width {
+        format!("{text:<width$}")
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut s = String::from("…");
+        s.extend(text.chars().skip(len - width + 1));
+        s
+    }
+}
+
+/// `text` right-aligned in `width` columns (cut on the left when too long).
+pub fn fit_right(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    if len <= width {
+        format!("{text:>width$}")
+    } else {
+        text.chars().skip(len - width).collect()
+    }
+}
+
+/// Spans of whole items, separated by `sep`, as many as fit in `width` columns (an item that
+/// does not fit is left out rather than cut).
+pub fn items(
+    items: Vec<Vec<Span<'static>>>,
+    sep: Span<'static>,
+    width: usize,
+) -> Vec<Span<'static>> {
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for item in items {
+        let w: usize = item.iter().map(Span::width).sum();
+        let extra = if out.is_empty() { 0 } else { sep.width() };
+        if used + extra + w > width {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(sep.clone());
+        }
+        used += extra + w;
+        out.extend(item);
+    }
+    out
+}
+
+/// Eight-level bar glyphs for inline sparklines.
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// An inline sparkline of the newest `width` values, scaled to `max` (at least 1). Zero is
+/// a blank so an empty queue reads as empty.
+pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
+    let skip = values.len().saturating_sub(width);
+    let max = max.max(1.0);
+    values[skip..]
+        .iter()
+        .map(|&v| {
+            if v <= 0.0 {
+                ' '
+            } else {
+                let level = ((v / max) * 7.0).round().clamp(0.0, 7.0) as usize;
+                BARS[level]
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_pads_and_cuts_with_an_ellipsis() {
+        assert_eq!(fit("abc", 5), "abc  ");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit_right("42", 4), "  42");
+        assert_eq!(fit_left("worker-12", 6), "…er-12");
+    }
+
+    #[test]
+    fn numbers_stay_short() {
+        assert_eq!(ms(1000.4), "1000");
+        assert_eq!(ms(12.25), "12.2");
+        assert_eq!(rate(0.588), "0.59/s");
+        assert_eq!(count(123_456), "123.5k");
+    }
+
+    #[test]
+    fn sparkline_scales_to_max_and_keeps_the_newest() {
+        assert_eq!(sparkline(&[0.0, 1.0, 8.0, 4.0], 3, 8.0), "▂█▅");
+    }
+}

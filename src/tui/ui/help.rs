@@ -1,0 +1,52 @@
+//! The `?` overlay, written from the key tables themselves so it cannot drift from what the
+//! keys do.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use crate::tui::app::App;
+use crate::tui::keys::{self, Binding};
+use crate::tui::theme::Palette;
+
+/// Columns of one entry: the keys right-aligned, then what they do.
+const LABEL: usize = 9;
+const TEXT: usize = 28;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.palette();
+    let sections: [(&str, &[Binding]); 3] = [
+        ("Live", keys::LIVE),
+        ("Fault menu", keys::FAULT_MENU),
+        ("Everywhere", keys::ALWAYS),
+    ];
+    let mut lines = Vec::new();
+    for (title, table) in sections {
+        lines.push(Line::styled(format!(" {title}"), p.title));
+        lines.extend(table.iter().map(|b| entry(p, b)));
+    }
+    // Two columns, the first one taller by at most a line.
+    let right = lines.split_off(lines.len().div_ceil(2));
+    let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let column = u16::try_from(LABEL + TEXT + 2).unwrap_or(u16::MAX);
+    let box_area = super::centred(area, 2 * column + 2, rows + 2);
+    let block = Block::bordered()
+        .title(Line::styled(" Keys ", p.title))
+        .title_bottom(Line::styled(" ? or Esc closes ", p.dim).right_aligned())
+        .border_style(p.title);
+    let inner = block.inner(box_area);
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(block, box_area);
+    let [left_area, right_area] =
+        Layout::horizontal([Constraint::Length(column), Constraint::Length(column)]).areas(inner);
+    frame.render_widget(Paragraph::new(lines), left_area);
+    frame.render_widget(Paragraph::new(right), right_area);
+}
+
+fn entry(p: &Palette, binding: &Binding) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!(" {:>LABEL$} ", binding.label), p.title),
+        Span::styled(super::fmt::fit(binding.help, TEXT), p.text),
+    ])
+}

@@ -1,0 +1,113 @@
+//! The event log in the article's row format, `Run # | Strategy | Time (ms) | Thread Name |
+//! Status`, newest at the bottom, with every change a person made in between.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use crate::sim::{LogLine, RunLine, Snapshot};
+use crate::tui::app::App;
+use crate::tui::theme::Palette;
+
+use super::fmt;
+
+/// Widths of the fixed columns: run, strategy, time.
+const RUN: usize = 5;
+const STRATEGY: usize = 10;
+const TIME: usize = 9;
+const SEP: &str = " │ ";
+const SEP_WIDTH: usize = 3;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+    let p = app.palette();
+    let block = Block::bordered()
+        .title(Line::styled(" Log ", p.title))
+        .border_style(p.border);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+
+    let width = usize::from(inner.width);
+    let rows = usize::from(inner.height).saturating_sub(1);
+    let skip = snapshot.log.len().saturating_sub(rows);
+    let shown = &snapshot.log[skip..];
+    let columns = Columns::fitted(shown, width);
+    let mut lines = vec![columns.header(p)];
+    lines.extend(shown.iter().map(|entry| match entry {
+        LogLine::Run(run) => columns.run(p, run),
+        LogLine::Change { at, text } => Line::styled(
+            fmt::fit(
+                &format!(" {:>w$}   {} {text}", "⚙", fmt::clock(*at), w = RUN - 1),
+                width,
+            ),
+            p.change,
+        ),
+    }));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+struct Columns {
+    thread: usize,
+    status: usize,
+}
+
+impl Columns {
+    /// What is left after the fixed columns goes to thread and status: each gets what its
+    /// longest visible value needs when both fit, else a share in proportion to that need.
+    fn fitted(shown: &[LogLine], width: usize) -> Columns {
+        let rest = width.saturating_sub(RUN + STRATEGY + TIME + 4 * SEP_WIDTH);
+        let runs = shown.iter().filter_map(|entry| match entry {
+            LogLine::Run(run) => Some(run),
+            LogLine::Change { .. } => None,
+        });
+        let (mut thread, mut status) = ("Thread Name".len(), "Status".len());
+        for run in runs {
+            thread = thread.max(run.thread.chars().count());
+            status = status.max(run.status.chars().count());
+        }
+        if thread + status <= rest {
+            Columns {
+                thread,
+                status: rest - thread,
+            }
+        } else {
+            let thread = (rest * thread / (thread + status)).max(8).min(rest);
+            Columns {
+                thread,
+                status: rest - thread,
+            }
+        }
+    }
+
+    fn header(&self, p: &Palette) -> Line<'static> {
+        let text = [
+            fmt::fit_right("Run #", RUN),
+            fmt::fit("Strategy", STRATEGY),
+            fmt::fit_right("Time (ms)", TIME),
+            fmt::fit("Thread Name", self.thread),
+            fmt::fit("Status", self.status),
+        ]
+        .join(SEP);
+        Line::styled(text, p.title)
+    }
+
+    fn run(&self, p: &Palette, run: &RunLine) -> Line<'static> {
+        let cells = [
+            fmt::fit_right(&run.run.to_string(), RUN),
+            fmt::fit(run.strategy.name(), STRATEGY),
+            fmt::fit_right(&format!("{:.0}", run.time.as_millis_f64()), TIME),
+            // Cut on the left: `…commonPool-worker-3` keeps the number that tells threads apart.
+            fmt::fit_left(&run.thread, self.thread),
+        ];
+        let mut spans: Vec<Span> = Vec::new();
+        for cell in cells {
+            spans.push(Span::raw(cell));
+            spans.push(Span::styled(SEP, p.dim));
+        }
+        spans.push(Span::styled(
+            fmt::fit(&run.status, self.status),
+            p.outcome(run.outcome),
+        ));
+        Line::from(spans)
+    }
+}

@@ -1,0 +1,135 @@
+//! Drawing: pure functions of the [`App`] and one [`Snapshot`] of its engine.
+//!
+//! The live screen (80x24 and up; extra rows go to the body first, then the log):
+//!
+//! ```text
+//! ┌──────────────────────────────────────────────────────────────────────────────┐
+//! │ IronThread │ 1 sequential  2 shared  3 bulkhead  4 unbounded       t 3.200s  │ header
+//! │ RUNNING  speed 1x · load 5 runs · seed 7 · sent 4 · in flight 1     ? help   │
+//! ├ Pools ───────────────────────────────┬ Outcomes ────────────────── 0.59/s ───┤
+//! │▸tomcat  busy 1/10  max 200           │ Success 3  Partial 1  Failed 0        │ body
+//! │ █░░░░░░░░░                           ├ Latency ms ───────────────────────────┤
+//! │ IronThread busy 3/3  core 10 max 20  │ ▁▁█ ▁▁█                               │
+//! │ ███  queue 0/500 ▁▁▁                 │   ✗   ~                               │
+//! ├ Theory vs measured ──────────────────┴───────────────────────────────────────┤
+//! │ theory   ceiling 11.8/s (IronThread) · X 1.00/s · R 1000 ms · ρ 8%           │ theory
+//! │ measured X 0.59/s · R 1000 ms · L 0.59 vs X·R 0.59                           │
+//! ├ Log ─────────────────────────────────────────────────────────────────────────┤
+//! │ Run # │ Strategy   │ Time (ms) │ Thread Name          │ Status               │ log
+//! │     1 │ bulkhead   │      1000 │ IronThread-3         │ Success              │
+//! ├──────────────────────────────────────────────────────────────────────────────┤
+//! │ IronThread core 10 -> 11   (or an error, the paused banner, or key hints)    │ status
+//! └──────────────────────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! The compare view replaces body, theory and log with the four strategies side by side
+//! (2x2 below 120 columns). Overlays (help, fault menu) are drawn last, centred. Below
+//! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
+
+mod compare;
+mod fault_menu;
+mod fmt;
+mod header;
+mod help;
+mod latency;
+mod log;
+mod outcomes;
+mod pools;
+mod status;
+mod theory;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use crate::sim::Snapshot;
+
+use super::app::{App, Overlay};
+
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Rows of the header and the status line.
+const HEADER_ROWS: u16 = 2;
+const STATUS_ROWS: u16 = 1;
+
+/// Draws the whole screen.
+pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        render_too_small(frame, area);
+        return;
+    }
+    let [header, body, status] = Layout::vertical([
+        Constraint::Length(HEADER_ROWS),
+        Constraint::Min(0),
+        Constraint::Length(STATUS_ROWS),
+    ])
+    .areas(area);
+    header::render(frame, header, app, snapshot);
+    status::render(frame, status, app);
+    if app.compare_engines().is_some() {
+        compare::render(frame, body, app);
+    } else {
+        render_live(frame, body, app, snapshot);
+    }
+    match app.overlay() {
+        Overlay::None => {}
+        Overlay::Help => help::render(frame, area, app),
+        Overlay::Faults(menu) => fault_menu::render(frame, area, app, snapshot, menu),
+    }
+}
+
+/// Body, theory and log. At 24 rows: 10 + 3 + 8.
+fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+    let extra = area.height.saturating_sub(21);
+    // The Erlang C line, when theory has one and there is room.
+    let erlang = app.engine().prediction().erlang_c.is_some();
+    let theory_rows = if extra >= 6 && erlang { 4 } else { 3 };
+    let log_rows = 8 + (extra.saturating_sub(theory_rows - 3) / 3).min(12);
+    let [body, theory, log] = Layout::vertical([
+        Constraint::Min(10),
+        Constraint::Length(theory_rows),
+        Constraint::Length(log_rows),
+    ])
+    .areas(area);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
+    let [outcomes, latency] =
+        Layout::vertical([Constraint::Length(5), Constraint::Min(5)]).areas(right);
+    pools::render(frame, left, app, snapshot);
+    outcomes::render(frame, outcomes, app, snapshot);
+    latency::render(frame, latency, app, snapshot);
+    theory::render(frame, theory, app, snapshot);
+    log::render(frame, log, app, snapshot);
+}
+
+fn render_too_small(frame: &mut Frame, area: Rect) {
+    let text = format!(
+        "threadlab needs {MIN_WIDTH}x{MIN_HEIGHT}, now {}x{}",
+        area.width, area.height
+    );
+    let [_, middle, _] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(Line::from(text).centered()), middle);
+}
+
+/// A rectangle of at most `width` x `height` centred in `area`.
+fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,63 @@
+//! Throughput and the outcome counters, each outcome in its own fixed colour.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use crate::metrics::Outcome;
+use crate::sim::Snapshot;
+use crate::tui::app::App;
+
+use super::fmt;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+    let p = app.palette();
+    let block = Block::bordered()
+        .title(Line::styled(" Outcomes ", p.title))
+        .title(
+            Line::styled(format!(" {} ", fmt::rate(snapshot.throughput_rps)), p.title)
+                .right_aligned(),
+        )
+        .border_style(p.border);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+
+    let counter = |o: Outcome| {
+        let style = p.outcome(o);
+        vec![
+            Span::styled(format!(" {} ", o.name()), style),
+            Span::styled(
+                format!("{} ", fmt::count(snapshot.outcomes.get(o))),
+                style.add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+        ]
+    };
+    let row = |outcomes: &[Outcome]| {
+        Line::from(
+            outcomes
+                .iter()
+                .flat_map(|&o| counter(o))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let mut lines = if inner.width >= 75 {
+        vec![row(&Outcome::ALL)]
+    } else {
+        vec![
+            row(&[Outcome::Success, Outcome::Partial, Outcome::Failed]),
+            row(&[Outcome::Timeout, Outcome::Refused]),
+        ]
+    };
+    let mut extra = format!(
+        " responded {} · conn {} · backlog {}",
+        fmt::count(snapshot.outcomes.responded()),
+        fmt::count(u64::from(snapshot.connections)),
+        fmt::count(u64::from(snapshot.backlog)),
+    );
+    if snapshot.late_responses > 0 {
+        extra.push_str(&format!(" · late {}", fmt::count(snapshot.late_responses)));
+    }
+    lines.push(Line::styled(extra, p.dim));
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,45 @@
+//! The bottom line: what the last key did (an engine error in its own style), the paused
+//! banner, or key hints taken from the key table.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::tui::app::{App, Status};
+use crate::tui::keys;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.palette();
+    let line = match app.status() {
+        Some(Status::Info(text)) => Line::styled(format!(" {text}"), p.change),
+        Some(Status::Error(text)) => Line::styled(format!(" {text}"), p.error),
+        None if app.is_finished() => Line::from(vec![
+            Span::styled(" FINISHED ", p.finished),
+            Span::raw(" the load has ended: r runs it again, s with a new seed, ? help"),
+        ]),
+        None if app.clock().is_paused() => Line::from(vec![
+            Span::styled(" PAUSED ", p.paused),
+            Span::raw(" space resumes · . steps one event · ? help"),
+        ]),
+        None => hints(app),
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// `? help` and `q quit` first (the line is cut on narrow screens), then every live binding
+/// that has a hint, as `key word`.
+fn hints(app: &App) -> Line<'static> {
+    let p = app.palette();
+    let first = |b: &&keys::Binding| b.label == "?" || b.label == "q";
+    let (front, rest): (Vec<&keys::Binding>, Vec<&keys::Binding>) = keys::LIVE
+        .iter()
+        .filter(|b| !b.hint.is_empty())
+        .partition(first);
+    let mut spans = vec![Span::raw(" ")];
+    for b in front.into_iter().chain(rest) {
+        spans.push(Span::styled(format!(" {} ", b.label), p.title));
+        spans.push(Span::raw(format!("{} ", b.hint)));
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,161 @@
+//! Whole-screen snapshots with `TestBackend` + insta at a fixed simulated time.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::scenario::{self, Strategy};
+use crate::time::Nanos;
+use crate::tui::Theme;
+use crate::tui::app::{Action, App};
+use crate::tui::clock::BudgetSpec;
+
+/// An app on the ironthread preset with `sets` overrides, played to `at`.
+fn app(sets: &[&str], strategy: Strategy, at: Nanos) -> App {
+    let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+    let scenario = scenario::load("ironthread", &sets).expect("preset loads");
+    let mut app = App::new(scenario, strategy, Theme::Dark);
+    play_to(&mut app, at);
+    app
+}
+
+/// Plays simulated time to `at` through the app's own pacing (1x, big event budget).
+fn play_to(app: &mut App, at: Nanos) {
+    while app.now() < at && !app.is_finished() {
+        let left = at.saturating_sub(app.now());
+        let step = left.min(Nanos::from_millis(250));
+        app.advance(
+            std::time::Duration::from_nanos(step.as_nanos()),
+            BudgetSpec::Events(u64::MAX),
+        );
+    }
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    let snapshot = app.snapshot();
+    terminal
+        .draw(|frame| super::render(frame, app, &snapshot))
+        .expect("draws");
+    terminal.backend().to_string()
+}
+
+/// Closed load keeps every pool busy enough to show cells, queues and a latency trace.
+const CLOSED: &[&str] = &["load.mode=closed", "load.clients=40", "load.think=200ms"];
+
+fn live(strategy: Strategy) -> App {
+    app(CLOSED, strategy, Nanos::from_secs(5))
+}
+
+#[test]
+fn each_strategy_at_80x24() {
+    for s in Strategy::ALL {
+        insta::assert_snapshot!(format!("{s}_80x24"), screen(&live(s), 80, 24));
+    }
+}
+
+#[test]
+fn each_strategy_at_120x40() {
+    for s in Strategy::ALL {
+        insta::assert_snapshot!(format!("{s}_120x40"), screen(&live(s), 120, 40));
+    }
+}
+
+#[test]
+fn the_ironthread_runs_finish() {
+    let a = app(&[], Strategy::Bulkhead, Nanos::from_secs(60));
+    assert!(a.is_finished());
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn help_overlay() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::ToggleHelp);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn help_lists_every_binding() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::ToggleHelp);
+    let text = screen(&a, 80, 24);
+    for b in crate::tui::keys::LIVE
+        .iter()
+        .chain(crate::tui::keys::FAULT_MENU)
+    {
+        assert!(text.contains(b.help), "{} missing from the help", b.help);
+    }
+}
+
+#[test]
+fn compare_view() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::ToggleCompare);
+    play_to(&mut a, Nanos::from_secs(6));
+    insta::assert_snapshot!("compare_80x24", screen(&a, 80, 24));
+    insta::assert_snapshot!("compare_120x40", screen(&a, 120, 40));
+}
+
+#[test]
+fn paused_banner() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::TogglePause);
+    a.apply(Action::NextPool);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn a_change_and_an_error_in_the_status_line() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::NextPool);
+    a.apply(Action::GrowPool);
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("IronThread core 10 -> 11"), "{text}");
+    a.apply(Action::SelectStrategy(Strategy::Unbounded));
+    a.apply(Action::NextPool);
+    a.apply(Action::GrowPool);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn fault_menu() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::OpenFaultMenu);
+    insta::assert_snapshot!("fault_menu_services", screen(&a, 80, 24));
+    a.apply(Action::MenuPick(3));
+    insta::assert_snapshot!("fault_menu_faults", screen(&a, 80, 24));
+}
+
+#[test]
+fn too_small_terminal() {
+    let a = live(Strategy::Bulkhead);
+    insta::assert_snapshot!(screen(&a, 60, 20));
+    assert!(screen(&a, 79, 24).contains("threadlab needs 80x24, now 79x24"));
+}
+
+#[test]
+fn no_color_draws_no_colour() {
+    let sets: Vec<String> = CLOSED.iter().map(|s| (*s).to_string()).collect();
+    let scenario = scenario::load("ironthread", &sets).expect("preset loads");
+    let mut a = App::new(scenario, Strategy::Bulkhead, Theme::NoColor);
+    play_to(&mut a, Nanos::from_secs(5));
+    a.apply(Action::ToggleHelp);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");
+    let snapshot = a.snapshot();
+    terminal
+        .draw(|frame| super::render(frame, &a, &snapshot))
+        .expect("draws");
+    for cell in terminal.backend().buffer().content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset, "{cell:?}");
+        assert_eq!(cell.bg, ratatui::style::Color::Reset, "{cell:?}");
+    }
+}
+
+#[test]
+fn the_selected_pool_is_marked() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::NextPool);
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("▸IronThread"), "{text}");
+    assert!(!text.contains("▸tomcat"), "{text}");
+}

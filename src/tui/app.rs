@@ -358,11 +358,11 @@ impl App {
 
     /// Up/Down: open load x1.25 or /1.25; closed load +-10% clients (at least 1).
     pub fn change_load(&mut self, more: bool) {
-        let command = match self.engine.scenario().load.mode {
-            LoadMode::Open { rate, .. } => {
+        let command = match &self.engine.scenario().load.mode {
+            &LoadMode::Open { rate, .. } => {
                 Command::SetRate(if more { rate * 1.25 } else { rate / 1.25 })
             }
-            LoadMode::Closed { clients, .. } => {
+            &LoadMode::Closed { clients, .. } => {
                 let step = (clients / 10).max(1);
                 let n = if more {
                     clients.saturating_add(step)
@@ -371,15 +371,22 @@ impl App {
                 };
                 Command::SetClients(n)
             }
-            LoadMode::Runs { count } => {
+            &LoadMode::Runs { count } => {
                 self.info(format!(
                     "the load is {count} runs one after another: Up/Down change open and closed load"
                 ));
                 return;
             }
-            LoadMode::Batch { count } => {
+            &LoadMode::Batch { count } => {
                 self.info(format!(
                     "the load is a batch of {count} at t=0: Up/Down change open and closed load"
+                ));
+                return;
+            }
+            LoadMode::Trace { rows } => {
+                let n = rows.len();
+                self.info(format!(
+                    "the load replays a trace of {n} requests: Up/Down change open and closed load"
                 ));
                 return;
             }

@@ -83,6 +83,7 @@ fn load(mode: &LoadMode) -> String {
         LoadMode::Closed { clients, think } => {
             format!("load {clients} clients, think {think}")
         }
+        LoadMode::Trace { rows } => format!("load trace of {}", rows.len()),
     }
 }
 

@@ -1,0 +1,134 @@
+//! The real binary in a real terminal: tmux runs a shell, the shell runs `threadlab tui`, the
+//! test presses keys and reads the screen with `capture-pane`, then checks that the shell is
+//! usable again (canonical mode and echo restored). CI installs tmux.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(width: u16, height: u16) -> Tmux {
+        let socket = format!("threadlab-e2e-{}-{width}x{height}", std::process::id());
+        let tmux = Tmux { socket };
+        let status = tmux
+            .cmd(&[
+                "new-session",
+                "-d",
+                "-s",
+                "e2e",
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+                "env PS1='$ ' bash --norc --noprofile",
+            ])
+            .status()
+            .expect("tmux is required for this test (apt-get install tmux)");
+        assert!(status.success(), "tmux new-session failed");
+        tmux
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("tmux");
+        c.args(["-L", &self.socket]).args(args);
+        c
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status().expect("tmux send-keys").success());
+    }
+
+    fn screen(&self) -> String {
+        let out = self
+            .cmd(&["capture-pane", "-p", "-t", "e2e"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen satisfies `ok`, polling; fails with the last screen after 20 s.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; the screen was:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]).status();
+    }
+}
+
+fn drive(width: u16, height: u16) {
+    let tmux = Tmux::start(width, height);
+    tmux.wait_for("the shell prompt", |s| s.contains('$'));
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    let line =
+        format!("{bin} tui ironthread --set load.mode=closed --set load.clients=40; echo EXIT=$?");
+    tmux.keys(&[&line, "Enter"]);
+    tmux.wait_for("the running TUI", |s| {
+        s.contains("RUNNING") && s.contains("IronThread") && s.contains("Pools")
+    });
+    // Strategy: 1 = sequential, logged as a change.
+    tmux.keys(&["1"]);
+    tmux.wait_for("the strategy change in the log", |s| {
+        s.contains("strategy bulkhead -> sequential")
+    });
+    // Sequential uses the Tomcat pool only: + grows it by 10 %.
+    tmux.keys(&["+"]);
+    tmux.wait_for("the pool size change", |s| s.contains("threads 200 -> 220"));
+    tmux.keys(&["Space"]);
+    tmux.wait_for("the paused banner", |s| s.contains("PAUSED"));
+    tmux.keys(&["?"]);
+    tmux.wait_for("the help overlay", |s| {
+        s.contains("Keys") && s.contains("this help")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help overlay to close", |s| !s.contains("this help"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+    // The terminal is back in canonical mode with echo: the shell works as before.
+    tmux.keys(&[
+        "stty -a | grep -q -- ' icanon' && stty -a | grep -q -- ' echo ' && echo SHELL_OK",
+        "Enter",
+    ]);
+    tmux.wait_for("a usable shell", |s| s.contains("SHELL_OK"));
+}
+
+#[test]
+fn keys_work_and_the_shell_is_usable_afterwards_at_80x24() {
+    drive(80, 24);
+}
+
+#[test]
+fn keys_work_and_the_shell_is_usable_afterwards_at_200x50() {
+    drive(200, 50);
+}
+
+#[test]
+fn a_too_small_terminal_says_how_big_it_must_be() {
+    let tmux = Tmux::start(60, 20);
+    tmux.wait_for("the shell prompt", |s| s.contains('$'));
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.keys(&[&format!("{bin} tui; echo EXIT=$?"), "Enter"]);
+    tmux.wait_for("the size message", |s| {
+        s.contains("needs 80x24") && s.contains("60x20")
+    });
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+}

@@ -1,0 +1,45 @@
+//! The cost of one TUI frame: a snapshot of the engine plus the render into a 120x40
+//! `TestBackend`, on the heaviest built-in preset (the M/M/200 queue, 200 threads drawn as
+//! cells) and on the default one. `cargo bench --bench frame`.
+
+use divan::Bencher;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use threadlab::scenario::{self, Strategy};
+use threadlab::tui::Theme;
+use threadlab::tui::app::App;
+use threadlab::tui::clock::BudgetSpec;
+
+fn main() {
+    divan::main();
+}
+
+fn app(preset: &str, strategy: Strategy) -> App {
+    let scenario = scenario::load(preset, &[]).expect("built-in preset");
+    let mut app = App::new(scenario, strategy, Theme::Dark);
+    // Ten simulated seconds in, so every series and the log are full.
+    for _ in 0..40 {
+        app.advance(
+            std::time::Duration::from_millis(250),
+            BudgetSpec::Events(u64::MAX),
+        );
+    }
+    app
+}
+
+#[divan::bench(args = ["erlang-c", "ironthread"])]
+fn frame_120x40(bencher: Bencher, preset: &str) {
+    let strategy = if preset == "ironthread" {
+        Strategy::Bulkhead
+    } else {
+        Strategy::Sequential
+    };
+    let app = app(preset, strategy);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");
+    bencher.bench_local(|| {
+        let snapshot = app.snapshot();
+        terminal
+            .draw(|frame| threadlab::tui::ui::render(frame, &app, &snapshot))
+            .expect("draws");
+    });
+}

@@ -45,6 +45,14 @@ pub struct RunReport {
     pub latency_ms: Latency,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
+    /// The cores: utilisation since t = 0 and the most work that waited for one.
+    pub cpu: CpuReport,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceReport>,
+    /// Estimated stack memory of the threads alive at the end (platform 1 MiB, virtual
+    /// 1 KiB each) and at most at the peak (every pool at its largest size).
+    pub thread_memory_mib: f64,
+    pub peak_thread_memory_mib: f64,
     pub theory: Theory,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<Vec<RunReportRow>>,
@@ -106,6 +114,24 @@ pub struct PoolReport {
 }
 
 #[derive(Debug, Clone, Serialize)]
+pub struct CpuReport {
+    pub cores: u32,
+    pub utilisation: f64,
+    pub max_queued: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResourceReport {
+    pub name: String,
+    pub size: u32,
+    pub max_active: u32,
+    pub max_waiting: u32,
+    pub acquired: u64,
+    pub timeouts: u64,
+    pub mean_wait_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub struct ServiceReport {
     pub name: String,
     pub calls: u64,
@@ -114,6 +140,7 @@ pub struct ServiceReport {
     pub fallbacks: u64,
     pub rejected: u64,
     pub discarded: u64,
+    pub connection_timeouts: u64,
 }
 
 /// Theory beside the measurement.
@@ -197,8 +224,35 @@ impl RunReport {
                 fallbacks: s.stats.fallbacks,
                 rejected: s.stats.rejected,
                 discarded: s.stats.discarded,
+                connection_timeouts: s.stats.connection_timeouts,
             })
             .collect();
+        let resources = snap
+            .resources
+            .iter()
+            .map(|r| ResourceReport {
+                name: r.name.clone(),
+                size: r.size,
+                max_active: r.max_active,
+                max_waiting: r.max_waiting,
+                acquired: r.acquired,
+                timeouts: r.timeouts,
+                mean_wait_ms: r.mean_wait_ms,
+            })
+            .collect();
+        let mib = |bytes: u64| bytes as f64 / f64::from(1u32 << 20);
+        let peak: u64 = snap
+            .pools
+            .iter()
+            .map(|p| {
+                let per = if p.virtual_threads {
+                    crate::sim::VIRTUAL_STACK_BYTES
+                } else {
+                    crate::sim::PLATFORM_STACK_BYTES
+                };
+                u64::from(p.stats.largest_pool_size) * per
+            })
+            .sum();
         let runs = matches!(scenario.load.mode, crate::scenario::LoadMode::Runs { .. })
             .then(|| run_lines.iter().map(RunReportRow::from).collect());
         let o = &snap.outcomes;
@@ -214,6 +268,14 @@ impl RunReport {
             latency_ms: snap.latency.into(),
             pools,
             services,
+            cpu: CpuReport {
+                cores: snap.cpu.cores,
+                utilisation: snap.cpu.utilisation,
+                max_queued: snap.cpu.max_queued,
+            },
+            resources,
+            thread_memory_mib: mib(snap.thread_memory_bytes),
+            peak_thread_memory_mib: mib(peak),
             theory: Theory {
                 prediction,
                 littles_l_measured: snap.mean_in_flight,

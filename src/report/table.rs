@@ -194,6 +194,39 @@ fn summary(r: &RunReport, out: &mut String) {
     }
     services.render(out);
     out.push('\n');
+    if !r.resources.is_empty() {
+        let mut t = Table::new(&[
+            ("Connection pool", Left),
+            ("Size", Right),
+            ("Max active", Right),
+            ("Max waiting", Right),
+            ("Acquired", Right),
+            ("Timeouts", Right),
+            ("Mean wait (ms)", Right),
+        ]);
+        for x in &r.resources {
+            t.row(vec![
+                x.name.clone(),
+                x.size.to_string(),
+                x.max_active.to_string(),
+                x.max_waiting.to_string(),
+                x.acquired.to_string(),
+                x.timeouts.to_string(),
+                format!("{:.1}", x.mean_wait_ms),
+            ]);
+        }
+        t.render(out);
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "CPU: {} cores, {:.0}% used, at most {} waiting for a core · thread stacks {:.1} MiB now, at most {:.1} MiB",
+        r.cpu.cores,
+        r.cpu.utilisation * 100.0,
+        r.cpu.max_queued,
+        r.thread_memory_mib,
+        r.peak_thread_memory_mib
+    );
     theory(r, out);
 }
 
@@ -235,6 +268,13 @@ fn theory(r: &RunReport, out: &mut String) {
         }
         if let Some(u) = p.utilisation {
             let _ = write!(out, ", bottleneck utilisation {:.0}%", u * 100.0);
+        }
+        out.push('\n');
+    }
+    if let Some(c) = p.cpu_ceiling_rps {
+        let _ = write!(out, "CPU ceiling: {} req/s", rps(c));
+        if let Some(n) = p.sizing_rule_threads {
+            let _ = write!(out, "; sizing rule cores x (1 + wait/compute) = {n:.0} threads");
         }
         out.push('\n');
     }

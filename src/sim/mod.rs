@@ -20,7 +20,10 @@ pub use engine::{
     UNBOUNDED_POOL,
 };
 pub use request::FailReason;
-pub use snapshot::{LogLine, PoolSnapshot, RunLine, ServiceSnapshot, Snapshot};
+pub use snapshot::{
+    CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
+    SeriesSnapshot, ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES,
+};
 
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;

@@ -39,6 +39,44 @@ pub struct Snapshot {
     /// The newest log entries, oldest first.
     pub log: Vec<LogLine>,
     pub events_processed: u64,
+    pub cpu: CpuSnapshot,
+    pub resources: Vec<ResourceSnapshot>,
+    /// Estimated thread stack memory of every live thread: platform threads reserve a 1 MiB
+    /// stack (`-Xss` default on 64-bit Linux), a parked virtual thread keeps about 1 KiB of
+    /// stack chunks on the heap (JEP 444; an estimate, it grows with stack depth).
+    pub thread_memory_bytes: u64,
+}
+
+/// Stack memory a platform thread reserves (HotSpot's default `-Xss` on 64-bit Linux).
+pub const PLATFORM_STACK_BYTES: u64 = 1 << 20;
+/// Heap a parked virtual thread with a shallow stack keeps (an estimate).
+pub const VIRTUAL_STACK_BYTES: u64 = 1 << 10;
+
+/// The cores: busy, waiting work, utilisation since t = 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuSnapshot {
+    pub cores: u32,
+    pub busy: u32,
+    pub queued: u32,
+    pub max_queued: u32,
+    pub utilisation: f64,
+}
+
+/// A connection pool (HikariCP's `active`, `idle`, `waiting`, `total`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceSnapshot {
+    pub name: String,
+    pub size: u32,
+    pub active: u32,
+    pub max_active: u32,
+    pub waiting: u32,
+    pub max_waiting: u32,
+    pub acquired: u64,
+    /// Waiters that gave up (`SQLTransientConnectionException`).
+    pub timeouts: u64,
+    /// Mean time a borrower waited for a connection (those that got one and those that gave
+    /// up).
+    pub mean_wait_ms: f64,
 }
 
 /// One pool, with the JDK's and Hystrix's names for its figures.
@@ -62,6 +100,8 @@ pub struct PoolSnapshot {
     pub stats: PoolStats,
     /// Whether the current strategy sends work here.
     pub in_use: bool,
+    /// Virtual threads rather than platform threads.
+    pub virtual_threads: bool,
     /// Live threads by number: (number, busy).
     pub threads: Vec<(u32, bool)>,
     pub active_series: Vec<f64>,
@@ -138,6 +178,7 @@ impl Engine {
                 queued: p.queued(),
                 stats: *p.stats(),
                 in_use: in_use.contains(&id),
+                virtual_threads: p.spec().virtual_threads,
                 threads: p.threads(),
                 active_series: self.sampler.pool_active[id].iter().collect(),
                 queued_series: self.sampler.pool_queued[id].iter().collect(),
@@ -211,6 +252,49 @@ impl Engine {
             series,
             log,
             events_processed: self.events_processed,
+            cpu: CpuSnapshot {
+                cores: self.cpu.cores,
+                busy: self.cpu.busy,
+                queued: u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX),
+                max_queued: self.cpu.max_queue,
+                utilisation: self.cpu_utilisation(),
+            },
+            resources: self
+                .scenario
+                .resources
+                .iter()
+                .zip(&self.resource_states)
+                .map(|(r, st)| {
+                    let waits = st.acquired + st.timeouts;
+                    ResourceSnapshot {
+                        name: r.name.clone(),
+                        size: r.size,
+                        active: st.in_use,
+                        max_active: st.max_in_use,
+                        waiting: st.waiting,
+                        max_waiting: st.max_waiting,
+                        acquired: st.acquired,
+                        timeouts: st.timeouts,
+                        mean_wait_ms: if waits > 0 {
+                            st.wait_total.as_millis_f64() / waits as f64
+                        } else {
+                            0.0
+                        },
+                    }
+                })
+                .collect(),
+            thread_memory_bytes: self
+                .pools
+                .iter()
+                .map(|p| {
+                    let per = if p.spec().virtual_threads {
+                        VIRTUAL_STACK_BYTES
+                    } else {
+                        PLATFORM_STACK_BYTES
+                    };
+                    u64::from(p.pool_size()) * per
+                })
+                .sum(),
         }
     }
 

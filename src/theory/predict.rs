@@ -35,6 +35,13 @@ pub struct Prediction {
     /// Erlang C for the server pool (open load, platform threads): exact when arrivals are
     /// Poisson and the hold time is exponential, an approximation otherwise.
     pub erlang_c: Option<ErlangPrediction>,
+    /// cores / CPU time per request (CPU, thread creation, and whole calls that pin a
+    /// carrier), when requests use CPU.
+    pub cpu_ceiling_rps: Option<f64>,
+    /// Connection pools: size / time a request holds their connections.
+    pub resources: Vec<PoolCeiling>,
+    /// Goetz's sizing rule, cores x (1 + wait / compute), when calls use CPU.
+    pub sizing_rule_threads: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,26 +68,67 @@ pub struct ErlangPrediction {
     pub p99_response_ms: f64,
 }
 
+/// A call's mean time on its thread: CPU, then the wait.
 fn mean_s(scenario: &Scenario, id: ServiceId) -> f64 {
-    scenario.service(id).latency.mean().as_secs_f64()
+    let svc = scenario.service(id);
+    svc.latency.mean().as_secs_f64() + svc.cpu.as_secs_f64()
+}
+
+/// One stage alone, no other request around: its calls one after another (sequential), or
+/// the largest of the bounds a fan-out meets: the slowest call, the CPU work over the cores,
+/// each pool's work over its threads, and the submitter creating platform threads one after
+/// another. Exact for fixed latencies when one bound dominates.
+fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f64 {
+    let time = |id: &ServiceId| mean_s(scenario, *id);
+    if strategy == Strategy::Sequential {
+        return stage.iter().map(time).sum();
+    }
+    let slowest = stage.iter().map(time).fold(0.0, f64::max);
+    let cpu: f64 = stage.iter().map(|id| scenario.service(*id).cpu.as_secs_f64()).sum();
+    let cpu_bound = cpu / f64::from(scenario.cores);
+    let n = stage.len() as f64;
+    let (pool_bound, spawns) = match strategy {
+        Strategy::Shared => {
+            let p = scenario.shared_parallelism();
+            if p < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
+                (0.0, n)
+            } else {
+                (stage.iter().map(time).sum::<f64>() / f64::from(p), 0.0)
+            }
+        }
+        Strategy::Bulkhead => {
+            let bound = scenario
+                .strategy
+                .bulkheads
+                .iter()
+                .map(|b| {
+                    let mine: Vec<&ServiceId> =
+                        stage.iter().filter(|id| b.services.contains(id)).collect();
+                    let fits_queue = mine.len() as u64 <= u64::from(b.core) + u64::from(b.queue);
+                    let threads = if fits_queue { b.core.max(1) } else { b.max };
+                    mine.iter().map(|id| time(id)).sum::<f64>() / f64::from(threads)
+                })
+                .fold(0.0, f64::max);
+            (bound, 0.0)
+        }
+        Strategy::Unbounded => {
+            let platform =
+                scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Platform;
+            (0.0, if platform { n } else { 0.0 })
+        }
+        Strategy::Sequential => (0.0, 0.0),
+    };
+    let spawn_bound = spawns * scenario.spawn_cost.as_secs_f64();
+    slowest.max(cpu_bound).max(pool_bound).max(spawn_bound)
 }
 
 /// Predicts the figures of `scenario` under `strategy`.
 pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
     let stages = &scenario.endpoint.stages;
-    let stage_sum =
-        |stage: &Vec<ServiceId>| stage.iter().map(|&s| mean_s(scenario, s)).sum::<f64>();
-    let stage_max = |stage: &Vec<ServiceId>| {
-        stage
-            .iter()
-            .map(|&s| mean_s(scenario, s))
-            .fold(0.0, f64::max)
-    };
-    let single = if strategy == Strategy::Sequential {
-        stages.iter().map(stage_sum).sum::<f64>()
-    } else {
-        stages.iter().map(stage_max).sum::<f64>()
-    };
+    let single: f64 = stages
+        .iter()
+        .map(|stage| stage_time(scenario, strategy, stage))
+        .sum();
     // With server.async the handler only submits; the hold is negligible.
     let hold = if scenario.server.async_ && strategy != Strategy::Sequential {
         0.0
@@ -94,10 +142,17 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
         _ => None,
     };
     let pools = pool_ceilings(scenario, strategy);
+    let resources = resource_ceilings(scenario);
+    let (cpu_ceiling, sizing_rule) = cpu_figures(scenario, strategy);
     let mut ceiling = server_ceiling.map(|c| (c, "tomcat".to_string()));
-    for p in &pools {
-        if ceiling.as_ref().is_none_or(|(c, _)| p.ceiling_rps < *c) {
-            ceiling = Some((p.ceiling_rps, p.pool.clone()));
+    let candidates = pools
+        .iter()
+        .chain(&resources)
+        .map(|p| (p.ceiling_rps, p.pool.clone()))
+        .chain(cpu_ceiling.map(|c| (c, "cpu".to_string())));
+    for (c, name) in candidates {
+        if ceiling.as_ref().is_none_or(|(best, _)| c < *best) {
+            ceiling = Some((c, name));
         }
     }
     let ceiling_rps = ceiling.as_ref().map(|(c, _)| *c);
@@ -158,7 +213,71 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
         latency_ms: latency.map(|s| s * 1e3),
         utilisation,
         erlang_c: erlang,
+        cpu_ceiling_rps: cpu_ceiling,
+        resources,
+        sizing_rule_threads: sizing_rule,
     }
+}
+
+/// The CPU ceiling and Goetz's sizing rule.
+fn cpu_figures(scenario: &Scenario, strategy: Strategy) -> (Option<f64>, Option<f64>) {
+    let calls: Vec<ServiceId> = scenario.endpoint.stages.iter().flatten().copied().collect();
+    let virtual_calls = match strategy {
+        Strategy::Unbounded => {
+            scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Virtual
+        }
+        Strategy::Sequential => scenario.server.threads == ServerThreads::Virtual,
+        _ => false,
+    };
+    let pins = virtual_calls && scenario.jdk < crate::scenario::Jdk::V25;
+    let mut cpu = 0.0;
+    let mut compute = 0.0;
+    let mut wait = 0.0;
+    for &id in &calls {
+        let svc = scenario.service(id);
+        let c = svc.cpu.as_secs_f64();
+        let w = mean_s(scenario, id);
+        compute += c;
+        wait += w;
+        // A pinned virtual thread keeps its carrier (a core) for the whole call.
+        cpu += if pins && svc.pinned { c + w } else { c };
+    }
+    let spawns = match strategy {
+        Strategy::Unbounded if !virtual_calls => calls.len() as f64,
+        _ => 0.0,
+    };
+    cpu += spawns * scenario.spawn_cost.as_secs_f64();
+    let cores = f64::from(scenario.cores);
+    let ceiling = (cpu > 0.0).then(|| cores / cpu);
+    let sizing = (compute > 0.0).then(|| super::pool_size_for_full_cpu(cores, wait, compute));
+    (ceiling, sizing)
+}
+
+/// Each connection pool's ceiling: size / connection time one request needs.
+fn resource_ceilings(scenario: &Scenario) -> Vec<PoolCeiling> {
+    let calls: Vec<ServiceId> = scenario.endpoint.stages.iter().flatten().copied().collect();
+    scenario
+        .resources
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let hold: f64 = calls
+                .iter()
+                .filter(|&&id| scenario.service(id).uses.is_some_and(|u| u.0 == i))
+                .map(|&id| mean_s(scenario, id) + scenario.service(id).cpu.as_secs_f64())
+                .sum();
+            (hold > 0.0).then(|| {
+                let c = throughput_ceiling(f64::from(r.size), hold);
+                PoolCeiling {
+                    pool: r.name.clone(),
+                    threads: r.size,
+                    work_ms_per_request: hold * 1e3,
+                    ceiling_rps: c,
+                    core_ceiling_rps: c,
+                }
+            })
+        })
+        .collect()
 }
 
 fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {

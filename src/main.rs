@@ -55,6 +55,8 @@ enum Command {
     },
     /// List the built-in presets.
     Presets,
+    /// Reproduce the articles' figures with every built-in preset (a Markdown table).
+    Articles,
     /// Validate a preset (and overrides) without running it.
     Check {
         preset: String,
@@ -182,6 +184,14 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
         }) => compare(&preset, &scenario, output.format),
         Some(Command::Presets) => {
             print!("{}", presets_listing());
+            Ok(())
+        }
+        Some(Command::Articles) => {
+            let mut results = Vec::new();
+            for name in scenario::builtin_names() {
+                results.extend(report::figures::evaluate(name)?);
+            }
+            print!("{}", report::figures::table(&results));
             Ok(())
         }
         Some(Command::Check { preset, scenario }) => {

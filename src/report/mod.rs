@@ -2,6 +2,7 @@
 //! side-by-side comparison of the four strategies.
 
 mod csv;
+pub mod figures;
 mod table;
 
 use serde::Serialize;
@@ -253,8 +254,11 @@ impl RunReport {
                 u64::from(p.stats.largest_pool_size) * per
             })
             .sum();
-        let runs = matches!(scenario.load.mode, crate::scenario::LoadMode::Runs { .. })
-            .then(|| run_lines.iter().map(RunReportRow::from).collect());
+        let runs = matches!(
+            scenario.load.mode,
+            crate::scenario::LoadMode::Runs { .. } | crate::scenario::LoadMode::Trace { .. }
+        )
+        .then(|| run_lines.iter().map(RunReportRow::from).collect());
         let o = &snap.outcomes;
         let ended_rate = o.total() as f64 / snap.now.as_secs_f64().max(1e-12);
         RunReport {

@@ -274,7 +274,10 @@ fn theory(r: &RunReport, out: &mut String) {
     if let Some(c) = p.cpu_ceiling_rps {
         let _ = write!(out, "CPU ceiling: {} req/s", rps(c));
         if let Some(n) = p.sizing_rule_threads {
-            let _ = write!(out, "; sizing rule cores x (1 + wait/compute) = {n:.0} threads");
+            let _ = write!(
+                out,
+                "; sizing rule cores x (1 + wait/compute) = {n:.0} threads"
+            );
         }
         out.push('\n');
     }

@@ -22,6 +22,31 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../presets/tomcat-ceiling.toml"),
     ),
     ("erlang-c", include_str!("../../presets/erlang-c.toml")),
+    (
+        "executor-vs-threads",
+        include_str!("../../presets/executor-vs-threads.toml"),
+    ),
+    (
+        "bounded-pool",
+        include_str!("../../presets/bounded-pool.toml"),
+    ),
+    (
+        "forkjoin-trap",
+        include_str!("../../presets/forkjoin-trap.toml"),
+    ),
+    (
+        "bulkhead-containment",
+        include_str!("../../presets/bulkhead-containment.toml"),
+    ),
+    (
+        "virtual-threads",
+        include_str!("../../presets/virtual-threads.toml"),
+    ),
+    ("pinning", include_str!("../../presets/pinning.toml")),
+    (
+        "connection-pool",
+        include_str!("../../presets/connection-pool.toml"),
+    ),
 ];
 
 /// One line of `threadlab presets`.

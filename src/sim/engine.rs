@@ -158,7 +158,7 @@ pub struct Engine {
     pub(super) late_responses: u64,
     pub(super) sampler: Sampler,
     pub(super) log: std::collections::VecDeque<LogEntry>,
-    /// Every run's row, kept for `runs` load (bounded by its count).
+    /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
     pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
     /// ∫ in-flight dt, for the time-average number in the system (Little's L).

@@ -747,7 +747,8 @@ impl Engine {
                         .push(self.now + pause, Event::ClientSend { client });
                 }
             }
-            LoadMode::Open { .. } | LoadMode::Batch { .. } | LoadMode::Trace { .. } => {}
+            LoadMode::Trace { .. } => self.runs.push(row),
+            LoadMode::Open { .. } | LoadMode::Batch { .. } => {}
         }
     }
 

@@ -68,10 +68,15 @@ pub struct ErlangPrediction {
     pub p99_response_ms: f64,
 }
 
-/// A call's mean time on its thread: CPU, then the wait.
+/// A call's mean time on its thread: CPU, then the wait (a hang replaces the wait).
 fn mean_s(scenario: &Scenario, id: ServiceId) -> f64 {
     let svc = scenario.service(id);
-    svc.latency.mean().as_secs_f64() + svc.cpu.as_secs_f64()
+    let wait = svc.latency.mean().as_secs_f64();
+    let wait = match svc.hang {
+        Some(h) => (1.0 - h.probability) * wait + h.probability * h.duration.as_secs_f64(),
+        None => wait,
+    };
+    wait + svc.cpu.as_secs_f64()
 }
 
 /// One stage alone, no other request around: its calls one after another (sequential), or
@@ -84,7 +89,10 @@ fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f
         return stage.iter().map(time).sum();
     }
     let slowest = stage.iter().map(time).fold(0.0, f64::max);
-    let cpu: f64 = stage.iter().map(|id| scenario.service(*id).cpu.as_secs_f64()).sum();
+    let cpu: f64 = stage
+        .iter()
+        .map(|id| scenario.service(*id).cpu.as_secs_f64())
+        .sum();
     let cpu_bound = cpu / f64::from(scenario.cores);
     let n = stage.len() as f64;
     let (pool_bound, spawns) = match strategy {

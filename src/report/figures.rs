@@ -1,0 +1,132 @@
+//! The articles' figures, reproduced: every built-in preset lists the published figures it
+//! reproduces (`[[figures]]`); this plays each and reads threadlab's value from the run
+//! report, so the README's table is produced by a command, not typed by hand.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::{RunReport, play};
+use crate::scenario::{self, Strategy};
+
+/// One figure: the article's value and threadlab's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureResult {
+    pub preset: String,
+    pub what: String,
+    pub article: String,
+    pub strategy: Strategy,
+    pub metric: String,
+    pub expect: f64,
+    pub tolerance: f64,
+    pub measured: f64,
+}
+
+impl FigureResult {
+    /// Whether threadlab gives what the preset says it gives.
+    pub fn holds(&self) -> bool {
+        let scale = self.expect.abs().max(1e-9);
+        (self.measured - self.expect).abs() / scale <= self.tolerance
+            || (self.expect == 0.0 && self.measured == 0.0)
+    }
+}
+
+/// Reads `path` (dots; array elements by their `name`, or by index) from a JSON value.
+pub fn lookup(value: &Value, path: &str) -> Option<f64> {
+    let mut v = value;
+    for part in path.split('.') {
+        v = match v {
+            Value::Array(items) => match part.parse::<usize>() {
+                Ok(i) => items.get(i)?,
+                Err(_) => items
+                    .iter()
+                    .find(|x| x.get("name").and_then(Value::as_str) == Some(part))?,
+            },
+            Value::Object(map) => map.get(part)?,
+            _ => return None,
+        };
+    }
+    v.as_f64()
+}
+
+/// Plays every figure of a preset.
+pub fn evaluate(preset: &str) -> anyhow::Result<Vec<FigureResult>> {
+    let base = scenario::load(preset, &[])?;
+    let mut out = Vec::with_capacity(base.figures.len());
+    for figure in &base.figures {
+        let s = scenario::load(preset, &figure.sets)?;
+        let duration = figure.duration.unwrap_or(s.duration);
+        let engine = play(&s, figure.strategy, duration);
+        let report = serde_json::to_value(RunReport::new(&s, &engine))?;
+        let measured = lookup(&report, &figure.metric).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{preset}: figure {:?}: metric {:?} is not in the run report",
+                figure.what,
+                figure.metric
+            )
+        })?;
+        out.push(FigureResult {
+            preset: preset.to_string(),
+            what: figure.what.clone(),
+            article: figure.article.clone(),
+            strategy: figure.strategy,
+            metric: figure.metric.clone(),
+            expect: figure.expect,
+            tolerance: figure.tolerance,
+            measured,
+        });
+    }
+    Ok(out)
+}
+
+fn number(x: f64) -> String {
+    if x.abs() >= 1000.0 || x == x.round() {
+        format!("{x:.0}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The Markdown table of every built-in preset's figures.
+pub fn table(results: &[FigureResult]) -> String {
+    let mut out = String::from(
+        "| Preset | Figure | Strategy | Article | threadlab | Metric |\n| --- | --- | --- | ---: | ---: | --- |\n",
+    );
+    for r in results {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {}{} | `{}` |",
+            r.preset,
+            r.what,
+            r.strategy,
+            r.article,
+            number(r.measured),
+            if r.holds() {
+                ""
+            } else {
+                " (differs from the preset's expectation)"
+            },
+            r.metric
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_follows_objects_and_named_array_elements() {
+        let v: Value = serde_json::json!({
+            "latency_ms": { "mean": 12.5 },
+            "pools": [{ "name": "tomcat", "max_queue": 3 }, { "name": "IronThread", "max_queue": 7 }]
+        });
+        assert_eq!(lookup(&v, "latency_ms.mean"), Some(12.5));
+        assert_eq!(lookup(&v, "pools.IronThread.max_queue"), Some(7.0));
+        assert_eq!(lookup(&v, "pools.0.max_queue"), Some(3.0));
+        assert_eq!(lookup(&v, "pools.nobody.max_queue"), None);
+    }
+}

@@ -1,0 +1,77 @@
+//! Every built-in preset reproduces the figures it lists, and the README's table of them is
+//! exactly what `threadlab articles` prints.
+
+use threadlab::report::figures::{FigureResult, evaluate, table};
+use threadlab::scenario;
+
+fn all() -> Vec<FigureResult> {
+    scenario::builtin_names()
+        .flat_map(|name| evaluate(name).expect("figures evaluate"))
+        .collect()
+}
+
+fn figure<'a>(results: &'a [FigureResult], preset: &str, what: &str) -> &'a FigureResult {
+    results
+        .iter()
+        .find(|r| r.preset == preset && r.what.starts_with(what))
+        .unwrap_or_else(|| panic!("{preset}: no figure {what:?}"))
+}
+
+#[test]
+fn every_preset_reproduces_its_figures_and_the_readme_shows_them() {
+    let results = all();
+    for r in &results {
+        assert!(
+            r.holds(),
+            "{}: {:?} gave {} where the preset expects {} (±{:.0}%)",
+            r.preset,
+            r.what,
+            r.measured,
+            r.expect,
+            r.tolerance * 100.0
+        );
+    }
+    // The presets issue 4 names all carry figures.
+    for preset in [
+        "ironthread",
+        "forkjoin-trap",
+        "tomcat-ceiling",
+        "bulkhead-containment",
+        "executor-vs-threads",
+        "bounded-pool",
+        "virtual-threads",
+        "pinning",
+        "connection-pool",
+    ] {
+        assert!(
+            results.iter().any(|r| r.preset == preset),
+            "{preset} lists no figures"
+        );
+        scenario::load(preset, &[]).expect("preset is valid");
+    }
+
+    // Executor vs threads: 128 : 40 : 16 within 15 %.
+    let seq = figure(&results, "executor-vs-threads", "1,000 method calls").measured;
+    let per_task = figure(&results, "executor-vs-threads", "a new Thread").measured;
+    let pool = figure(&results, "executor-vs-threads", "a fixed pool").measured;
+    for (got, want) in [(seq / pool, 128.0 / 16.0), (per_task / pool, 40.0 / 16.0)] {
+        assert!((got - want).abs() / want < 0.15, "ratio {got} vs {want}");
+    }
+
+    // Virtual threads, platform: the 2,000 req/s ceiling and mean latency = N / X.
+    let x = figure(&results, "virtual-threads", "platform threads: throughput").measured;
+    let r = figure(&results, "virtual-threads", "platform threads: mean").measured;
+    assert!((x - 2000.0).abs() / 2000.0 < 0.02, "{x}");
+    let n_over_x = 2000.0 / x * 1000.0;
+    assert!(
+        (r - n_over_x).abs() / n_over_x < 0.02,
+        "R {r} vs N/X {n_over_x}"
+    );
+
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    assert!(
+        readme.contains(&table(&results)),
+        "README.md's table differs from `threadlab articles`; paste its output"
+    );
+}

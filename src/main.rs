@@ -37,6 +37,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
         theme: ThemeArg,
     },
+    /// Play a preset's scripted tour in the TUI (for talks): space or → goes on.
+    Tour {
+        /// A built-in preset name or a path to a .toml file (default: ironthread).
+        preset: Option<String>,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
+        fps: u32,
+        #[arg(long)]
+        no_color: bool,
+        #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
+        theme: ThemeArg,
+    },
     /// Play a preset headless under one strategy and print the results.
     Run {
         preset: String,
@@ -157,7 +170,14 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 duration: None,
                 set: Vec::new(),
             };
-            open_tui(scenario::DEFAULT_PRESET, &args, 30, false, ThemeArg::Dark)
+            open_tui(
+                scenario::DEFAULT_PRESET,
+                &args,
+                30,
+                false,
+                ThemeArg::Dark,
+                false,
+            )
         }
         Some(Command::Tui {
             preset,
@@ -171,6 +191,21 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             fps,
             no_color,
             theme,
+            false,
+        ),
+        Some(Command::Tour {
+            preset,
+            scenario,
+            fps,
+            no_color,
+            theme,
+        }) => open_tui(
+            preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
+            &scenario,
+            fps,
+            no_color,
+            theme,
+            true,
         ),
         Some(Command::Run {
             preset,
@@ -273,8 +308,21 @@ fn open_tui(
     fps: u32,
     no_color: bool,
     theme: ThemeArg,
+    tour: bool,
 ) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
+    if tour && s.tour.is_empty() {
+        let with: Vec<String> = scenario::builtin_names()
+            .filter(|n| scenario::load(n, &[]).is_ok_and(|p| !p.tour.is_empty()))
+            .map(str::to_string)
+            .collect();
+        return Err(BadInput(format!(
+            "{}: has no [[tour]] steps; presets with a tour: {}",
+            s.source,
+            with.join(", ")
+        ))
+        .into());
+    }
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         eprintln!(
             "threadlab: no terminal attached, so no live view; here is the headless comparison \
@@ -289,7 +337,7 @@ fn open_tui(
         (false, ThemeArg::Light) => Theme::Light,
         (false, ThemeArg::Dark) => Theme::Dark,
     };
-    tui::run(s, strategy, TuiOptions { fps, theme })
+    tui::run(s, strategy, TuiOptions { fps, theme, tour })
 }
 
 fn presets_listing() -> String {

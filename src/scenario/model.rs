@@ -30,6 +30,30 @@ pub struct Scenario {
     pub resources: Vec<Resource>,
     /// Published figures this preset reproduces (`threadlab articles`).
     pub figures: Vec<Figure>,
+    /// A scripted sequence for talks (`threadlab tour`).
+    pub tour: Vec<TourStep>,
+}
+
+/// One step of a talk's tour: at a simulated time, press keys and show a caption, then wait
+/// for the speaker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TourStep {
+    pub at: Nanos,
+    pub keys: Vec<TourKey>,
+    pub caption: String,
+}
+
+/// A key a tour step presses: a character, or a named key written `<Tab>`, `<BackTab>`,
+/// `<Up>`, `<Down>`, `<Enter>`, `<Esc>`, `<Space>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TourKey {
+    Char(char),
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Enter,
+    Esc,
 }
 
 impl Scenario {

@@ -219,6 +219,7 @@ mod tests {
             spawn_cost: Nanos::ZERO,
             resources: Vec::new(),
             figures: s.figures.clone(),
+            tour: s.tour.clone(),
             strategy: StrategyConfig {
                 default: Strategy::Bulkhead,
                 shared_threads: None,

@@ -24,6 +24,18 @@ pub struct RawPreset {
     pub resources: Vec<RawResource>,
     #[serde(default)]
     pub figures: Vec<RawFigure>,
+    #[serde(default)]
+    pub tour: Vec<RawTourStep>,
+}
+
+/// `[[tour]]`: at a simulated time, press keys and show a caption.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTourStep {
+    pub at: DurationText,
+    #[serde(default)]
+    pub keys: String,
+    pub caption: String,
 }
 
 /// `[[resources]]`: a connection pool like HikariCP.

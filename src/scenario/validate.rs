@@ -6,12 +6,12 @@ use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
     Endpoint, Figure, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId, Scenario,
-    Server, ServerThreads, Service, ServiceId, Strategy,
+    Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourStep,
 };
 use super::pools;
 use super::raw::{
     RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawServer,
-    RawService, RawThreads,
+    RawService, RawThreads, RawTourStep,
 };
 use super::trace::parse_trace;
 
@@ -40,6 +40,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let services = services(&check, &raw.services, &resources)?;
     let endpoint = endpoint(&check, &raw.endpoint, &services)?;
     let figures = figures(&check, &raw.figures)?;
+    let tour = tour(&check, &raw.tour)?;
     Ok(Scenario {
         source: origin.to_owned(),
         name,
@@ -56,7 +57,69 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
         spawn_cost,
         resources,
         figures,
+        tour,
     })
+}
+
+fn tour(check: &Checker, raw: &[RawTourStep]) -> Result<Vec<TourStep>, ScenarioError> {
+    let mut last = crate::time::Nanos::ZERO;
+    raw.iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let path = format!("tour[{i}]");
+            let at = check.duration(&format!("{path}.at"), &step.at)?;
+            if at < last {
+                return Err(check.invalid(
+                    &format!("{path}.at"),
+                    quoted(&step.at.0),
+                    "is before the previous step: steps run in order of time",
+                ));
+            }
+            last = at;
+            Ok(TourStep {
+                at,
+                keys: tour_keys(check, &format!("{path}.keys"), &step.keys)?,
+                caption: step.caption.clone(),
+            })
+        })
+        .collect()
+}
+
+/// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets.
+fn tour_keys(check: &Checker, path: &str, text: &str) -> Result<Vec<TourKey>, ScenarioError> {
+    let mut keys = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '<'
+            && let Some(end) = rest.find('>')
+            && end > 1
+        {
+            let key = match &rest[1..end] {
+                "Tab" => TourKey::Tab,
+                "BackTab" => TourKey::BackTab,
+                "Up" => TourKey::Up,
+                "Down" => TourKey::Down,
+                "Enter" => TourKey::Enter,
+                "Esc" => TourKey::Esc,
+                "Space" => TourKey::Char(' '),
+                other => {
+                    return Err(check.invalid(
+                        path,
+                        quoted(text),
+                        format!(
+                            "names an unknown key <{other}>: expected <Tab>, <BackTab>, <Up>, <Down>, <Enter>, <Esc> or <Space>"
+                        ),
+                    ));
+                }
+            };
+            keys.push(key);
+            rest = &rest[end + 1..];
+        } else {
+            keys.push(TourKey::Char(c));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    Ok(keys)
 }
 
 fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, ScenarioError> {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ratatui::crossterm::event::KeyEvent;
 
-use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
+use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
 use crate::sim::pool::PoolKind;
 use crate::sim::{Command, Engine, Fault, PoolId, PoolSnapshot, Snapshot};
 use crate::time::Nanos;
@@ -44,6 +44,8 @@ pub enum Action {
     MenuChoose,
     /// Choose the n-th item (from 1).
     MenuPick(usize),
+    /// Close the tour's caption and play on to its next step.
+    TourNext,
 }
 
 /// The faults the menu offers, in order; `None` heals.
@@ -76,6 +78,34 @@ pub struct FaultMenu {
     pub cursor: usize,
 }
 
+/// A talk's scripted tour: steps fire at simulated times, press their keys, pause and show
+/// a caption until the speaker goes on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tour {
+    steps: Vec<TourStep>,
+    /// The next step to fire.
+    next: usize,
+    /// The caption on screen: (step number from 1, text).
+    caption: Option<(usize, String)>,
+}
+
+impl Tour {
+    /// The caption on screen, with its step number (from 1) and the number of steps.
+    pub fn caption(&self) -> Option<(usize, usize, &str)> {
+        self.caption
+            .as_ref()
+            .map(|(i, text)| (*i, self.steps.len(), text.as_str()))
+    }
+
+    fn pending(&self) -> Option<&TourStep> {
+        if self.caption.is_some() {
+            None
+        } else {
+            self.steps.get(self.next)
+        }
+    }
+}
+
 /// The status line: what the last key did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
@@ -101,6 +131,7 @@ pub struct App {
     behind: bool,
     quit: bool,
     palette: Palette,
+    tour: Option<Tour>,
 }
 
 impl App {
@@ -117,7 +148,58 @@ impl App {
             behind: false,
             quit: false,
             palette: Palette::of(theme),
+            tour: None,
         }
+    }
+
+    /// Plays the scenario's `[[tour]]`: false when it has none.
+    pub fn start_tour(&mut self) -> bool {
+        if self.scenario.tour.is_empty() {
+            return false;
+        }
+        self.tour = Some(Tour {
+            steps: self.scenario.tour.clone(),
+            next: 0,
+            caption: None,
+        });
+        self.fire_due_tour_steps();
+        true
+    }
+
+    pub fn tour(&self) -> Option<&Tour> {
+        self.tour.as_ref()
+    }
+
+    /// Fires the next tour step if the clock has reached it: press its keys, pause, show
+    /// its caption.
+    fn fire_due_tour_steps(&mut self) {
+        let now = self.now();
+        let Some(tour) = &mut self.tour else { return };
+        let Some(step) = tour.pending().filter(|s| s.at <= now).cloned() else {
+            return;
+        };
+        tour.next += 1;
+        let number = tour.next;
+        for key in &step.keys {
+            self.press(tour_key(*key));
+        }
+        self.clock.pause();
+        if let Some(tour) = &mut self.tour {
+            tour.caption = Some((number, step.caption));
+        }
+    }
+
+    pub fn tour_next(&mut self) {
+        let Some(tour) = &mut self.tour else { return };
+        tour.caption = None;
+        if tour.next >= tour.steps.len() {
+            self.tour = None;
+            self.info("end of the tour: the keys are yours".to_string());
+        }
+        if self.clock.is_paused() {
+            self.clock.toggle_pause();
+        }
+        self.fire_due_tour_steps();
     }
 
     // ----- reading -----
@@ -200,6 +282,9 @@ impl App {
 
     fn context(&self) -> Context {
         match self.overlay {
+            Overlay::None if self.tour.as_ref().is_some_and(|t| t.caption.is_some()) => {
+                Context::Tour
+            }
             Overlay::None => Context::Live,
             Overlay::Help => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,
@@ -213,9 +298,11 @@ impl App {
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
         let engines = 1 + self.compare.as_ref().map_or(0, Vec::len);
         let now = self.now();
+        // A tour stops the clock exactly at its next step.
+        let stop = self.tour.as_ref().and_then(Tour::pending).map(|s| s.at);
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
-            Advance::By(d) => now + d,
+            Advance::By(d) => stop.map_or(now + d, |at| (now + d).min(at.max(now))),
             Advance::AsFastAsPossible => {
                 // The first engine with work left leads; the others follow to its clock.
                 match self.driven_mut().find(|e| !e.is_finished()) {
@@ -232,6 +319,7 @@ impl App {
             behind |= catch_up(engine, target, &mut budget.start(engines)) == Pace::Behind;
         }
         self.behind = behind;
+        self.fire_due_tour_steps();
     }
 
     // ----- keys -----
@@ -276,6 +364,7 @@ impl App {
             Action::MenuDown => self.move_menu_cursor(true),
             Action::MenuChoose => self.choose_in_menu(),
             Action::MenuPick(n) => self.pick_in_menu(n),
+            Action::TourNext => self.tour_next(),
         }
     }
 
@@ -616,3 +705,16 @@ fn step_of(size: u32) -> u32 {
 #[cfg(test)]
 #[path = "app_tests.rs"]
 mod tests;
+
+/// The live key a tour key stands for.
+fn tour_key(key: TourKey) -> Key {
+    match key {
+        TourKey::Char(c) => Key::Char(c),
+        TourKey::Tab => Key::Tab,
+        TourKey::BackTab => Key::BackTab,
+        TourKey::Up => Key::Up,
+        TourKey::Down => Key::Down,
+        TourKey::Enter => Key::Enter,
+        TourKey::Esc => Key::Esc,
+    }
+}

@@ -383,3 +383,50 @@ fn max_speed_runs_events_within_the_budget() {
     assert!(a.engine().events_processed() >= 500);
     assert!(a.now() > Nanos::ZERO);
 }
+
+#[test]
+fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker() {
+    let mut a = App::new(
+        scenario::load("ironthread", &[]).expect("preset"),
+        Strategy::Bulkhead,
+        Theme::Dark,
+    );
+    assert!(a.start_tour());
+    // Step 1 at t = 0: caption shown, clock paused.
+    let (step, steps, _) = a.tour().and_then(Tour::caption).expect("first caption");
+    assert_eq!((step, steps), (1, 3));
+    assert!(a.clock().is_paused());
+    // Space goes on: the caption closes and the clock runs to the next step at 5 s exactly.
+    a.press(Key::Char(' '));
+    assert!(a.tour().and_then(Tour::caption).is_none());
+    play(&mut a, 4);
+    assert_eq!(a.now(), Nanos::from_secs(4));
+    assert!(a.tour().and_then(Tour::caption).is_none());
+    assert_eq!(a.snapshot().outcomes.total(), 4);
+    play(&mut a, 2);
+    let (step, _, _) = a.tour().and_then(Tour::caption).expect("second caption");
+    assert_eq!(step, 2);
+    // Its keys "1r": sequential, and a reset to t = 0 with the same seed.
+    assert_eq!(a.engine().strategy(), Strategy::Sequential);
+    assert_eq!(a.now(), Nanos::ZERO);
+    assert_eq!(a.snapshot().outcomes.total(), 0);
+    // While a caption shows, other keys still work: the speaker can take over.
+    a.press(Key::Char('+'));
+    assert!(matches!(a.status(), Some(Status::Info(t)) if t.contains("threads 200 -> 220")));
+    a.press(Key::Right);
+    play(&mut a, 9);
+    let (step, _, _) = a.tour().and_then(Tour::caption).expect("third caption");
+    assert_eq!(step, 3);
+    assert!(a.compare_engines().is_some());
+    a.press(Key::Char(' '));
+    assert!(a.tour().is_none());
+}
+
+#[test]
+fn a_preset_without_a_tour_does_not_start_one() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    let mut plain = a.scenario().clone();
+    plain.tour.clear();
+    a = App::new(plain, Strategy::Bulkhead, Theme::Dark);
+    assert!(!a.start_tour());
+}

@@ -17,6 +17,7 @@ pub enum Key {
     BackTab,
     Up,
     Down,
+    Right,
     Enter,
     Esc,
 }
@@ -34,6 +35,7 @@ impl Key {
             KeyCode::BackTab => Key::BackTab,
             KeyCode::Up => Key::Up,
             KeyCode::Down => Key::Down,
+            KeyCode::Right => Key::Right,
             KeyCode::Enter => Key::Enter,
             KeyCode::Esc => Key::Esc,
             _ => return None,
@@ -48,6 +50,8 @@ pub enum Context {
     Live,
     Help,
     FaultMenu,
+    /// A tour caption is shown: space and → go on; every other key works as live.
+    Tour,
 }
 
 /// Keys, how the help writes them, what they do.
@@ -198,6 +202,14 @@ pub const HELP: &[Binding] = &[
     bind(&[C('q')], "q", "quit", |_| Action::Quit),
 ];
 
+/// While a tour caption is shown (`threadlab tour`).
+pub const TOUR: &[Binding] = &[bind(
+    &[C(' '), Key::Right],
+    "space →",
+    "next step of the tour",
+    |_| Action::TourNext,
+)];
+
 /// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.
 pub const ALWAYS: &[Binding] = &[bind(&[Key::Ctrl('c')], "Ctrl-C", "quit", |_| Action::Quit)];
 
@@ -206,14 +218,18 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::Live => LIVE,
         Context::Help => HELP,
         Context::FaultMenu => FAULT_MENU,
+        Context::Tour => TOUR,
     }
 }
 
-/// What a key does in a context.
+/// What a key does in a context. During a tour, keys the tour does not take work as live:
+/// the speaker can take over at any moment.
 pub fn action_for(context: Context, key: Key) -> Option<Action> {
+    let fallback = if context == Context::Tour { LIVE } else { &[] };
     ALWAYS
         .iter()
         .chain(table(context))
+        .chain(fallback)
         .find_map(|binding| binding.action(key))
 }
 
@@ -248,7 +264,12 @@ mod tests {
 
     #[test]
     fn ctrl_c_quits_in_every_context() {
-        for ctx in [Context::Live, Context::Help, Context::FaultMenu] {
+        for ctx in [
+            Context::Live,
+            Context::Help,
+            Context::FaultMenu,
+            Context::Tour,
+        ] {
             assert_eq!(action_for(ctx, Key::Ctrl('c')), Some(Action::Quit));
         }
     }
@@ -265,6 +286,26 @@ mod tests {
                 assert!(!keys[i + 1..].contains(k), "{k:?} bound twice in {ctx:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_tour_takes_space_and_right_and_leaves_the_rest_live() {
+        assert_eq!(
+            action_for(Context::Tour, Key::Char(' ')),
+            Some(Action::TourNext)
+        );
+        assert_eq!(
+            action_for(Context::Tour, Key::Right),
+            Some(Action::TourNext)
+        );
+        assert_eq!(
+            action_for(Context::Tour, Key::Char('1')),
+            Some(Action::SelectStrategy(Strategy::Sequential))
+        );
+        assert_eq!(
+            action_for(Context::Live, Key::Char(' ')),
+            Some(Action::TogglePause)
+        );
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub struct TuiOptions {
     /// Frames per second while running (1..=120; paused, it draws only on input).
     pub fps: u32,
     pub theme: Theme,
+    /// Play the scenario's `[[tour]]`.
+    pub tour: bool,
 }
 
 impl Default for TuiOptions {
@@ -49,6 +51,7 @@ impl Default for TuiOptions {
         TuiOptions {
             fps: 30,
             theme: Theme::Dark,
+            tour: false,
         }
     }
 }
@@ -61,6 +64,9 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         .enable_all()
         .build()?;
     let mut app = App::new(scenario, strategy, options.theme);
+    if options.tour && !app.start_tour() {
+        anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
+    }
     let mut terminal = ratatui::try_init()?;
     let result = runtime.block_on(event_loop(&mut terminal, &mut app, options.fps));
     ratatui::restore();

@@ -16,9 +16,10 @@ const TEXT: usize = 28;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.palette();
-    let sections: [(&str, &[Binding]); 3] = [
+    let sections: [(&str, &[Binding]); 4] = [
         ("Live", keys::LIVE),
         ("Fault menu", keys::FAULT_MENU),
+        ("Tour", keys::TOUR),
         ("Everywhere", keys::ALWAYS),
     ];
     let mut lines = Vec::new();

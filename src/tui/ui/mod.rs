@@ -37,6 +37,7 @@ mod outcomes;
 mod pools;
 mod status;
 mod theory;
+mod tour;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -74,6 +75,7 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
     } else {
         render_live(frame, body, app, snapshot);
     }
+    tour::render(frame, area, app);
     match app.overlay() {
         Overlay::None => {}
         Overlay::Help => help::render(frame, area, app),

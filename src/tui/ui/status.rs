@@ -14,6 +14,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let line = match app.status() {
         Some(Status::Info(text)) => Line::styled(format!(" {text}"), p.change),
         Some(Status::Error(text)) => Line::styled(format!(" {text}"), p.error),
+        None if app.tour().is_some_and(|t| t.caption().is_some()) => Line::from(vec![
+            Span::styled(" TOUR ", p.paused),
+            Span::raw(" space or → goes on · any other key works as usual · ? help"),
+        ]),
         None if app.is_finished() => Line::from(vec![
             Span::styled(" FINISHED ", p.finished),
             Span::raw(" the load has ended: r runs it again, s with a new seed, ? help"),

@@ -16,10 +16,13 @@ mod snapshot;
 pub use command::{Command, CommandError};
 pub use engine::{
     Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, ServiceStats, ThreadName,
-    UNBOUNDED_POOL,
+    UNBOUNDED_POOL, pool_specs,
 };
 pub use request::FailReason;
-pub use snapshot::{LogLine, PoolSnapshot, RunLine, ServiceSnapshot, Snapshot};
+pub use flow::arrival_gap;
+pub use snapshot::{
+    LogLine, PoolSnapshot, RunLine, SeriesSnapshot, ServiceSnapshot, Snapshot, status_text,
+};
 
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;

@@ -20,20 +20,14 @@ pub struct Clock {
 }
 
 impl Clock {
-    pub fn new(scale: f64) -> Self {
-        Clock {
-            start: Instant::now(),
-            scale,
-        }
-    }
-
-    pub fn scale(&self) -> f64 {
-        self.scale
+    /// A clock whose t = 0 is `start` (it reads 0 until then).
+    pub fn new(start: Instant, scale: f64) -> Self {
+        Clock { start, scale }
     }
 
     /// Now, in scenario time.
     pub fn now(&self) -> Nanos {
-        self.scenario_time(self.start.elapsed())
+        self.scenario_time(Instant::now().saturating_duration_since(self.start))
     }
 
     /// A real span as scenario time.
@@ -53,7 +47,9 @@ impl Clock {
 
     /// Real seconds since the start.
     pub fn wall_s(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
+        Instant::now()
+            .saturating_duration_since(self.start)
+            .as_secs_f64()
     }
 }
 

@@ -54,11 +54,9 @@ impl Ctx for Blocking<'_> {
 pub(super) struct Task<'a>(pub &'a Stop);
 
 impl Ctx for Task<'_> {
-    fn sleep_until(&self, deadline: Instant) -> impl Future<Output = bool> + Send {
-        async move {
-            tokio::time::sleep_until(deadline.into()).await;
-            !self.0.is_stopped()
-        }
+    async fn sleep_until(&self, deadline: Instant) -> bool {
+        tokio::time::sleep_until(deadline.into()).await;
+        !self.0.is_stopped()
     }
 
     fn wait<T: Send>(
@@ -127,7 +125,7 @@ impl<T> Mailbox<T> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn wait_blocking(&self, deadline: Instant) {
+    pub fn wait_blocking(&self, deadline: Instant) {
         let items = self.lock();
         let timeout = deadline.saturating_duration_since(Instant::now());
         if items.is_empty() && !timeout.is_zero() {

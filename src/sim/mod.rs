@@ -18,8 +18,8 @@ pub use engine::{
     Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, ServiceStats, ThreadName,
     UNBOUNDED_POOL, pool_specs,
 };
-pub use request::FailReason;
 pub use flow::arrival_gap;
+pub use request::FailReason;
 pub use snapshot::{
     LogLine, PoolSnapshot, RunLine, SeriesSnapshot, ServiceSnapshot, Snapshot, status_text,
 };

@@ -1,0 +1,259 @@
+//! Real execution against the simulation: the same scenario run for real (time-scaled, so
+//! each test takes a fraction of a second) must agree with the engine within tolerances. The
+//! draws are shared, so outcomes are identical; latencies and throughput agree as ratios.
+//! No assertion depends on absolute wall-clock times.
+
+use threadlab::real::{self, RealError, RealOptions, RealReport};
+use threadlab::report::{self, RunReport};
+use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::time::Nanos;
+
+const TOLERANCE: f64 = 0.05;
+
+fn scenario(preset: &str, overrides: &[&str]) -> Scenario {
+    let overrides: Vec<String> = overrides.iter().map(|s| (*s).to_string()).collect();
+    scenario::load(preset, &overrides).expect("valid preset")
+}
+
+fn parse(text: &str) -> Scenario {
+    scenario::parse("test", text, &[]).expect("valid scenario")
+}
+
+/// The simulated and the real report of one strategy.
+fn both(s: &Scenario, strategy: Strategy, duration: Nanos, scale: f64) -> (RunReport, RealReport) {
+    let sim = RunReport::new(s, &report::play(s, strategy, duration));
+    let options = RealOptions {
+        time_scale: scale,
+        ..RealOptions::default()
+    };
+    let run = real::run(s, strategy, duration, options).expect("the real run succeeds");
+    (sim, run.report(s))
+}
+
+fn rel(sim: f64, real: f64) -> f64 {
+    (real - sim).abs() / sim.abs().max(1e-9)
+}
+
+/// A `runs` load: the same rows (status, and thread where `threads`), latencies within the
+/// tolerance.
+fn assert_runs_agree(sim: &RunReport, real: &RunReport, threads: bool) {
+    let (s, r) = (
+        sim.runs.as_ref().expect("sim runs"),
+        real.runs.as_ref().expect("real runs"),
+    );
+    assert_eq!(s.len(), r.len(), "run count");
+    for (s, r) in s.iter().zip(r) {
+        assert_eq!(s.run, r.run);
+        assert_eq!(s.status, r.status, "run {} status", s.run);
+        if threads {
+            assert_eq!(s.thread, r.thread, "run {} thread", s.run);
+        }
+        assert!(
+            rel(s.time_ms, r.time_ms) <= TOLERANCE,
+            "run {}: simulated {} ms, real {} ms",
+            s.run,
+            s.time_ms,
+            r.time_ms
+        );
+        assert!(r.time_ms >= s.time_ms * 0.999, "a real run is never faster");
+    }
+}
+
+fn assert_outcomes_identical(sim: &RunReport, real: &RunReport) {
+    let (s, r) = (&sim.requests, &real.requests);
+    assert_eq!(
+        (
+            s.completed,
+            s.success,
+            s.partial,
+            s.failed,
+            s.timeout,
+            s.refused
+        ),
+        (
+            r.completed,
+            r.success,
+            r.partial,
+            r.failed,
+            r.timeout,
+            r.refused
+        ),
+        "outcome counts"
+    );
+}
+
+#[test]
+fn real_sequential_ironthread_matches_the_simulation_run_for_run() {
+    let s = scenario("ironthread", &[]);
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1);
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    assert!(rel(sim.throughput_rps, real.run.throughput_rps) <= TOLERANCE);
+    let tomcat = &real.run.pools[0];
+    assert_eq!(
+        (
+            tomcat.largest_pool_size,
+            tomcat.max_active,
+            tomcat.completed
+        ),
+        (10, 1, 5)
+    );
+}
+
+#[test]
+fn real_bulkhead_ironthread_matches_the_simulation_with_the_same_thread_names() {
+    let s = scenario("ironthread", &[]);
+    let (sim, real) = both(&s, Strategy::Bulkhead, s.duration, 0.1);
+    // IronThread-3, -6, -9, then -2 and -5: new threads below core, then the longest idle.
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    let pool = |r: &RunReport| {
+        let p = r
+            .pools
+            .iter()
+            .find(|p| p.name == "IronThread")
+            .expect("the bulkhead pool");
+        (p.largest_pool_size, p.max_active, p.completed, p.rejected)
+    };
+    assert_eq!(pool(&sim), pool(&real.run));
+    let services = |r: &RunReport| -> Vec<(u64, u64, u64)> {
+        r.services
+            .iter()
+            .map(|s| (s.calls, s.failures, s.fallbacks))
+            .collect()
+    };
+    assert_eq!(services(&sim), services(&real.run));
+}
+
+#[test]
+fn real_unbounded_ironthread_runs_calls_as_monitored_tokio_tasks() {
+    let s = scenario("ironthread", &[]);
+    let (sim, real) = both(&s, Strategy::Unbounded, s.duration, 0.1);
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    let rt = &real.runtime;
+    assert!(rt.workers >= 1);
+    assert!(rt.ticks >= 1, "the monitors were sampled");
+    let calls = rt
+        .tasks
+        .iter()
+        .find(|t| t.name == "unbounded")
+        .expect("the unbounded task group");
+    assert_eq!(calls.instrumented, 15, "one task per call");
+    assert!(calls.mean_poll_us > 0.0);
+    let json = report::to_json(&real).expect("serialises");
+    assert!(json.contains("\"runtime\"") && json.contains("\"engine\": \"real\""));
+}
+
+#[test]
+fn real_tomcat_ceiling_throughput_matches_the_simulation() {
+    // 20 threads x 1.7 s: waves of 20 responses at 1.7, 3.4, ... 8.5 s; 9 s keeps the last
+    // wave clear of the end.
+    let s = scenario("tomcat-ceiling", &["load.clients=40", "server.threads=20"]);
+    let (sim, real) = both(&s, Strategy::Sequential, Nanos::from_secs(9), 0.02);
+    assert!(
+        rel(sim.throughput_rps, real.run.throughput_rps) <= TOLERANCE,
+        "simulated {:.2} req/s, real {:.2} req/s",
+        sim.throughput_rps,
+        real.run.throughput_rps
+    );
+    assert!(rel(sim.latency_ms.mean, real.run.latency_ms.mean) <= TOLERANCE);
+    let tomcat = &real.run.pools[0];
+    assert_eq!((tomcat.largest_pool_size, tomcat.max_active), (20, 20));
+    assert!(tomcat.max_queue >= 19, "the other clients queue");
+}
+
+const SMALL_POOL: &str = r#"
+    [scenario]
+    name = "small pool"
+    seed = 3
+    cores = 4
+    [load]
+    mode = "batch"
+    count = 4
+    [[services]]
+    name = "slow"
+    latency = "200ms"
+    timeout = "100ms"
+    fallback = "Slow:Fallback"
+    [endpoint]
+    calls = ["slow"]
+    [strategy]
+    use = "bulkhead"
+    [[strategy.bulkhead]]
+    name = "Small"
+    services = ["slow"]
+    core = 2
+    max = 2
+    queue = 1
+    rejection = "REJECTION"
+"#;
+
+#[test]
+fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
+    // Two calls run, one queues (its future times out while queued, so the worker skips
+    // it), one is rejected: 3 partial (fallback after the timeout), 1 failed.
+    let s = parse(&SMALL_POOL.replace("REJECTION", "abort"));
+    let (sim, real) = both(&s, Strategy::Bulkhead, Nanos::from_secs(5), 0.5);
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(
+        (real.run.requests.partial, real.run.requests.failed),
+        (3, 1)
+    );
+    let svc = |r: &RunReport| {
+        let s = &r.services[0];
+        (s.calls, s.timeouts, s.fallbacks, s.rejected)
+    };
+    assert_eq!(svc(&sim), svc(&real.run));
+    let pool = |r: &RunReport| {
+        let p = &r.pools[1];
+        (p.largest_pool_size, p.max_queue, p.rejected)
+    };
+    assert_eq!(pool(&sim), pool(&real.run));
+    assert!(rel(sim.latency_ms.mean, real.run.latency_ms.mean) <= TOLERANCE);
+}
+
+#[test]
+fn real_caller_runs_runs_the_rejected_call_on_the_handler_thread() {
+    let s = parse(&SMALL_POOL.replace("REJECTION", "caller-runs"));
+    let (sim, real) = both(&s, Strategy::Bulkhead, Nanos::from_secs(5), 0.5);
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(real.run.requests.failed, 0);
+    assert_eq!(real.run.services[0].rejected, 1);
+    // The handler ran the whole call (200 ms) itself: its future was complete before
+    // orTimeout could apply, so its request succeeds after 200 ms.
+    assert!(rel(sim.latency_ms.max, real.run.latency_ms.max) <= TOLERANCE);
+}
+
+#[test]
+fn real_virtual_threads_handle_requests_as_tokio_tasks() {
+    let s = scenario("ironthread", &["server.threads=\"virtual\""]);
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1);
+    // tomcat-handler-0, -1, ...: one virtual thread per request.
+    assert_runs_agree(&sim, &real.run, true);
+    let handlers = real
+        .runtime
+        .tasks
+        .iter()
+        .find(|t| t.name == "virtual-handlers")
+        .expect("the virtual handler group");
+    assert_eq!(handlers.instrumented, 5);
+}
+
+#[test]
+fn real_mode_refuses_a_scenario_needing_more_os_threads_than_the_cap() {
+    let s = scenario("ironthread", &["server.threads=5000"]);
+    let err = real::run(&s, Strategy::Sequential, s.duration, RealOptions::default())
+        .expect_err("5000 server threads exceed the default cap");
+    assert!(matches!(
+        err,
+        RealError::TooManyThreads { needed: 5000, .. }
+    ));
+    assert!(err.is_bad_input());
+    assert!(err.to_string().contains("--max-threads"), "{err}");
+    // Tokio tasks do not count: virtual threads with unbounded calls need no OS thread.
+    let v = scenario("ironthread", &["server.threads=\"virtual\""]);
+    assert_eq!(real::os_threads_needed(&v, Strategy::Unbounded).0, 0);
+    let (bulkhead, _) = real::os_threads_needed(&s, Strategy::Bulkhead);
+    assert_eq!(bulkhead, 5000 + 20);
+}

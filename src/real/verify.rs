@@ -145,7 +145,16 @@ pub fn verify(
     let engine = crate::report::play(scenario, strategy, duration);
     let sim = RunReport::new(scenario, &engine);
     let real = super::run(scenario, strategy, duration, options)?.report(scenario);
-    let (figures, notes) = compare(scenario, &sim, &real.run);
+    let (figures, mut notes) = compare(scenario, &sim, &real.run);
+    let on_tasks = strategy == Strategy::Unbounded
+        || scenario.server.threads == crate::scenario::ServerThreads::Virtual;
+    if on_tasks {
+        notes.push(format!(
+            "tokio timers fire on whole milliseconds: each sleep in a task may end up to 1 ms \
+             late, {} ms of scenario time at this time scale",
+            fmt_ms(round1(1.0 / options.time_scale))
+        ));
+    }
     Ok(Verification {
         scenario: scenario.name.clone(),
         strategy,

@@ -257,3 +257,57 @@ fn real_mode_refuses_a_scenario_needing_more_os_threads_than_the_cap() {
     let (bulkhead, _) = real::os_threads_needed(&s, Strategy::Bulkhead);
     assert_eq!(bulkhead, 5000 + 20);
 }
+
+#[test]
+fn real_threads_above_core_exit_after_keep_alive_as_simulated() {
+    // Three clients at t = 0 get threads 1-3 (hand-off queue); idle from 0.1 s, two of them
+    // time out at 1.1 s; at 1.6 s the survivor and two new threads (4 and 5) serve the next
+    // three requests.
+    let s = parse(
+        r#"
+        [scenario]
+        name = "keep-alive"
+        seed = 5
+        cores = 4
+        [load]
+        mode = "closed"
+        clients = 3
+        think = "1500ms"
+        [[services]]
+        name = "a"
+        latency = "100ms"
+        [endpoint]
+        calls = ["a"]
+        [[strategy.bulkhead]]
+        name = "Elastic"
+        services = ["a"]
+        core = 1
+        max = 3
+        queue = 0
+        keep_alive = "1s"
+        "#,
+    );
+    let duration = Nanos::from_secs(2);
+    let engine = report::play(&s, Strategy::Bulkhead, duration);
+    let options = RealOptions {
+        time_scale: 0.2,
+        ..RealOptions::default()
+    };
+    let run = real::run(&s, Strategy::Bulkhead, duration, options).expect("real run");
+    let pool = |snap: &threadlab::sim::Snapshot| {
+        let p = snap
+            .pools
+            .iter()
+            .find(|p| p.name == "Elastic")
+            .expect("the pool");
+        (
+            p.stats.largest_pool_size,
+            p.stats.threads_created,
+            p.pool_size,
+            p.stats.completed,
+        )
+    };
+    assert_eq!(pool(&engine.snapshot()), (3, 5, 3, 6));
+    assert_eq!(pool(&run.snapshot), pool(&engine.snapshot()));
+    assert_eq!(run.snapshot.outcomes.total(), 6);
+}

@@ -304,7 +304,7 @@ impl World {
                 self.close_connection();
                 if r.req.claim_client() {
                     self.record(&r.req, r.outcome, r.thread, r.status);
-                } else {
+                } else if self.clock.now() <= self.limit {
                     lock(&self.books).late_responses += 1;
                 }
             }

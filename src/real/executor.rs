@@ -15,12 +15,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use tokio_metrics::TaskMonitor;
 
 use crate::scenario::RejectionPolicy;
-use crate::sim::pool::{AfterTask, KeepAlive, Pool, PoolSpec, PoolStats, Slot};
+use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, PoolStats, Slot};
 use crate::time::Nanos;
 
 use super::clock::STOP_POLL;
 use super::sync::{Blocking, Task, block_on, lock};
-use super::world::{Job, World};
+use super::world::{Deferred, Job, World};
 
 /// A task's key in its pool (the pool's tasks must be `Copy`; the jobs live beside it).
 pub(super) type TaskId = u64;
@@ -144,12 +144,12 @@ impl World {
         st.next_task += 1;
         let created = st.pool.stats().threads_created;
         match st.pool.submit(id) {
-            crate::sim::pool::Admission::Rejected => Err(job),
-            crate::sim::pool::Admission::Queued => {
+            Admission::Rejected => Err(job),
+            Admission::Queued => {
                 st.jobs.insert(id, job);
                 Ok(())
             }
-            crate::sim::pool::Admission::Started(slot) => {
+            Admission::Started(slot) => {
                 st.jobs.insert(id, job);
                 if st.pool.stats().threads_created > created {
                     self.start_worker(pool, slot, &mut st);
@@ -213,7 +213,7 @@ impl World {
                 drop(st);
                 let after_job = match job {
                     Some(job) => block_on(self.run_job(&ctx, job, &me)),
-                    None => super::world::Deferred::None,
+                    None => Deferred::None,
                 };
                 st = lock(&p.state);
                 let after = st.finish(slot, self.clock.now());
@@ -259,7 +259,7 @@ impl World {
             let job = lock(&p.state).take_job(slot);
             let after_job = match job {
                 Some(job) => self.run_job(&ctx, job, &me).await,
-                None => super::world::Deferred::None,
+                None => Deferred::None,
             };
             let after = lock(&p.state).finish(slot, self.clock.now());
             self.apply(after_job);

@@ -367,15 +367,7 @@ fn compare_real(
     format: FormatArg,
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
-    let options = real_args.options();
-    for strategy in Strategy::ALL {
-        real::check(&s, strategy, options).map_err(real_error)?;
-    }
-    let mut reports = Vec::new();
-    for strategy in Strategy::ALL {
-        let run = real::run(&s, strategy, duration, options).map_err(real_error)?;
-        reports.push(run.report(&s));
-    }
+    let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
     let out = match format_of(format) {
         Format::Table => real::output::compare_table(&s, &reports),
         Format::Json => report::to_json(&reports)?,

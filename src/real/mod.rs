@@ -133,6 +133,22 @@ pub fn run(
     run::execute(scenario, strategy, duration, options.time_scale)
 }
 
+/// Runs every strategy for real on the same scenario, one after another, after checking that
+/// each can run.
+pub fn compare(
+    scenario: &Scenario,
+    duration: Nanos,
+    options: RealOptions,
+) -> Result<Vec<RealReport>, RealError> {
+    for strategy in Strategy::ALL {
+        check(scenario, strategy, options)?;
+    }
+    Strategy::ALL
+        .iter()
+        .map(|&strategy| Ok(run(scenario, strategy, duration, options)?.report(scenario)))
+        .collect()
+}
+
 /// Refuses what real mode cannot run safely: a bad time scale, an unsupported feature, or
 /// more OS threads than the cap.
 pub fn check(

@@ -354,8 +354,9 @@ fn verify_passes_within_the_tolerance_and_fails_beyond_it() {
         "sequential",
         "--time-scale",
         "0.05",
+        // Generous: a loaded machine can stall a thread for milliseconds (5 ms is 100 ms here).
         "--tolerance",
-        "0.1",
+        "0.25",
     ]);
     assert!(out.contains("| run latency, worst run (ms) |"), "{out}");
     assert!(out.contains("Result: PASS"), "{out}");

@@ -19,23 +19,80 @@ fn parse(text: &str) -> Scenario {
     scenario::parse("test", text, &[]).expect("valid scenario")
 }
 
-/// The simulated and the real report of one strategy.
-fn both(s: &Scenario, strategy: Strategy, duration: Nanos, scale: f64) -> (RunReport, RealReport) {
+/// A real run is at the mercy of the machine's scheduler: on a loaded machine a thread can
+/// stall for tens of milliseconds. Timing figures must agree in one of this many real runs;
+/// everything else (outcomes, thread names, pool counters) must agree in the one returned.
+const ATTEMPTS: usize = 3;
+
+/// A timing check of a real run against the simulated one.
+type Timing = fn(&RunReport, &RunReport) -> Result<(), String>;
+
+/// The simulated report and a real one whose timing agrees with it.
+fn both(
+    s: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    scale: f64,
+    timing: Timing,
+) -> (RunReport, RealReport) {
     let sim = RunReport::new(s, &report::play(s, strategy, duration));
     let options = RealOptions {
         time_scale: scale,
         ..RealOptions::default()
     };
-    let run = real::run(s, strategy, duration, options).expect("the real run succeeds");
-    (sim, run.report(s))
+    let mut failures = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let run = real::run(s, strategy, duration, options).expect("the real run succeeds");
+        let real = run.report(s);
+        match timing(&sim, &real.run) {
+            Ok(()) => return (sim, real),
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("timing disagreed with the simulation in {ATTEMPTS} real runs: {failures:#?}");
 }
 
 fn rel(sim: f64, real: f64) -> f64 {
     (real - sim).abs() / sim.abs().max(1e-9)
 }
 
-/// A `runs` load: the same rows (status, and thread where `threads`), latencies within the
-/// tolerance.
+fn within(name: &str, sim: f64, real: f64) -> Result<(), String> {
+    if rel(sim, real) <= TOLERANCE {
+        Ok(())
+    } else {
+        Err(format!("{name}: simulated {sim:.2}, real {real:.2}"))
+    }
+}
+
+/// Each run's latency within the tolerance of its simulated twin (never faster).
+fn run_latencies(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    let (s, r) = (
+        sim.runs.as_deref().unwrap_or_default(),
+        real.runs.as_deref().unwrap_or_default(),
+    );
+    for (s, r) in s.iter().zip(r) {
+        within(&format!("run {} (ms)", s.run), s.time_ms, r.time_ms)?;
+        if r.time_ms < s.time_ms * 0.999 {
+            return Err(format!("run {} is faster than simulated", s.run));
+        }
+    }
+    within("throughput", sim.throughput_rps, real.throughput_rps)
+}
+
+fn mean_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("mean latency", sim.latency_ms.mean, real.latency_ms.mean)
+}
+
+fn max_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("max latency", sim.latency_ms.max, real.latency_ms.max)
+}
+
+fn throughput_and_mean(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("throughput", sim.throughput_rps, real.throughput_rps)?;
+    mean_latency(sim, real)
+}
+
+/// A `runs` load: the same rows, statuses and (where `threads`) thread names.
 fn assert_runs_agree(sim: &RunReport, real: &RunReport, threads: bool) {
     let (s, r) = (
         sim.runs.as_ref().expect("sim runs"),
@@ -48,14 +105,6 @@ fn assert_runs_agree(sim: &RunReport, real: &RunReport, threads: bool) {
         if threads {
             assert_eq!(s.thread, r.thread, "run {} thread", s.run);
         }
-        assert!(
-            rel(s.time_ms, r.time_ms) <= TOLERANCE,
-            "run {}: simulated {} ms, real {} ms",
-            s.run,
-            s.time_ms,
-            r.time_ms
-        );
-        assert!(r.time_ms >= s.time_ms * 0.999, "a real run is never faster");
     }
 }
 
@@ -85,10 +134,9 @@ fn assert_outcomes_identical(sim: &RunReport, real: &RunReport) {
 #[test]
 fn real_sequential_ironthread_matches_the_simulation_run_for_run() {
     let s = scenario("ironthread", &[]);
-    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1);
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1, run_latencies);
     assert_runs_agree(&sim, &real.run, true);
     assert_outcomes_identical(&sim, &real.run);
-    assert!(rel(sim.throughput_rps, real.run.throughput_rps) <= TOLERANCE);
     let tomcat = &real.run.pools[0];
     assert_eq!(
         (
@@ -103,7 +151,7 @@ fn real_sequential_ironthread_matches_the_simulation_run_for_run() {
 #[test]
 fn real_bulkhead_ironthread_matches_the_simulation_with_the_same_thread_names() {
     let s = scenario("ironthread", &[]);
-    let (sim, real) = both(&s, Strategy::Bulkhead, s.duration, 0.1);
+    let (sim, real) = both(&s, Strategy::Bulkhead, s.duration, 0.1, run_latencies);
     // IronThread-3, -6, -9, then -2 and -5: new threads below core, then the longest idle.
     assert_runs_agree(&sim, &real.run, true);
     assert_outcomes_identical(&sim, &real.run);
@@ -128,7 +176,7 @@ fn real_bulkhead_ironthread_matches_the_simulation_with_the_same_thread_names() 
 #[test]
 fn real_unbounded_ironthread_runs_calls_as_monitored_tokio_tasks() {
     let s = scenario("ironthread", &[]);
-    let (sim, real) = both(&s, Strategy::Unbounded, s.duration, 0.1);
+    let (sim, real) = both(&s, Strategy::Unbounded, s.duration, 0.1, run_latencies);
     assert_runs_agree(&sim, &real.run, true);
     assert_outcomes_identical(&sim, &real.run);
     let rt = &real.runtime;
@@ -147,17 +195,17 @@ fn real_unbounded_ironthread_runs_calls_as_monitored_tokio_tasks() {
 
 #[test]
 fn real_tomcat_ceiling_throughput_matches_the_simulation() {
-    // 20 threads x 1.7 s: waves of 20 responses at 1.7, 3.4, ... 8.5 s; 9 s keeps the last
-    // wave clear of the end.
+    // 20 threads x 1.7 s: waves of 20 responses at 1.7, 3.4, 5.1, 6.8, 8.5 s; ending at 7.6 s,
+    // half-way between two waves, leaves room for a loaded machine's delays on either side.
     let s = scenario("tomcat-ceiling", &["load.clients=40", "server.threads=20"]);
-    let (sim, real) = both(&s, Strategy::Sequential, Nanos::from_secs(9), 0.02);
-    assert!(
-        rel(sim.throughput_rps, real.run.throughput_rps) <= TOLERANCE,
-        "simulated {:.2} req/s, real {:.2} req/s",
-        sim.throughput_rps,
-        real.run.throughput_rps
+    let duration = Nanos::from_millis(7600);
+    let (_, real) = both(
+        &s,
+        Strategy::Sequential,
+        duration,
+        0.05,
+        throughput_and_mean,
     );
-    assert!(rel(sim.latency_ms.mean, real.run.latency_ms.mean) <= TOLERANCE);
     let tomcat = &real.run.pools[0];
     assert_eq!((tomcat.largest_pool_size, tomcat.max_active), (20, 20));
     assert!(tomcat.max_queue >= 19, "the other clients queue");
@@ -194,7 +242,13 @@ fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
     // Two calls run, one queues (its future times out while queued, so the worker skips
     // it), one is rejected: 3 partial (fallback after the timeout), 1 failed.
     let s = parse(&SMALL_POOL.replace("REJECTION", "abort"));
-    let (sim, real) = both(&s, Strategy::Bulkhead, Nanos::from_secs(5), 0.5);
+    let (sim, real) = both(
+        &s,
+        Strategy::Bulkhead,
+        Nanos::from_secs(5),
+        0.5,
+        mean_latency,
+    );
     assert_outcomes_identical(&sim, &real.run);
     assert_eq!(
         (real.run.requests.partial, real.run.requests.failed),
@@ -210,25 +264,29 @@ fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
         (p.largest_pool_size, p.max_queue, p.rejected)
     };
     assert_eq!(pool(&sim), pool(&real.run));
-    assert!(rel(sim.latency_ms.mean, real.run.latency_ms.mean) <= TOLERANCE);
 }
 
 #[test]
 fn real_caller_runs_runs_the_rejected_call_on_the_handler_thread() {
     let s = parse(&SMALL_POOL.replace("REJECTION", "caller-runs"));
-    let (sim, real) = both(&s, Strategy::Bulkhead, Nanos::from_secs(5), 0.5);
+    // The handler runs the whole call (200 ms) itself: its future is complete before
+    // orTimeout could apply, so its request succeeds after 200 ms, the slowest.
+    let (sim, real) = both(
+        &s,
+        Strategy::Bulkhead,
+        Nanos::from_secs(5),
+        0.5,
+        max_latency,
+    );
     assert_outcomes_identical(&sim, &real.run);
     assert_eq!(real.run.requests.failed, 0);
     assert_eq!(real.run.services[0].rejected, 1);
-    // The handler ran the whole call (200 ms) itself: its future was complete before
-    // orTimeout could apply, so its request succeeds after 200 ms.
-    assert!(rel(sim.latency_ms.max, real.run.latency_ms.max) <= TOLERANCE);
 }
 
 #[test]
 fn real_virtual_threads_handle_requests_as_tokio_tasks() {
     let s = scenario("ironthread", &["server.threads=\"virtual\""]);
-    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1);
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1, run_latencies);
     // tomcat-handler-0, -1, ...: one virtual thread per request.
     assert_runs_agree(&sim, &real.run, true);
     let handlers = real

@@ -5,6 +5,7 @@
 //! renders the engine's snapshots live.
 
 pub mod metrics;
+pub mod real;
 pub mod report;
 pub mod scenario;
 pub mod sim;

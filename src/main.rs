@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use threadlab::real::{self, RealOptions};
 use threadlab::report::{self, Format, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
 use threadlab::time::Nanos;
@@ -36,6 +37,9 @@ enum Command {
         /// Colour theme; `light` reads on a white projector screen.
         #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
         theme: ThemeArg,
+        /// `sim` only for now: real execution is not yet in the TUI.
+        #[arg(long, value_enum, default_value_t = EngineArg::Sim)]
+        engine: EngineArg,
     },
     /// Play a preset's scripted tour in the TUI (for talks): space or → goes on.
     Tour {
@@ -56,6 +60,8 @@ enum Command {
         #[command(flatten)]
         scenario: ScenarioArgs,
         #[command(flatten)]
+        engine: EngineArgs,
+        #[command(flatten)]
         output: OutputArgs,
     },
     /// Play a preset under all four strategies on identical requests, side by side.
@@ -64,7 +70,21 @@ enum Command {
         #[command(flatten)]
         scenario: ScenarioArgs,
         #[command(flatten)]
+        engine: EngineArgs,
+        #[command(flatten)]
         output: OutputArgs,
+    },
+    /// Run a preset both simulated and for real, side by side; exit 1 when a figure differs by
+    /// more than the tolerance.
+    Verify {
+        preset: String,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        #[command(flatten)]
+        real: RealArgs,
+        /// Largest relative difference allowed for each figure (0.05 = 5 %).
+        #[arg(long, default_value_t = 0.05)]
+        tolerance: f64,
     },
     /// List the built-in presets.
     Presets,
@@ -93,6 +113,42 @@ struct ScenarioArgs {
     /// services.recommendations.failure=0, strategy.bulkhead.IronThread.core=12.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct EngineArgs {
+    /// `sim` plays the scenario on the discrete-event engine; `real` runs it on this machine
+    /// with OS threads and tokio tasks that really sleep.
+    #[arg(long, value_enum, default_value_t = EngineArg::Sim)]
+    engine: EngineArg,
+    #[command(flatten)]
+    real: RealArgs,
+}
+
+#[derive(Debug, Args)]
+struct RealArgs {
+    /// Real seconds per scenario second for real runs: 0.1 turns 100 ms into 10 ms.
+    /// Reported figures stay in scenario units.
+    #[arg(long, default_value_t = 1.0)]
+    time_scale: f64,
+    /// Refuse a real run that would start more OS threads than this.
+    #[arg(long, default_value_t = real::DEFAULT_MAX_THREADS)]
+    max_threads: u64,
+}
+
+impl RealArgs {
+    fn options(&self) -> RealOptions {
+        RealOptions {
+            time_scale: self.time_scale,
+            max_threads: self.max_threads,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    Sim,
+    Real,
 }
 
 #[derive(Debug, Args)]
@@ -154,6 +210,10 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(2)
         }
+        Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
+            eprintln!("threadlab: {e}");
+            ExitCode::from(1)
+        }
         Err(e) => {
             eprintln!("threadlab: error: {e:#}");
             ExitCode::from(1)
@@ -180,11 +240,21 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             )
         }
         Some(Command::Tui {
+            engine: EngineArg::Real,
+            ..
+        }) => Err(BadInput(
+            "--engine real is not yet in the TUI: use `threadlab run --engine real` or \
+             `threadlab verify`"
+                .into(),
+        )
+        .into()),
+        Some(Command::Tui {
             preset,
             scenario,
             fps,
             no_color,
             theme,
+            engine: EngineArg::Sim,
         }) => open_tui(
             preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
             &scenario,
@@ -210,13 +280,27 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
         Some(Command::Run {
             preset,
             scenario,
+            engine,
             output,
-        }) => run(&preset, &scenario, output.format),
+        }) => match engine.engine {
+            EngineArg::Sim => run(&preset, &scenario, output.format),
+            EngineArg::Real => run_real(&preset, &scenario, &engine.real, output.format),
+        },
         Some(Command::Compare {
             preset,
             scenario,
+            engine,
             output,
-        }) => compare(&preset, &scenario, output.format),
+        }) => match engine.engine {
+            EngineArg::Sim => compare(&preset, &scenario, output.format),
+            EngineArg::Real => compare_real(&preset, &scenario, &engine.real, output.format),
+        },
+        Some(Command::Verify {
+            preset,
+            scenario,
+            real,
+            tolerance,
+        }) => verify(&preset, &scenario, &real, tolerance),
         Some(Command::Presets) => {
             print!("{}", presets_listing());
             Ok(())
@@ -293,6 +377,101 @@ fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Resu
         Format::Csv => report::compare_csv(&reports),
     })
 }
+
+/// A real-mode refusal is bad input (exit 2); a failed run is an internal error (exit 1).
+fn real_error(e: real::RealError) -> anyhow::Error {
+    if e.is_bad_input() {
+        BadInput(e.to_string()).into()
+    } else {
+        e.into()
+    }
+}
+
+fn run_real(
+    preset: &str,
+    args: &ScenarioArgs,
+    real_args: &RealArgs,
+    format: FormatArg,
+) -> anyhow::Result<()> {
+    let (s, strategy, duration) = load(preset, args)?;
+    let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
+    let r = run.report(&s);
+    let out = match format_of(format) {
+        Format::Table => real::output::run_table(&s, &r),
+        Format::Json => report::to_json(&r)?,
+        Format::Csv => report::run_csv(&r.run),
+    };
+    print!("{out}");
+    Ok(())
+}
+
+fn compare_real(
+    preset: &str,
+    args: &ScenarioArgs,
+    real_args: &RealArgs,
+    format: FormatArg,
+) -> anyhow::Result<()> {
+    let (s, _, duration) = load(preset, args)?;
+    let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
+    let out = match format_of(format) {
+        Format::Table => real::output::compare_table(&s, &reports),
+        Format::Json => report::to_json(&reports)?,
+        Format::Csv => {
+            let runs: Vec<RunReport> = reports.into_iter().map(|r| r.run).collect();
+            report::compare_csv(&runs)
+        }
+    };
+    print!("{out}");
+    Ok(())
+}
+
+fn verify(
+    preset: &str,
+    args: &ScenarioArgs,
+    real_args: &RealArgs,
+    tolerance: f64,
+) -> anyhow::Result<()> {
+    let (s, _, duration) = load(preset, args)?;
+    if !(tolerance.is_finite() && tolerance >= 0.0) {
+        return Err(BadInput(format!("--tolerance must be 0 or more, not {tolerance}")).into());
+    }
+    let strategies = match args.strategy {
+        Some(st) => vec![Strategy::from(st)],
+        None => Strategy::ALL.to_vec(),
+    };
+    let options = real_args.options();
+    for &strategy in &strategies {
+        real::check(&s, strategy, options).map_err(real_error)?;
+    }
+    let mut passed = true;
+    for strategy in strategies {
+        let v =
+            real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
+        print!("{}", v.table());
+        passed &= v.passed();
+    }
+    if passed {
+        Ok(())
+    } else {
+        Err(VerifyFailed(tolerance).into())
+    }
+}
+
+/// A figure differed by more than the tolerance (exit 1).
+#[derive(Debug)]
+struct VerifyFailed(f64);
+
+impl std::fmt::Display for VerifyFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "verify failed: real and simulated figures differ by more than {:.1} %",
+            self.0 * 100.0
+        )
+    }
+}
+
+impl std::error::Error for VerifyFailed {}
 
 fn format_of(f: FormatArg) -> Format {
     match f {

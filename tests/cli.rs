@@ -302,3 +302,75 @@ fn bad_input_exits_2_naming_file_field_value_and_range() {
     let out = threadlab(&["run", "ironthread", "--strategy", "fastest"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+// ---- real execution ---------------------------------------------------------------------
+
+fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn tui_refuses_the_real_engine_for_now() {
+    let out = threadlab(&["tui", "ironthread", "--engine", "real"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("not yet in the TUI"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn real_run_over_the_thread_cap_or_with_a_bad_time_scale_is_bad_input() {
+    let out = threadlab(&[
+        "run",
+        "ironthread",
+        "--engine",
+        "real",
+        "--max-threads",
+        "100",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("OS threads"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = threadlab(&["run", "ironthread", "--engine", "real", "--time-scale", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("--time-scale"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn verify_passes_within_the_tolerance_and_fails_beyond_it() {
+    let out = stdout(&[
+        "verify",
+        "ironthread",
+        "--strategy",
+        "sequential",
+        "--time-scale",
+        "0.05",
+        // Generous: a loaded machine can stall a thread for milliseconds (5 ms is 100 ms here).
+        "--tolerance",
+        "0.25",
+    ]);
+    assert!(out.contains("| run latency, worst run (ms) |"), "{out}");
+    assert!(out.contains("Result: PASS"), "{out}");
+    // No real run takes exactly the simulated time.
+    let out = threadlab(&[
+        "verify",
+        "ironthread",
+        "--strategy",
+        "sequential",
+        "--time-scale",
+        "0.05",
+        "--tolerance",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Result: FAIL"));
+}

@@ -471,8 +471,13 @@ impl Engine {
     }
 }
 
-/// The pools every engine has: server, shared, unbounded, then one per bulkhead.
 fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
+    pool_specs(scenario).into_iter().map(Pool::new).collect()
+}
+
+/// The pools every engine has, indexed by [`PoolId`]: server, shared, unbounded, then one per
+/// bulkhead. Real execution builds its executors from the same specs.
+pub fn pool_specs(scenario: &Scenario) -> Vec<PoolSpec> {
     let server = &scenario.server;
     let server_spec = match server.threads {
         // Tomcat: core = minSpareThreads (prestarted), max = maxThreads, TaskQueue(maxQueueSize).
@@ -515,13 +520,9 @@ fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
         UnboundedThreads::Virtual => per_task("unbounded", "virtual-", 1, true),
         UnboundedThreads::Platform => per_task("unbounded", "Thread-", 0, false),
     };
-    let mut pools = vec![
-        Pool::new(server_spec),
-        Pool::new(shared_spec),
-        Pool::new(unbounded),
-    ];
+    let mut pools = vec![server_spec, shared_spec, unbounded];
     for b in &scenario.strategy.bulkheads {
-        pools.push(Pool::new(PoolSpec {
+        pools.push(PoolSpec {
             name: b.name.clone(),
             prefix: format!("{}-", b.name),
             first_number: 1,
@@ -532,7 +533,7 @@ fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
             keep_alive: b.keep_alive,
             prestart: false,
             virtual_threads: false,
-        }));
+        });
     }
     pools
 }

@@ -3,7 +3,7 @@
 //! never), the response and the client's view of it.
 
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, RejectionPolicy, ServiceId, Strategy};
+use crate::scenario::{LoadMode, Ramp, RejectionPolicy, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::draw::{arrival_exp, call_draw};
@@ -69,23 +69,8 @@ impl Engine {
             return;
         };
         let e = arrival_exp(self.scenario.seed, self.next_id);
-        let now = self.now.saturating_sub(self.rate_changed_at).as_secs_f64();
-        let gap = match ramp {
-            Some(ramp) if now < ramp.over.as_secs_f64() && ramp.over > Nanos::ZERO => {
-                let over = ramp.over.as_secs_f64();
-                let slope = (ramp.to - rate) / over;
-                let a = rate + slope * now;
-                let remaining = over - now;
-                let ramp_area = a * remaining + slope * remaining * remaining / 2.0;
-                if e <= ramp_area {
-                    solve_linear_rate(a, slope, e)
-                } else {
-                    remaining + (e - ramp_area) / ramp.to
-                }
-            }
-            Some(ramp) => e / ramp.to,
-            None => e / rate,
-        };
+        let since = self.now.saturating_sub(self.rate_changed_at).as_secs_f64();
+        let gap = arrival_gap(rate, ramp, since, e);
         let at = self.now + Nanos::from_secs_f64(gap).max(Nanos(1));
         self.events.push(
             at,
@@ -768,6 +753,28 @@ impl Engine {
 /// Calls are numbered across the endpoint's stages; validation bounds their count.
 fn call_index(i: usize) -> u16 {
     u16::try_from(i).unwrap_or(u16::MAX)
+}
+
+/// Seconds from an arrival `since` seconds after the rate (and ramp) took effect to the next
+/// one, for the next request's standard exponential `e`: a Poisson process at `rate`, or along
+/// a linear ramp, followed exactly by inverting the integrated rate.
+pub fn arrival_gap(rate: f64, ramp: Option<Ramp>, since: f64, e: f64) -> f64 {
+    match ramp {
+        Some(ramp) if since < ramp.over.as_secs_f64() && ramp.over > Nanos::ZERO => {
+            let over = ramp.over.as_secs_f64();
+            let slope = (ramp.to - rate) / over;
+            let a = rate + slope * since;
+            let remaining = over - since;
+            let ramp_area = a * remaining + slope * remaining * remaining / 2.0;
+            if e <= ramp_area {
+                solve_linear_rate(a, slope, e)
+            } else {
+                remaining + (e - ramp_area) / ramp.to
+            }
+        }
+        Some(ramp) => e / ramp.to,
+        None => e / rate,
+    }
 }
 
 /// The time x at which a rate a + b·t has accumulated area e: a·x + b·x²/2 = e.

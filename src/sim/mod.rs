@@ -17,12 +17,13 @@ mod snapshot;
 pub use command::{Command, CommandError};
 pub use engine::{
     Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, ServiceStats, ThreadName,
-    UNBOUNDED_POOL,
+    UNBOUNDED_POOL, pool_specs,
 };
+pub use flow::arrival_gap;
 pub use request::FailReason;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
-    SeriesSnapshot, ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES,
+    SeriesSnapshot, ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text,
 };
 
 use crate::metrics::Outcome;

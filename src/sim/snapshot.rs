@@ -2,7 +2,7 @@
 //! show. The engine computes every figure; readers only format.
 
 use crate::metrics::{LatencySummary, Outcome, OutcomeCounts};
-use crate::scenario::{LoadMode, Strategy};
+use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::time::Nanos;
 
 use super::engine::{Engine, PoolId, ServiceStats, ThreadName};
@@ -316,34 +316,7 @@ impl Engine {
     }
 
     fn status(&self, outcome: Outcome, detail: Detail) -> String {
-        let svc = |i: usize| {
-            self.scenario
-                .services
-                .get(i)
-                .map_or("?", |s| s.name.as_str())
-        };
-        match detail {
-            Detail::None => outcome.name().to_string(),
-            Detail::Fallback(i) => {
-                let fallback = self
-                    .scenario
-                    .services
-                    .get(i)
-                    .and_then(|s| s.fallback.as_deref())
-                    .unwrap_or("fallback");
-                format!("{} ({fallback})", outcome.name())
-            }
-            Detail::Failed(FailReason::CallFailed(i)) => format!("Failed ({} failed)", svc(i)),
-            Detail::Failed(FailReason::CallTimedOut(i)) => {
-                format!("Failed ({} timed out)", svc(i))
-            }
-            Detail::Failed(FailReason::NoConnection(i)) => {
-                format!("Failed ({}: connection not available)", svc(i))
-            }
-            Detail::Failed(FailReason::Rejected(i)) => {
-                format!("Failed (TaskRejectedException: {})", svc(i))
-            }
-        }
+        status_text(&self.scenario, outcome, detail)
     }
 
     /// The latency histogram's value at quantile `q`, in milliseconds.
@@ -354,5 +327,30 @@ impl Engine {
     /// The thread name of a log row's thread (for callers holding a `ThreadName`).
     pub fn name(&self, thread: ThreadName) -> String {
         self.thread_name(thread)
+    }
+}
+
+/// The run table's status of an outcome: `Success`, `Partial (Recs:Fallback)`,
+/// `Failed (orders timed out)`, `Failed (TaskRejectedException: user)`.
+pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> String {
+    let svc = |i: usize| scenario.services.get(i).map_or("?", |s| s.name.as_str());
+    match detail {
+        Detail::None => outcome.name().to_string(),
+        Detail::Fallback(i) => {
+            let fallback = scenario
+                .services
+                .get(i)
+                .and_then(|s| s.fallback.as_deref())
+                .unwrap_or("fallback");
+            format!("{} ({fallback})", outcome.name())
+        }
+        Detail::Failed(FailReason::CallFailed(i)) => format!("Failed ({} failed)", svc(i)),
+        Detail::Failed(FailReason::CallTimedOut(i)) => format!("Failed ({} timed out)", svc(i)),
+        Detail::Failed(FailReason::NoConnection(i)) => {
+            format!("Failed ({}: connection not available)", svc(i))
+        }
+        Detail::Failed(FailReason::Rejected(i)) => {
+            format!("Failed (TaskRejectedException: {})", svc(i))
+        }
     }
 }

@@ -1,0 +1,312 @@
+//! A real run's measurements, kept like the engine's so a [`Snapshot`] of a real run reads
+//! exactly like a simulated one.
+
+use std::collections::VecDeque;
+
+use crate::metrics::{LatencyHistogram, Outcome, OutcomeCounts, RollingHistogram, Series};
+use crate::scenario::{LoadMode, Scenario, Strategy};
+use crate::sim::{
+    FIRST_BULKHEAD_POOL, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL, SeriesSnapshot,
+    ServiceSnapshot, ServiceStats, Snapshot, UNBOUNDED_POOL,
+};
+use crate::time::Nanos;
+
+use super::sync::lock;
+use super::world::{Req, World};
+
+/// How many samples each series keeps (as the engine).
+const SERIES_CAPACITY: usize = 600;
+/// How many run lines the log keeps.
+const LOG_LINES: usize = 200;
+
+/// Counters, histograms and series, behind the world's mutex.
+pub(super) struct Books {
+    pub sent: u64,
+    pub outcomes: OutcomeCounts,
+    latency: LatencyHistogram,
+    window: RollingHistogram,
+    pub services: Vec<ServiceStats>,
+    pub late_responses: u64,
+    /// Every run's line, for `runs` load.
+    pub runs: Vec<RunLine>,
+    keep_runs: bool,
+    log: VecDeque<RunLine>,
+    /// ∫ in-flight dt up to `area_at`, for Little's L.
+    in_flight_area: f64,
+    area_at: Nanos,
+    /// When the latest outcome was counted (the end of a finite load).
+    pub last_outcome_at: Nanos,
+    sampled: Sampled,
+}
+
+struct Sampled {
+    completed: Series,
+    failed: Series,
+    partial: Series,
+    timeout: Series,
+    refused: Series,
+    latency_mean: Series,
+    latency_max: Series,
+    in_flight: Series,
+    pool_active: Vec<Series>,
+    pool_queued: Vec<Series>,
+    acc: OutcomeCounts,
+    acc_latency_sum: f64,
+    acc_latency_n: u64,
+    acc_latency_max: f64,
+}
+
+impl Books {
+    pub fn new(scenario: &Scenario, pools: usize) -> Self {
+        let series = || Series::new(SERIES_CAPACITY);
+        Books {
+            sent: 0,
+            outcomes: OutcomeCounts::default(),
+            latency: LatencyHistogram::default(),
+            window: RollingHistogram::new(10, Nanos::from_secs(1)),
+            services: vec![ServiceStats::default(); scenario.services.len()],
+            late_responses: 0,
+            runs: Vec::new(),
+            keep_runs: matches!(scenario.load.mode, LoadMode::Runs { .. }),
+            log: VecDeque::new(),
+            in_flight_area: 0.0,
+            area_at: Nanos::ZERO,
+            last_outcome_at: Nanos::ZERO,
+            sampled: Sampled {
+                completed: series(),
+                failed: series(),
+                partial: series(),
+                timeout: series(),
+                refused: series(),
+                latency_mean: series(),
+                latency_max: series(),
+                in_flight: series(),
+                pool_active: (0..pools).map(|_| series()).collect(),
+                pool_queued: (0..pools).map(|_| series()).collect(),
+                acc: OutcomeCounts::default(),
+                acc_latency_sum: 0.0,
+                acc_latency_n: 0,
+                acc_latency_max: 0.0,
+            },
+        }
+    }
+
+    pub fn in_flight(&self) -> u64 {
+        self.sent.saturating_sub(self.outcomes.total())
+    }
+
+    fn accumulate(&mut self, now: Nanos) {
+        if now > self.area_at {
+            let dt = (now - self.area_at).as_secs_f64();
+            self.in_flight_area += self.in_flight() as f64 * dt;
+            self.area_at = now;
+        }
+    }
+
+    pub fn issued(&mut self, now: Nanos) {
+        self.accumulate(now);
+        self.sent += 1;
+    }
+
+    pub fn record(
+        &mut self,
+        now: Nanos,
+        req: &Req,
+        outcome: Outcome,
+        thread: String,
+        status: String,
+    ) {
+        self.accumulate(now);
+        let latency = now.saturating_sub(req.arrival);
+        self.outcomes.add(outcome);
+        self.sampled.acc.add(outcome);
+        if outcome != Outcome::Refused {
+            self.latency.record(latency);
+            self.window.record(now, latency);
+            let ms = latency.as_millis_f64();
+            self.sampled.acc_latency_sum += ms;
+            self.sampled.acc_latency_n += 1;
+            self.sampled.acc_latency_max = self.sampled.acc_latency_max.max(ms);
+        }
+        self.last_outcome_at = now;
+        let line = RunLine {
+            run: req.id,
+            strategy: req.strategy,
+            at: now,
+            time: latency,
+            thread,
+            outcome,
+            status,
+        };
+        if self.log.len() == LOG_LINES {
+            self.log.pop_front();
+        }
+        if self.keep_runs {
+            self.runs.push(line.clone());
+        }
+        self.log.push_back(line);
+    }
+
+    /// Closes one sampling interval: outcome counts, latency and pool gauges.
+    pub fn sample(&mut self, gauges: &[(u32, u32, u32)]) {
+        let in_flight = self.in_flight() as f64;
+        let s = &mut self.sampled;
+        s.completed.push(s.acc.responded() as f64);
+        s.failed.push(s.acc.get(Outcome::Failed) as f64);
+        s.partial.push(s.acc.get(Outcome::Partial) as f64);
+        s.timeout.push(s.acc.get(Outcome::Timeout) as f64);
+        s.refused.push(s.acc.get(Outcome::Refused) as f64);
+        let mean = if s.acc_latency_n > 0 {
+            s.acc_latency_sum / s.acc_latency_n as f64
+        } else {
+            0.0
+        };
+        s.latency_mean.push(mean);
+        s.latency_max.push(s.acc_latency_max);
+        s.in_flight.push(in_flight);
+        for (i, &(active, queued, _)) in gauges.iter().enumerate() {
+            if let (Some(a), Some(q)) = (s.pool_active.get_mut(i), s.pool_queued.get_mut(i)) {
+                a.push(f64::from(active));
+                q.push(f64::from(queued));
+            }
+        }
+        s.acc = OutcomeCounts::default();
+        s.acc_latency_sum = 0.0;
+        s.acc_latency_n = 0;
+        s.acc_latency_max = 0.0;
+    }
+}
+
+/// The pools a strategy sends work to (the engine's `pools_of`).
+fn pools_in_use(strategy: Strategy, pools: usize) -> Vec<usize> {
+    match strategy {
+        Strategy::Sequential => vec![SERVER_POOL],
+        Strategy::Shared => vec![SERVER_POOL, SHARED_POOL],
+        Strategy::Unbounded => vec![SERVER_POOL, UNBOUNDED_POOL],
+        Strategy::Bulkhead => std::iter::once(SERVER_POOL)
+            .chain(FIRST_BULKHEAD_POOL..pools)
+            .collect(),
+    }
+}
+
+impl World {
+    /// The run as a [`Snapshot`] at scenario time `now`.
+    pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
+        let in_use = pools_in_use(self.strategy, self.pools.len());
+        let (connections, backlog) = {
+            let c = lock(&self.conns);
+            (c.open, u32::try_from(c.backlog.len()).unwrap_or(u32::MAX))
+        };
+        let views: Vec<_> = self.pools.iter().map(|p| p.view()).collect();
+        let pool_names: Vec<String> = views.iter().map(|v| v.spec.name.clone()).collect();
+        let b = lock(&self.books);
+        let pools: Vec<PoolSnapshot> = views
+            .into_iter()
+            .enumerate()
+            .map(|(id, v)| PoolSnapshot {
+                id,
+                name: v.spec.name.clone(),
+                kind: v.spec.kind,
+                prefix: v.spec.prefix.clone(),
+                core: v.spec.core,
+                max: v.spec.max,
+                queue_capacity: v.spec.queue_capacity,
+                pool_size: v.pool_size,
+                active: v.active,
+                idle: v.idle,
+                queued: v.queued,
+                stats: v.stats,
+                in_use: in_use.contains(&id),
+                virtual_threads: v.spec.virtual_threads,
+                threads: v.threads,
+                active_series: b.sampled.pool_active[id].iter().collect(),
+                queued_series: b.sampled.pool_queued[id].iter().collect(),
+            })
+            .collect();
+        let services = self
+            .scenario
+            .services
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ServiceSnapshot {
+                name: s.name.clone(),
+                stats: b.services[i],
+                fault: None,
+                bulkhead: self
+                    .bulkhead_of
+                    .get(i)
+                    .and_then(|&p| pool_names.get(p))
+                    .cloned()
+                    .unwrap_or_default(),
+                mean_latency: s.latency.mean(),
+            })
+            .collect();
+        let s = &b.sampled;
+        let series = SeriesSnapshot {
+            interval,
+            completed: s.completed.iter().collect(),
+            failed: s.failed.iter().collect(),
+            partial: s.partial.iter().collect(),
+            timeout: s.timeout.iter().collect(),
+            refused: s.refused.iter().collect(),
+            latency_mean: s.latency_mean.iter().collect(),
+            latency_max: s.latency_max.iter().collect(),
+            in_flight: s.in_flight.iter().collect(),
+        };
+        let thread_memory_bytes = pools
+            .iter()
+            .map(|p| {
+                let per = if p.virtual_threads {
+                    crate::sim::VIRTUAL_STACK_BYTES
+                } else {
+                    crate::sim::PLATFORM_STACK_BYTES
+                };
+                u64::from(p.pool_size) * per
+            })
+            .sum();
+        let secs = now.as_secs_f64();
+        let area =
+            b.in_flight_area + b.in_flight() as f64 * now.saturating_sub(b.area_at).as_secs_f64();
+        Snapshot {
+            now,
+            strategy: self.strategy,
+            finished,
+            load: self.scenario.load.mode.clone(),
+            sent: b.sent,
+            in_flight: b.in_flight(),
+            mean_in_flight: if secs > 0.0 { area / secs } else { 0.0 },
+            outcomes: b.outcomes,
+            late_responses: b.late_responses,
+            throughput_rps: if secs > 0.0 {
+                b.outcomes.responded() as f64 / secs
+            } else {
+                0.0
+            },
+            latency: b.latency.summary(),
+            window: b.window.summary(now),
+            window_len: b.window.window(),
+            connections,
+            backlog,
+            pools,
+            services,
+            series,
+            log: b
+                .log
+                .iter()
+                .cloned()
+                .map(crate::sim::LogLine::Run)
+                .collect(),
+            events_processed: 0,
+            // The machine's own scheduler runs the real CPU work; it is not modelled here.
+            cpu: crate::sim::CpuSnapshot {
+                cores: self.scenario.cores,
+                busy: 0,
+                queued: 0,
+                max_queued: 0,
+                utilisation: 0.0,
+            },
+            resources: Vec::new(),
+            thread_memory_bytes,
+        }
+    }
+}

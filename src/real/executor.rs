@@ -1,0 +1,275 @@
+//! Real executors over the engine's rules: each pool is a [`Pool`] state machine behind a
+//! mutex, deciding every admission exactly as the simulation does, with real workers acting on
+//! its decisions. A worker is an OS thread named `prefix-N` (ThreadPoolExecutor, Tomcat,
+//! ForkJoin, thread-per-task) or a tokio task (virtual threads).
+//!
+//! `submit` asks the pool: `Started(slot)` either wakes that idle worker (each waits on its own
+//! condition variable, so the pool's FIFO choice of the longest idle thread is the one that
+//! runs) or starts a new one; `Queued` leaves the task for `finish`, which hands a worker the
+//! head of the queue (skipping tasks whose future already completed) or sends it idle with a
+//! keep-alive deadline.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+
+use tokio_metrics::TaskMonitor;
+
+use crate::scenario::RejectionPolicy;
+use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, PoolStats, Slot};
+use crate::time::Nanos;
+
+use super::clock::STOP_POLL;
+use super::sync::{Blocking, Task, block_on, lock};
+use super::world::{Deferred, Job, World};
+
+/// A task's key in its pool (the pool's tasks must be `Copy`; the jobs live beside it).
+pub(super) type TaskId = u64;
+
+/// What runs a pool's tasks.
+pub(super) enum RunsOn {
+    /// Platform threads, named like the JVM's.
+    Threads,
+    /// Tokio tasks (virtual threads), measured by this monitor.
+    Tasks(TaskMonitor),
+}
+
+/// One executor.
+pub(super) struct RealPool {
+    state: Mutex<PoolState>,
+    pub runs_on: RunsOn,
+    pub rejection: RejectionPolicy,
+}
+
+struct PoolState {
+    pool: Pool<TaskId>,
+    jobs: HashMap<TaskId, Job>,
+    next_task: TaskId,
+    /// Each worker slot's wake-up call.
+    wakers: Vec<Arc<Condvar>>,
+}
+
+/// A pool's figures at one instant.
+pub(super) struct PoolView {
+    pub spec: PoolSpec,
+    pub stats: PoolStats,
+    pub pool_size: u32,
+    pub active: u32,
+    pub idle: u32,
+    pub queued: u32,
+    pub threads: Vec<(u32, bool)>,
+}
+
+impl RealPool {
+    pub fn new(spec: PoolSpec, runs_on: RunsOn, rejection: RejectionPolicy) -> Self {
+        RealPool {
+            state: Mutex::new(PoolState {
+                pool: Pool::new(spec),
+                jobs: HashMap::new(),
+                next_task: 0,
+                wakers: Vec::new(),
+            }),
+            runs_on,
+            rejection,
+        }
+    }
+
+    pub fn view(&self) -> PoolView {
+        let st = lock(&self.state);
+        let p = &st.pool;
+        PoolView {
+            spec: p.spec().clone(),
+            stats: *p.stats(),
+            pool_size: p.pool_size(),
+            active: p.active(),
+            idle: p.idle_count(),
+            queued: p.queued(),
+            threads: p.threads(),
+        }
+    }
+
+    /// (active, queued, pool size) for the time series.
+    pub fn gauges(&self) -> (u32, u32, u32) {
+        let st = lock(&self.state);
+        (st.pool.active(), st.pool.queued(), st.pool.pool_size())
+    }
+
+    /// `DiscardOldestPolicy`: removes the head of the queue and returns its job.
+    pub fn drop_oldest(&self) -> Option<Job> {
+        let mut st = lock(&self.state);
+        let id = st.pool.drop_oldest()?;
+        st.jobs.remove(&id)
+    }
+
+    /// Wakes every idle worker (the run is stopping).
+    pub fn wake_all(&self) {
+        for w in &lock(&self.state).wakers {
+            w.notify_all();
+        }
+    }
+}
+
+impl PoolState {
+    fn waker(&mut self, slot: Slot) -> Arc<Condvar> {
+        while self.wakers.len() <= slot as usize {
+            self.wakers.push(Arc::new(Condvar::new()));
+        }
+        Arc::clone(&self.wakers[slot as usize])
+    }
+
+    /// The job the worker in `slot` was given.
+    fn take_job(&mut self, slot: Slot) -> Option<Job> {
+        let id = self.pool.task_of(slot)?;
+        self.jobs.remove(&id)
+    }
+
+    fn finish(&mut self, slot: Slot, now: Nanos) -> AfterTask<TaskId> {
+        let PoolState { pool, jobs, .. } = self;
+        pool.finish(slot, now, |id| {
+            // AsyncSupply.run returns at once when its future already completed.
+            let stale = jobs.get(id).is_none_or(Job::is_stale);
+            if stale {
+                jobs.remove(id);
+            }
+            stale
+        })
+    }
+}
+
+impl World {
+    /// `execute(task)` on pool `pool`: the job runs or waits, or comes back when rejected.
+    pub(super) fn submit(self: &Arc<Self>, pool: usize, job: Job) -> Result<(), Job> {
+        let p = &self.pools[pool];
+        let mut st = lock(&p.state);
+        let id = st.next_task;
+        st.next_task += 1;
+        let created = st.pool.stats().threads_created;
+        match st.pool.submit(id) {
+            Admission::Rejected => Err(job),
+            Admission::Queued => {
+                st.jobs.insert(id, job);
+                Ok(())
+            }
+            Admission::Started(slot) => {
+                st.jobs.insert(id, job);
+                if st.pool.stats().threads_created > created {
+                    self.start_worker(pool, slot, &mut st);
+                } else {
+                    st.waker(slot).notify_one();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Starts the threads a pool prestarts (Tomcat's `minSpareThreads`).
+    pub(super) fn prestart(self: &Arc<Self>, pool: usize) {
+        let mut st = lock(&self.pools[pool].state);
+        let slots: Vec<Slot> = (0..st.pool.pool_size()).collect();
+        for slot in slots {
+            self.start_worker(pool, slot, &mut st);
+        }
+    }
+
+    fn start_worker(self: &Arc<Self>, pool: usize, slot: Slot, st: &mut PoolState) {
+        let name = st.pool.thread_name(st.pool.thread_number(slot));
+        st.waker(slot);
+        let world = Arc::clone(self);
+        match &self.pools[pool].runs_on {
+            RunsOn::Threads => {
+                let spawned = std::thread::Builder::new()
+                    .name(name.clone())
+                    .stack_size(WORKER_STACK)
+                    .spawn(move || world.worker_loop(pool, slot));
+                match spawned {
+                    Ok(handle) => self.keep_handle(handle),
+                    Err(e) => self.fail(format!("cannot start thread {name}: {e}")),
+                }
+            }
+            RunsOn::Tasks(monitor) => {
+                let task = monitor.instrument(world.task_loop(pool, slot, name));
+                drop(self.rt.spawn(task));
+            }
+        }
+    }
+
+    /// A platform worker: runs its task, asks the pool what next, waits idle (with the pool's
+    /// keep-alive) until given another task, and exits when the pool says so.
+    fn worker_loop(self: Arc<Self>, pool: usize, slot: Slot) {
+        let me = std::thread::current()
+            .name()
+            .unwrap_or("unnamed")
+            .to_string();
+        let ctx = Blocking(&self.stop);
+        let p = &self.pools[pool];
+        // A keep-alive check that is due, carried across tasks like the engine's event.
+        let mut check_at: Option<Nanos> = None;
+        let mut st = lock(&p.state);
+        loop {
+            if self.stop.is_stopped() {
+                return;
+            }
+            if st.pool.task_of(slot).is_some() {
+                let job = st.take_job(slot);
+                drop(st);
+                let after_job = match job {
+                    Some(job) => block_on(self.run_job(&ctx, job, &me)),
+                    None => Deferred::None,
+                };
+                st = lock(&p.state);
+                let after = st.finish(slot, self.clock.now());
+                drop(st);
+                // The worker is back in its pool before its future completes or its response
+                // goes out, as in the engine.
+                self.apply(after_job);
+                st = lock(&p.state);
+                match after {
+                    AfterTask::Exited => return,
+                    AfterTask::Runs(_) => {}
+                    AfterTask::Idle { check_at: at } => check_at = at.or(check_at),
+                }
+                continue;
+            }
+            let now = self.clock.now();
+            if let Some(at) = check_at
+                && now >= at
+            {
+                match st.pool.check_keep_alive(slot, now) {
+                    KeepAlive::Exited => return,
+                    KeepAlive::CheckAt(next) => check_at = Some(next),
+                    KeepAlive::Stays => check_at = None,
+                }
+                continue;
+            }
+            let wait = check_at.map_or(STOP_POLL, |at| {
+                self.clock.real(at.saturating_sub(now)).min(STOP_POLL)
+            });
+            let waker = st.waker(slot);
+            st = waker
+                .wait_timeout(st, wait)
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// A virtual thread: runs its task (and any it is handed) and exits.
+    async fn task_loop(self: Arc<Self>, pool: usize, slot: Slot, me: String) {
+        let ctx = Task(&self.stop);
+        let p = &self.pools[pool];
+        loop {
+            let job = lock(&p.state).take_job(slot);
+            let after_job = match job {
+                Some(job) => self.run_job(&ctx, job, &me).await,
+                None => Deferred::None,
+            };
+            let after = lock(&p.state).finish(slot, self.clock.now());
+            self.apply(after_job);
+            if !matches!(after, AfterTask::Runs(_)) || self.stop.is_stopped() {
+                return;
+            }
+        }
+    }
+}
+
+/// Stack of a platform worker: request code keeps little on the stack, and a small stack
+/// lets thousands of threads start without reserving gigabytes.
+const WORKER_STACK: usize = 256 * 1024;

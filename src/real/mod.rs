@@ -1,0 +1,243 @@
+//! Real execution: the same scenario run for real on this machine, measured, and checked
+//! against the simulation.
+//!
+//! Platform threads are OS threads named as the JVM names them and really sleep
+//! (`std::thread::sleep`); virtual threads and `unbounded` calls are tokio tasks awaiting
+//! `tokio::time::sleep`. Every executor decides admissions with the engine's own
+//! [`Pool`](crate::sim::pool::Pool) state machine, and every call uses the engine's keyed
+//! draws, so a real run sees the same latencies and failures as the simulated one. `--time-scale
+//! F` shrinks every span by F; measurements are scaled back to scenario units. The result is a
+//! [`Snapshot`] like the engine's, so reports show a real run exactly like a simulated one.
+
+mod books;
+mod clock;
+mod executor;
+mod monitor;
+pub mod output;
+mod run;
+mod server;
+mod sync;
+pub mod verify;
+mod world;
+
+use serde::Serialize;
+
+use crate::report::RunReport;
+use crate::scenario::{LoadMode, Scenario, ServerThreads, Strategy};
+use crate::sim::{RunLine, Snapshot};
+use crate::time::Nanos;
+
+pub use monitor::{RuntimeView, TaskGroupView};
+
+/// The default cap on OS threads a real run may start (`--max-threads`).
+pub const DEFAULT_MAX_THREADS: u64 = 4096;
+
+/// How to run for real.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RealOptions {
+    /// Real seconds per scenario second (0.1 turns 100 ms into 10 ms).
+    pub time_scale: f64,
+    /// Refuse a scenario that would need more OS threads than this.
+    pub max_threads: u64,
+}
+
+impl Default for RealOptions {
+    fn default() -> Self {
+        RealOptions {
+            time_scale: 1.0,
+            max_threads: DEFAULT_MAX_THREADS,
+        }
+    }
+}
+
+/// Why a real run did not happen or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RealError {
+    #[error(
+        "{strategy} on this scenario would start about {needed} OS threads ({detail}), more \
+         than the cap of {cap}: lower the pool sizes (e.g. --set server.threads=200), use \
+         server.threads = \"virtual\", or raise --max-threads"
+    )]
+    TooManyThreads {
+        strategy: Strategy,
+        needed: u64,
+        cap: u64,
+        detail: String,
+    },
+    #[error("--time-scale must be a number above 0 and at most 100, not {0}")]
+    BadTimeScale(f64),
+    #[error("real execution does not support {0} yet; run it with --engine sim")]
+    Unsupported(&'static str),
+    #[error("real run failed: {0}")]
+    Internal(String),
+}
+
+impl RealError {
+    /// A problem with the input (exit 2) rather than with the run (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, RealError::Internal(_))
+    }
+}
+
+/// A finished real run.
+#[derive(Debug, Clone)]
+pub struct RealRun {
+    /// The run at its end, in scenario units.
+    pub snapshot: Snapshot,
+    /// Every run's line, for `runs` load.
+    pub run_lines: Vec<RunLine>,
+    /// tokio-metrics of the runtime and the instrumented tasks.
+    pub runtime: RuntimeView,
+    pub time_scale: f64,
+    /// Real seconds the run took.
+    pub wall_s: f64,
+}
+
+/// A real run's report: the simulation's report plus what only a real run has.
+#[derive(Debug, Clone, Serialize)]
+pub struct RealReport {
+    #[serde(flatten)]
+    pub run: RunReport,
+    pub engine: &'static str,
+    pub time_scale: f64,
+    pub wall_s: f64,
+    pub runtime: RuntimeView,
+}
+
+impl RealRun {
+    pub fn report(&self, scenario: &Scenario) -> RealReport {
+        RealReport {
+            run: RunReport::from_snapshot(
+                scenario,
+                &self.snapshot,
+                &self.run_lines,
+                crate::theory::predict(scenario, self.snapshot.strategy),
+            ),
+            engine: "real",
+            time_scale: self.time_scale,
+            wall_s: self.wall_s,
+            runtime: self.runtime.clone(),
+        }
+    }
+}
+
+/// Runs `scenario` for real under `strategy` for `duration` of scenario time (or until a
+/// finite load ends).
+pub fn run(
+    scenario: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    options: RealOptions,
+) -> Result<RealRun, RealError> {
+    check(scenario, strategy, options)?;
+    run::execute(scenario, strategy, duration, options.time_scale)
+}
+
+/// Runs every strategy for real on the same scenario, one after another, after checking that
+/// each can run.
+pub fn compare(
+    scenario: &Scenario,
+    duration: Nanos,
+    options: RealOptions,
+) -> Result<Vec<RealReport>, RealError> {
+    for strategy in Strategy::ALL {
+        check(scenario, strategy, options)?;
+    }
+    Strategy::ALL
+        .iter()
+        .map(|&strategy| Ok(run(scenario, strategy, duration, options)?.report(scenario)))
+        .collect()
+}
+
+/// Refuses what real mode cannot run safely: a bad time scale, an unsupported feature, or
+/// more OS threads than the cap.
+pub fn check(
+    scenario: &Scenario,
+    strategy: Strategy,
+    options: RealOptions,
+) -> Result<(), RealError> {
+    let scale = options.time_scale;
+    if !(scale > 0.0 && scale <= 100.0) {
+        return Err(RealError::BadTimeScale(scale));
+    }
+    if scenario.server.async_ {
+        return Err(RealError::Unsupported("server.async = true"));
+    }
+    if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
+        return Err(RealError::Unsupported("load.mode = \"trace\""));
+    }
+    if !scenario.resources.is_empty() {
+        return Err(RealError::Unsupported("[[resources]] (connection pools)"));
+    }
+    if scenario.services.iter().any(|s| s.pinned) {
+        return Err(RealError::Unsupported("pinned services"));
+    }
+    if scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Platform {
+        return Err(RealError::Unsupported(
+            "[strategy.unbounded] threads = \"platform\"",
+        ));
+    }
+    let (needed, detail) = os_threads_needed(scenario, strategy);
+    if needed > options.max_threads {
+        return Err(RealError::TooManyThreads {
+            strategy,
+            needed,
+            cap: options.max_threads,
+            detail,
+        });
+    }
+    Ok(())
+}
+
+/// An estimate of the OS threads a real run starts at most: server threads, plus the
+/// strategy's pool maxima or parallelism. Tokio tasks (virtual threads, `unbounded`) do not
+/// count.
+pub fn os_threads_needed(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
+    let server = match scenario.server.threads {
+        ServerThreads::Platform(n) => u64::from(n),
+        ServerThreads::Virtual => 0,
+    };
+    let mut detail = format!("{server} server");
+    let pools: u64 = match strategy {
+        Strategy::Sequential | Strategy::Unbounded => 0,
+        Strategy::Bulkhead => {
+            let n = scenario
+                .strategy
+                .bulkheads
+                .iter()
+                .map(|b| u64::from(b.max))
+                .sum();
+            detail.push_str(&format!(" + {n} bulkhead maximum"));
+            n
+        }
+        Strategy::Shared => {
+            let parallelism = scenario.shared_parallelism();
+            if parallelism < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
+                // A new thread per call: as many as calls can be in flight at once.
+                let handlers = match scenario.server.threads {
+                    ServerThreads::Platform(n) => u64::from(n),
+                    ServerThreads::Virtual => match scenario.load.mode {
+                        LoadMode::Runs { .. } => 1,
+                        LoadMode::Batch { count } => u64::from(count),
+                        LoadMode::Closed { clients, .. } => u64::from(clients),
+                        LoadMode::Open { .. } | LoadMode::Trace { .. } => u64::MAX / 2,
+                    },
+                };
+                let widest = scenario
+                    .endpoint
+                    .stages
+                    .iter()
+                    .map(Vec::len)
+                    .max()
+                    .unwrap_or(1) as u64;
+                let n = handlers.saturating_mul(widest);
+                detail.push_str(" + a thread per call (common pool parallelism below 2)");
+                n
+            } else {
+                detail.push_str(&format!(" + {parallelism} common pool"));
+                u64::from(parallelism)
+            }
+        }
+    };
+    (server.saturating_add(pools), format!("{detail} threads"))
+}

@@ -1,0 +1,67 @@
+//! Tables of real runs: the simulation's tables, with the real run's time scale, wall time and
+//! tokio-metrics added.
+
+use std::fmt::Write as _;
+
+use crate::report::{self, RunReport};
+use crate::scenario::Scenario;
+
+use super::{RealReport, RuntimeView};
+
+/// `run --engine real --format table`.
+pub fn run_table(scenario: &Scenario, r: &RealReport) -> String {
+    // The header says how the scenario time was measured instead of "simulated".
+    let mut out = report::run_table(scenario, &r.run).replacen(
+        " s simulated",
+        &format!(
+            " s of scenario time, run for real (time scale {}, {:.2} s wall)",
+            r.time_scale, r.wall_s
+        ),
+        1,
+    );
+    runtime_lines(&r.runtime, &mut out);
+    out
+}
+
+/// `compare --engine real --format table`.
+pub fn compare_table(scenario: &Scenario, reports: &[RealReport]) -> String {
+    let runs: Vec<RunReport> = reports.iter().map(|r| r.run.clone()).collect();
+    let mut out = report::compare_table(scenario, &runs);
+    for r in reports {
+        let _ = writeln!(
+            out,
+            "\n{}: run for real at time scale {}, {:.2} s wall",
+            r.run.strategy, r.time_scale, r.wall_s
+        );
+        runtime_lines(&r.runtime, &mut out);
+    }
+    out
+}
+
+/// The tokio runtime and the instrumented task groups that ran any task.
+pub fn runtime_lines(v: &RuntimeView, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "tokio runtime: {} workers, busy ratio mean {:.3} (max {:.3}), global queue max {}, \
+         live tasks max {} ({} ticks of {:.1} ms)",
+        v.workers,
+        v.busy_ratio_mean,
+        v.busy_ratio_max,
+        v.global_queue_depth_max,
+        v.live_tasks_max,
+        v.ticks,
+        v.tick_ms
+    );
+    for t in v.tasks.iter().filter(|t| t.instrumented > 0) {
+        let _ = writeln!(
+            out,
+            "tokio tasks {}: {} instrumented, mean poll {:.1} us, mean scheduled delay {:.1} us, \
+             slow polls {:.2} %",
+            t.name,
+            t.instrumented,
+            t.mean_poll_us,
+            t.mean_scheduled_us,
+            t.slow_poll_ratio * 100.0
+        );
+    }
+}

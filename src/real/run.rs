@@ -1,0 +1,293 @@
+//! Driving one real run: the runtime, the executors, the load (the same request ids and
+//! arrival draws as the engine), the sampler, the end of the run and the snapshot.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::metrics::Outcome;
+use crate::scenario::{LoadMode, RejectionPolicy, Scenario, Strategy};
+use crate::sim::draw::arrival_exp;
+use crate::sim::pool::PoolKind;
+use crate::sim::{FIRST_BULKHEAD_POOL, SERVER_POOL, UNBOUNDED_POOL, arrival_gap, pool_specs};
+use crate::time::Nanos;
+
+use super::clock::{Clock, STOP_POLL};
+use super::executor::{RealPool, RunsOn};
+use super::monitor::{Group, Monitors};
+use super::sync::{Blocking, Ctx, Task, block_on, lock};
+use super::world::{Req, Setup, World};
+use super::{RealError, RealRun};
+
+/// A closed-loop client refused at once retries after at least this long (as the engine).
+const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
+/// Time to start the prestarted threads before t = 0.
+const WARM_UP: Duration = Duration::from_millis(20);
+
+pub(super) fn execute(
+    scenario: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    scale: f64,
+) -> Result<RealRun, RealError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_time()
+        .thread_name("tokio-runtime-worker")
+        .build()
+        .map_err(|e| RealError::Internal(format!("cannot start the tokio runtime: {e}")))?;
+    // Sample every 100 ms of scenario time, as the engine, but at most every 10 ms for real.
+    let interval = Nanos::from_millis(100).max(Nanos::from_secs_f64(0.010 / scale));
+    let clock = Clock::new(Instant::now() + WARM_UP, scale);
+    let monitors = Monitors::new(rt.handle(), clock.real(interval));
+    let pools = pool_specs(scenario)
+        .into_iter()
+        .enumerate()
+        .map(|(id, spec)| {
+            let on_tasks =
+                spec.kind == PoolKind::PerTask && (id == UNBOUNDED_POOL || id == SERVER_POOL);
+            let runs_on = if !on_tasks {
+                RunsOn::Threads
+            } else if id == SERVER_POOL {
+                RunsOn::Tasks(monitors.task(Group::VirtualHandlers))
+            } else {
+                RunsOn::Tasks(monitors.task(Group::Unbounded))
+            };
+            let rejection = id
+                .checked_sub(FIRST_BULKHEAD_POOL)
+                .and_then(|i| scenario.strategy.bulkheads.get(i))
+                .map_or(RejectionPolicy::Abort, |b| b.rejection);
+            RealPool::new(spec, runs_on, rejection)
+        })
+        .collect();
+    let world = Arc::new(World::new(
+        scenario,
+        Setup {
+            strategy,
+            clock,
+            limit: duration,
+            pools,
+            rt: rt.handle().clone(),
+            monitors,
+        },
+    ));
+    if matches!(world.pools[SERVER_POOL].runs_on, RunsOn::Threads) {
+        world.prestart(SERVER_POOL);
+    }
+    rt.spawn(sample(Arc::clone(&world), clock.real(interval)));
+    let load = start_load(&world);
+    let finished = wait_for_end(&world);
+    let now = if finished {
+        lock(&world.books).last_outcome_at
+    } else {
+        duration
+    };
+    let snapshot = world.snapshot(now, finished, interval);
+    let run_lines = lock(&world.books).runs.clone();
+    let runtime = world.monitors.view();
+    let wall_s = world.clock.wall_s();
+    world.shut_down();
+    if let Some(load) = load {
+        let _unused = load.join();
+    }
+    rt.shutdown_timeout(Duration::from_millis(200));
+    let errors = world.errors();
+    if let Some(first) = errors.first() {
+        return Err(RealError::Internal(first.clone()));
+    }
+    Ok(RealRun {
+        snapshot,
+        run_lines,
+        runtime,
+        time_scale: scale,
+        wall_s,
+    })
+}
+
+/// Waits until a finite load has every outcome or the run's time is up. True when finished.
+fn wait_for_end(world: &World) -> bool {
+    let deadline = world.clock.at(world.limit);
+    let count = match world.scenario.load.mode {
+        LoadMode::Runs { count } | LoadMode::Batch { count } => Some(u64::from(count)),
+        LoadMode::Open { .. } | LoadMode::Closed { .. } | LoadMode::Trace { .. } => None,
+    };
+    loop {
+        if world.stop.is_stopped() {
+            return false;
+        }
+        if let Some(count) = count
+            && lock(&world.books).outcomes.total() >= count
+        {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        std::thread::sleep((deadline - now).min(Duration::from_millis(1)));
+    }
+}
+
+/// Every tick: the series and the tokio monitors.
+async fn sample(world: Arc<World>, tick: Duration) {
+    let mut ticks = tokio::time::interval_at((world.clock.at(Nanos::ZERO) + tick).into(), tick);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while !world.stop.is_stopped() {
+        ticks.tick().await;
+        let gauges: Vec<(u32, u32, u32)> = world.pools.iter().map(|p| p.gauges()).collect();
+        lock(&world.books).sample(&gauges);
+        world.monitors.sample();
+    }
+}
+
+impl World {
+    /// A client sends request `next_id` now.
+    fn issue(self: &Arc<Self>) -> Arc<Req> {
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let now = self.clock.now();
+        let req = Arc::new(Req::new(id, now, self.strategy));
+        lock(&self.books).issued(now);
+        self.admit(Arc::clone(&req));
+        req
+    }
+
+    /// Waits for the client's outcome, giving up at the client timeout. False when stopped.
+    async fn await_response<C: Ctx>(&self, ctx: &C, req: &Req) -> bool {
+        let deadline = self
+            .scenario
+            .load
+            .timeout
+            .map(|t| self.clock.at(req.arrival + t));
+        loop {
+            if req.seen.get().is_some() {
+                return true;
+            }
+            if ctx.stopped() {
+                return false;
+            }
+            let now = Instant::now();
+            match deadline {
+                Some(d) if now >= d => self.client_timeout(req),
+                Some(d) => ctx.wait(&req.response, d).await,
+                None => ctx.wait(&req.response, now + STOP_POLL).await,
+            }
+        }
+    }
+
+    /// A client that only watches its request's timeout (open and batch loads).
+    fn watch_timeout(self: &Arc<Self>, req: Arc<Req>) {
+        if self.scenario.load.timeout.is_none() {
+            return;
+        }
+        let world = Arc::clone(self);
+        let task = async move {
+            world.await_response(&Task(&world.stop), &req).await;
+        };
+        drop(
+            self.rt
+                .spawn(self.monitors.task(Group::Load).instrument(task)),
+        );
+    }
+
+    fn before_limit(&self) -> bool {
+        !self.stop.is_stopped() && self.clock.now() < self.limit
+    }
+}
+
+/// Starts the load; returns the load thread, if it has one.
+fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
+    let w = Arc::clone(world);
+    let spawn = |name: &str, body: Box<dyn FnOnce() + Send>| match std::thread::Builder::new()
+        .name(name.into())
+        .spawn(body)
+    {
+        Ok(h) => Some(h),
+        Err(e) => {
+            world.fail(format!("cannot start the load thread: {e}"));
+            None
+        }
+    };
+    match world.scenario.load.mode {
+        // One request after another: the next goes out when the previous one has its outcome.
+        LoadMode::Runs { count } => spawn(
+            "threadlab-client",
+            Box::new(move || {
+                if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
+                    return;
+                }
+                for _ in 0..count {
+                    if !w.before_limit() {
+                        return;
+                    }
+                    let req = w.issue();
+                    if !block_on(w.await_response(&Blocking(&w.stop), &req)) {
+                        return;
+                    }
+                }
+            }),
+        ),
+        LoadMode::Batch { count } => spawn(
+            "threadlab-client",
+            Box::new(move || {
+                if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
+                    return;
+                }
+                for _ in 0..count {
+                    let req = w.issue();
+                    w.watch_timeout(req);
+                }
+            }),
+        ),
+        // Poisson arrivals with the engine's keyed draws: the same arrival times.
+        LoadMode::Open { rate, ramp } => spawn(
+            "threadlab-client",
+            Box::new(move || {
+                let mut t = Nanos::ZERO;
+                loop {
+                    let next = w.next_id.load(std::sync::atomic::Ordering::SeqCst);
+                    let e = arrival_exp(w.scenario.seed, next);
+                    let gap = arrival_gap(rate, ramp, t.as_secs_f64(), e);
+                    t += Nanos::from_secs_f64(gap).max(Nanos(1));
+                    if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
+                        return;
+                    }
+                    let req = w.issue();
+                    w.watch_timeout(req);
+                }
+            }),
+        ),
+        LoadMode::Closed { clients, think } => {
+            for _ in 0..clients {
+                let w = Arc::clone(world);
+                let client = async move {
+                    tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
+                    let ctx = Task(&w.stop);
+                    while w.before_limit() {
+                        let req = w.issue();
+                        if !w.await_response(&ctx, &req).await {
+                            return;
+                        }
+                        let pause = if req.seen.get() == Some(&Outcome::Refused) {
+                            think.max(RETRY_AFTER_REFUSAL)
+                        } else {
+                            think
+                        };
+                        if pause > Nanos::ZERO
+                            && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
+                        {
+                            return;
+                        }
+                    }
+                };
+                drop(
+                    world
+                        .rt
+                        .spawn(world.monitors.task(Group::Load).instrument(client)),
+                );
+            }
+            None
+        }
+        // `check` refuses trace replay in real mode.
+        LoadMode::Trace { .. } => None,
+    }
+}

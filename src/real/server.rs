@@ -1,0 +1,360 @@
+//! The server side of a real request, step for step the engine's `flow.rs`: connection
+//! admission, the handler on a Tomcat thread (or a virtual thread), each stage's calls under
+//! the strategy with the bulkhead's rejection policy, `orTimeout`, fallbacks, the response.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::metrics::Outcome;
+use crate::scenario::{RejectionPolicy, ServiceId, Strategy};
+use crate::sim::draw::call_draw;
+use crate::sim::{Detail, FailReason, SERVER_POOL, status_text};
+use crate::time::Nanos;
+
+use super::clock::STOP_POLL;
+use super::sync::{Ctx, lock};
+use super::world::{CallJob, CallResult, DELAYER, Deferred, Job, Req, Response, StageJoin, World};
+
+/// The handler's view of its request so far.
+#[derive(Default)]
+struct Progress {
+    fail: Option<FailReason>,
+    fallback_used: bool,
+    first_fallback: Option<usize>,
+    last_completer: Option<String>,
+}
+
+/// How a stage ended.
+enum StageEnd {
+    Done,
+    /// The handler answers now (sequential failure, abort).
+    Respond,
+    /// The run is over.
+    Stopped,
+}
+
+impl World {
+    // ---- connections --------------------------------------------------------------------
+
+    /// Tomcat's acceptor: a connection below `maxConnections` is dispatched, else it waits in
+    /// the backlog of `acceptCount`, else it is refused.
+    pub(super) fn admit(self: &Arc<Self>, req: Arc<Req>) {
+        let server = &self.scenario.server;
+        let dispatch = {
+            let mut c = lock(&self.conns);
+            if c.open < server.max_connections {
+                c.open += 1;
+                Some(true)
+            } else if c.backlog.len() < server.accept_count as usize {
+                c.backlog.push_back(Arc::clone(&req));
+                None
+            } else {
+                Some(false)
+            }
+        };
+        match dispatch {
+            Some(true) => self.dispatch(req),
+            Some(false) => self.refuse(&req),
+            None => {}
+        }
+    }
+
+    fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
+        if let Err(Job::Handler(req)) = self.submit(SERVER_POOL, Job::Handler(req)) {
+            // maxQueueSize reached: Tomcat closes the socket.
+            self.close_connection();
+            self.refuse(&req);
+        }
+    }
+
+    pub(super) fn close_connection(self: &Arc<Self>) {
+        let next = {
+            let mut c = lock(&self.conns);
+            c.open = c.open.saturating_sub(1);
+            let next = c.backlog.pop_front();
+            if next.is_some() {
+                c.open += 1;
+            }
+            next
+        };
+        if let Some(req) = next {
+            self.dispatch(req);
+        }
+    }
+
+    fn refuse(&self, req: &Req) {
+        req.set_server_done();
+        if req.claim_client() {
+            self.record(
+                req,
+                Outcome::Refused,
+                "-".into(),
+                Outcome::Refused.name().into(),
+            );
+        }
+    }
+
+    // ---- jobs ---------------------------------------------------------------------------
+
+    pub(super) async fn run_job<C: Ctx>(self: &Arc<Self>, ctx: &C, job: Job, me: &str) -> Deferred {
+        match job {
+            Job::Handler(req) => self.handle(ctx, req, me).await,
+            Job::Call(c) => match self.perform_call(ctx, c.req.id, c.call, None).await {
+                Some(result) => Deferred::Complete {
+                    req: c.req,
+                    join: c.join,
+                    index: c.index,
+                    result,
+                    thread: me.to_string(),
+                },
+                None => Deferred::None,
+            },
+        }
+    }
+
+    /// The handler: each stage in turn, then the response.
+    async fn handle<C: Ctx>(self: &Arc<Self>, ctx: &C, req: Arc<Req>, me: &str) -> Deferred {
+        let _unused = req.handler.set(me.to_string());
+        let mut progress = Progress::default();
+        for stage in 0..self.scenario.endpoint.stages.len() {
+            match self.run_stage(ctx, &req, stage, &mut progress, me).await {
+                StageEnd::Done => {}
+                StageEnd::Respond => break,
+                StageEnd::Stopped => return Deferred::None,
+            }
+            if progress.fail.is_some() {
+                break;
+            }
+        }
+        self.respond(&req, &progress, me)
+    }
+
+    async fn run_stage<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        req: &Arc<Req>,
+        stage: usize,
+        progress: &mut Progress,
+        me: &str,
+    ) -> StageEnd {
+        let services = &self.scenario.endpoint.stages[stage];
+        let offset = self.stage_offsets[stage];
+        if req.strategy == Strategy::Sequential {
+            // The handler makes each call itself; the service's timeout is its read timeout.
+            for (i, &service) in services.iter().enumerate() {
+                // Sequential code throws at the first failure without fallback.
+                if progress.fail.is_some() {
+                    return StageEnd::Respond;
+                }
+                let read_timeout = self.scenario.service(service).timeout;
+                let call = call_index(offset + i);
+                let Some(result) = self.perform_call(ctx, req.id, call, read_timeout).await else {
+                    return StageEnd::Stopped;
+                };
+                self.complete(progress, service, result, me.to_string());
+            }
+            return StageEnd::Done;
+        }
+        let join = Arc::new(StageJoin::new(services.len()));
+        let mut deadlines: Vec<Option<Instant>> = vec![None; services.len()];
+        for (i, &service) in services.iter().enumerate() {
+            let call = call_index(offset + i);
+            let Some(pool) = self.pool_for(service) else {
+                continue;
+            };
+            let timeout_at = self
+                .scenario
+                .service(service)
+                .timeout
+                .map(|t| Instant::now() + self.clock.real(t));
+            let job = Job::Call(CallJob {
+                req: Arc::clone(req),
+                call,
+                index: i,
+                join: Arc::clone(&join),
+            });
+            let Err(job) = self.submit(pool, job) else {
+                deadlines[i] = timeout_at;
+                continue;
+            };
+            lock(&self.books).services[service.0].rejected += 1;
+            match self.pools[pool].rejection {
+                RejectionPolicy::Abort => {
+                    // RejectedExecutionException out of supplyAsync: the request fails at
+                    // once; calls already submitted keep running.
+                    progress.fail = Some(FailReason::Rejected(service.0));
+                    return StageEnd::Respond;
+                }
+                RejectionPolicy::CallerRuns => {
+                    // The handler runs the call itself; its future is complete before
+                    // orTimeout could be attached.
+                    let Some(result) = self.perform_call(ctx, req.id, call, None).await else {
+                        return StageEnd::Stopped;
+                    };
+                    join.complete(i, result, me.to_string());
+                }
+                RejectionPolicy::Discard => {
+                    lock(&self.books).services[service.0].discarded += 1;
+                    deadlines[i] = timeout_at;
+                }
+                RejectionPolicy::DiscardOldest => {
+                    if let Some(oldest) = self.pools[pool].drop_oldest() {
+                        self.discarded(&oldest);
+                    }
+                    // execute(r) again: with the head gone the queue has room.
+                    if let Err(job) = self.submit(pool, job) {
+                        self.discarded(&job);
+                    }
+                    deadlines[i] = timeout_at;
+                }
+            }
+        }
+        self.join_stage(ctx, &join, services, &mut deadlines, progress)
+            .await
+    }
+
+    /// `allOf(...).join()`: applies completions in the order they happen; `orTimeout` fires
+    /// at each call's deadline.
+    async fn join_stage<C: Ctx>(
+        &self,
+        ctx: &C,
+        join: &StageJoin,
+        services: &[ServiceId],
+        deadlines: &mut [Option<Instant>],
+        progress: &mut Progress,
+    ) -> StageEnd {
+        let mut pending = services.len();
+        loop {
+            while let Some(c) = join.completions.pop() {
+                self.complete(progress, services[c.index], c.result, c.thread);
+                pending -= 1;
+            }
+            if pending == 0 {
+                return StageEnd::Done;
+            }
+            if ctx.stopped() {
+                return StageEnd::Stopped;
+            }
+            let now = Instant::now();
+            let mut next = now + STOP_POLL;
+            for (i, deadline) in deadlines.iter_mut().enumerate() {
+                match *deadline {
+                    Some(d) if d <= now => {
+                        *deadline = None;
+                        if join.complete(i, CallResult::TimedOut, DELAYER.into()) {
+                            lock(&self.books).services[services[i].0].timeouts += 1;
+                        }
+                    }
+                    Some(d) => next = next.min(d),
+                    None => {}
+                }
+            }
+            if join.completions.is_empty() {
+                ctx.wait(&join.completions, next).await;
+            }
+        }
+    }
+
+    /// A call dropped by discard or discard-oldest: its future never completes.
+    fn discarded(&self, job: &Job) {
+        if let Job::Call(c) = job {
+            let service = self.service_of(c.call);
+            lock(&self.books).services[service.0].discarded += 1;
+        }
+    }
+
+    /// A call's future completed: fallback or failure, and who completed it.
+    fn complete(&self, p: &mut Progress, service: ServiceId, result: CallResult, thread: String) {
+        p.last_completer = Some(thread);
+        if result == CallResult::Ok {
+            return;
+        }
+        if self.scenario.service(service).fallback.is_some() {
+            p.fallback_used = true;
+            p.first_fallback.get_or_insert(service.0);
+            lock(&self.books).services[service.0].fallbacks += 1;
+        } else if p.fail.is_none() {
+            p.fail = Some(match result {
+                CallResult::TimedOut => FailReason::CallTimedOut(service.0),
+                _ => FailReason::CallFailed(service.0),
+            });
+        }
+    }
+
+    /// The call's latency elapses on this thread. None when the run stopped meanwhile.
+    async fn perform_call<C: Ctx>(
+        &self,
+        ctx: &C,
+        request: u64,
+        call: u16,
+        read_timeout: Option<Nanos>,
+    ) -> Option<CallResult> {
+        let service = self.service_of(call);
+        let svc = self.scenario.service(service);
+        lock(&self.books).services[service.0].calls += 1;
+        let draw = call_draw(self.scenario.seed, request, call as usize, svc);
+        let mut latency = draw.latency;
+        if let Some(hang) = svc.hang
+            && draw.hang_u < hang.probability
+        {
+            latency = hang.duration;
+        }
+        // CPU time really runs: the thread spins, then waits its latency.
+        let cpu = self.clock.real(svc.cpu);
+        if !cpu.is_zero() {
+            let spin_start = Instant::now();
+            while spin_start.elapsed() < cpu {
+                std::hint::spin_loop();
+            }
+        }
+        let cut = read_timeout.filter(|t| *t < latency);
+        let wait = self.clock.real(cut.unwrap_or(latency));
+        if !ctx.sleep_until(Instant::now() + wait).await {
+            return None;
+        }
+        // Failure is decided when the latency ends, so a failing call holds its thread.
+        let result = if cut.is_some() {
+            CallResult::TimedOut
+        } else if draw.fail_u < svc.failure {
+            CallResult::Failed
+        } else {
+            CallResult::Ok
+        };
+        let mut books = lock(&self.books);
+        match result {
+            CallResult::Failed => books.services[service.0].failures += 1,
+            CallResult::TimedOut => books.services[service.0].timeouts += 1,
+            CallResult::Ok => {}
+        }
+        Some(result)
+    }
+
+    fn respond(&self, req: &Arc<Req>, p: &Progress, me: &str) -> Deferred {
+        req.set_server_done();
+        let (outcome, detail) = match (p.fail, p.fallback_used) {
+            (Some(reason), _) => (Outcome::Failed, Detail::Failed(reason)),
+            (None, true) => (
+                Outcome::Partial,
+                p.first_fallback.map_or(Detail::None, Detail::Fallback),
+            ),
+            (None, false) => (Outcome::Success, Detail::None),
+        };
+        // The run table shows the thread that ran the final step: the handler for sequential
+        // code and for a rejected submission, else the thread that completed the last future.
+        let thread = match (req.strategy, p.fail) {
+            (Strategy::Sequential, _) | (_, Some(FailReason::Rejected(_))) => me.to_string(),
+            _ => p.last_completer.clone().unwrap_or_else(|| me.to_string()),
+        };
+        Deferred::Respond(Response {
+            req: Arc::clone(req),
+            outcome,
+            status: status_text(&self.scenario, outcome, detail),
+            thread,
+        })
+    }
+}
+
+/// Calls are numbered across the endpoint's stages; validation bounds their count.
+fn call_index(i: usize) -> u16 {
+    u16::try_from(i).unwrap_or(u16::MAX)
+}

@@ -1,0 +1,336 @@
+//! Everything a real run shares between its threads and tasks: the scenario, the clock, the
+//! executors, the connections, the books, and the types that travel between them.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use crate::metrics::Outcome;
+use crate::scenario::{Scenario, ServiceId, Strategy};
+use crate::sim::{FIRST_BULKHEAD_POOL, SHARED_POOL, UNBOUNDED_POOL};
+use crate::time::Nanos;
+
+use super::books::Books;
+use super::clock::{Clock, Stop};
+use super::executor::RealPool;
+use super::monitor::Monitors;
+use super::sync::{Mailbox, lock};
+
+/// The thread `orTimeout` completes futures on.
+pub(super) const DELAYER: &str = "CompletableFutureDelayScheduler";
+
+/// The shared state of one real run.
+pub(super) struct World {
+    pub scenario: Scenario,
+    pub strategy: Strategy,
+    pub clock: Clock,
+    /// The run's length in scenario time: outcomes after it are not counted (the engine
+    /// stops its clock there).
+    pub limit: Nanos,
+    pub stop: Stop,
+    pub books: Mutex<Books>,
+    /// Indexed like the engine's pools (`SERVER_POOL`, `SHARED_POOL`, ...).
+    pub pools: Vec<RealPool>,
+    pub bulkhead_of: Vec<usize>,
+    pub stage_offsets: Vec<usize>,
+    pub conns: Mutex<Connections>,
+    pub next_id: AtomicU64,
+    pub rt: tokio::runtime::Handle,
+    pub monitors: Monitors,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    errors: Mutex<Vec<String>>,
+}
+
+/// Tomcat's `LimitLatch` count and the accept backlog.
+#[derive(Default)]
+pub(super) struct Connections {
+    pub open: u32,
+    pub backlog: std::collections::VecDeque<Arc<Req>>,
+}
+
+/// One request, shared by its client, its handler and its calls.
+pub(super) struct Req {
+    pub id: u64,
+    pub arrival: Nanos,
+    pub strategy: Strategy,
+    server_done: AtomicBool,
+    client_done: AtomicBool,
+    /// The handler thread's name, once it has one.
+    pub handler: OnceLock<String>,
+    /// What the client saw.
+    pub seen: OnceLock<Outcome>,
+    /// Signalled when the client has its outcome.
+    pub response: Mailbox<()>,
+}
+
+impl Req {
+    pub fn new(id: u64, arrival: Nanos, strategy: Strategy) -> Self {
+        Req {
+            id,
+            arrival,
+            strategy,
+            server_done: AtomicBool::new(false),
+            client_done: AtomicBool::new(false),
+            handler: OnceLock::new(),
+            seen: OnceLock::new(),
+            response: Mailbox::default(),
+        }
+    }
+
+    /// The server has finished with it: queued calls of it are skipped.
+    pub fn server_done(&self) -> bool {
+        self.server_done.load(Ordering::SeqCst)
+    }
+
+    pub fn set_server_done(&self) {
+        self.server_done.store(true, Ordering::SeqCst);
+    }
+
+    /// Claims the client's outcome; false when the client already has one.
+    pub fn claim_client(&self) -> bool {
+        !self.client_done.swap(true, Ordering::SeqCst)
+    }
+}
+
+/// A task for a pool.
+pub(super) enum Job {
+    Handler(Arc<Req>),
+    Call(CallJob),
+}
+
+pub(super) struct CallJob {
+    pub req: Arc<Req>,
+    /// The call's index in the endpoint (keys its draws).
+    pub call: u16,
+    /// Its index in the stage.
+    pub index: usize,
+    pub join: Arc<StageJoin>,
+}
+
+impl Job {
+    /// A queued call whose future already completed (or whose request has been answered).
+    pub fn is_stale(&self) -> bool {
+        match self {
+            Job::Handler(_) => false,
+            Job::Call(c) => c.req.server_done() || c.join.is_done(c.index),
+        }
+    }
+}
+
+/// The result of a call as its caller sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallResult {
+    Ok,
+    Failed,
+    TimedOut,
+}
+
+/// The futures of one stage: each completes once (normally, exceptionally, or by `orTimeout`),
+/// and the handler waits on their completions (`allOf(...).join()`).
+pub(super) struct StageJoin {
+    done: Mutex<Vec<bool>>,
+    pub completions: Mailbox<Completion>,
+}
+
+pub(super) struct Completion {
+    pub index: usize,
+    pub result: CallResult,
+    /// The thread that completed the future (where a continuation would run).
+    pub thread: String,
+}
+
+impl StageJoin {
+    pub fn new(calls: usize) -> Self {
+        StageJoin {
+            done: Mutex::new(vec![false; calls]),
+            completions: Mailbox::default(),
+        }
+    }
+
+    pub fn is_done(&self, index: usize) -> bool {
+        lock(&self.done).get(index).copied().unwrap_or(true)
+    }
+
+    /// Completes future `index` unless it already is; true when this call completed it.
+    pub fn complete(&self, index: usize, result: CallResult, thread: String) -> bool {
+        {
+            let mut done = lock(&self.done);
+            match done.get_mut(index) {
+                Some(d) if !*d => *d = true,
+                _ => return false,
+            }
+        }
+        self.completions.push(Completion {
+            index,
+            result,
+            thread,
+        });
+        true
+    }
+}
+
+/// What a worker does once it is back in its pool: the engine releases a thread before the
+/// future it completed wakes anyone, and a handler before its response goes out.
+pub(super) enum Deferred {
+    None,
+    Complete {
+        req: Arc<Req>,
+        join: Arc<StageJoin>,
+        index: usize,
+        result: CallResult,
+        thread: String,
+    },
+    Respond(Response),
+}
+
+pub(super) struct Response {
+    pub req: Arc<Req>,
+    pub outcome: Outcome,
+    pub status: String,
+    pub thread: String,
+}
+
+/// What a new world needs besides the scenario.
+pub(super) struct Setup {
+    pub strategy: Strategy,
+    pub clock: Clock,
+    pub limit: Nanos,
+    pub pools: Vec<RealPool>,
+    pub rt: tokio::runtime::Handle,
+    pub monitors: Monitors,
+}
+
+impl World {
+    pub fn new(scenario: &Scenario, setup: Setup) -> Self {
+        let mut bulkhead_of = vec![FIRST_BULKHEAD_POOL; scenario.services.len()];
+        for (i, b) in scenario.strategy.bulkheads.iter().enumerate() {
+            for s in &b.services {
+                bulkhead_of[s.0] = FIRST_BULKHEAD_POOL + i;
+            }
+        }
+        let mut stage_offsets = Vec::new();
+        let mut offset = 0;
+        for stage in &scenario.endpoint.stages {
+            stage_offsets.push(offset);
+            offset += stage.len();
+        }
+        let n_pools = setup.pools.len();
+        World {
+            books: Mutex::new(Books::new(scenario, n_pools)),
+            scenario: scenario.clone(),
+            strategy: setup.strategy,
+            clock: setup.clock,
+            limit: setup.limit,
+            stop: Stop::default(),
+            pools: setup.pools,
+            bulkhead_of,
+            stage_offsets,
+            conns: Mutex::new(Connections::default()),
+            next_id: AtomicU64::new(1),
+            rt: setup.rt,
+            monitors: setup.monitors,
+            threads: Mutex::new(Vec::new()),
+            errors: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The pool a call of `service` goes to under the run's strategy (none for sequential).
+    pub fn pool_for(&self, service: ServiceId) -> Option<usize> {
+        match self.strategy {
+            Strategy::Sequential => None,
+            Strategy::Shared => Some(SHARED_POOL),
+            Strategy::Unbounded => Some(UNBOUNDED_POOL),
+            Strategy::Bulkhead => self.bulkhead_of.get(service.0).copied(),
+        }
+    }
+
+    pub fn service_of(&self, call: u16) -> ServiceId {
+        let mut rest = call as usize;
+        for stage in &self.scenario.endpoint.stages {
+            if rest < stage.len() {
+                return stage[rest];
+            }
+            rest -= stage.len();
+        }
+        ServiceId(0)
+    }
+
+    pub fn keep_handle(&self, handle: JoinHandle<()>) {
+        let mut threads = lock(&self.threads);
+        if threads.len() >= 1024 {
+            threads.retain(|h| !h.is_finished());
+        }
+        threads.push(handle);
+    }
+
+    /// Records an internal failure and stops the run.
+    pub fn fail(&self, message: String) {
+        lock(&self.errors).push(message);
+        self.stop.stop();
+    }
+
+    pub fn errors(&self) -> Vec<String> {
+        lock(&self.errors).clone()
+    }
+
+    /// Stops every thread and task and waits for the threads to end.
+    pub fn shut_down(&self) {
+        self.stop.stop();
+        for p in &self.pools {
+            p.wake_all();
+        }
+        let threads = std::mem::take(&mut *lock(&self.threads));
+        for t in threads {
+            let _unused = t.join();
+        }
+    }
+
+    /// Applies what a worker deferred until it was back in its pool.
+    pub fn apply(self: &Arc<Self>, deferred: Deferred) {
+        match deferred {
+            Deferred::None => {}
+            Deferred::Complete {
+                req,
+                join,
+                index,
+                result,
+                thread,
+            } => {
+                if !req.server_done() {
+                    join.complete(index, result, thread);
+                }
+            }
+            Deferred::Respond(r) => {
+                self.close_connection();
+                if r.req.claim_client() {
+                    self.record(&r.req, r.outcome, r.thread, r.status);
+                } else if self.clock.now() <= self.limit {
+                    lock(&self.books).late_responses += 1;
+                }
+            }
+        }
+    }
+
+    /// The client sees `outcome`: count it (unless the run is over) and wake the client.
+    pub fn record(&self, req: &Req, outcome: Outcome, thread: String, status: String) {
+        let now = self.clock.now();
+        if now <= self.limit {
+            lock(&self.books).record(now, req, outcome, thread, status);
+        }
+        let _unused = req.seen.set(outcome);
+        req.response.push(());
+    }
+
+    /// The client gives up on `req`.
+    pub fn client_timeout(&self, req: &Req) {
+        if req.claim_client() {
+            let thread = req.handler.get().cloned().unwrap_or_else(|| "-".into());
+            self.record(
+                req,
+                Outcome::Timeout,
+                thread,
+                Outcome::Timeout.name().into(),
+            );
+        }
+    }
+}

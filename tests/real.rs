@@ -1,0 +1,371 @@
+//! Real execution against the simulation: the same scenario run for real (time-scaled, so
+//! each test takes a fraction of a second) must agree with the engine within tolerances. The
+//! draws are shared, so outcomes are identical; latencies and throughput agree as ratios.
+//! No assertion depends on absolute wall-clock times.
+
+use threadlab::real::{self, RealError, RealOptions, RealReport};
+use threadlab::report::{self, RunReport};
+use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::time::Nanos;
+
+const TOLERANCE: f64 = 0.05;
+
+fn scenario(preset: &str, overrides: &[&str]) -> Scenario {
+    let overrides: Vec<String> = overrides.iter().map(|s| (*s).to_string()).collect();
+    scenario::load(preset, &overrides).expect("valid preset")
+}
+
+fn parse(text: &str) -> Scenario {
+    scenario::parse("test", text, &[]).expect("valid scenario")
+}
+
+/// A real run is at the mercy of the machine's scheduler: on a loaded machine a thread can
+/// stall for tens of milliseconds. Timing figures must agree in one of this many real runs;
+/// everything else (outcomes, thread names, pool counters) must agree in the one returned.
+const ATTEMPTS: usize = 3;
+
+/// A timing check of a real run against the simulated one.
+type Timing = fn(&RunReport, &RunReport) -> Result<(), String>;
+
+/// The simulated report and a real one whose timing agrees with it.
+fn both(
+    s: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    scale: f64,
+    timing: Timing,
+) -> (RunReport, RealReport) {
+    let sim = RunReport::new(s, &report::play(s, strategy, duration));
+    let options = RealOptions {
+        time_scale: scale,
+        ..RealOptions::default()
+    };
+    let mut failures = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let run = real::run(s, strategy, duration, options).expect("the real run succeeds");
+        let real = run.report(s);
+        match timing(&sim, &real.run) {
+            Ok(()) => return (sim, real),
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("timing disagreed with the simulation in {ATTEMPTS} real runs: {failures:#?}");
+}
+
+fn rel(sim: f64, real: f64) -> f64 {
+    (real - sim).abs() / sim.abs().max(1e-9)
+}
+
+fn within(name: &str, sim: f64, real: f64) -> Result<(), String> {
+    if rel(sim, real) <= TOLERANCE {
+        Ok(())
+    } else {
+        Err(format!("{name}: simulated {sim:.2}, real {real:.2}"))
+    }
+}
+
+/// Each run's latency within the tolerance of its simulated twin (never faster).
+fn run_latencies(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    let (s, r) = (
+        sim.runs.as_deref().unwrap_or_default(),
+        real.runs.as_deref().unwrap_or_default(),
+    );
+    for (s, r) in s.iter().zip(r) {
+        within(&format!("run {} (ms)", s.run), s.time_ms, r.time_ms)?;
+        if r.time_ms < s.time_ms * 0.999 {
+            return Err(format!("run {} is faster than simulated", s.run));
+        }
+    }
+    within("throughput", sim.throughput_rps, real.throughput_rps)
+}
+
+fn mean_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("mean latency", sim.latency_ms.mean, real.latency_ms.mean)
+}
+
+fn max_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("max latency", sim.latency_ms.max, real.latency_ms.max)
+}
+
+fn throughput_and_mean(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("throughput", sim.throughput_rps, real.throughput_rps)?;
+    mean_latency(sim, real)
+}
+
+/// A `runs` load: the same rows, statuses and (where `threads`) thread names.
+fn assert_runs_agree(sim: &RunReport, real: &RunReport, threads: bool) {
+    let (s, r) = (
+        sim.runs.as_ref().expect("sim runs"),
+        real.runs.as_ref().expect("real runs"),
+    );
+    assert_eq!(s.len(), r.len(), "run count");
+    for (s, r) in s.iter().zip(r) {
+        assert_eq!(s.run, r.run);
+        assert_eq!(s.status, r.status, "run {} status", s.run);
+        if threads {
+            assert_eq!(s.thread, r.thread, "run {} thread", s.run);
+        }
+    }
+}
+
+fn assert_outcomes_identical(sim: &RunReport, real: &RunReport) {
+    let (s, r) = (&sim.requests, &real.requests);
+    assert_eq!(
+        (
+            s.completed,
+            s.success,
+            s.partial,
+            s.failed,
+            s.timeout,
+            s.refused
+        ),
+        (
+            r.completed,
+            r.success,
+            r.partial,
+            r.failed,
+            r.timeout,
+            r.refused
+        ),
+        "outcome counts"
+    );
+}
+
+#[test]
+fn real_sequential_ironthread_matches_the_simulation_run_for_run() {
+    let s = scenario("ironthread", &[]);
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1, run_latencies);
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    let tomcat = &real.run.pools[0];
+    assert_eq!(
+        (
+            tomcat.largest_pool_size,
+            tomcat.max_active,
+            tomcat.completed
+        ),
+        (10, 1, 5)
+    );
+}
+
+#[test]
+fn real_bulkhead_ironthread_matches_the_simulation_with_the_same_thread_names() {
+    let s = scenario("ironthread", &[]);
+    let (sim, real) = both(&s, Strategy::Bulkhead, s.duration, 0.1, run_latencies);
+    // IronThread-3, -6, -9, then -2 and -5: new threads below core, then the longest idle.
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    let pool = |r: &RunReport| {
+        let p = r
+            .pools
+            .iter()
+            .find(|p| p.name == "IronThread")
+            .expect("the bulkhead pool");
+        (p.largest_pool_size, p.max_active, p.completed, p.rejected)
+    };
+    assert_eq!(pool(&sim), pool(&real.run));
+    let services = |r: &RunReport| -> Vec<(u64, u64, u64)> {
+        r.services
+            .iter()
+            .map(|s| (s.calls, s.failures, s.fallbacks))
+            .collect()
+    };
+    assert_eq!(services(&sim), services(&real.run));
+}
+
+#[test]
+fn real_unbounded_ironthread_runs_calls_as_monitored_tokio_tasks() {
+    let s = scenario("ironthread", &[]);
+    let (sim, real) = both(&s, Strategy::Unbounded, s.duration, 0.1, run_latencies);
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    let rt = &real.runtime;
+    assert!(rt.workers >= 1);
+    assert!(rt.ticks >= 1, "the monitors were sampled");
+    let calls = rt
+        .tasks
+        .iter()
+        .find(|t| t.name == "unbounded")
+        .expect("the unbounded task group");
+    assert_eq!(calls.instrumented, 15, "one task per call");
+    assert!(calls.mean_poll_us > 0.0);
+    let json = report::to_json(&real).expect("serialises");
+    assert!(json.contains("\"runtime\"") && json.contains("\"engine\": \"real\""));
+}
+
+#[test]
+fn real_tomcat_ceiling_throughput_matches_the_simulation() {
+    // 20 threads x 1.7 s: waves of 20 responses at 1.7, 3.4, 5.1, 6.8, 8.5 s; ending at 7.6 s,
+    // half-way between two waves, leaves room for a loaded machine's delays on either side.
+    let s = scenario("tomcat-ceiling", &["load.clients=40", "server.threads=20"]);
+    let duration = Nanos::from_millis(7600);
+    let (_, real) = both(
+        &s,
+        Strategy::Sequential,
+        duration,
+        0.05,
+        throughput_and_mean,
+    );
+    let tomcat = &real.run.pools[0];
+    assert_eq!((tomcat.largest_pool_size, tomcat.max_active), (20, 20));
+    assert!(tomcat.max_queue >= 19, "the other clients queue");
+}
+
+const SMALL_POOL: &str = r#"
+    [scenario]
+    name = "small pool"
+    seed = 3
+    cores = 4
+    [load]
+    mode = "batch"
+    count = 4
+    [[services]]
+    name = "slow"
+    latency = "200ms"
+    timeout = "100ms"
+    fallback = "Slow:Fallback"
+    [endpoint]
+    calls = ["slow"]
+    [strategy]
+    use = "bulkhead"
+    [[strategy.bulkhead]]
+    name = "Small"
+    services = ["slow"]
+    core = 2
+    max = 2
+    queue = 1
+    rejection = "REJECTION"
+"#;
+
+#[test]
+fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
+    // Two calls run, one queues (its future times out while queued, so the worker skips
+    // it), one is rejected: 3 partial (fallback after the timeout), 1 failed.
+    let s = parse(&SMALL_POOL.replace("REJECTION", "abort"));
+    let (sim, real) = both(
+        &s,
+        Strategy::Bulkhead,
+        Nanos::from_secs(5),
+        0.5,
+        mean_latency,
+    );
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(
+        (real.run.requests.partial, real.run.requests.failed),
+        (3, 1)
+    );
+    let svc = |r: &RunReport| {
+        let s = &r.services[0];
+        (s.calls, s.timeouts, s.fallbacks, s.rejected)
+    };
+    assert_eq!(svc(&sim), svc(&real.run));
+    let pool = |r: &RunReport| {
+        let p = &r.pools[1];
+        (p.largest_pool_size, p.max_queue, p.rejected)
+    };
+    assert_eq!(pool(&sim), pool(&real.run));
+}
+
+#[test]
+fn real_caller_runs_runs_the_rejected_call_on_the_handler_thread() {
+    let s = parse(&SMALL_POOL.replace("REJECTION", "caller-runs"));
+    // The handler runs the whole call (200 ms) itself: its future is complete before
+    // orTimeout could apply, so its request succeeds after 200 ms, the slowest.
+    let (sim, real) = both(
+        &s,
+        Strategy::Bulkhead,
+        Nanos::from_secs(5),
+        0.5,
+        max_latency,
+    );
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(real.run.requests.failed, 0);
+    assert_eq!(real.run.services[0].rejected, 1);
+}
+
+#[test]
+fn real_virtual_threads_handle_requests_as_tokio_tasks() {
+    let s = scenario("ironthread", &["server.threads=\"virtual\""]);
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1, run_latencies);
+    // tomcat-handler-0, -1, ...: one virtual thread per request.
+    assert_runs_agree(&sim, &real.run, true);
+    let handlers = real
+        .runtime
+        .tasks
+        .iter()
+        .find(|t| t.name == "virtual-handlers")
+        .expect("the virtual handler group");
+    assert_eq!(handlers.instrumented, 5);
+}
+
+#[test]
+fn real_mode_refuses_a_scenario_needing_more_os_threads_than_the_cap() {
+    let s = scenario("ironthread", &["server.threads=5000"]);
+    let err = real::run(&s, Strategy::Sequential, s.duration, RealOptions::default())
+        .expect_err("5000 server threads exceed the default cap");
+    assert!(matches!(
+        err,
+        RealError::TooManyThreads { needed: 5000, .. }
+    ));
+    assert!(err.is_bad_input());
+    assert!(err.to_string().contains("--max-threads"), "{err}");
+    // Tokio tasks do not count: virtual threads with unbounded calls need no OS thread.
+    let v = scenario("ironthread", &["server.threads=\"virtual\""]);
+    assert_eq!(real::os_threads_needed(&v, Strategy::Unbounded).0, 0);
+    let (bulkhead, _) = real::os_threads_needed(&s, Strategy::Bulkhead);
+    assert_eq!(bulkhead, 5000 + 20);
+}
+
+#[test]
+fn real_threads_above_core_exit_after_keep_alive_as_simulated() {
+    // Three clients at t = 0 get threads 1-3 (hand-off queue); idle from 0.1 s, two of them
+    // time out at 1.1 s; at 1.6 s the survivor and two new threads (4 and 5) serve the next
+    // three requests.
+    let s = parse(
+        r#"
+        [scenario]
+        name = "keep-alive"
+        seed = 5
+        cores = 4
+        [load]
+        mode = "closed"
+        clients = 3
+        think = "1500ms"
+        [[services]]
+        name = "a"
+        latency = "100ms"
+        [endpoint]
+        calls = ["a"]
+        [[strategy.bulkhead]]
+        name = "Elastic"
+        services = ["a"]
+        core = 1
+        max = 3
+        queue = 0
+        keep_alive = "1s"
+        "#,
+    );
+    let duration = Nanos::from_secs(2);
+    let engine = report::play(&s, Strategy::Bulkhead, duration);
+    let options = RealOptions {
+        time_scale: 0.2,
+        ..RealOptions::default()
+    };
+    let run = real::run(&s, Strategy::Bulkhead, duration, options).expect("real run");
+    let pool = |snap: &threadlab::sim::Snapshot| {
+        let p = snap
+            .pools
+            .iter()
+            .find(|p| p.name == "Elastic")
+            .expect("the pool");
+        (
+            p.stats.largest_pool_size,
+            p.stats.threads_created,
+            p.pool_size,
+            p.stats.completed,
+        )
+    };
+    assert_eq!(pool(&engine.snapshot()), (3, 5, 3, 6));
+    assert_eq!(pool(&run.snapshot), pool(&engine.snapshot()));
+    assert_eq!(run.snapshot.outcomes.total(), 6);
+}

@@ -56,6 +56,7 @@ enum Command {
     },
     /// Play a preset headless under one strategy and print the results.
     Run {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
         preset: String,
         #[command(flatten)]
         scenario: ScenarioArgs,
@@ -66,6 +67,7 @@ enum Command {
     },
     /// Play a preset under all four strategies on identical requests, side by side.
     Compare {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
         preset: String,
         #[command(flatten)]
         scenario: ScenarioArgs,
@@ -77,6 +79,7 @@ enum Command {
     /// Run a preset both simulated and for real, side by side; exit 1 when a figure differs by
     /// more than the tolerance.
     Verify {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
         preset: String,
         #[command(flatten)]
         scenario: ScenarioArgs,
@@ -92,6 +95,7 @@ enum Command {
     Articles,
     /// Validate a preset (and overrides) without running it.
     Check {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
         preset: String,
         #[command(flatten)]
         scenario: ScenarioArgs,

@@ -164,7 +164,7 @@ impl Engine {
         let now = self.now;
         let resize = self.pools[pool].set_core(size, now);
         for (slot, at) in resize.expiries {
-            self.events.push(at, Event::KeepAlive { pool, slot });
+            self.events.push(at, Event::keep_alive(pool, slot));
         }
         for (slot, task) in resize.started {
             self.start_task(pool, slot, task);

@@ -65,7 +65,8 @@ pub(super) enum Event {
     /// The client gives up on a request.
     ClientTimeout { req: ReqRef },
     /// An idle worker's `poll(keepAlive)` may have timed out.
-    KeepAlive { pool: PoolId, slot: Slot },
+    /// (The pool's index is a `u32` to keep events, and so the heap, small.)
+    KeepAlive { pool: u32, slot: Slot },
     /// A call's CPU burst ends.
     CpuDone { req: ReqRef, call: u16 },
     /// The submitter of a request has created a platform thread.
@@ -165,6 +166,16 @@ pub struct Engine {
     pub(super) in_flight_area: f64,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
+}
+
+impl Event {
+    /// A keep-alive check for a worker of `pool`.
+    pub(super) fn keep_alive(pool: PoolId, slot: Slot) -> Event {
+        Event::KeepAlive {
+            pool: u32::try_from(pool).unwrap_or(u32::MAX),
+            slot,
+        }
+    }
 }
 
 impl Engine {
@@ -383,7 +394,7 @@ impl Engine {
             Event::ConnTimeout { req, call } => self.on_conn_timeout(req, call),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
-                if let Some(p) = self.pools.get_mut(pool)
+                if let Some(p) = self.pools.get_mut(pool as usize)
                     && let KeepAlive::CheckAt(at) = p.check_keep_alive(slot, now)
                 {
                     self.events.push(at, Event::KeepAlive { pool, slot });
@@ -550,5 +561,19 @@ fn per_task(name: &str, prefix: &str, first_number: u32, virtual_threads: bool) 
         keep_alive: Nanos::ZERO,
         prestart: false,
         virtual_threads,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Event;
+
+    #[test]
+    fn events_stay_small_so_the_heap_stays_in_cache() {
+        assert!(
+            std::mem::size_of::<Event>() <= 16,
+            "{}",
+            std::mem::size_of::<Event>()
+        );
     }
 }

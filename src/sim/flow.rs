@@ -653,7 +653,7 @@ impl Engine {
         match after {
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
             AfterTask::Idle { check_at: Some(at) } => {
-                self.events.push(at, Event::KeepAlive { pool, slot });
+                self.events.push(at, Event::keep_alive(pool, slot));
             }
             AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }

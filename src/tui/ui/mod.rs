@@ -26,6 +26,7 @@
 //! (2x2 below 120 columns). Overlays (help, fault menu) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 
+mod bottlenecks;
 mod compare;
 mod fault_menu;
 mod fmt;

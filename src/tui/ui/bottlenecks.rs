@@ -17,14 +17,16 @@ use crate::tui::theme::Palette;
 use super::fmt;
 
 /// The lines for `snapshot`, none for a scenario without CPU work, pinning or resources.
+/// `cores_modelled`: the snapshot's cores are the engine's model (not a real run's).
 pub fn lines(
     p: &Palette,
     scenario: &Scenario,
     snapshot: &Snapshot,
+    cores_modelled: bool,
     width: usize,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    if uses_cores(scenario) {
+    if cores_modelled && uses_cores(scenario) {
         out.extend(cpu(p, &snapshot.cpu, width));
     }
     for r in &snapshot.resources {

@@ -55,7 +55,9 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
         .iter()
         .filter(|pool| !pool.in_use && (pool.pool_size > 0 || pool.queued > 0));
 
-    let waits_on = super::bottlenecks::lines(p, app.scenario(), snapshot, width);
+    // A real run's cores are the machine's: the runtime panel shows them, not a model.
+    let modelled = app.real().is_none();
+    let waits_on = super::bottlenecks::lines(p, app.scenario(), snapshot, modelled, width);
     // The pools keep at least one row each; the bottleneck lines take what is left.
     let rows_for_pools = rows
         .saturating_sub(waits_on.len())

@@ -189,3 +189,21 @@ fn pinned_carriers_show_as_busy_cores() {
     insta::assert_snapshot!("pinning_80x24", text);
     insta::assert_snapshot!("pinning_120x40", screen(&a, 120, 40));
 }
+
+#[test]
+fn real_mode_shows_the_runtime_panel_and_the_wall_clock() {
+    let sets: Vec<String> = Vec::new();
+    let scenario = scenario::load("ironthread", &sets).expect("preset loads");
+    let options = crate::real::RealOptions {
+        time_scale: 0.01,
+        ..crate::real::RealOptions::default()
+    };
+    let a = App::new_real(scenario, Strategy::Bulkhead, options, Theme::Dark)
+        .expect("the real run starts");
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
+        let text = screen(&a, w, h);
+        assert!(text.contains("Runtime (tokio)"), "{text}");
+        assert!(text.contains("REAL time x0.01"), "{text}");
+        assert!(!text.contains("speed 1x"), "{text}");
+    }
+}

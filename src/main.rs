@@ -37,9 +37,13 @@ enum Command {
         /// Colour theme; `light` reads on a white projector screen.
         #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
         theme: ThemeArg,
-        /// `sim` only for now: real execution is not yet in the TUI.
+        /// `sim` plays the scenario on the engine; `real` runs it on this machine (the wall
+        /// clock: no pause, step or speed) with a runtime panel. Without a terminal, `real`
+        /// prints the real comparison instead.
         #[arg(long, value_enum, default_value_t = EngineArg::Sim)]
         engine: EngineArg,
+        #[command(flatten)]
+        real: RealArgs,
     },
     /// Play a preset's scripted tour in the TUI (for talks): space or → goes on.
     Tour {
@@ -237,35 +241,33 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             open_tui(
                 scenario::DEFAULT_PRESET,
                 &args,
-                30,
-                false,
-                ThemeArg::Dark,
-                false,
+                Screen {
+                    fps: 30,
+                    no_color: false,
+                    theme: ThemeArg::Dark,
+                    tour: false,
+                    real: None,
+                },
             )
         }
-        Some(Command::Tui {
-            engine: EngineArg::Real,
-            ..
-        }) => Err(BadInput(
-            "--engine real is not yet in the TUI: use `threadlab run --engine real` or \
-             `threadlab verify`"
-                .into(),
-        )
-        .into()),
         Some(Command::Tui {
             preset,
             scenario,
             fps,
             no_color,
             theme,
-            engine: EngineArg::Sim,
+            engine,
+            real,
         }) => open_tui(
             preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
             &scenario,
-            fps,
-            no_color,
-            theme,
-            false,
+            Screen {
+                fps,
+                no_color,
+                theme,
+                tour: false,
+                real: (engine == EngineArg::Real).then(|| real.options()),
+            },
         ),
         Some(Command::Tour {
             preset,
@@ -276,10 +278,13 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
         }) => open_tui(
             preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
             &scenario,
-            fps,
-            no_color,
-            theme,
-            true,
+            Screen {
+                fps,
+                no_color,
+                theme,
+                tour: true,
+                real: None,
+            },
         ),
         Some(Command::Run {
             preset,
@@ -485,14 +490,24 @@ fn format_of(f: FormatArg) -> Format {
     }
 }
 
-fn open_tui(
-    preset: &str,
-    args: &ScenarioArgs,
+/// How the TUI was asked for.
+struct Screen {
     fps: u32,
     no_color: bool,
     theme: ThemeArg,
     tour: bool,
-) -> anyhow::Result<()> {
+    /// `--engine real`.
+    real: Option<RealOptions>,
+}
+
+fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
+    let Screen {
+        fps,
+        no_color,
+        theme,
+        tour,
+        real,
+    } = screen;
     let (s, strategy, duration) = load(preset, args)?;
     if tour && s.tour.is_empty() {
         let with: Vec<String> = scenario::builtin_names()
@@ -505,6 +520,22 @@ fn open_tui(
             with.join(", ")
         ))
         .into());
+    }
+    if let Some(options) = real {
+        // Refuse before the screen opens: the thread cap, unsupported features.
+        real::check(&s, strategy, options).map_err(real_error)?;
+    }
+    if let Some(options) = real
+        && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal())
+    {
+        eprintln!(
+            "threadlab: no terminal attached, so no live view; running the four strategies for \
+             real instead (about {:.1} s of wall time each at most)",
+            duration.as_secs_f64() * options.time_scale
+        );
+        let reports = real::compare(&s, duration, options).map_err(real_error)?;
+        print!("{}", real::output::compare_table(&s, &reports));
+        return Ok(());
     }
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         eprintln!(
@@ -520,7 +551,16 @@ fn open_tui(
         (false, ThemeArg::Light) => Theme::Light,
         (false, ThemeArg::Dark) => Theme::Dark,
     };
-    tui::run(s, strategy, TuiOptions { fps, theme, tour })
+    let options = TuiOptions {
+        fps,
+        theme,
+        tour,
+        real,
+    };
+    tui::run(s, strategy, options).map_err(|e| match e.downcast::<real::RealError>() {
+        Ok(e) => real_error(e),
+        Err(e) => e,
+    })
 }
 
 fn presets_listing() -> String {

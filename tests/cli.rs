@@ -309,12 +309,33 @@ fn stderr_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Without a terminal, `tui --engine real` runs the four strategies for real and prints the
+/// comparison (exit 0); what real mode refuses is bad input (exit 2), as for `run`.
 #[test]
-fn tui_refuses_the_real_engine_for_now() {
-    let out = threadlab(&["tui", "ironthread", "--engine", "real"]);
+fn tui_with_the_real_engine_and_no_terminal_prints_the_real_comparison() {
+    let out = threadlab(&[
+        "tui",
+        "ironthread",
+        "--engine",
+        "real",
+        "--time-scale",
+        "0.01",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("no terminal"),
+        "{}",
+        stderr_of(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("sequential") && stdout.contains("unbounded"),
+        "{stdout}"
+    );
+    let out = threadlab(&["tui", "connection-pool", "--engine", "real"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr_of(&out).contains("not yet in the TUI"),
+        stderr_of(&out).contains("does not support [[resources]]"),
         "{}",
         stderr_of(&out)
     );

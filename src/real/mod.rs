@@ -12,6 +12,7 @@
 mod books;
 mod clock;
 mod executor;
+mod live;
 mod monitor;
 pub mod output;
 mod run;
@@ -27,6 +28,7 @@ use crate::scenario::{LoadMode, Scenario, ServerThreads, Strategy};
 use crate::sim::{RunLine, Snapshot};
 use crate::time::Nanos;
 
+pub use live::{LATE_TIMER_LIMIT_MS, Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
 pub use monitor::{RuntimeView, TaskGroupView};
 
 /// The default cap on OS threads a real run may start (`--max-threads`).

@@ -68,6 +68,10 @@ pub struct RuntimeView {
     pub live_tasks: usize,
     pub live_tasks_max: usize,
     pub park_count: u64,
+    /// How late the sampler's timer fired at the latest tick, and at worst, in real
+    /// milliseconds: a busy runtime or machine wakes its timers late.
+    pub timer_late_ms: f64,
+    pub timer_late_max_ms: f64,
     pub tasks: Vec<TaskGroupView>,
     /// Fields that need `--cfg tokio_unstable`.
     #[cfg(tokio_unstable)]
@@ -133,8 +137,8 @@ impl Monitors {
         self.tasks[i].clone()
     }
 
-    /// Takes one tick's sample.
-    pub fn sample(&self) {
+    /// Takes one tick's sample; the tick's timer fired `late`.
+    pub fn sample(&self, late: Duration) {
         let mut st = lock(&self.state);
         let Some(rt) = st.runtime.next() else {
             return;
@@ -153,6 +157,8 @@ impl Monitors {
         v.live_tasks = rt.live_tasks_count;
         v.live_tasks_max = v.live_tasks_max.max(rt.live_tasks_count);
         v.park_count += rt.total_park_count;
+        v.timer_late_ms = late.as_secs_f64() * 1e3;
+        v.timer_late_max_ms = v.timer_late_max_ms.max(v.timer_late_ms);
         #[cfg(tokio_unstable)]
         {
             v.unstable = UnstableView {

@@ -1,5 +1,7 @@
 //! Driving one real run: the runtime, the executors, the load (the same request ids and
-//! arrival draws as the engine), the sampler, the end of the run and the snapshot.
+//! arrival draws as the engine), the sampler, the end of the run and the snapshot. [`start`]
+//! sets a run going; the batch [`execute`] waits for its end, the live
+//! [`LiveRun`](super::LiveRun) looks at it while it goes.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,12 +25,95 @@ const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
 /// Time to start the prestarted threads before t = 0.
 const WARM_UP: Duration = Duration::from_millis(20);
 
+/// Runs to the end (a finite load's last outcome, or `duration` of scenario time) and shuts
+/// down.
 pub(super) fn execute(
     scenario: &Scenario,
     strategy: Strategy,
     duration: Nanos,
     scale: f64,
 ) -> Result<RealRun, RealError> {
+    let running = start(scenario, strategy, duration, scale)?;
+    let finished = wait_for_end(&running.world);
+    let snapshot = running.snapshot(finished);
+    let run_lines = lock(&running.world.books).runs.clone();
+    let runtime = running.world.monitors.view();
+    let wall_s = running.world.clock.wall_s();
+    running.join()?;
+    Ok(RealRun {
+        snapshot,
+        run_lines,
+        runtime,
+        time_scale: scale,
+        wall_s,
+    })
+}
+
+/// A real run under way: its runtime, its shared world and its load thread. Dropping it
+/// stops the run without waiting: threads see the stop signal within
+/// [`STOP_POLL`](super::clock::STOP_POLL) and exit on their own, tokio tasks are dropped.
+pub(super) struct Running {
+    /// Taken by [`Running::join`]; dropped in the background otherwise.
+    rt: Option<tokio::runtime::Runtime>,
+    pub world: Arc<World>,
+    load: Option<std::thread::JoinHandle<()>>,
+    /// The sampling interval, in scenario time.
+    pub interval: Nanos,
+}
+
+impl Running {
+    /// The run's end, once it is over: `Some(true)` when a finite load has every outcome,
+    /// `Some(false)` when its time is up or it was stopped.
+    pub fn end(&self) -> Option<bool> {
+        end_of(&self.world)
+    }
+
+    /// The run now (or at its end): a finished load stops its clock at the last outcome, as
+    /// the engine does; otherwise the clock reads real time, up to the run's limit.
+    pub fn snapshot(&self, finished: bool) -> crate::sim::Snapshot {
+        let world = &self.world;
+        let now = if finished {
+            lock(&world.books).last_outcome_at
+        } else {
+            world.clock.now().min(world.limit)
+        };
+        world.snapshot(now, finished, self.interval)
+    }
+
+    /// Stops every thread and task, waits for the threads, and reports the first internal
+    /// error. Not from inside an async context (the runtime waits for its blocking pool).
+    pub fn join(mut self) -> Result<(), RealError> {
+        self.world.shut_down();
+        if let Some(load) = self.load.take() {
+            let _unused = load.join();
+        }
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_timeout(Duration::from_millis(200));
+        }
+        match self.world.errors().into_iter().next() {
+            Some(first) => Err(RealError::Internal(first)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.world.stop_all();
+        // Safe from inside another runtime (the TUI's): nothing waits here.
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Starts the runtime, the executors, the prestarted threads, the sampler and the load.
+pub(super) fn start(
+    scenario: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    scale: f64,
+) -> Result<Running, RealError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_time()
         .thread_name("tokio-runtime-worker")
@@ -74,67 +159,57 @@ pub(super) fn execute(
     }
     rt.spawn(sample(Arc::clone(&world), clock.real(interval)));
     let load = start_load(&world);
-    let finished = wait_for_end(&world);
-    let now = if finished {
-        lock(&world.books).last_outcome_at
-    } else {
-        duration
-    };
-    let snapshot = world.snapshot(now, finished, interval);
-    let run_lines = lock(&world.books).runs.clone();
-    let runtime = world.monitors.view();
-    let wall_s = world.clock.wall_s();
-    world.shut_down();
-    if let Some(load) = load {
-        let _unused = load.join();
-    }
-    rt.shutdown_timeout(Duration::from_millis(200));
-    let errors = world.errors();
-    if let Some(first) = errors.first() {
-        return Err(RealError::Internal(first.clone()));
-    }
-    Ok(RealRun {
-        snapshot,
-        run_lines,
-        runtime,
-        time_scale: scale,
-        wall_s,
+    Ok(Running {
+        rt: Some(rt),
+        world,
+        load,
+        interval,
     })
 }
 
 /// Waits until a finite load has every outcome or the run's time is up. True when finished.
 fn wait_for_end(world: &World) -> bool {
     let deadline = world.clock.at(world.limit);
+    loop {
+        if let Some(finished) = end_of(world) {
+            return finished;
+        }
+        let now = Instant::now();
+        std::thread::sleep(
+            deadline
+                .saturating_duration_since(now)
+                .min(Duration::from_millis(1)),
+        );
+    }
+}
+
+/// See [`Running::end`].
+fn end_of(world: &World) -> Option<bool> {
+    if world.stop.is_stopped() {
+        return Some(false);
+    }
     let count = match world.scenario.load.mode {
         LoadMode::Runs { count } | LoadMode::Batch { count } => Some(u64::from(count)),
         LoadMode::Open { .. } | LoadMode::Closed { .. } | LoadMode::Trace { .. } => None,
     };
-    loop {
-        if world.stop.is_stopped() {
-            return false;
-        }
-        if let Some(count) = count
-            && lock(&world.books).outcomes.total() >= count
-        {
-            return true;
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return false;
-        }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(1)));
+    if let Some(count) = count
+        && lock(&world.books).outcomes.total() >= count
+    {
+        return Some(true);
     }
+    (Instant::now() >= world.clock.at(world.limit)).then_some(false)
 }
 
-/// Every tick: the series and the tokio monitors.
+/// Every tick: the series and the tokio monitors, with how late the tick's timer fired.
 async fn sample(world: Arc<World>, tick: Duration) {
     let mut ticks = tokio::time::interval_at((world.clock.at(Nanos::ZERO) + tick).into(), tick);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while !world.stop.is_stopped() {
-        ticks.tick().await;
+        let due = ticks.tick().await;
+        let late = Instant::now().saturating_duration_since(due.into_std());
         let gauges: Vec<(u32, u32, u32)> = world.pools.iter().map(|p| p.gauges()).collect();
         lock(&world.books).sample(&gauges);
-        world.monitors.sample();
+        world.monitors.sample(late);
     }
 }
 

@@ -273,12 +273,17 @@ impl World {
         lock(&self.errors).clone()
     }
 
-    /// Stops every thread and task and waits for the threads to end.
-    pub fn shut_down(&self) {
+    /// Tells every thread and task to stop, without waiting.
+    pub fn stop_all(&self) {
         self.stop.stop();
         for p in &self.pools {
             p.wake_all();
         }
+    }
+
+    /// Stops every thread and task and waits for the threads to end.
+    pub fn shut_down(&self) {
+        self.stop_all();
         let threads = std::mem::take(&mut *lock(&self.threads));
         for t in threads {
             let _unused = t.join();

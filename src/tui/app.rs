@@ -1,10 +1,16 @@
 //! The TUI's state: what the person looks at and which knob they hold. The engines hold the
 //! world; `App` applies [`Action`]s to them as [`Command`]s and keeps only view state.
+//!
+//! In real mode a [`LiveRun`] is the source of every snapshot; the engine stays as the
+//! scenario's model (its pools and theory) and is never advanced. Real time cannot pause,
+//! step, change speed or be reconfigured live, so those keys say so instead
+//! ([`App::refusal`]); `r`, `s` and `1-4` restart the real run.
 
 use std::time::Duration;
 
 use ratatui::crossterm::event::KeyEvent;
 
+use crate::real::{Lag, LiveRun, RealError, RealOptions};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
 use crate::sim::pool::PoolKind;
 use crate::sim::{Command, Engine, Fault, PoolId, PoolSnapshot, Snapshot};
@@ -132,6 +138,27 @@ pub struct App {
     quit: bool,
     palette: Palette,
     tour: Option<Tour>,
+    /// Real mode: the run on screen and why it is not keeping up.
+    real: Option<RealMode>,
+}
+
+/// A real run on screen.
+#[derive(Debug)]
+pub struct RealMode {
+    run: LiveRun,
+    /// Why it is not keeping up, as of the last frame.
+    lag: Vec<Lag>,
+}
+
+impl RealMode {
+    pub fn run(&self) -> &LiveRun {
+        &self.run
+    }
+
+    /// Why the run is not keeping up, as of the last frame (empty when it is).
+    pub fn lag(&self) -> &[Lag] {
+        &self.lag
+    }
 }
 
 impl App {
@@ -149,6 +176,54 @@ impl App {
             quit: false,
             palette: Palette::of(theme),
             tour: None,
+            real: None,
+        }
+    }
+
+    /// Real mode: starts `scenario` for real under `strategy` for its duration.
+    pub fn new_real(
+        scenario: Scenario,
+        strategy: Strategy,
+        options: RealOptions,
+        theme: Theme,
+    ) -> Result<App, RealError> {
+        let run = LiveRun::start(&scenario, strategy, scenario.duration, options)?;
+        let mut app = App::new(scenario, strategy, theme);
+        app.real = Some(RealMode {
+            run,
+            lag: Vec::new(),
+        });
+        Ok(app)
+    }
+
+    /// The real run, in real mode.
+    pub fn real(&self) -> Option<&RealMode> {
+        self.real.as_ref()
+    }
+
+    /// Why a key does nothing in this mode (real time cannot do what the simulated clock
+    /// can), or `None` when it works.
+    pub fn refusal(&self, action: Action) -> Option<&'static str> {
+        self.real.as_ref()?;
+        match action {
+            Action::TogglePause | Action::Step | Action::SpeedUp | Action::SlowDown => {
+                Some("real run: the clock is the wall clock; it cannot pause, step or change speed")
+            }
+            Action::GrowPool
+            | Action::ShrinkPool
+            | Action::GrowQueue
+            | Action::ShrinkQueue
+            | Action::MoreLoad
+            | Action::LessLoad => Some(
+                "real run: pools and load are fixed while it runs; set them with --set (r restarts)",
+            ),
+            Action::OpenFaultMenu => {
+                Some("real run: faults can be injected with --engine sim only")
+            }
+            Action::ToggleCompare => {
+                Some("real run: compare the strategies with `threadlab compare --engine real`")
+            }
+            _ => None,
         }
     }
 
@@ -219,7 +294,10 @@ impl App {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        self.engine.snapshot()
+        match &self.real {
+            Some(real) => real.run.snapshot(),
+            None => self.engine.snapshot(),
+        }
     }
 
     pub fn clock(&self) -> &Clock {
@@ -242,9 +320,13 @@ impl App {
         self.quit
     }
 
-    /// Some engine fell behind the wall clock in the last frame.
+    /// Some engine fell behind the wall clock in the last frame (in real mode: the run is
+    /// not keeping up).
     pub fn is_behind(&self) -> bool {
-        self.behind
+        match &self.real {
+            Some(real) => !real.lag.is_empty(),
+            None => self.behind,
+        }
     }
 
     /// The pools the current strategy uses, the ones Tab walks through.
@@ -259,16 +341,26 @@ impl App {
 
     /// The simulated clock: the furthest any engine driven got.
     pub fn now(&self) -> Nanos {
+        if let Some(real) = &self.real {
+            return real.run.now();
+        }
         self.driven().map(Engine::now).max().unwrap_or(Nanos::ZERO)
     }
 
-    /// Every engine driven has played its whole finite load.
+    /// Every engine driven has played its whole finite load (in real mode: the real run has
+    /// ended).
     pub fn is_finished(&self) -> bool {
+        if let Some(real) = &self.real {
+            return real.run.is_finished();
+        }
         self.driven().all(Engine::is_finished)
     }
 
     /// The loop must keep ticking: the clock runs, or an engine is catching up.
     pub fn needs_ticks(&self) -> bool {
+        if self.real.is_some() {
+            return !self.is_finished();
+        }
         (!self.clock.is_paused() && !self.is_finished()) || self.behind
     }
 
@@ -296,6 +388,15 @@ impl App {
     /// Moves every engine driven along by `elapsed` wall time at the clock's speed, within
     /// the budget; engines that are behind (a fresh compare view) catch up.
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
+        if let Some(real) = &mut self.real {
+            // Real time moves by itself: only look at how the run keeps up.
+            let snapshot = real.run.snapshot();
+            real.lag = real.run.lag(&snapshot, &real.run.runtime());
+            if let Some(error) = real.run.error() {
+                self.status = Some(Status::Error(error));
+            }
+            return;
+        }
         let engines = 1 + self.compare.as_ref().map_or(0, Vec::len);
         let now = self.now();
         // A tour stops the clock exactly at its next step.
@@ -339,6 +440,10 @@ impl App {
 
     pub fn apply(&mut self, action: Action) {
         self.status = None;
+        if let Some(why) = self.refusal(action) {
+            self.info(why.to_string());
+            return;
+        }
         match action {
             Action::SelectStrategy(s) => self.select_strategy(s),
             Action::NextPool => self.select_next_pool(),
@@ -373,6 +478,10 @@ impl App {
     pub fn select_strategy(&mut self, strategy: Strategy) {
         if strategy == self.engine.strategy() {
             self.info(format!("already {strategy}"));
+            return;
+        }
+        if self.real.is_some() {
+            self.restart_real(strategy);
             return;
         }
         // The compare engines keep their own strategies.
@@ -549,17 +658,26 @@ impl App {
     /// `r`: rebuild from the original scenario, same seed, same strategy.
     pub fn reset(&mut self) {
         self.rebuild();
-        self.info(format!("reset: seed {}", self.scenario.seed));
+        let what = if self.real.is_some() {
+            "real run restarted"
+        } else {
+            "reset"
+        };
+        self.info_unless_error(format!("{what}: seed {}", self.scenario.seed));
     }
 
     /// `s`: the next seed, then reset.
     pub fn new_seed(&mut self) {
         self.scenario.seed = self.scenario.seed.wrapping_add(1);
         self.rebuild();
-        self.info(format!("new seed {}", self.scenario.seed));
+        self.info_unless_error(format!("new seed {}", self.scenario.seed));
     }
 
     fn rebuild(&mut self) {
+        if self.real.is_some() {
+            self.restart_real(self.engine.strategy());
+            return;
+        }
         self.engine = Engine::new(&self.scenario, self.engine.strategy());
         if let Some(engines) = &mut self.compare {
             *engines = Strategy::ALL
@@ -568,6 +686,25 @@ impl App {
                 .collect();
         }
         self.behind = false;
+    }
+
+    /// Stops the real run and starts it again from t = 0 under `strategy` (same options and
+    /// length); on failure the old run stays on screen, stopped, and the status says why.
+    fn restart_real(&mut self, strategy: Strategy) {
+        let Some(real) = &mut self.real else { return };
+        real.run.halt();
+        let (limit, options) = (real.run.limit(), real.run.options());
+        match LiveRun::start(&self.scenario, strategy, limit, options) {
+            Ok(run) => {
+                // The old run is dropped here: it stops in the background.
+                real.run = run;
+                real.lag.clear();
+                self.engine = Engine::new(&self.scenario, strategy);
+                self.selected = 0;
+                self.info(format!("real run restarted: {strategy}"));
+            }
+            Err(e) => self.status = Some(Status::Error(e.to_string())),
+        }
     }
 
     pub fn toggle_help(&mut self) {
@@ -694,6 +831,13 @@ impl App {
 
     fn info(&mut self, text: String) {
         self.status = Some(Status::Info(text));
+    }
+
+    /// Says `text` unless the action already reported an error.
+    fn info_unless_error(&mut self, text: String) {
+        if !matches!(self.status, Some(Status::Error(_))) {
+            self.info(text);
+        }
     }
 }
 

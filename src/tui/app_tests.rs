@@ -430,3 +430,84 @@ fn a_preset_without_a_tour_does_not_start_one() {
     a = App::new(plain, Strategy::Bulkhead, Theme::Dark);
     assert!(!a.start_tour());
 }
+
+// ----- real mode: ironthread's five runs, a hundred times faster (about 70 ms of wall time) -----
+
+fn real_app(strategy: Strategy) -> App {
+    let options = RealOptions {
+        time_scale: 0.01,
+        ..RealOptions::default()
+    };
+    App::new_real(scenario(&[]), strategy, options, Theme::Dark).expect("the real run starts")
+}
+
+/// Frames until the real run ends (bounded: a stalled machine fails the test, not hangs it).
+fn until_finished(app: &mut App) {
+    for _ in 0..500 {
+        app.advance(Duration::from_millis(10), BudgetSpec::Events(u64::MAX));
+        if app.is_finished() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("the real run did not finish in 5 s");
+}
+
+#[test]
+fn real_mode_refuses_what_real_time_cannot_do() {
+    let mut a = real_app(Strategy::Bulkhead);
+    for key in ['.', ' ', '>', '<', '+', ']', 'f', 'c'] {
+        a.press(Key::Char(key));
+        assert!(
+            matches!(a.status(), Some(Status::Info(t)) if t.starts_with("real run:")),
+            "{key}: {:?}",
+            a.status()
+        );
+    }
+    a.press(Key::Up);
+    assert!(matches!(a.status(), Some(Status::Info(t)) if t.contains("--set")));
+    assert!(!a.clock().is_paused());
+    assert_eq!(a.overlay(), Overlay::None);
+    assert!(a.compare_engines().is_none());
+    assert!(a.needs_ticks() || a.is_finished());
+}
+
+#[test]
+fn real_mode_plays_the_load_then_restarts_on_r_and_on_a_strategy_key() {
+    let mut a = real_app(Strategy::Bulkhead);
+    until_finished(&mut a);
+    let s = a.snapshot();
+    assert_eq!(s.outcomes.total(), 5);
+    assert!(s.finished);
+    assert!(a.now() > Nanos::ZERO);
+    a.press(Key::Char('r'));
+    assert!(matches!(a.status(), Some(Status::Info(t)) if t == "real run restarted: seed 10"));
+    a.press(Key::Char('2'));
+    assert!(matches!(a.status(), Some(Status::Info(t)) if t == "real run restarted: shared"));
+    assert_eq!(a.snapshot().strategy, Strategy::Shared);
+    assert_eq!(a.engine().strategy(), Strategy::Shared);
+    until_finished(&mut a);
+    assert_eq!(a.snapshot().outcomes.total(), 5);
+}
+
+#[test]
+fn real_mode_keeps_help_and_quit() {
+    let mut a = real_app(Strategy::Sequential);
+    a.press(Key::Char('?'));
+    assert_eq!(a.overlay(), Overlay::Help);
+    a.press(Key::Esc);
+    assert_eq!(a.overlay(), Overlay::None);
+    a.press(Key::Char('q'));
+    assert!(a.should_quit());
+}
+
+#[test]
+fn real_mode_refuses_a_run_over_the_thread_cap() {
+    let options = RealOptions {
+        time_scale: 0.01,
+        max_threads: 5,
+    };
+    let err = App::new_real(scenario(&[]), Strategy::Bulkhead, options, Theme::Dark)
+        .expect_err("over the cap");
+    assert!(matches!(err, RealError::TooManyThreads { .. }), "{err}");
+}

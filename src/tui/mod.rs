@@ -20,6 +20,7 @@ use ratatui::crossterm::event::{Event, EventStream};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::MissedTickBehavior;
 
+use crate::real::RealOptions;
 use crate::scenario::{Scenario, Strategy};
 
 use app::App;
@@ -44,6 +45,8 @@ pub struct TuiOptions {
     pub theme: Theme,
     /// Play the scenario's `[[tour]]`.
     pub tour: bool,
+    /// Run the scenario for real (`--engine real`) instead of simulating it.
+    pub real: Option<RealOptions>,
 }
 
 impl Default for TuiOptions {
@@ -52,24 +55,30 @@ impl Default for TuiOptions {
             fps: 30,
             theme: Theme::Dark,
             tour: false,
+            real: None,
         }
     }
 }
 
 /// Runs the TUI on `scenario`, starting with `strategy`, until the user quits (q, Esc,
 /// Ctrl-C) or a SIGTERM/SIGHUP arrives. The terminal is restored on every way out: normal
-/// exit, error, and panic (`ratatui::init`'s hook).
+/// exit, error, and panic (`ratatui::init`'s hook); a real run is stopped after it, in the
+/// background, so quitting is immediate.
 pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut app = App::new(scenario, strategy, options.theme);
+    let mut app = match options.real {
+        Some(real) => App::new_real(scenario, strategy, real, options.theme)?,
+        None => App::new(scenario, strategy, options.theme),
+    };
     if options.tour && !app.start_tour() {
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
     }
     let mut terminal = ratatui::try_init()?;
     let result = runtime.block_on(event_loop(&mut terminal, &mut app, options.fps));
     ratatui::restore();
+    drop(app);
     result
 }
 

@@ -44,6 +44,19 @@ pub fn count(n: u64) -> String {
     }
 }
 
+/// Memory in binary units: `512 KiB`, `10 MiB`, `1.9 GiB`.
+pub fn bytes(n: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let v = n as f64;
+    if v < KIB * KIB {
+        format!("{:.0} KiB", v / KIB)
+    } else if v < KIB * KIB * KIB {
+        format!("{:.0} MiB", v / (KIB * KIB))
+    } else {
+        format!("{:.1} GiB", v / (KIB * KIB * KIB))
+    }
+}
+
 /// The simulated clock: `12.345s`.
 pub fn clock(t: Nanos) -> String {
     format!("{:.3}s", t.as_secs_f64())
@@ -155,6 +168,9 @@ mod tests {
         assert_eq!(ms(12.25), "12.2");
         assert_eq!(rate(0.588), "0.59/s");
         assert_eq!(count(123_456), "123.5k");
+        assert_eq!(bytes(200 << 10), "200 KiB");
+        assert_eq!(bytes(10 << 20), "10 MiB");
+        assert_eq!(bytes(2000 << 20), "2.0 GiB");
     }
 
     #[test]

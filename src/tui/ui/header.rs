@@ -38,11 +38,31 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     } else {
         (" RUNNING ", p.running)
     };
-    let mut speed = vec![Span::raw(format!("speed {}", app.clock().speed()))];
-    if app.is_behind() {
-        speed.push(Span::styled(" (behind)", p.error));
-    }
-    let mut items = vec![speed];
+    let mut items = match app.real() {
+        Some(real) => {
+            let mut items = vec![vec![Span::styled(
+                format!("REAL time x{}", real.run().options().time_scale),
+                p.title,
+            )]];
+            if let Some(first) = real.lag().first() {
+                let more = real.lag().len() - 1;
+                let text = if more > 0 {
+                    format!("BEHIND: {first} (+{more})")
+                } else {
+                    format!("BEHIND: {first}")
+                };
+                items.push(vec![Span::styled(text, p.error)]);
+            }
+            items
+        }
+        None => {
+            let mut speed = vec![Span::raw(format!("speed {}", app.clock().speed()))];
+            if app.is_behind() {
+                speed.push(Span::styled(" (behind)", p.error));
+            }
+            vec![speed]
+        }
+    };
     if app.compare_engines().is_some() {
         items.push(vec![Span::styled("COMPARE", p.title)]);
     }

@@ -8,7 +8,6 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::tui::app::App;
 use crate::tui::keys::{self, Binding};
-use crate::tui::theme::Palette;
 
 /// Columns of one entry: the keys right-aligned, then what they do.
 const LABEL: usize = 9;
@@ -25,15 +24,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let mut lines = Vec::new();
     for (title, table) in sections {
         lines.push(Line::styled(format!(" {title}"), p.title));
-        lines.extend(table.iter().map(|b| entry(p, b)));
+        lines.extend(table.iter().map(|b| entry(app, b)));
     }
     // Two columns, the first one taller by at most a line.
     let right = lines.split_off(lines.len().div_ceil(2));
     let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let column = u16::try_from(LABEL + TEXT + 2).unwrap_or(u16::MAX);
     let box_area = super::centred(area, 2 * column + 2, rows + 2);
+    let title = if app.real().is_some() {
+        " Keys · real run: dimmed keys need --engine sim "
+    } else {
+        " Keys "
+    };
     let block = Block::bordered()
-        .title(Line::styled(" Keys ", p.title))
+        .title(Line::styled(title, p.title))
         .title_bottom(Line::styled(" ? or Esc closes ", p.dim).right_aligned())
         .border_style(p.title);
     let inner = block.inner(box_area);
@@ -45,9 +49,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(right), right_area);
 }
 
-fn entry(p: &Palette, binding: &Binding) -> Line<'static> {
+/// One binding; dimmed when this mode refuses what it does.
+fn entry(app: &App, binding: &Binding) -> Line<'static> {
+    let p = app.palette();
+    let refused = binding
+        .keys
+        .first()
+        .and_then(|&k| binding.action(k))
+        .is_some_and(|a| app.refusal(a).is_some());
+    let (label, text) = if refused {
+        (p.dim, p.dim)
+    } else {
+        (p.title, p.text)
+    };
     Line::from(vec![
-        Span::styled(format!(" {:>LABEL$} ", binding.label), p.title),
-        Span::styled(super::fmt::fit(binding.help, TEXT), p.text),
+        Span::styled(format!(" {:>LABEL$} ", binding.label), label),
+        Span::styled(super::fmt::fit(binding.help, TEXT), text),
     ])
 }

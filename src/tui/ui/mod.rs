@@ -22,10 +22,14 @@
 //! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
+//! In real mode the runtime panel (tokio-metrics, and whether the run keeps up) sits between
+//! theory and log, taking the log's rows first.
+//!
 //! The compare view replaces body, theory and log with the four strategies side by side
 //! (2x2 below 120 columns). Overlays (help, fault menu) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 
+mod bottlenecks;
 mod compare;
 mod fault_menu;
 mod fmt;
@@ -35,6 +39,7 @@ mod latency;
 mod log;
 mod outcomes;
 mod pools;
+mod runtime;
 mod status;
 mod theory;
 mod tour;
@@ -104,7 +109,34 @@ fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     outcomes::render(frame, outcomes, app, snapshot);
     latency::render(frame, latency, app, snapshot);
     theory::render(frame, theory, app, snapshot);
-    log::render(frame, log, app, snapshot);
+    let log = match app.real() {
+        Some(real) => {
+            let run = real.run();
+            let view = run.runtime();
+            // The log keeps what is left only when that shows a few rows.
+            let wanted = runtime::height(&view, real.lag());
+            let runtime_rows = if log.height >= wanted + 4 {
+                wanted
+            } else {
+                log.height
+            };
+            let [runtime_area, log] =
+                Layout::vertical([Constraint::Length(runtime_rows), Constraint::Min(0)]).areas(log);
+            runtime::render(
+                frame,
+                runtime_area,
+                app.palette(),
+                &view,
+                real.lag(),
+                run.cores(),
+            );
+            log
+        }
+        None => log,
+    };
+    if log.height > 0 {
+        log::render(frame, log, app, snapshot);
+    }
 }
 
 fn render_too_small(frame: &mut Frame, area: Rect) {

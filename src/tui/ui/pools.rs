@@ -2,8 +2,10 @@
 //! as cells (█ busy, ░ idle) or, when they do not fit, a gauge with counts; alive vs
 //! core/max; queue depth vs capacity with its sparkline; rejections and the largest size.
 //! When rows are short the selected pool keeps its cells and the others shrink to one line.
-//! Pools the strategy no longer uses but that still have threads follow, dimmed, if room is
-//! left.
+//! What the threads wait on besides pools (cores, connection pools) follows, one line each
+//! (see [`bottlenecks`](super::bottlenecks)); then pools the strategy no longer uses but that
+//! still have threads, dimmed, if room is left. The title carries the estimated stack memory
+//! of every live thread.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -22,6 +24,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
     let block = Block::bordered()
         .title(Line::styled(" Pools ", p.title))
+        .title(
+            Line::styled(
+                format!(" stacks {} ", fmt::bytes(snapshot.thread_memory_bytes)),
+                p.dim,
+            )
+            .right_aligned(),
+        )
         .title_bottom(Line::styled(" Tab select · +/- size · [/] queue ", p.dim).right_aligned())
         .border_style(p.border);
     let inner = block.inner(area);
@@ -46,14 +55,42 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
         .iter()
         .filter(|pool| !pool.in_use && (pool.pool_size > 0 || pool.queued > 0));
 
+    // A real run's cores are the machine's: the runtime panel shows them, not a model.
+    let modelled = app.real().is_none();
+    let waits_on = super::bottlenecks::lines(p, app.scenario(), snapshot, modelled, width);
+    // The pools keep at least one row each; the bottleneck lines take what is left.
+    let rows_for_pools = rows
+        .saturating_sub(waits_on.len())
+        .max(in_use.len().min(rows));
+    let mut out = pool_lines(p, &in_use, selected, width, rows_for_pools);
+    out.extend(waits_on);
+    out.truncate(rows);
+    for pool in leftovers {
+        if out.len() >= rows {
+            break;
+        }
+        out.push(compact(pool, width, p.dim));
+    }
+    out
+}
+
+/// The pools in use in `rows`: full when each fits in three rows, else the selected one full
+/// and the others compact.
+fn pool_lines(
+    p: &Palette,
+    in_use: &[&PoolSnapshot],
+    selected: Option<usize>,
+    width: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if in_use.len() * 3 <= rows {
-        let grants = cell_rows(&in_use, selected, width, rows - in_use.len() * 3);
+        let grants = cell_rows(in_use, selected, width, rows - in_use.len() * 3);
         for (pool, grant) in in_use.iter().zip(grants) {
             out.extend(full(p, pool, Some(pool.id) == selected, width, grant));
         }
     } else {
-        for pool in &in_use {
+        for pool in in_use {
             if Some(pool.id) == selected {
                 out.extend(full(p, pool, true, width, 1));
             } else {
@@ -65,12 +102,6 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
             out.truncate(rows.saturating_sub(1));
             out.push(Line::styled(format!(" … {hidden} more lines (Tab)"), p.dim));
         }
-    }
-    for pool in leftovers {
-        if out.len() >= rows {
-            break;
-        }
-        out.push(compact(pool, width, p.dim));
     }
     out
 }

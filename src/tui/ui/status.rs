@@ -18,6 +18,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(" TOUR ", p.paused),
             Span::raw(" space or → goes on · any other key works as usual · ? help"),
         ]),
+        None if app.real().is_some() => real(app),
         None if app.is_finished() => Line::from(vec![
             Span::styled(" FINISHED ", p.finished),
             Span::raw(" the load has ended: r runs it again, s with a new seed, ? help"),
@@ -31,14 +32,42 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
+/// Real mode without a status: the end, why the run is behind, or the keys that work.
+fn real(app: &App) -> Line<'static> {
+    let p = app.palette();
+    let lag = app.real().map_or(&[][..], |r| r.lag());
+    if app.is_finished() {
+        Line::from(vec![
+            Span::styled(" FINISHED ", p.finished),
+            Span::raw(" the real run has ended: r runs it again, s with a new seed, ? help"),
+        ])
+    } else if !lag.is_empty() {
+        let reasons: Vec<String> = lag.iter().map(ToString::to_string).collect();
+        Line::from(vec![
+            Span::styled(" BEHIND ", p.paused),
+            Span::styled(format!(" {}", reasons.join(" · ")), p.error),
+        ])
+    } else {
+        hints(app)
+    }
+}
+
 /// `? help` and `q quit` first (the line is cut on narrow screens), then every live binding
 /// that has a hint, as `key word`.
 fn hints(app: &App) -> Line<'static> {
     let p = app.palette();
     let first = |b: &&keys::Binding| b.label == "?" || b.label == "q";
+    // Keys this mode refuses (real time cannot pause...) are left out.
+    let works = |b: &&keys::Binding| {
+        b.keys
+            .first()
+            .and_then(|&k| b.action(k))
+            .is_none_or(|a| app.refusal(a).is_none())
+    };
     let (front, rest): (Vec<&keys::Binding>, Vec<&keys::Binding>) = keys::LIVE
         .iter()
         .filter(|b| !b.hint.is_empty())
+        .filter(works)
         .partition(first);
     let mut spans = vec![Span::raw(" ")];
     for b in front.into_iter().chain(rest) {

@@ -11,8 +11,13 @@ use crate::tui::clock::BudgetSpec;
 
 /// An app on the ironthread preset with `sets` overrides, played to `at`.
 fn app(sets: &[&str], strategy: Strategy, at: Nanos) -> App {
+    preset_app("ironthread", sets, strategy, at)
+}
+
+/// An app on `preset` with `sets` overrides, played to `at`.
+fn preset_app(preset: &str, sets: &[&str], strategy: Strategy, at: Nanos) -> App {
     let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
-    let scenario = scenario::load("ironthread", &sets).expect("preset loads");
+    let scenario = scenario::load(preset, &sets).expect("preset loads");
     let mut app = App::new(scenario, strategy, Theme::Dark);
     play_to(&mut app, at);
     app
@@ -158,4 +163,47 @@ fn the_selected_pool_is_marked() {
     let text = screen(&a, 80, 24);
     assert!(text.contains("▸IronThread"), "{text}");
     assert!(!text.contains("▸tomcat"), "{text}");
+}
+
+#[test]
+fn a_connection_pool_shows_active_waiting_and_timeouts() {
+    // A 2 s connectionTimeout: after 5 s waiters have started to give up.
+    let a = preset_app(
+        "connection-pool",
+        &["resources.db.timeout=2s"],
+        Strategy::Sequential,
+        Nanos::from_secs(5),
+    );
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("db active 10/10"), "{text}");
+    assert!(!text.contains("cores busy"), "no CPU work: {text}");
+    insta::assert_snapshot!("connection_pool_80x24", text);
+    insta::assert_snapshot!("connection_pool_120x40", screen(&a, 120, 40));
+}
+
+#[test]
+fn pinned_carriers_show_as_busy_cores() {
+    let a = preset_app("pinning", &[], Strategy::Sequential, Nanos::from_secs(5));
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("cores busy 8/8"), "{text}");
+    insta::assert_snapshot!("pinning_80x24", text);
+    insta::assert_snapshot!("pinning_120x40", screen(&a, 120, 40));
+}
+
+#[test]
+fn real_mode_shows_the_runtime_panel_and_the_wall_clock() {
+    let sets: Vec<String> = Vec::new();
+    let scenario = scenario::load("ironthread", &sets).expect("preset loads");
+    let options = crate::real::RealOptions {
+        time_scale: 0.01,
+        ..crate::real::RealOptions::default()
+    };
+    let a = App::new_real(scenario, Strategy::Bulkhead, options, Theme::Dark)
+        .expect("the real run starts");
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
+        let text = screen(&a, w, h);
+        assert!(text.contains("Runtime (tokio)"), "{text}");
+        assert!(text.contains("REAL time x0.01"), "{text}");
+        assert!(!text.contains("speed 1x"), "{text}");
+    }
 }

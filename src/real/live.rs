@@ -1,0 +1,355 @@
+//! A real run to watch while it goes (the TUI's real mode): start it, take snapshots at the
+//! current real time, read the tokio monitors, and say when the machine cannot keep up.
+//!
+//! Real time cannot be paused, stepped or rewound: a `LiveRun` only starts, is looked at, and
+//! stops. Dropping it stops the run at once without waiting (safe inside another runtime);
+//! [`LiveRun::stop`] waits for the threads and reports internal errors.
+
+use std::sync::Mutex;
+
+use crate::scenario::{Scenario, Strategy};
+use crate::sim::Snapshot;
+use crate::theory::Prediction;
+use crate::time::Nanos;
+
+use super::run::{self, Running};
+use super::sync::lock;
+use super::{RealError, RealOptions, RuntimeView, check};
+
+/// A real run under way.
+pub struct LiveRun {
+    running: Running,
+    /// The last snapshot and runtime view, taken once the run ended, so the screen holds still.
+    ended: Mutex<Option<(Snapshot, RuntimeView)>>,
+    scenario: Scenario,
+    strategy: Strategy,
+    options: RealOptions,
+    limit: Nanos,
+    cores: usize,
+}
+
+impl std::fmt::Debug for LiveRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveRun")
+            .field("strategy", &self.strategy)
+            .field("options", &self.options)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveRun {
+    /// Starts `scenario` for real under `strategy` for `limit` of scenario time (or until a
+    /// finite load ends), after the same checks as [`run`](super::run()).
+    pub fn start(
+        scenario: &Scenario,
+        strategy: Strategy,
+        limit: Nanos,
+        options: RealOptions,
+    ) -> Result<LiveRun, RealError> {
+        check(scenario, strategy, options)?;
+        let running = run::start(scenario, strategy, limit, options.time_scale)?;
+        Ok(LiveRun {
+            running,
+            ended: Mutex::new(None),
+            scenario: scenario.clone(),
+            strategy,
+            options,
+            limit,
+            cores: machine_cores(),
+        })
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    pub fn options(&self) -> RealOptions {
+        self.options
+    }
+
+    /// The run's length in scenario time.
+    pub fn limit(&self) -> Nanos {
+        self.limit
+    }
+
+    /// This machine's cores (`available_parallelism`).
+    pub fn cores(&self) -> usize {
+        self.cores
+    }
+
+    /// Scenario time now (real time since t = 0 over the time scale, up to the run's limit);
+    /// once ended, the time of its end.
+    pub fn now(&self) -> Nanos {
+        if let Some((snapshot, _)) = lock(&self.ended).as_ref() {
+            return snapshot.now;
+        }
+        self.running.world.clock.now().min(self.limit)
+    }
+
+    /// Stops the run now and keeps its last snapshot; returns at once (the threads exit on
+    /// their own, or when the run is dropped or stopped).
+    pub fn halt(&self) {
+        self.settle();
+        self.settle_now(false);
+    }
+
+    /// The run now, in scenario units; once it has ended, the snapshot of its end.
+    pub fn snapshot(&self) -> Snapshot {
+        self.settle();
+        if let Some((snapshot, _)) = lock(&self.ended).as_ref() {
+            return snapshot.clone();
+        }
+        self.running.snapshot(false)
+    }
+
+    /// The tokio runtime and task groups at the latest tick (the end, once ended).
+    pub fn runtime(&self) -> RuntimeView {
+        self.settle();
+        if let Some((_, view)) = lock(&self.ended).as_ref() {
+            return view.clone();
+        }
+        self.running.world.monitors.view()
+    }
+
+    /// The load has ended or the run's time is up (or it stopped).
+    pub fn is_finished(&self) -> bool {
+        lock(&self.ended).is_some() || self.running.end().is_some()
+    }
+
+    /// The first internal error, if the run failed.
+    pub fn error(&self) -> Option<String> {
+        self.running.world.errors().into_iter().next()
+    }
+
+    /// Why this run is not keeping up with real time right now (empty when it is).
+    pub fn lag(&self, snapshot: &Snapshot, runtime: &RuntimeView) -> Vec<Lag> {
+        let prediction = crate::theory::predict(&self.scenario, self.strategy);
+        lag(&self.scenario, snapshot, runtime, &prediction, self.cores)
+    }
+
+    /// Stops the run, waits for its threads and reports the first internal error. Not from
+    /// inside an async context; drop the run there instead.
+    pub fn stop(self) -> Result<(), RealError> {
+        self.running.join()
+    }
+
+    /// Once the run has ended: keep its last snapshot and stop its threads.
+    fn settle(&self) {
+        if let Some(end) = self.running.end() {
+            self.settle_now(end);
+        }
+    }
+
+    fn settle_now(&self, finished: bool) {
+        let mut ended = lock(&self.ended);
+        if ended.is_some() {
+            return;
+        }
+        let r = &self.running;
+        *ended = Some((r.snapshot(finished), r.world.monitors.view()));
+        r.world.stop_all();
+    }
+}
+
+fn machine_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// Tokio tasks waiting longer than this (real time) between waking and running are late.
+pub const SCHEDULING_DELAY_LIMIT_MS: f64 = 5.0;
+/// A timer firing later than this (real time) means the runtime or the machine is behind.
+pub const LATE_TIMER_LIMIT_MS: f64 = 5.0;
+/// Share of the workers (or of the cores) busy from which there is no room left.
+pub const SATURATED: f64 = 0.9;
+/// Responses this many times slower than theory predicts are not the scenario's doing.
+pub const SLOWER_THAN_PREDICTED: f64 = 2.0;
+/// Responses needed before their latency is compared with theory.
+const RESPONSES_TO_COMPARE: u64 = 10;
+
+/// One measurable reason a real run is not keeping up with the scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lag {
+    /// A task group's tasks waited this long (real ms, latest tick) to be polled once woken.
+    SchedulingDelay { group: String, ms: f64 },
+    /// The sampler's timer fired this late (real ms, latest tick).
+    LateTimers { ms: f64 },
+    /// The tokio workers were busy nearly all the latest tick.
+    BusyWorkers { busy: f64, workers: usize },
+    /// Spinning CPU work keeps about this many cores busy, about all the machine has.
+    CpuWork { needed: f64, cores: usize },
+    /// The scenario models more cores than the machine has, and its calls use CPU.
+    FewerCores { scenario: u32, machine: usize },
+    /// Mean latency far above what theory predicts for the scenario.
+    SlowResponses { measured_ms: f64, predicted_ms: f64 },
+}
+
+impl std::fmt::Display for Lag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lag::SchedulingDelay { group, ms } => {
+                write!(f, "{ms:.1} ms scheduling delay ({group} tasks)")
+            }
+            Lag::LateTimers { ms } => write!(f, "timers fire {ms:.1} ms late"),
+            Lag::BusyWorkers { busy, workers } => {
+                write!(f, "tokio workers busy {busy:.1} of {workers}")
+            }
+            Lag::CpuWork { needed, cores } => {
+                write!(f, "CPU work needs {needed:.1} of {cores} cores")
+            }
+            Lag::FewerCores { scenario, machine } => {
+                write!(f, "scenario has {scenario} cores, this machine {machine}")
+            }
+            Lag::SlowResponses {
+                measured_ms,
+                predicted_ms,
+            } => write!(
+                f,
+                "latency {measured_ms:.0} ms vs {predicted_ms:.0} ms predicted"
+            ),
+        }
+    }
+}
+
+/// Why a real run of `scenario` is not keeping up, from what it measured: scheduling delay
+/// and timer lateness of the tokio runtime, its workers' busy time, the cores its spinning CPU
+/// work needs against the machine's `cores`, and its latency against theory.
+pub fn lag(
+    scenario: &Scenario,
+    snapshot: &Snapshot,
+    runtime: &RuntimeView,
+    prediction: &Prediction,
+    cores: usize,
+) -> Vec<Lag> {
+    let mut out = Vec::new();
+    if let Some(worst) = runtime
+        .tasks
+        .iter()
+        .filter(|t| t.tick_mean_scheduled_us >= SCHEDULING_DELAY_LIMIT_MS * 1e3)
+        .max_by(|a, b| {
+            a.tick_mean_scheduled_us
+                .total_cmp(&b.tick_mean_scheduled_us)
+        })
+    {
+        out.push(Lag::SchedulingDelay {
+            group: worst.name.clone(),
+            ms: worst.tick_mean_scheduled_us / 1e3,
+        });
+    }
+    if runtime.ticks > 0 && runtime.timer_late_ms >= LATE_TIMER_LIMIT_MS {
+        out.push(Lag::LateTimers {
+            ms: runtime.timer_late_ms,
+        });
+    }
+    if runtime.workers > 0 && runtime.busy_ratio >= SATURATED * runtime.workers as f64 {
+        out.push(Lag::BusyWorkers {
+            busy: runtime.busy_ratio,
+            workers: runtime.workers,
+        });
+    }
+    // Spinning takes real cores: X requests/s x CPU s/request, the same in real and scenario
+    // units (both scale by --time-scale).
+    let cpu_s: f64 = scenario
+        .endpoint
+        .stages
+        .iter()
+        .flatten()
+        .map(|&id| scenario.service(id).cpu.as_secs_f64())
+        .sum();
+    if cpu_s > 0.0 {
+        let needed = snapshot.throughput_rps * cpu_s;
+        if needed >= SATURATED * cores as f64 {
+            out.push(Lag::CpuWork { needed, cores });
+        }
+        if scenario.cores as usize > cores {
+            out.push(Lag::FewerCores {
+                scenario: scenario.cores,
+                machine: cores,
+            });
+        }
+    }
+    if let Some(predicted_ms) = prediction.latency_ms
+        && predicted_ms > 0.0
+        && snapshot.latency.count >= RESPONSES_TO_COMPARE
+        && snapshot.latency.mean > SLOWER_THAN_PREDICTED * predicted_ms
+    {
+        out.push(Lag::SlowResponses {
+            measured_ms: snapshot.latency.mean,
+            predicted_ms,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::real::TaskGroupView;
+
+    fn scenario(sets: &[&str]) -> Scenario {
+        let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+        crate::scenario::load("ironthread", &sets).expect("preset loads")
+    }
+
+    fn quiet_snapshot(s: &Scenario) -> Snapshot {
+        crate::sim::Engine::new(s, Strategy::Bulkhead).snapshot()
+    }
+
+    #[test]
+    fn an_idle_runtime_keeps_up() {
+        let s = scenario(&[]);
+        let view = RuntimeView {
+            workers: 2,
+            ticks: 3,
+            busy_ratio: 0.1,
+            timer_late_ms: 0.3,
+            ..RuntimeView::default()
+        };
+        let p = crate::theory::predict(&s, Strategy::Bulkhead);
+        assert_eq!(lag(&s, &quiet_snapshot(&s), &view, &p, 2), []);
+    }
+
+    #[test]
+    fn scheduling_delay_late_timers_and_busy_workers_are_named() {
+        let s = scenario(&[]);
+        let view = RuntimeView {
+            workers: 2,
+            ticks: 3,
+            busy_ratio: 1.95,
+            timer_late_ms: 7.0,
+            tasks: vec![TaskGroupView {
+                name: "unbounded".into(),
+                tick_mean_scheduled_us: 12_000.0,
+                ..TaskGroupView::default()
+            }],
+            ..RuntimeView::default()
+        };
+        let p = crate::theory::predict(&s, Strategy::Bulkhead);
+        let lags = lag(&s, &quiet_snapshot(&s), &view, &p, 2);
+        let text: Vec<String> = lags.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "12.0 ms scheduling delay (unbounded tasks)",
+                "timers fire 7.0 ms late",
+                "tokio workers busy 1.9 of 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn cpu_work_beyond_the_machine_is_named() {
+        let s = scenario(&["services.user.cpu=10ms"]);
+        let mut snap = quiet_snapshot(&s);
+        snap.throughput_rps = 250.0;
+        let p = crate::theory::predict(&s, Strategy::Bulkhead);
+        let lags = lag(&s, &snap, &RuntimeView::default(), &p, 2);
+        assert!(
+            lags.contains(&Lag::CpuWork {
+                needed: 2.5,
+                cores: 2
+            }),
+            "{lags:?}"
+        );
+    }
+}

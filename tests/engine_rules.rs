@@ -1021,3 +1021,115 @@ fn an_injected_failure_fails_calls_until_cleared() {
     let stats = e.snapshot().services[0].stats;
     assert_eq!((stats.calls, stats.failures), (4, 2));
 }
+
+// ---- Ordering at one instant, queued siblings of an aborted request, thread creation ----
+
+const ONE_THREAD_HANDOFF: &str = r#"
+[scenario]
+name = "handoff"
+cores = 8
+[load]
+mode = "batch"
+count = 2
+[server]
+threads = 1
+min_spare = 1
+[[services]]
+name = "a"
+latency = "100ms"
+[endpoint]
+calls = ["a"]
+[strategy]
+use = "bulkhead"
+[[strategy.bulkhead]]
+name = "P"
+services = ["a"]
+core = 1
+max = 1
+queue = 0
+"#;
+
+#[test]
+fn the_worker_is_back_in_its_pool_before_the_woken_handler_takes_the_next_request() {
+    // One Tomcat thread, a hand-off pool of one thread: request 2 waits for the handler. When
+    // request 1's call ends, its worker returns to getTask() while the handler is unparked,
+    // so request 2's call finds the worker idle instead of being rejected.
+    let e = played(ONE_THREAD_HANDOFF, Strategy::Bulkhead);
+    assert_eq!(count(&e, Outcome::Success), 2);
+    assert_eq!(times(&e), vec![ms(100), ms(200)]);
+    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).stats.rejected, 0);
+}
+
+#[test]
+fn a_client_rejected_at_once_retries_after_a_round_trip_so_time_moves_on() {
+    // Every request is rejected in no time; with no think time the clients must still let
+    // the clock advance (a run that ends at its duration proves it).
+    let toml = ONE_THREAD_HANDOFF
+        .replace(
+            "mode = \"batch\"\ncount = 2",
+            "mode = \"closed\"\nclients = 5",
+        )
+        .replace("latency = \"100ms\"", "latency = \"10s\"")
+        .replace("threads = 1\nmin_spare = 1", "threads = 10\nmin_spare = 1");
+    let mut e = engine(&toml, Strategy::Bulkhead);
+    e.run_until(Nanos::from_secs(1));
+    assert_eq!(e.now(), Nanos::from_secs(1));
+    let failed = count(&e, Outcome::Failed);
+    // Four clients are rejected about once a millisecond for a second.
+    assert!((3_900..=4_100).contains(&failed), "{failed}");
+}
+
+#[test]
+fn calls_queued_before_an_abort_still_run() {
+    // supplyAsync(a) runs, supplyAsync(b) queues, supplyAsync(c) throws: the request fails
+    // at once, but b's future is not complete, so a worker runs it later (AsyncSupply.run).
+    let toml = ONE_THREAD_HANDOFF
+        .replace("count = 2", "count = 1")
+        .replace(
+            "[endpoint]\ncalls = [\"a\"]",
+            "[[services]]\nname = \"b\"\nlatency = \"100ms\"\n[[services]]\nname = \"c\"\nlatency = \"100ms\"\n[endpoint]\ncalls = [\"a\", \"b\", \"c\"]",
+        )
+        .replace("services = [\"a\"]", "services = [\"a\", \"b\", \"c\"]")
+        .replace("queue = 0", "queue = 1");
+    let mut e = played(&toml, Strategy::Bulkhead);
+    assert_eq!(count(&e, Outcome::Failed), 1);
+    assert_eq!(times(&e), vec![Nanos::ZERO]);
+    // The load has ended; the orphaned calls go on.
+    e.advance_to(ms(1000));
+    let calls: Vec<u64> = e
+        .snapshot()
+        .services
+        .iter()
+        .map(|s| s.stats.calls)
+        .collect();
+    assert_eq!(calls, vec![1, 1, 0]);
+    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).stats.completed, 2);
+}
+
+#[test]
+fn a_call_on_a_new_platform_thread_starts_once_the_thread_is_created() {
+    // Three calls, each on a new platform thread that costs its creator 10 ms of CPU: the
+    // third starts at 30 ms and ends at 130 ms.
+    let toml = r#"
+[scenario]
+name = "spawn"
+cores = 8
+spawn_cost = "10ms"
+[load]
+mode = "runs"
+count = 1
+[[services]]
+name = "a"
+latency = "100ms"
+[endpoint]
+calls = ["a"]
+fan_out = 3
+[strategy]
+use = "unbounded"
+[strategy.unbounded]
+threads = "platform"
+"#;
+    let e = played(toml, Strategy::Unbounded);
+    assert_eq!(times(&e), vec![ms(130)]);
+    assert_eq!(threads(&e), vec!["Thread-2".to_string()]);
+}

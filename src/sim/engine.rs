@@ -73,6 +73,15 @@ pub(super) enum Event {
     SpawnDone { req: ReqRef },
     /// A call waiting for a connection gives up.
     ConnTimeout { req: ReqRef, call: u16 },
+    /// A blocked handler wakes from `join()`: its stage's futures are all complete. The
+    /// wake-up is its own event, so the worker that completed the last future is back in its
+    /// pool first, as in the JVM (the worker returns to `getTask()` while the handler is
+    /// only being unparked).
+    StageDone { req: ReqRef },
+    /// A server thread takes a queued request (after finishing its previous one).
+    StartHandler { req: ReqRef, slot: Slot },
+    /// A connection closed: the acceptor takes the next one from the backlog.
+    Accept,
 }
 
 /// Per-service counters.
@@ -392,6 +401,9 @@ impl Engine {
             Event::CpuDone { req, call } => self.proceed(req, call),
             Event::SpawnDone { req } => self.on_spawn_done(req),
             Event::ConnTimeout { req, call } => self.on_conn_timeout(req, call),
+            Event::StageDone { req } => self.on_stage_done(req),
+            Event::StartHandler { req, slot } => self.on_start_handler(req, slot),
+            Event::Accept => self.on_accept(),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool as usize)

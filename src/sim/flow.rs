@@ -24,8 +24,9 @@ enum CallResult {
     NoConnection,
 }
 
-/// A refused closed-loop client retries after at least this long, so a full backlog with no
-/// think time cannot spin at one instant.
+/// A closed-loop client whose request was refused or answered at once retries after at least
+/// this long, so a full backlog or a rejecting pool with no think time cannot spin at one
+/// instant.
 const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
 
 impl Engine {
@@ -139,6 +140,17 @@ impl Engine {
 
     fn close_connection(&mut self) {
         self.connections = self.connections.saturating_sub(1);
+        if !self.backlog.is_empty() {
+            // The acceptor takes the next connection; as its own event, so a long backlog of
+            // requests that fail at once cannot nest calls without bound.
+            self.events.push(self.now, Event::Accept);
+        }
+    }
+
+    pub(super) fn on_accept(&mut self) {
+        if self.connections >= self.scenario.server.max_connections {
+            return;
+        }
         if let Some(next) = self.backlog.pop_front() {
             self.connections += 1;
             self.dispatch(next);
@@ -238,14 +250,22 @@ impl Engine {
         match self.pools[pool].submit(Task::Call(r, call)) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);
-                self.start_call(r, call, ThreadRef::Worker { pool, slot });
-                self.arm_timeout(r, call, service);
-                // A new platform thread costs its creator CPU time (`spawn_cost`).
+                let thread = ThreadRef::Worker { pool, slot };
+                // A new platform thread costs its creator CPU time (`spawn_cost`), and the
+                // call runs only once the thread exists (`new Thread(r).start()`).
                 let p = &self.pools[pool];
-                if p.stats().threads_created > created && !p.spec().virtual_threads {
+                let spawns = p.stats().threads_created > created
+                    && !p.spec().virtual_threads
+                    && self.scenario.spawn_cost > Nanos::ZERO;
+                if spawns {
+                    if let Some(req) = self.requests.get_mut(r) {
+                        req.spawn_call = Some((call, thread));
+                    }
                     self.spawn_thread_cost(r);
-                    return !self.requests.get(r).is_some_and(|q| q.spawning);
+                    return false;
                 }
+                self.start_call(r, call, thread);
+                self.arm_timeout(r, call, service);
                 return true;
             }
             Admission::Queued => {
@@ -548,7 +568,29 @@ impl Engine {
                 return;
             }
         }
-        self.stage_complete(r);
+        if self.scenario.server.async_ {
+            // thenCompose: the continuation runs on the completing thread, now.
+            self.stage_complete(r);
+        } else {
+            // join() returns on the handler thread, after the completer has moved on.
+            self.events.push(self.now, Event::StageDone { req: r });
+        }
+    }
+
+    pub(super) fn on_stage_done(&mut self, r: ReqRef) {
+        if self.requests.get(r).is_some_and(|q| !q.server_done) {
+            self.stage_complete(r);
+        }
+    }
+
+    pub(super) fn on_start_handler(&mut self, r: ReqRef, slot: Slot) {
+        self.start_handler(
+            r,
+            ThreadRef::Worker {
+                pool: SERVER_POOL,
+                slot,
+            },
+        );
     }
 
     /// `allOf(stage).join()` returns (or its continuation runs).
@@ -639,7 +681,7 @@ impl Engine {
             };
             // AsyncSupply.run checks `d.result == null` first: a future that already
             // completed (its caller timed out) is not run.
-            if req.calls[call as usize].future_done || req.server_done {
+            if req.calls[call as usize].future_done {
                 req.outstanding -= 1;
                 req.calls[call as usize].phase = CallPhase::Dropped;
                 stale.push(r);
@@ -651,6 +693,12 @@ impl Engine {
             self.requests.release_if_done(r);
         }
         match after {
+            // A server thread's next request starts as its own event (a queue of requests
+            // that each fail at once must not nest); a pool's next call starts now.
+            AfterTask::Runs(Task::Handler(req)) => {
+                self.events
+                    .push(self.now, Event::StartHandler { req, slot });
+            }
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
             AfterTask::Idle { check_at: Some(at) } => {
                 self.events.push(at, Event::keep_alive(pool, slot));
@@ -723,7 +771,10 @@ impl Engine {
             }
             LoadMode::Closed { think, .. } => {
                 if let Some(client) = client {
-                    let pause = if outcome == Outcome::Refused {
+                    // A request answered in no time (refused, or rejected with abort) costs at
+                    // least a round trip before the client tries again: without it a client
+                    // with no think time would resend at the same instant forever.
+                    let pause = if outcome == Outcome::Refused || latency == Nanos::ZERO {
                         think.max(RETRY_AFTER_REFUSAL)
                     } else {
                         think
@@ -735,6 +786,17 @@ impl Engine {
             LoadMode::Trace { .. } => self.runs.push(row),
             LoadMode::Open { .. } | LoadMode::Batch { .. } => {}
         }
+    }
+
+    /// A new platform thread exists: its call starts, with its timeout.
+    pub(super) fn start_spawned_call(&mut self, r: ReqRef) {
+        let Some((call, thread)) = self.requests.get_mut(r).and_then(|q| q.spawn_call.take())
+        else {
+            return;
+        };
+        self.start_call(r, call, thread);
+        let service = self.service_of(call);
+        self.arm_timeout(r, call, service);
     }
 
     /// The submitting thread carries on with its stage after a pause.

@@ -110,6 +110,8 @@ pub(super) struct Request {
     pub inline_call: Option<u16>,
     /// The submitter is creating a platform thread (`spawn_cost`), which pauses submission.
     pub spawning: bool,
+    /// The call that will run on the thread being created, and that thread.
+    pub spawn_call: Option<(u16, ThreadRef)>,
     pub fallback_used: bool,
     /// The service whose fallback was used first (for the log).
     pub first_fallback: Option<usize>,
@@ -167,6 +169,7 @@ impl Requests {
                     pending: 0,
                     inline_call: None,
                     spawning: false,
+                    spawn_call: None,
                     fallback_used: false,
                     first_fallback: None,
                     fail: None,
@@ -194,6 +197,7 @@ impl Requests {
         r.pending = 0;
         r.inline_call = None;
         r.spawning = false;
+        r.spawn_call = None;
         r.fallback_used = false;
         r.first_fallback = None;
         r.fail = None;

@@ -190,6 +190,10 @@ impl Engine {
             );
         } else {
             self.cpu.queue.push_back(CpuJob::Spawn(r));
+            self.cpu.max_queue = self
+                .cpu
+                .max_queue
+                .max(u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX));
         }
     }
 
@@ -198,6 +202,7 @@ impl Engine {
         if let Some(req) = self.requests.get_mut(r) {
             req.spawning = false;
         }
+        self.start_spawned_call(r);
         self.resume_submitter(r);
     }
 

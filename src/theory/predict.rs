@@ -101,7 +101,8 @@ fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f
             if p < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
                 (0.0, n)
             } else {
-                (stage.iter().map(time).sum::<f64>() / f64::from(p), 0.0)
+                let times: Vec<f64> = stage.iter().map(time).collect();
+                (fifo_makespan(&times, p), 0.0)
             }
         }
         Strategy::Bulkhead => {
@@ -110,11 +111,16 @@ fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f
                 .bulkheads
                 .iter()
                 .map(|b| {
-                    let mine: Vec<&ServiceId> =
-                        stage.iter().filter(|id| b.services.contains(id)).collect();
-                    let fits_queue = mine.len() as u64 <= u64::from(b.core) + u64::from(b.queue);
+                    let times: Vec<f64> = stage
+                        .iter()
+                        .filter(|id| b.services.contains(id))
+                        .map(time)
+                        .collect();
+                    // Below core every call gets a thread; beyond it they queue for the core
+                    // threads, and only a full queue brings threads up to max.
+                    let fits_queue = times.len() as u64 <= u64::from(b.core) + u64::from(b.queue);
                     let threads = if fits_queue { b.core.max(1) } else { b.max };
-                    mine.iter().map(|id| time(id)).sum::<f64>() / f64::from(threads)
+                    fifo_makespan(&times, threads)
                 })
                 .fold(0.0, f64::max);
             (bound, 0.0)
@@ -128,6 +134,27 @@ fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f
     };
     let spawn_bound = spawns * scenario.spawn_cost.as_secs_f64();
     slowest.max(cpu_bound).max(pool_bound).max(spawn_bound)
+}
+
+/// When the last of `times` ends if they run in order on `threads` threads, each taking the
+/// next task as soon as it is free (a FIFO queue in front of a fixed set of workers).
+fn fifo_makespan(times: &[f64], threads: u32) -> f64 {
+    use std::cmp::Reverse;
+    let threads = threads.max(1) as usize;
+    if times.len() <= threads {
+        return times.iter().copied().fold(0.0, f64::max);
+    }
+    // Free times in nanoseconds, so the heap orders integers.
+    let mut free: std::collections::BinaryHeap<Reverse<u64>> =
+        std::iter::repeat_n(Reverse(0u64), threads).collect();
+    let mut end = 0u64;
+    for &t in times {
+        let Reverse(start) = free.pop().unwrap_or(Reverse(0));
+        let finish = start + (t * 1e9).round() as u64;
+        end = end.max(finish);
+        free.push(Reverse(finish));
+    }
+    end as f64 / 1e9
 }
 
 /// Predicts the figures of `scenario` under `strategy`.
@@ -244,7 +271,7 @@ fn cpu_figures(scenario: &Scenario, strategy: Strategy) -> (Option<f64>, Option<
     for &id in &calls {
         let svc = scenario.service(id);
         let c = svc.cpu.as_secs_f64();
-        let w = mean_s(scenario, id);
+        let w = mean_s(scenario, id) - c;
         compute += c;
         wait += w;
         // A pinned virtual thread keeps its carrier (a core) for the whole call.
@@ -272,7 +299,7 @@ fn resource_ceilings(scenario: &Scenario) -> Vec<PoolCeiling> {
             let hold: f64 = calls
                 .iter()
                 .filter(|&&id| scenario.service(id).uses.is_some_and(|u| u.0 == i))
-                .map(|&id| mean_s(scenario, id) + scenario.service(id).cpu.as_secs_f64())
+                .map(|&id| mean_s(scenario, id))
                 .sum();
             (hold > 0.0).then(|| {
                 let c = throughput_ceiling(f64::from(r.size), hold);
@@ -325,12 +352,31 @@ fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
                 if tasks.is_empty() {
                     return None;
                 }
+                let core = fan_out_ceiling(f64::from(b.core.max(1)), &tasks);
+                // A ThreadPoolExecutor grows past core only once its queue is full: only a
+                // load that can fill the queue gets the max threads' ceiling.
+                let grows = match scenario.load.mode {
+                    LoadMode::Closed { clients, .. } => {
+                        u64::from(clients) * tasks.len() as u64
+                            > u64::from(b.core) + u64::from(b.queue)
+                    }
+                    LoadMode::Batch { count } => {
+                        u64::from(count) * tasks.len() as u64
+                            > u64::from(b.core) + u64::from(b.queue)
+                    }
+                    LoadMode::Runs { .. } => {
+                        tasks.len() as u64 > u64::from(b.core) + u64::from(b.queue)
+                    }
+                    LoadMode::Open { rate, ramp } => ramp.map_or(rate, |r| r.to.max(rate)) >= core,
+                    LoadMode::Trace { .. } => true,
+                };
+                let threads = if grows { b.max } else { b.core.max(1) };
                 Some(PoolCeiling {
                     pool: b.name.clone(),
-                    threads: b.max,
+                    threads,
                     work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
-                    ceiling_rps: fan_out_ceiling(f64::from(b.max), &tasks),
-                    core_ceiling_rps: fan_out_ceiling(f64::from(b.core.max(1)), &tasks),
+                    ceiling_rps: fan_out_ceiling(f64::from(threads), &tasks),
+                    core_ceiling_rps: core,
                 })
             })
             .collect(),
@@ -374,5 +420,39 @@ mod tests {
         let pool = &p.pools[0];
         assert!((pool.ceiling_rps - 20.0 / 1.7).abs() < 1e-9);
         assert!((pool.core_ceiling_rps - 10.0 / 1.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_small_pool_runs_a_fan_out_in_fifo_waves() {
+        // Three 100 ms calls on 2 threads: two run, the third waits for the first to end.
+        assert!((fifo_makespan(&[0.1, 0.1, 0.1], 2) - 0.2).abs() < 1e-9);
+        assert!((fifo_makespan(&[0.3, 0.1, 0.1, 0.1], 2) - 0.3).abs() < 1e-9);
+        assert!((fifo_makespan(&[0.1; 100], 3) - 3.4).abs() < 1e-9);
+        let s = ironthread(&["strategy.bulkhead.IronThread.core=2"]);
+        // user 200 and orders 500 start; recommendations 1000 starts at 200: ends at 1200.
+        assert!((predict(&s, Strategy::Bulkhead).single_request_ms - 1200.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn cpu_time_is_counted_once_in_pool_ceilings_and_the_sizing_rule() {
+        let s = scenario::load("connection-pool", &["services.query.cpu=50ms".to_string()])
+            .expect("preset");
+        let p = predict(&s, Strategy::Sequential);
+        // A connection is held for 50 ms of CPU and 50 ms of waiting: 10 / 0.1 s.
+        assert!(
+            (p.resources[0].ceiling_rps - 100.0).abs() < 1e-6,
+            "{:?}",
+            p.resources
+        );
+        // 8 cores x (1 + 50 / 50).
+        assert!((p.sizing_rule_threads.expect("cpu is used") - 16.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_bulkhead_that_cannot_fill_its_queue_is_capped_by_its_core_threads() {
+        let s = ironthread(&["load.mode=closed", "load.clients=100"]);
+        let p = predict(&s, Strategy::Bulkhead);
+        assert!((p.ceiling_rps.expect("a ceiling") - 10.0 / 1.7).abs() < 1e-9);
+        assert_eq!(p.pools[0].threads, 10);
     }
 }

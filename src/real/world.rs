@@ -108,11 +108,12 @@ pub(super) struct CallJob {
 }
 
 impl Job {
-    /// A queued call whose future already completed (or whose request has been answered).
+    /// A queued call whose future already completed: `AsyncSupply.run` skips it. A call of
+    /// a request that failed by abort still runs (its future is not complete), as in the JVM.
     pub fn is_stale(&self) -> bool {
         match self {
             Job::Handler(_) => false,
-            Job::Call(c) => c.req.server_done() || c.join.is_done(c.index),
+            Job::Call(c) => c.join.is_done(c.index),
         }
     }
 }

@@ -2,9 +2,11 @@
 //! ring-buffer time series for sparklines. Memory is bounded however long a run lasts.
 
 mod histogram;
+mod sampler;
 mod series;
 
 pub use histogram::{LatencyHistogram, LatencySummary, RollingHistogram};
+pub use sampler::{PoolGauges, SERIES_CAPACITY, Sampler, SeriesSnapshot};
 pub use series::Series;
 
 /// How a request ended. Every request ends in exactly one outcome.

@@ -3,19 +3,19 @@
 
 use std::collections::VecDeque;
 
-use crate::metrics::{LatencyHistogram, Outcome, OutcomeCounts, RollingHistogram, Series};
+use crate::metrics::{
+    LatencyHistogram, Outcome, OutcomeCounts, PoolGauges, RollingHistogram, Sampler,
+};
 use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::sim::{
-    FIRST_BULKHEAD_POOL, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL, SeriesSnapshot,
-    ServiceSnapshot, ServiceStats, Snapshot, UNBOUNDED_POOL,
+    FIRST_BULKHEAD_POOL, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL, ServiceSnapshot,
+    ServiceStats, Snapshot, UNBOUNDED_POOL,
 };
 use crate::time::Nanos;
 
 use super::sync::lock;
 use super::world::{Req, World};
 
-/// How many samples each series keeps (as the engine).
-const SERIES_CAPACITY: usize = 600;
 /// How many run lines the log keeps.
 const LOG_LINES: usize = 200;
 
@@ -36,29 +36,11 @@ pub(super) struct Books {
     area_at: Nanos,
     /// When the latest outcome was counted (the end of a finite load).
     pub last_outcome_at: Nanos,
-    sampled: Sampled,
-}
-
-struct Sampled {
-    completed: Series,
-    failed: Series,
-    partial: Series,
-    timeout: Series,
-    refused: Series,
-    latency_mean: Series,
-    latency_max: Series,
-    in_flight: Series,
-    pool_active: Vec<Series>,
-    pool_queued: Vec<Series>,
-    acc: OutcomeCounts,
-    acc_latency_sum: f64,
-    acc_latency_n: u64,
-    acc_latency_max: f64,
+    sampled: Sampler,
 }
 
 impl Books {
     pub fn new(scenario: &Scenario, pools: usize) -> Self {
-        let series = || Series::new(SERIES_CAPACITY);
         Books {
             sent: 0,
             outcomes: OutcomeCounts::default(),
@@ -72,22 +54,7 @@ impl Books {
             in_flight_area: 0.0,
             area_at: Nanos::ZERO,
             last_outcome_at: Nanos::ZERO,
-            sampled: Sampled {
-                completed: series(),
-                failed: series(),
-                partial: series(),
-                timeout: series(),
-                refused: series(),
-                latency_mean: series(),
-                latency_max: series(),
-                in_flight: series(),
-                pool_active: (0..pools).map(|_| series()).collect(),
-                pool_queued: (0..pools).map(|_| series()).collect(),
-                acc: OutcomeCounts::default(),
-                acc_latency_sum: 0.0,
-                acc_latency_n: 0,
-                acc_latency_max: 0.0,
-            },
+            sampled: Sampler::new(pools),
         }
     }
 
@@ -119,14 +86,10 @@ impl Books {
         self.accumulate(now);
         let latency = now.saturating_sub(req.arrival);
         self.outcomes.add(outcome);
-        self.sampled.acc.add(outcome);
+        self.sampled.record(outcome, latency);
         if outcome != Outcome::Refused {
             self.latency.record(latency);
             self.window.record(now, latency);
-            let ms = latency.as_millis_f64();
-            self.sampled.acc_latency_sum += ms;
-            self.sampled.acc_latency_n += 1;
-            self.sampled.acc_latency_max = self.sampled.acc_latency_max.max(ms);
         }
         self.last_outcome_at = now;
         let line = RunLine {
@@ -149,31 +112,13 @@ impl Books {
 
     /// Closes one sampling interval: outcome counts, latency and pool gauges.
     pub fn sample(&mut self, gauges: &[(u32, u32, u32)]) {
-        let in_flight = self.in_flight() as f64;
-        let s = &mut self.sampled;
-        s.completed.push(s.acc.responded() as f64);
-        s.failed.push(s.acc.get(Outcome::Failed) as f64);
-        s.partial.push(s.acc.get(Outcome::Partial) as f64);
-        s.timeout.push(s.acc.get(Outcome::Timeout) as f64);
-        s.refused.push(s.acc.get(Outcome::Refused) as f64);
-        let mean = if s.acc_latency_n > 0 {
-            s.acc_latency_sum / s.acc_latency_n as f64
-        } else {
-            0.0
-        };
-        s.latency_mean.push(mean);
-        s.latency_max.push(s.acc_latency_max);
-        s.in_flight.push(in_flight);
-        for (i, &(active, queued, _)) in gauges.iter().enumerate() {
-            if let (Some(a), Some(q)) = (s.pool_active.get_mut(i), s.pool_queued.get_mut(i)) {
-                a.push(f64::from(active));
-                q.push(f64::from(queued));
-            }
-        }
-        s.acc = OutcomeCounts::default();
-        s.acc_latency_sum = 0.0;
-        s.acc_latency_n = 0;
-        s.acc_latency_max = 0.0;
+        let in_flight = self.in_flight();
+        let gauges = gauges.iter().map(|&(active, queued, size)| PoolGauges {
+            active,
+            queued,
+            size,
+        });
+        self.sampled.close_interval(in_flight, gauges);
     }
 }
 
@@ -219,8 +164,8 @@ impl World {
                 in_use: in_use.contains(&id),
                 virtual_threads: v.spec.virtual_threads,
                 threads: v.threads,
-                active_series: b.sampled.pool_active[id].iter().collect(),
-                queued_series: b.sampled.pool_queued[id].iter().collect(),
+                active_series: b.sampled.pool_active(id),
+                queued_series: b.sampled.pool_queued(id),
             })
             .collect();
         let services = self
@@ -241,29 +186,8 @@ impl World {
                 mean_latency: s.latency.mean(),
             })
             .collect();
-        let s = &b.sampled;
-        let series = SeriesSnapshot {
-            interval,
-            completed: s.completed.iter().collect(),
-            failed: s.failed.iter().collect(),
-            partial: s.partial.iter().collect(),
-            timeout: s.timeout.iter().collect(),
-            refused: s.refused.iter().collect(),
-            latency_mean: s.latency_mean.iter().collect(),
-            latency_max: s.latency_max.iter().collect(),
-            in_flight: s.in_flight.iter().collect(),
-        };
-        let thread_memory_bytes = pools
-            .iter()
-            .map(|p| {
-                let per = if p.virtual_threads {
-                    crate::sim::VIRTUAL_STACK_BYTES
-                } else {
-                    crate::sim::PLATFORM_STACK_BYTES
-                };
-                u64::from(p.pool_size) * per
-            })
-            .sum();
+        let series = b.sampled.series(interval);
+        let thread_memory_bytes = crate::sim::thread_memory_bytes(&pools, false);
         let secs = now.as_secs_f64();
         let area =
             b.in_flight_area + b.in_flight() as f64 * now.saturating_sub(b.area_at).as_secs_f64();

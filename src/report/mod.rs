@@ -242,18 +242,7 @@ impl RunReport {
             })
             .collect();
         let mib = |bytes: u64| bytes as f64 / f64::from(1u32 << 20);
-        let peak: u64 = snap
-            .pools
-            .iter()
-            .map(|p| {
-                let per = if p.virtual_threads {
-                    crate::sim::VIRTUAL_STACK_BYTES
-                } else {
-                    crate::sim::PLATFORM_STACK_BYTES
-                };
-                u64::from(p.stats.largest_pool_size) * per
-            })
-            .sum();
+        let peak = crate::sim::thread_memory_bytes(&snap.pools, true);
         let runs = matches!(
             scenario.load.mode,
             crate::scenario::LoadMode::Runs { .. } | crate::scenario::LoadMode::Trace { .. }

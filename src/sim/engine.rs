@@ -3,7 +3,7 @@
 //! The request lifecycle lives in `flow.rs`, live reconfiguration in `command.rs` and the
 //! read-only view in `snapshot.rs`; this file holds the state and the clock API.
 
-use crate::metrics::{LatencyHistogram, OutcomeCounts, RollingHistogram, Series};
+use crate::metrics::{LatencyHistogram, OutcomeCounts, PoolGauges, RollingHistogram, Sampler};
 use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy, UnboundedThreads};
 use crate::time::Nanos;
 
@@ -103,31 +103,8 @@ pub struct ServiceStats {
     pub connection_timeouts: u64,
 }
 
-/// Time series sampled every `sample_interval` of simulated time.
-#[derive(Debug, Clone)]
-pub(super) struct Sampler {
-    pub interval: Nanos,
-    pub next_at: Nanos,
-    pub completed: Series,
-    pub latency_mean: Series,
-    pub latency_max: Series,
-    pub failed: Series,
-    pub partial: Series,
-    pub timeout: Series,
-    pub refused: Series,
-    pub in_flight: Series,
-    pub pool_active: Vec<Series>,
-    pub pool_queued: Vec<Series>,
-    pub pool_size: Vec<Series>,
-    /// Accumulators for the current interval.
-    pub acc_outcomes: OutcomeCounts,
-    pub acc_latency_sum: f64,
-    pub acc_latency_n: u64,
-    pub acc_latency_max: f64,
-}
-
-/// How many samples each series keeps.
-pub const SERIES_CAPACITY: usize = 600;
+/// The series are sampled every 100 ms of simulated time.
+const SAMPLE_INTERVAL: Nanos = Nanos::from_millis(100);
 /// How many log entries the engine keeps.
 pub const LOG_CAPACITY: usize = 500;
 
@@ -167,6 +144,8 @@ pub struct Engine {
     pub(super) service_stats: Vec<ServiceStats>,
     pub(super) late_responses: u64,
     pub(super) sampler: Sampler,
+    pub(super) sample_interval: Nanos,
+    pub(super) next_sample_at: Nanos,
     pub(super) log: std::collections::VecDeque<LogEntry>,
     /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
     pub(super) runs: Vec<RunRow>,
@@ -203,27 +182,7 @@ impl Engine {
             stage_offsets.push(offset);
             offset += stage.len();
         }
-        let n_pools = pools.len();
-        let series = || Series::new(SERIES_CAPACITY);
-        let sampler = Sampler {
-            interval: Nanos::from_millis(100),
-            next_at: Nanos::from_millis(100),
-            completed: series(),
-            latency_mean: series(),
-            latency_max: series(),
-            failed: series(),
-            partial: series(),
-            timeout: series(),
-            refused: series(),
-            in_flight: series(),
-            pool_active: (0..n_pools).map(|_| series()).collect(),
-            pool_queued: (0..n_pools).map(|_| series()).collect(),
-            pool_size: (0..n_pools).map(|_| series()).collect(),
-            acc_outcomes: OutcomeCounts::default(),
-            acc_latency_sum: 0.0,
-            acc_latency_n: 0,
-            acc_latency_max: 0.0,
-        };
+        let sampler = Sampler::new(pools.len());
         let client_target = match scenario.load.mode {
             LoadMode::Closed { clients, .. } => clients,
             _ => 0,
@@ -253,6 +212,8 @@ impl Engine {
             service_stats: vec![ServiceStats::default(); scenario.services.len()],
             late_responses: 0,
             sampler,
+            sample_interval: SAMPLE_INTERVAL,
+            next_sample_at: SAMPLE_INTERVAL,
             log: std::collections::VecDeque::new(),
             runs: Vec::new(),
             events_processed: 0,
@@ -418,42 +379,16 @@ impl Engine {
     /// Samples the series at every interval boundary up to `t`. The state is constant between
     /// events, so a sample taken here is exact.
     fn sample_until(&mut self, t: Nanos) {
-        while self.sampler.next_at <= t {
-            self.take_sample();
-            self.sampler.next_at += self.sampler.interval;
+        while self.next_sample_at <= t {
+            let in_flight = self.in_flight();
+            let gauges = self.pools.iter().map(|p| PoolGauges {
+                active: p.active(),
+                queued: p.queued(),
+                size: p.pool_size(),
+            });
+            self.sampler.close_interval(in_flight, gauges);
+            self.next_sample_at += self.sample_interval;
         }
-    }
-
-    fn take_sample(&mut self) {
-        let in_flight = self.in_flight() as f64;
-        let s = &mut self.sampler;
-        let acc = s.acc_outcomes;
-        s.completed.push(acc.responded() as f64);
-        s.failed
-            .push(acc.get(crate::metrics::Outcome::Failed) as f64);
-        s.partial
-            .push(acc.get(crate::metrics::Outcome::Partial) as f64);
-        s.timeout
-            .push(acc.get(crate::metrics::Outcome::Timeout) as f64);
-        s.refused
-            .push(acc.get(crate::metrics::Outcome::Refused) as f64);
-        let mean = if s.acc_latency_n > 0 {
-            s.acc_latency_sum / s.acc_latency_n as f64
-        } else {
-            0.0
-        };
-        s.latency_mean.push(mean);
-        s.latency_max.push(s.acc_latency_max);
-        s.in_flight.push(in_flight);
-        for (i, pool) in self.pools.iter().enumerate() {
-            s.pool_active[i].push(f64::from(pool.active()));
-            s.pool_queued[i].push(f64::from(pool.queued()));
-            s.pool_size[i].push(f64::from(pool.pool_size()));
-        }
-        s.acc_outcomes = OutcomeCounts::default();
-        s.acc_latency_sum = 0.0;
-        s.acc_latency_n = 0;
-        s.acc_latency_max = 0.0;
     }
 
     /// Requests sent whose client has not seen an outcome yet.

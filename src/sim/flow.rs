@@ -747,14 +747,10 @@ impl Engine {
         };
         let client = req.client;
         self.outcomes.add(outcome);
-        self.sampler.acc_outcomes.add(outcome);
+        self.sampler.record(outcome, latency);
         if outcome != Outcome::Refused {
             self.latency.record(latency);
             self.window.record(self.now, latency);
-            let ms = latency.as_millis_f64();
-            self.sampler.acc_latency_sum += ms;
-            self.sampler.acc_latency_n += 1;
-            self.sampler.acc_latency_max = self.sampler.acc_latency_max.max(ms);
         }
         self.push_log(LogEntry::Run(row));
         match self.load {

@@ -14,6 +14,7 @@ mod request;
 mod resources;
 mod snapshot;
 
+pub use crate::metrics::SeriesSnapshot;
 pub use command::{Command, CommandError};
 pub use engine::{
     Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, ServiceStats, ThreadName,
@@ -23,7 +24,7 @@ pub use flow::arrival_gap;
 pub use request::FailReason;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
-    SeriesSnapshot, ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text,
+    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text, thread_memory_bytes,
 };
 
 use crate::metrics::Outcome;

@@ -1,7 +1,7 @@
 //! A read-only picture of the engine at one instant: everything the TUI and the reports
 //! show. The engine computes every figure; readers only format.
 
-use crate::metrics::{LatencySummary, Outcome, OutcomeCounts};
+use crate::metrics::{LatencySummary, Outcome, OutcomeCounts, SeriesSnapshot};
 use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::time::Nanos;
 
@@ -51,6 +51,34 @@ pub struct Snapshot {
 pub const PLATFORM_STACK_BYTES: u64 = 1 << 20;
 /// Heap a parked virtual thread with a shallow stack keeps (an estimate).
 pub const VIRTUAL_STACK_BYTES: u64 = 1 << 10;
+
+impl PoolSnapshot {
+    /// Stack memory one of its threads takes (an estimate: see [`PLATFORM_STACK_BYTES`] and
+    /// [`VIRTUAL_STACK_BYTES`]).
+    pub fn stack_bytes_per_thread(&self) -> u64 {
+        if self.virtual_threads {
+            VIRTUAL_STACK_BYTES
+        } else {
+            PLATFORM_STACK_BYTES
+        }
+    }
+}
+
+/// Estimated stack memory of the threads alive now, or (with `peak`) of every pool at its
+/// largest size (an upper bound of the peak: pools peak at different times).
+pub fn thread_memory_bytes(pools: &[PoolSnapshot], peak: bool) -> u64 {
+    pools
+        .iter()
+        .map(|p| {
+            let threads = if peak {
+                p.stats.largest_pool_size
+            } else {
+                p.pool_size
+            };
+            u64::from(threads) * p.stack_bytes_per_thread()
+        })
+        .sum()
+}
 
 /// The cores: busy, waiting work, utilisation since t = 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,22 +146,6 @@ pub struct ServiceSnapshot {
     pub mean_latency: Nanos,
 }
 
-/// Series sampled every `interval` of simulated time, oldest first.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SeriesSnapshot {
-    pub interval: Nanos,
-    /// Responses (success, partial, failed) per interval.
-    pub completed: Vec<f64>,
-    pub failed: Vec<f64>,
-    pub partial: Vec<f64>,
-    pub timeout: Vec<f64>,
-    pub refused: Vec<f64>,
-    /// Mean and max latency (ms) of the outcomes of each interval.
-    pub latency_mean: Vec<f64>,
-    pub latency_max: Vec<f64>,
-    pub in_flight: Vec<f64>,
-}
-
 /// A log line, with names resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogLine {
@@ -160,7 +172,7 @@ const SNAPSHOT_LOG_LINES: usize = 200;
 impl Engine {
     pub fn snapshot(&self) -> Snapshot {
         let in_use = self.pools_of(self.strategy);
-        let pools = self
+        let pools: Vec<PoolSnapshot> = self
             .pools
             .iter()
             .enumerate()
@@ -180,8 +192,8 @@ impl Engine {
                 in_use: in_use.contains(&id),
                 virtual_threads: p.spec().virtual_threads,
                 threads: p.threads(),
-                active_series: self.sampler.pool_active[id].iter().collect(),
-                queued_series: self.sampler.pool_queued[id].iter().collect(),
+                active_series: self.sampler.pool_active(id),
+                queued_series: self.sampler.pool_queued(id),
             })
             .collect();
         let services = self
@@ -201,18 +213,7 @@ impl Engine {
                 mean_latency: s.latency.mean(),
             })
             .collect();
-        let s = &self.sampler;
-        let series = SeriesSnapshot {
-            interval: s.interval,
-            completed: s.completed.iter().collect(),
-            failed: s.failed.iter().collect(),
-            partial: s.partial.iter().collect(),
-            timeout: s.timeout.iter().collect(),
-            refused: s.refused.iter().collect(),
-            latency_mean: s.latency_mean.iter().collect(),
-            latency_max: s.latency_max.iter().collect(),
-            in_flight: s.in_flight.iter().collect(),
-        };
+        let series = self.sampler.series(self.sample_interval);
         let skip = self.log.len().saturating_sub(SNAPSHOT_LOG_LINES);
         let log = self
             .log
@@ -227,6 +228,7 @@ impl Engine {
             })
             .collect();
         let secs = self.now.as_secs_f64();
+        let thread_memory_bytes = thread_memory_bytes(&pools, false);
         Snapshot {
             now: self.now,
             strategy: self.strategy,
@@ -283,18 +285,7 @@ impl Engine {
                     }
                 })
                 .collect(),
-            thread_memory_bytes: self
-                .pools
-                .iter()
-                .map(|p| {
-                    let per = if p.spec().virtual_threads {
-                        VIRTUAL_STACK_BYTES
-                    } else {
-                        PLATFORM_STACK_BYTES
-                    };
-                    u64::from(p.pool_size()) * per
-                })
-                .sum(),
+            thread_memory_bytes,
         }
     }
 

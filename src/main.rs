@@ -28,15 +28,8 @@ enum Command {
         preset: Option<String>,
         #[command(flatten)]
         scenario: ScenarioArgs,
-        /// Frames per second while running.
-        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
-        fps: u32,
-        /// No colours (also when NO_COLOR is set).
-        #[arg(long)]
-        no_color: bool,
-        /// Colour theme; `light` reads on a white projector screen.
-        #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
-        theme: ThemeArg,
+        #[command(flatten)]
+        view: ViewArgs,
         /// `sim` plays the scenario on the engine; `real` runs it on this machine (the wall
         /// clock: no pause, step or speed) with a runtime panel. Without a terminal, `real`
         /// prints the real comparison instead.
@@ -51,12 +44,8 @@ enum Command {
         preset: Option<String>,
         #[command(flatten)]
         scenario: ScenarioArgs,
-        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
-        fps: u32,
-        #[arg(long)]
-        no_color: bool,
-        #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
-        theme: ThemeArg,
+        #[command(flatten)]
+        view: ViewArgs,
     },
     /// Play a preset headless under one strategy and print the results.
     Run {
@@ -106,7 +95,31 @@ enum Command {
     },
 }
 
+/// How the TUI looks.
 #[derive(Debug, Args)]
+struct ViewArgs {
+    /// Frames per second while running.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
+    fps: u32,
+    /// No colours (also when NO_COLOR is set).
+    #[arg(long)]
+    no_color: bool,
+    /// Colour theme; `light` reads on a white projector screen.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
+    theme: ThemeArg,
+}
+
+impl Default for ViewArgs {
+    fn default() -> Self {
+        ViewArgs {
+            fps: 30,
+            no_color: false,
+            theme: ThemeArg::Dark,
+        }
+    }
+}
+
+#[derive(Debug, Args, Default)]
 struct ScenarioArgs {
     /// Strategy: sequential, shared, bulkhead or unbounded (default: the preset's).
     #[arg(long, value_enum)]
@@ -231,40 +244,26 @@ fn main() -> ExitCode {
 
 fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
     match command {
-        None => {
-            let args = ScenarioArgs {
-                strategy: None,
-                seed: None,
-                duration: None,
-                set: Vec::new(),
-            };
-            open_tui(
-                scenario::DEFAULT_PRESET,
-                &args,
-                Screen {
-                    fps: 30,
-                    no_color: false,
-                    theme: ThemeArg::Dark,
-                    tour: false,
-                    real: None,
-                },
-            )
-        }
+        None => open_tui(
+            scenario::DEFAULT_PRESET,
+            &ScenarioArgs::default(),
+            Screen {
+                view: ViewArgs::default(),
+                tour: false,
+                real: None,
+            },
+        ),
         Some(Command::Tui {
             preset,
             scenario,
-            fps,
-            no_color,
-            theme,
+            view,
             engine,
             real,
         }) => open_tui(
             preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
             &scenario,
             Screen {
-                fps,
-                no_color,
-                theme,
+                view,
                 tour: false,
                 real: (engine == EngineArg::Real).then(|| real.options()),
             },
@@ -272,16 +271,12 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
         Some(Command::Tour {
             preset,
             scenario,
-            fps,
-            no_color,
-            theme,
+            view,
         }) => open_tui(
             preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
             &scenario,
             Screen {
-                fps,
-                no_color,
-                theme,
+                view,
                 tour: true,
                 real: None,
             },
@@ -492,9 +487,7 @@ fn format_of(f: FormatArg) -> Format {
 
 /// How the TUI was asked for.
 struct Screen {
-    fps: u32,
-    no_color: bool,
-    theme: ThemeArg,
+    view: ViewArgs,
     tour: bool,
     /// `--engine real`.
     real: Option<RealOptions>,
@@ -502,9 +495,11 @@ struct Screen {
 
 fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
     let Screen {
-        fps,
-        no_color,
-        theme,
+        view: ViewArgs {
+            fps,
+            no_color,
+            theme,
+        },
         tour,
         real,
     } = screen;

@@ -1133,3 +1133,45 @@ threads = "platform"
     assert_eq!(times(&e), vec![ms(130)]);
     assert_eq!(threads(&e), vec!["Thread-2".to_string()]);
 }
+
+#[test]
+fn threads_started_by_a_larger_core_skip_calls_whose_callers_gave_up() {
+    // One thread runs request 1's call (1 s); requests 2 and 3 queue and time out at 100 ms
+    // with a fallback. Raising core at 500 ms starts threads for the queue, which find the
+    // futures complete and run nothing (AsyncSupply.run).
+    let toml = r#"
+[scenario]
+name = "resize-stale"
+cores = 8
+[load]
+mode = "batch"
+count = 3
+[[services]]
+name = "a"
+latency = "1s"
+timeout = "100ms"
+fallback = "A:Fallback"
+[endpoint]
+calls = ["a"]
+[[strategy.bulkhead]]
+name = "P"
+services = ["a"]
+core = 1
+max = 4
+queue = 10
+"#;
+    let mut e = engine(toml, Strategy::Bulkhead);
+    e.advance_to(ms(500));
+    assert_eq!(count(&e, Outcome::Partial), 3);
+    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).queued, 2);
+    e.apply(Command::SetPoolSize {
+        pool: FIRST_BULKHEAD_POOL,
+        size: 3,
+    })
+    .expect("a valid size");
+    e.advance_to(ms(600));
+    let p = pool(&e, FIRST_BULKHEAD_POOL);
+    assert_eq!((p.queued, p.active), (0, 1));
+    assert_eq!(e.snapshot().services[0].stats.calls, 1);
+    assert_eq!(p.stats.completed, 2);
+}

@@ -2,7 +2,9 @@
 
 use crate::scenario::{LoadMode, ServiceId, Strategy};
 
-use super::engine::{Engine, Event, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL};
+use super::engine::{
+    Engine, Event, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, Task, ThreadRef,
+};
 use super::pool::PoolKind;
 use super::{Fault, LogEntry};
 
@@ -167,6 +169,18 @@ impl Engine {
             self.events.push(at, Event::keep_alive(pool, slot));
         }
         for (slot, task) in resize.started {
+            if let Task::Call(r, call) = task
+                && self
+                    .requests
+                    .get(r)
+                    .is_some_and(|q| q.calls[call as usize].future_done)
+            {
+                // Its caller already gave up: AsyncSupply.run returns at once and the new
+                // thread moves on to the next task.
+                self.drop_stale_call(r, call);
+                self.release_thread(ThreadRef::Worker { pool, slot });
+                continue;
+            }
             self.start_task(pool, slot, task);
         }
     }

@@ -662,13 +662,13 @@ impl Engine {
     }
 
     /// A pool thread finished its task: it takes the next queued one or goes idle.
-    fn release_thread(&mut self, thread: ThreadRef) {
+    pub(super) fn release_thread(&mut self, thread: ThreadRef) {
         let ThreadRef::Worker { pool, slot } = thread else {
             return;
         };
         let now = self.now;
         let mut stale = Vec::new();
-        let requests = &mut self.requests;
+        let requests = &self.requests;
         let Some(p) = self.pools.get_mut(pool) else {
             return;
         };
@@ -676,21 +676,19 @@ impl Engine {
             let Task::Call(r, call) = *task else {
                 return false;
             };
-            let Some(req) = requests.get_mut(r) else {
+            let Some(req) = requests.get(r) else {
                 return true;
             };
             // AsyncSupply.run checks `d.result == null` first: a future that already
             // completed (its caller timed out) is not run.
             if req.calls[call as usize].future_done {
-                req.outstanding -= 1;
-                req.calls[call as usize].phase = CallPhase::Dropped;
-                stale.push(r);
+                stale.push((r, call));
                 return true;
             }
             false
         });
-        for r in stale {
-            self.requests.release_if_done(r);
+        for (r, call) in stale {
+            self.drop_stale_call(r, call);
         }
         match after {
             // A server thread's next request starts as its own event (a queue of requests
@@ -705,6 +703,15 @@ impl Engine {
             }
             AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }
+    }
+
+    /// A queued call whose future already completed leaves the queue without running.
+    pub(super) fn drop_stale_call(&mut self, r: ReqRef, call: u16) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.outstanding -= 1;
+            req.calls[call as usize].phase = CallPhase::Dropped;
+        }
+        self.requests.release_if_done(r);
     }
 
     pub(super) fn start_task(&mut self, pool: PoolId, slot: Slot, task: Task) {

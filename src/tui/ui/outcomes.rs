@@ -50,7 +50,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         ]
     };
     let mut extra = format!(
-        " responded {} · conn {} · backlog {}",
+        " replies {} · conn {} · backlog {}",
         fmt::count(snapshot.outcomes.responded()),
         fmt::count(u64::from(snapshot.connections)),
         fmt::count(u64::from(snapshot.backlog)),

@@ -4,10 +4,54 @@
 use threadlab::report::figures::{FigureResult, evaluate, table};
 use threadlab::scenario;
 
-fn all() -> Vec<FigureResult> {
-    scenario::builtin_names()
-        .flat_map(|name| evaluate(name).expect("figures evaluate"))
-        .collect()
+/// Every built-in preset's figures, played once for all the tests of this file.
+fn all() -> &'static [FigureResult] {
+    static RESULTS: std::sync::OnceLock<Vec<FigureResult>> = std::sync::OnceLock::new();
+    RESULTS.get_or_init(|| {
+        scenario::builtin_names()
+            .flat_map(|name| evaluate(name).expect("figures evaluate"))
+            .collect()
+    })
+}
+
+/// The figures of one preset hold, and it has some.
+fn pins(preset: &str) {
+    let results: Vec<&FigureResult> = all().iter().filter(|r| r.preset == preset).collect();
+    assert!(!results.is_empty(), "{preset} lists no figures");
+    for r in results {
+        assert!(
+            r.holds(),
+            "{}: {:?} gave {} where the preset expects {} (±{:.0}%)",
+            r.preset,
+            r.what,
+            r.measured,
+            r.expect,
+            r.tolerance * 100.0
+        );
+    }
+}
+
+macro_rules! preset_figures {
+    ($($test:ident => $preset:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                pins($preset);
+            }
+        )*
+    };
+}
+
+preset_figures! {
+    ironthread_figures_hold => "ironthread",
+    tomcat_ceiling_figures_hold => "tomcat-ceiling",
+    executor_vs_threads_figures_hold => "executor-vs-threads",
+    bounded_pool_figures_hold => "bounded-pool",
+    forkjoin_trap_figures_hold => "forkjoin-trap",
+    bulkhead_containment_figures_hold => "bulkhead-containment",
+    virtual_threads_figures_hold => "virtual-threads",
+    pinning_figures_hold => "pinning",
+    connection_pool_figures_hold => "connection-pool",
 }
 
 fn figure<'a>(results: &'a [FigureResult], preset: &str, what: &str) -> &'a FigureResult {
@@ -20,7 +64,7 @@ fn figure<'a>(results: &'a [FigureResult], preset: &str, what: &str) -> &'a Figu
 #[test]
 fn every_preset_reproduces_its_figures_and_the_readme_shows_them() {
     let results = all();
-    for r in &results {
+    for r in results {
         assert!(
             r.holds(),
             "{}: {:?} gave {} where the preset expects {} (±{:.0}%)",
@@ -51,16 +95,16 @@ fn every_preset_reproduces_its_figures_and_the_readme_shows_them() {
     }
 
     // Executor vs threads: 128 : 40 : 16 within 15 %.
-    let seq = figure(&results, "executor-vs-threads", "1,000 method calls").measured;
-    let per_task = figure(&results, "executor-vs-threads", "a new Thread").measured;
-    let pool = figure(&results, "executor-vs-threads", "a fixed pool").measured;
+    let seq = figure(results, "executor-vs-threads", "1,000 method calls").measured;
+    let per_task = figure(results, "executor-vs-threads", "a new Thread").measured;
+    let pool = figure(results, "executor-vs-threads", "a fixed pool").measured;
     for (got, want) in [(seq / pool, 128.0 / 16.0), (per_task / pool, 40.0 / 16.0)] {
         assert!((got - want).abs() / want < 0.15, "ratio {got} vs {want}");
     }
 
     // Virtual threads, platform: the 2,000 req/s ceiling and mean latency = N / X.
-    let x = figure(&results, "virtual-threads", "platform threads: throughput").measured;
-    let r = figure(&results, "virtual-threads", "platform threads: mean").measured;
+    let x = figure(results, "virtual-threads", "platform threads: throughput").measured;
+    let r = figure(results, "virtual-threads", "platform threads: mean").measured;
     assert!((x - 2000.0).abs() / 2000.0 < 0.02, "{x}");
     let n_over_x = 2000.0 / x * 1000.0;
     assert!(
@@ -71,7 +115,7 @@ fn every_preset_reproduces_its_figures_and_the_readme_shows_them() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
     assert!(
-        readme.contains(&table(&results)),
+        readme.contains(&table(results)),
         "README.md's table differs from `threadlab articles`; paste its output"
     );
 }

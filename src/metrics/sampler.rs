@@ -117,17 +117,28 @@ impl Sampler {
         self.latency_max_ms = 0.0;
     }
 
-    /// The outcome and latency series.
+    /// The outcome and latency series, with the interval still open as the newest sample
+    /// (so a run that ends mid-interval, or a frame drawn mid-interval, shows its latest
+    /// outcomes).
     pub fn series(&self, interval: Nanos) -> SeriesSnapshot {
+        let with_open = |series: &Series, open: f64| -> Vec<f64> {
+            series.iter().chain(std::iter::once(open)).collect()
+        };
+        let acc = &self.outcomes;
+        let open_mean = if self.latency_n > 0 {
+            self.latency_sum_ms / self.latency_n as f64
+        } else {
+            0.0
+        };
         SeriesSnapshot {
             interval,
-            completed: self.completed.iter().collect(),
-            failed: self.failed.iter().collect(),
-            partial: self.partial.iter().collect(),
-            timeout: self.timeout.iter().collect(),
-            refused: self.refused.iter().collect(),
-            latency_mean: self.latency_mean.iter().collect(),
-            latency_max: self.latency_max.iter().collect(),
+            completed: with_open(&self.completed, acc.responded() as f64),
+            failed: with_open(&self.failed, acc.get(Outcome::Failed) as f64),
+            partial: with_open(&self.partial, acc.get(Outcome::Partial) as f64),
+            timeout: with_open(&self.timeout, acc.get(Outcome::Timeout) as f64),
+            refused: with_open(&self.refused, acc.get(Outcome::Refused) as f64),
+            latency_mean: with_open(&self.latency_mean, open_mean),
+            latency_max: with_open(&self.latency_max, self.latency_max_ms),
             in_flight: self.in_flight.iter().collect(),
         }
     }
@@ -168,12 +179,15 @@ mod tests {
             }],
         );
         s.close_interval(0, [PoolGauges::default()]);
+        s.record(Outcome::Partial, Nanos::from_millis(50));
         let series = s.series(Nanos::from_millis(100));
-        assert_eq!(series.completed, vec![2.0, 0.0]);
-        assert_eq!(series.failed, vec![1.0, 0.0]);
-        assert_eq!(series.refused, vec![1.0, 0.0]);
-        assert_eq!(series.latency_mean, vec![200.0, 0.0]);
-        assert_eq!(series.latency_max, vec![300.0, 0.0]);
+        // Two closed intervals, then the open one with the partial seen so far.
+        assert_eq!(series.completed, vec![2.0, 0.0, 1.0]);
+        assert_eq!(series.partial, vec![0.0, 0.0, 1.0]);
+        assert_eq!(series.failed, vec![1.0, 0.0, 0.0]);
+        assert_eq!(series.refused, vec![1.0, 0.0, 0.0]);
+        assert_eq!(series.latency_mean, vec![200.0, 0.0, 50.0]);
+        assert_eq!(series.latency_max, vec![300.0, 0.0, 50.0]);
         assert_eq!(series.in_flight, vec![4.0, 0.0]);
         assert_eq!(s.pool_queued(0), vec![5.0, 0.0]);
         assert_eq!(s.pool_active(0), vec![2.0, 0.0]);

@@ -77,4 +77,10 @@ fn mmc_queue_matches_erlang_c_mean_and_p99() {
     let erlang = theory.erlang_c.expect("an Erlang C prediction");
     assert!((erlang.mean_response_ms - 100.472).abs() < 0.01);
     assert!((snap.mean_in_flight - 180.0).abs() / 180.0 < 0.01);
+    // Little's law: the time-average in flight equals λ·W, both measured.
+    let lw = snap.littles_l_from_x_w();
+    assert!(
+        (lw - snap.mean_in_flight).abs() / snap.mean_in_flight < 0.005,
+        "{lw}"
+    );
 }

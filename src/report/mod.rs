@@ -248,8 +248,6 @@ impl RunReport {
             crate::scenario::LoadMode::Runs { .. } | crate::scenario::LoadMode::Trace { .. }
         )
         .then(|| run_lines.iter().map(RunReportRow::from).collect());
-        let o = &snap.outcomes;
-        let ended_rate = o.total() as f64 / snap.now.as_secs_f64().max(1e-12);
         RunReport {
             preset: scenario.source.clone(),
             scenario: scenario.name.clone(),
@@ -272,7 +270,7 @@ impl RunReport {
             theory: Theory {
                 prediction,
                 littles_l_measured: snap.mean_in_flight,
-                littles_l_from_x_w: ended_rate * snap.latency.mean / 1e3,
+                littles_l_from_x_w: snap.littles_l_from_x_w(),
             },
             runs,
         }

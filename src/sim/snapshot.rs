@@ -52,6 +52,19 @@ pub const PLATFORM_STACK_BYTES: u64 = 1 << 20;
 /// Heap a parked virtual thread with a shallow stack keeps (an estimate).
 pub const VIRTUAL_STACK_BYTES: u64 = 1 << 10;
 
+impl Snapshot {
+    /// Little's law's other side, λ·W: the rate of requests that spent time in the system
+    /// (every outcome but refusals) times their mean time in it. Beside `mean_in_flight` (L
+    /// measured) it shows the law holding; they part only by the requests still in flight.
+    pub fn littles_l_from_x_w(&self) -> f64 {
+        let secs = self.now.as_secs_f64();
+        if secs <= 0.0 {
+            return 0.0;
+        }
+        self.latency.count as f64 / secs * self.latency.mean / 1e3
+    }
+}
+
 impl PoolSnapshot {
     /// Stack memory one of its threads takes (an estimate: see [`PLATFORM_STACK_BYTES`] and
     /// [`VIRTUAL_STACK_BYTES`]).

@@ -36,14 +36,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     ];
     let x = snapshot.throughput_rps;
     let r_ms = snapshot.latency.mean;
-    // Little's law, L = X R: the engine measures L (time-average in flight), X and R apart.
+    // Little's law, L = λW: both sides come from the snapshot.
     let measured = vec![
         format!("X {}", fmt::rate(x)),
         format!("R {} ms", fmt::ms(r_ms)),
         format!(
-            "L {:.2} vs X·R {:.2}",
+            "L {:.2} vs λW {:.2}",
             snapshot.mean_in_flight,
-            x * r_ms / 1e3
+            snapshot.littles_l_from_x_w()
         ),
     ];
     let mut rows = vec![(" theory   ", theory), (" measured ", measured)];

@@ -126,6 +126,44 @@ pub(super) struct Request {
     pub calls: Vec<Call>,
 }
 
+impl Request {
+    /// A live request that has just arrived.
+    fn fresh(
+        generation: u32,
+        id: u64,
+        arrival: Nanos,
+        client: Option<u32>,
+        strategy: Strategy,
+        calls: Vec<Call>,
+    ) -> Request {
+        Request {
+            generation,
+            live: true,
+            id,
+            arrival,
+            client,
+            strategy,
+            handler: None,
+            handler_held: false,
+            submitter: None,
+            stage: 0,
+            next_call: 0,
+            pending: 0,
+            inline_call: None,
+            spawning: false,
+            spawn_call: None,
+            fallback_used: false,
+            first_fallback: None,
+            fail: None,
+            last_completer: None,
+            server_done: false,
+            client_done: false,
+            outstanding: 0,
+            calls,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct Requests {
     slots: Vec<Request>,
@@ -154,64 +192,27 @@ impl Requests {
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
-                self.slots.push(Request {
-                    generation: 0,
-                    live: false,
-                    id: 0,
-                    arrival: Nanos::ZERO,
-                    client: None,
+                self.slots.push(Request::fresh(
+                    0,
+                    id,
+                    arrival,
+                    client,
                     strategy,
-                    handler: None,
-                    handler_held: false,
-                    submitter: None,
-                    stage: 0,
-                    next_call: 0,
-                    pending: 0,
-                    inline_call: None,
-                    spawning: false,
-                    spawn_call: None,
-                    fallback_used: false,
-                    first_fallback: None,
-                    fail: None,
-                    last_completer: None,
-                    server_done: false,
-                    client_done: false,
-                    outstanding: 0,
-                    calls: Vec::with_capacity(self.calls_per_request),
-                });
+                    Vec::with_capacity(self.calls_per_request),
+                ));
                 u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
             }
         };
         let r = &mut self.slots[slot as usize];
-        r.generation = r.generation.wrapping_add(1);
-        r.live = true;
-        r.id = id;
-        r.arrival = arrival;
-        r.client = client;
-        r.strategy = strategy;
-        r.handler = None;
-        r.handler_held = false;
-        r.submitter = None;
-        r.stage = 0;
-        r.next_call = 0;
-        r.pending = 0;
-        r.inline_call = None;
-        r.spawning = false;
-        r.spawn_call = None;
-        r.fallback_used = false;
-        r.first_fallback = None;
-        r.fail = None;
-        r.last_completer = None;
-        r.server_done = false;
-        r.client_done = false;
-        r.outstanding = 0;
-        r.calls.clear();
-        r.calls.resize(self.calls_per_request, Call::NEW);
+        // A reused slot keeps only its calls' allocation; the generation moves on so refs to
+        // the request it held before are recognised as stale.
+        let mut calls = std::mem::take(&mut r.calls);
+        calls.clear();
+        calls.resize(self.calls_per_request, Call::NEW);
+        let generation = r.generation.wrapping_add(1);
+        *r = Request::fresh(generation, id, arrival, client, strategy, calls);
         self.live += 1;
-        ReqRef {
-            slot,
-            generation: r.generation,
-        }
+        ReqRef { slot, generation }
     }
 
     pub fn get(&self, r: ReqRef) -> Option<&Request> {

@@ -200,25 +200,12 @@ fn hypoexponential_tail(rate1: f64, rate2: f64, t: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::theory::tests::{assert_close, assert_infinite};
 
     // Reference values computed independently with mpmath at 30-40 significant digits from the
     // textbook sum `Σ A^k / k!` (or, for c = 100_000, from the regularised incomplete gamma
     // function), and response-time quantiles by numerically integrating the convolution of the
     // service and wait densities and bisecting on the result.
-
-    fn assert_infinite(actual: f64) {
-        assert!(
-            actual.is_infinite() && actual > 0.0,
-            "expected +inf, got {actual}"
-        );
-    }
-
-    fn assert_close(actual: f64, expected: f64, tolerance: f64) {
-        assert!(
-            (actual - expected).abs() <= tolerance,
-            "expected {expected} ± {tolerance}, got {actual}"
-        );
-    }
 
     fn model(servers: u32, arrival_rate: f64, service_time: f64) -> ErlangC {
         erlang_c(servers, arrival_rate, service_time).expect("stable queue")

@@ -145,14 +145,14 @@ pub fn fan_out_ceiling(pool_threads: f64, task_times: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
-    fn assert_infinite(actual: f64) {
+    pub(super) fn assert_infinite(actual: f64) {
         assert!(
             actual.is_infinite() && actual > 0.0,
             "expected +inf, got {actual}"
         );
     }
 
-    fn assert_close(actual: f64, expected: f64, tolerance: f64) {
+    pub(super) fn assert_close(actual: f64, expected: f64, tolerance: f64) {
         assert!(
             (actual - expected).abs() <= tolerance,
             "expected {expected} ± {tolerance}, got {actual}"

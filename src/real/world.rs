@@ -246,14 +246,11 @@ impl World {
     }
 
     pub fn service_of(&self, call: u16) -> ServiceId {
-        let mut rest = call as usize;
-        for stage in &self.scenario.endpoint.stages {
-            if rest < stage.len() {
-                return stage[rest];
-            }
-            rest -= stage.len();
-        }
-        ServiceId(0)
+        // Calls are numbered from the endpoint, so every number has a service.
+        self.scenario
+            .endpoint
+            .service_of_call(call as usize)
+            .unwrap_or(ServiceId(0))
     }
 
     pub fn keep_handle(&self, handle: JoinHandle<()>) {

@@ -229,6 +229,18 @@ impl Endpoint {
     pub fn call_count(&self) -> usize {
         self.stages.iter().map(Vec::len).sum()
     }
+
+    /// The service of call `call`, calls being numbered across the stages from 0.
+    pub fn service_of_call(&self, call: usize) -> Option<ServiceId> {
+        let mut rest = call;
+        for stage in &self.stages {
+            if let Some(&id) = stage.get(rest) {
+                return Some(id);
+            }
+            rest -= stage.len();
+        }
+        None
+    }
 }
 
 /// How requests arrive.

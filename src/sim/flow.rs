@@ -364,14 +364,11 @@ impl Engine {
     }
 
     pub(super) fn service_of(&self, call: u16) -> ServiceId {
-        let mut rest = call as usize;
-        for stage in &self.scenario.endpoint.stages {
-            if rest < stage.len() {
-                return stage[rest];
-            }
-            rest -= stage.len();
-        }
-        ServiceId(0)
+        // Calls are numbered from the endpoint, so every number has a service.
+        self.scenario
+            .endpoint
+            .service_of_call(call as usize)
+            .unwrap_or(ServiceId(0))
     }
 
     /// Starts a call on a pool thread.

@@ -16,8 +16,8 @@ fn new_histogram(sigfig: u8) -> Histogram<u64> {
         .expect("constant bounds within hdrhistogram's limits")
 }
 
-/// A summary in milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// A summary in milliseconds (`count` is how many latencies it summarises).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct LatencySummary {
     pub count: u64,
     pub mean: f64,

@@ -43,7 +43,7 @@ pub struct RunReport {
     pub requests: Requests,
     /// Responses (success, partial, failed) per simulated second.
     pub throughput_rps: f64,
-    pub latency_ms: Latency,
+    pub latency_ms: LatencySummary,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
     /// The cores: utilisation since t = 0 and the most work that waited for one.
@@ -72,29 +72,6 @@ pub struct Requests {
     pub in_flight: u64,
     /// Responses that came after their client had given up.
     pub late_responses: u64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Latency {
-    pub mean: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
-}
-
-impl From<LatencySummary> for Latency {
-    fn from(s: LatencySummary) -> Self {
-        Latency {
-            mean: s.mean,
-            p50: s.p50,
-            p90: s.p90,
-            p99: s.p99,
-            p999: s.p999,
-            max: s.max,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -256,7 +233,7 @@ impl RunReport {
             simulated_s: snap.now.as_secs_f64(),
             requests: requests(snap),
             throughput_rps: snap.throughput_rps,
-            latency_ms: snap.latency.into(),
+            latency_ms: snap.latency,
             pools,
             services,
             cpu: CpuReport {

@@ -71,9 +71,19 @@ fn every_strategy_runs_byte_for_byte_as_pinned() {
 fn tables_and_csv_of_the_default_preset_are_pinned() {
     for strategy in STRATEGIES {
         for format in ["table", "csv"] {
-            let args = ["run", "ironthread", "--strategy", strategy, "--format", format];
+            let args = [
+                "run",
+                "ironthread",
+                "--strategy",
+                strategy,
+                "--format",
+                format,
+            ];
             insta::assert_snapshot!(format!("{format}_ironthread_{strategy}"), threadlab(&args));
         }
     }
-    insta::assert_snapshot!("compare_table_forkjoin_trap", threadlab(&["compare", "forkjoin-trap"]));
+    insta::assert_snapshot!(
+        "compare_table_forkjoin_trap",
+        threadlab(&["compare", "forkjoin-trap"])
+    );
 }

@@ -11,4 +11,5 @@ pub mod scenario;
 pub mod sim;
 pub mod theory;
 pub mod time;
+pub mod topology;
 pub mod tui;

@@ -8,10 +8,10 @@ use threadlab::metrics::Outcome;
 use threadlab::scenario::{self, Scenario, ServiceId, Strategy};
 use threadlab::sim::pool::PoolKind;
 use threadlab::sim::{
-    Command, Engine, FIRST_BULKHEAD_POOL, Fault, LogLine, PoolSnapshot, RunLine, SERVER_POOL,
-    SHARED_POOL,
+    Command, Engine, Fault, LogLine, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL,
 };
 use threadlab::time::Nanos;
+use threadlab::topology::{PoolId, PoolRole};
 
 fn ms(n: u64) -> Nanos {
     Nanos::from_millis(n)
@@ -68,6 +68,13 @@ fn times(e: &Engine) -> Vec<Nanos> {
 
 fn threads(e: &Engine) -> Vec<String> {
     rows(e).into_iter().map(|r| r.thread).collect()
+}
+
+/// The pool of bulkhead `n` (preset order).
+fn bulkhead(e: &Engine, n: usize) -> PoolId {
+    e.topology()
+        .id_of(PoolRole::Bulkhead(n))
+        .expect("the preset has this bulkhead")
 }
 
 fn pool(e: &Engine, id: usize) -> PoolSnapshot {
@@ -144,8 +151,8 @@ fn abort_fails_the_rejected_request_at_once_with_task_rejected_exception() {
     let s = e.snapshot();
     assert_eq!(s.services[0].stats.rejected, 1);
     assert_eq!(s.services[0].stats.calls, 2);
-    assert_eq!(s.pools[FIRST_BULKHEAD_POOL].stats.rejected, 1);
-    assert_eq!(s.pools[FIRST_BULKHEAD_POOL].stats.completed, 2);
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.rejected, 1);
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.completed, 2);
 }
 
 #[test]
@@ -157,8 +164,8 @@ fn caller_runs_runs_the_rejected_call_on_the_tomcat_handler_thread() {
     e.advance_to(ms(50));
     // Three handlers are busy: two blocked in join(), one running the call itself.
     assert_eq!(pool(&e, SERVER_POOL).active, 3);
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).active, 1);
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).queued, 1);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).active, 1);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).queued, 1);
     e.run_until(Nanos::from_secs(60));
     let r3 = row(&e, 3);
     assert_eq!(r3.outcome, Outcome::Success);
@@ -169,8 +176,8 @@ fn caller_runs_runs_the_rejected_call_on_the_tomcat_handler_thread() {
     let s = e.snapshot();
     assert_eq!(s.services[0].stats.calls, 3);
     assert_eq!(s.services[0].stats.rejected, 1);
-    assert_eq!(s.pools[FIRST_BULKHEAD_POOL].stats.completed, 2);
-    assert_eq!(s.pools[FIRST_BULKHEAD_POOL].stats.largest_pool_size, 1);
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.completed, 2);
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.largest_pool_size, 1);
 }
 
 #[test]
@@ -191,7 +198,7 @@ fn discard_leaves_the_dropped_request_waiting_forever_without_a_timeout() {
         s.pools[SERVER_POOL].active, 1,
         "its handler is still blocked in join()"
     );
-    assert_eq!(s.pools[FIRST_BULKHEAD_POOL].active, 0);
+    assert_eq!(s.pools[bulkhead(&e, 0)].active, 0);
     assert_eq!(s.services[0].stats.discarded, 1);
     assert_eq!(s.services[0].stats.calls, 2);
 }
@@ -307,7 +314,7 @@ rejection = "caller-runs"
     let mut e = engine(toml, Strategy::Bulkhead);
     e.advance_to(ms(120));
     assert_eq!(
-        pool(&e, FIRST_BULKHEAD_POOL).active,
+        pool(&e, bulkhead(&e, 0)).active,
         0,
         "a is done, c not yet sent"
     );
@@ -318,7 +325,7 @@ rejection = "caller-runs"
     let s = e.snapshot();
     let rejected: Vec<u64> = s.services.iter().map(|x| x.stats.rejected).collect();
     assert_eq!(rejected, [0, 1, 0]);
-    assert_eq!(s.pools[FIRST_BULKHEAD_POOL].stats.completed, 2);
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.completed, 2);
 }
 
 // ---- timeouts do not free threads -------------------------------------------------------
@@ -357,14 +364,14 @@ fn a_timed_out_call_keeps_its_pool_thread_busy_until_its_latency_ends() {
     assert_eq!(r1.status, "Partial (Cached)");
     assert_eq!(r1.time, ms(100));
     assert_eq!(r1.thread, "CompletableFutureDelayScheduler");
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!((b.active, b.queued), (1, 1));
 
     e.advance_to(ms(500));
     // Request 2 timed out in the queue at 200 ms.
     let r2 = row(&e, 2);
     assert_eq!((r2.outcome, r2.time), (Outcome::Partial, ms(100)));
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!(
         (b.active, b.queued),
         (1, 1),
@@ -373,9 +380,9 @@ fn a_timed_out_call_keeps_its_pool_thread_busy_until_its_latency_ends() {
     assert_eq!(pool(&e, SERVER_POOL).active, 0, "the handlers were freed");
 
     e.advance_to(ms(999));
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).active, 1);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).active, 1);
     e.advance_to(ms(1000));
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!((b.active, b.queued), (0, 0));
     // The stale queued call was skipped (its future was already complete), not run.
     assert_eq!(b.stats.skipped, 1);
@@ -842,8 +849,8 @@ fn async_server_releases_the_handler_thread_while_calls_run() {
         0,
         "the handler returned its future"
     );
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).active, 1);
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL + 1).active, 1);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).active, 1);
+    assert_eq!(pool(&e, bulkhead(&e, 1)).active, 1);
     e.run_until(Nanos::from_secs(60));
     let r = row(&e, 1);
     assert_eq!(r.time, ms(200));
@@ -924,15 +931,15 @@ fn dependent_stages_add_up_stage_by_stage() {
 fn growing_a_bulkhead_with_queued_calls_starts_threads_at_once() {
     let mut e = engine(&rejection_scenario("abort", "", 10, 4), Strategy::Bulkhead);
     e.advance_to(ms(50));
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!((b.pool_size, b.active, b.queued), (1, 1, 3));
     e.apply(Command::SetPoolSize {
-        pool: FIRST_BULKHEAD_POOL,
+        pool: bulkhead(&e, 0),
         size: 3,
     })
     .expect("a bulkhead can be resized");
     // setCorePoolSize(3): min(delta 2, queued 3) = 2 new threads take requests 2 and 3.
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!((b.core, b.max), (3, 3));
     assert_eq!((b.pool_size, b.active, b.queued), (3, 3, 1));
     e.run_until(Nanos::from_secs(60));
@@ -949,14 +956,14 @@ fn raising_core_below_the_pool_size_starts_no_thread() {
     let toml = rejection_scenario("abort", "", 1, 4).replace("max = 1", "max = 4");
     let mut e = engine(&toml, Strategy::Bulkhead);
     e.advance_to(ms(50));
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!((b.pool_size, b.active, b.queued), (3, 3, 1));
     e.apply(Command::SetPoolSize {
-        pool: FIRST_BULKHEAD_POOL,
+        pool: bulkhead(&e, 0),
         size: 2,
     })
     .expect("a bulkhead can be resized");
-    let b = pool(&e, FIRST_BULKHEAD_POOL);
+    let b = pool(&e, bulkhead(&e, 0));
     assert_eq!((b.pool_size, b.active, b.queued), (3, 3, 1));
     e.run_until(Nanos::from_secs(60));
     assert_eq!(times(&e), [ms(100), ms(200), ms(100), ms(100)]);
@@ -1057,7 +1064,7 @@ fn the_worker_is_back_in_its_pool_before_the_woken_handler_takes_the_next_reques
     let e = played(ONE_THREAD_HANDOFF, Strategy::Bulkhead);
     assert_eq!(count(&e, Outcome::Success), 2);
     assert_eq!(times(&e), vec![ms(100), ms(200)]);
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).stats.rejected, 0);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).stats.rejected, 0);
 }
 
 #[test]
@@ -1103,7 +1110,7 @@ fn calls_queued_before_an_abort_still_run() {
         .map(|s| s.stats.calls)
         .collect();
     assert_eq!(calls, vec![1, 1, 0]);
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).stats.completed, 2);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).stats.completed, 2);
 }
 
 #[test]
@@ -1163,14 +1170,14 @@ queue = 10
     let mut e = engine(toml, Strategy::Bulkhead);
     e.advance_to(ms(500));
     assert_eq!(count(&e, Outcome::Partial), 3);
-    assert_eq!(pool(&e, FIRST_BULKHEAD_POOL).queued, 2);
+    assert_eq!(pool(&e, bulkhead(&e, 0)).queued, 2);
     e.apply(Command::SetPoolSize {
-        pool: FIRST_BULKHEAD_POOL,
+        pool: bulkhead(&e, 0),
         size: 3,
     })
     .expect("a valid size");
     e.advance_to(ms(600));
-    let p = pool(&e, FIRST_BULKHEAD_POOL);
+    let p = pool(&e, bulkhead(&e, 0));
     assert_eq!((p.queued, p.active), (0, 1));
     assert_eq!(e.snapshot().services[0].stats.calls, 1);
     assert_eq!(p.stats.completed, 2);

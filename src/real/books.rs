@@ -6,11 +6,8 @@ use std::collections::VecDeque;
 use crate::metrics::{
     LatencyHistogram, Outcome, OutcomeCounts, PoolGauges, RollingHistogram, Sampler,
 };
-use crate::scenario::{LoadMode, Scenario, Strategy};
-use crate::sim::{
-    FIRST_BULKHEAD_POOL, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL, ServiceSnapshot,
-    ServiceStats, Snapshot, UNBOUNDED_POOL,
-};
+use crate::scenario::{LoadMode, Scenario};
+use crate::sim::{PoolSnapshot, RunLine, ServiceSnapshot, ServiceStats, Snapshot};
 use crate::time::Nanos;
 
 use super::sync::lock;
@@ -122,22 +119,10 @@ impl Books {
     }
 }
 
-/// The pools a strategy sends work to (the engine's `pools_of`).
-fn pools_in_use(strategy: Strategy, pools: usize) -> Vec<usize> {
-    match strategy {
-        Strategy::Sequential => vec![SERVER_POOL],
-        Strategy::Shared => vec![SERVER_POOL, SHARED_POOL],
-        Strategy::Unbounded => vec![SERVER_POOL, UNBOUNDED_POOL],
-        Strategy::Bulkhead => std::iter::once(SERVER_POOL)
-            .chain(FIRST_BULKHEAD_POOL..pools)
-            .collect(),
-    }
-}
-
 impl World {
     /// The run as a [`Snapshot`] at scenario time `now`.
     pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
-        let in_use = pools_in_use(self.strategy, self.pools.len());
+        let in_use = self.topology.pools_in_use(self.strategy);
         let (connections, backlog) = {
             let c = lock(&self.conns);
             (c.open, u32::try_from(c.backlog.len()).unwrap_or(u32::MAX))
@@ -178,9 +163,9 @@ impl World {
                 stats: b.services[i],
                 fault: None,
                 bulkhead: self
-                    .bulkhead_of
-                    .get(i)
-                    .and_then(|&p| pool_names.get(p))
+                    .topology
+                    .bulkhead_of(crate::scenario::ServiceId(i))
+                    .and_then(|p| pool_names.get(p))
                     .cloned()
                     .unwrap_or_default(),
                 mean_latency: s.latency.mean(),

@@ -14,7 +14,6 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use tokio_metrics::TaskMonitor;
 
-use crate::scenario::RejectionPolicy;
 use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, PoolStats, Slot};
 use crate::time::Nanos;
 
@@ -37,7 +36,6 @@ pub(super) enum RunsOn {
 pub(super) struct RealPool {
     state: Mutex<PoolState>,
     pub runs_on: RunsOn,
-    pub rejection: RejectionPolicy,
 }
 
 struct PoolState {
@@ -60,7 +58,7 @@ pub(super) struct PoolView {
 }
 
 impl RealPool {
-    pub fn new(spec: PoolSpec, runs_on: RunsOn, rejection: RejectionPolicy) -> Self {
+    pub fn new(spec: PoolSpec, runs_on: RunsOn) -> Self {
         RealPool {
             state: Mutex::new(PoolState {
                 pool: Pool::new(spec),
@@ -69,7 +67,6 @@ impl RealPool {
                 wakers: Vec::new(),
             }),
             runs_on,
-            rejection,
         }
     }
 

@@ -214,7 +214,7 @@ pub fn os_threads_needed(scenario: &Scenario, strategy: Strategy) -> (u64, Strin
         }
         Strategy::Shared => {
             let parallelism = scenario.shared_parallelism();
-            if parallelism < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
+            if crate::topology::common_pool_per_task(scenario) {
                 // A new thread per call: as many as calls can be in flight at once.
                 let handlers = match scenario.server.threads {
                     ServerThreads::Platform(n) => u64::from(n),

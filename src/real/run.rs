@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, RejectionPolicy, Scenario, Strategy};
+use crate::scenario::{LoadMode, Scenario, Strategy};
+use crate::sim::arrival_gap;
 use crate::sim::draw::arrival_exp;
-use crate::sim::pool::PoolKind;
-use crate::sim::{FIRST_BULKHEAD_POOL, SERVER_POOL, UNBOUNDED_POOL, arrival_gap, pool_specs};
 use crate::time::Nanos;
+use crate::topology::{PoolKind, PoolRole, SERVER_POOL, Topology};
 
 use super::clock::{Clock, STOP_POLL};
 use super::executor::{RealPool, RunsOn};
@@ -123,24 +123,20 @@ pub(super) fn start(
     let interval = Nanos::from_millis(100).max(Nanos::from_secs_f64(0.010 / scale));
     let clock = Clock::new(Instant::now() + WARM_UP, scale);
     let monitors = Monitors::new(rt.handle(), clock.real(interval));
-    let pools = pool_specs(scenario)
-        .into_iter()
-        .enumerate()
-        .map(|(id, spec)| {
-            let on_tasks =
-                spec.kind == PoolKind::PerTask && (id == UNBOUNDED_POOL || id == SERVER_POOL);
-            let runs_on = if !on_tasks {
-                RunsOn::Threads
-            } else if id == SERVER_POOL {
-                RunsOn::Tasks(monitors.task(Group::VirtualHandlers))
-            } else {
-                RunsOn::Tasks(monitors.task(Group::Unbounded))
+    let topology = Topology::new(scenario);
+    let pools = topology
+        .pools()
+        .iter()
+        .map(|plan| {
+            // Virtual threads (per-task server or unbounded pools) run as tokio tasks.
+            let group = match plan.role {
+                _ if plan.spec.kind != PoolKind::PerTask => None,
+                PoolRole::Server => Some(Group::VirtualHandlers),
+                PoolRole::Unbounded => Some(Group::Unbounded),
+                PoolRole::Shared | PoolRole::Bulkhead(_) => None,
             };
-            let rejection = id
-                .checked_sub(FIRST_BULKHEAD_POOL)
-                .and_then(|i| scenario.strategy.bulkheads.get(i))
-                .map_or(RejectionPolicy::Abort, |b| b.rejection);
-            RealPool::new(spec, runs_on, rejection)
+            let runs_on = group.map_or(RunsOn::Threads, |g| RunsOn::Tasks(monitors.task(g)));
+            RealPool::new(plan.spec.clone(), runs_on)
         })
         .collect();
     let world = Arc::new(World::new(
@@ -149,6 +145,7 @@ pub(super) fn start(
             strategy,
             clock,
             limit: duration,
+            topology,
             pools,
             rt: rt.handle().clone(),
             monitors,

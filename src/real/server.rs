@@ -8,8 +8,9 @@ use std::time::Instant;
 use crate::metrics::Outcome;
 use crate::scenario::{RejectionPolicy, ServiceId, Strategy};
 use crate::sim::draw::call_draw;
-use crate::sim::{Detail, FailReason, SERVER_POOL, status_text};
+use crate::sim::{Detail, FailReason, status_text};
 use crate::time::Nanos;
+use crate::topology::SERVER_POOL;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
@@ -138,7 +139,6 @@ impl World {
         me: &str,
     ) -> StageEnd {
         let services = &self.scenario.endpoint.stages[stage];
-        let offset = self.stage_offsets[stage];
         if req.strategy == Strategy::Sequential {
             // The handler makes each call itself; the service's timeout is its read timeout.
             for (i, &service) in services.iter().enumerate() {
@@ -147,7 +147,7 @@ impl World {
                     return StageEnd::Respond;
                 }
                 let read_timeout = self.scenario.service(service).timeout;
-                let call = call_index(offset + i);
+                let call = self.topology.call_number(stage, i);
                 let Some(result) = self.perform_call(ctx, req.id, call, read_timeout).await else {
                     return StageEnd::Stopped;
                 };
@@ -158,7 +158,7 @@ impl World {
         let join = Arc::new(StageJoin::new(services.len()));
         let mut deadlines: Vec<Option<Instant>> = vec![None; services.len()];
         for (i, &service) in services.iter().enumerate() {
-            let call = call_index(offset + i);
+            let call = self.topology.call_number(stage, i);
             let Some(pool) = self.pool_for(service) else {
                 continue;
             };
@@ -178,7 +178,7 @@ impl World {
                 continue;
             };
             lock(&self.books).services[service.0].rejected += 1;
-            match self.pools[pool].rejection {
+            match self.topology.rejection(pool) {
                 RejectionPolicy::Abort => {
                     // RejectedExecutionException out of supplyAsync: the request fails at
                     // once; calls already submitted keep running.
@@ -352,9 +352,4 @@ impl World {
             thread,
         })
     }
-}
-
-/// Calls are numbered across the endpoint's stages; validation bounds their count.
-fn call_index(i: usize) -> u16 {
-    u16::try_from(i).unwrap_or(u16::MAX)
 }

@@ -7,8 +7,8 @@ use std::thread::JoinHandle;
 
 use crate::metrics::Outcome;
 use crate::scenario::{Scenario, ServiceId, Strategy};
-use crate::sim::{FIRST_BULKHEAD_POOL, SHARED_POOL, UNBOUNDED_POOL};
 use crate::time::Nanos;
+use crate::topology::{PoolId, Topology};
 
 use super::books::Books;
 use super::clock::{Clock, Stop};
@@ -29,10 +29,10 @@ pub(super) struct World {
     pub limit: Nanos,
     pub stop: Stop,
     pub books: Mutex<Books>,
-    /// Indexed like the engine's pools (`SERVER_POOL`, `SHARED_POOL`, ...).
+    /// The pools and how calls reach them, as in the engine.
+    pub topology: Topology,
+    /// Indexed like the topology's pools.
     pub pools: Vec<RealPool>,
-    pub bulkhead_of: Vec<usize>,
-    pub stage_offsets: Vec<usize>,
     pub conns: Mutex<Connections>,
     pub next_id: AtomicU64,
     pub rt: tokio::runtime::Handle,
@@ -196,6 +196,7 @@ pub(super) struct Setup {
     pub strategy: Strategy,
     pub clock: Clock,
     pub limit: Nanos,
+    pub topology: Topology,
     pub pools: Vec<RealPool>,
     pub rt: tokio::runtime::Handle,
     pub monitors: Monitors,
@@ -203,18 +204,6 @@ pub(super) struct Setup {
 
 impl World {
     pub fn new(scenario: &Scenario, setup: Setup) -> Self {
-        let mut bulkhead_of = vec![FIRST_BULKHEAD_POOL; scenario.services.len()];
-        for (i, b) in scenario.strategy.bulkheads.iter().enumerate() {
-            for s in &b.services {
-                bulkhead_of[s.0] = FIRST_BULKHEAD_POOL + i;
-            }
-        }
-        let mut stage_offsets = Vec::new();
-        let mut offset = 0;
-        for stage in &scenario.endpoint.stages {
-            stage_offsets.push(offset);
-            offset += stage.len();
-        }
         let n_pools = setup.pools.len();
         World {
             books: Mutex::new(Books::new(scenario, n_pools)),
@@ -223,9 +212,8 @@ impl World {
             clock: setup.clock,
             limit: setup.limit,
             stop: Stop::default(),
+            topology: setup.topology,
             pools: setup.pools,
-            bulkhead_of,
-            stage_offsets,
             conns: Mutex::new(Connections::default()),
             next_id: AtomicU64::new(1),
             rt: setup.rt,
@@ -236,21 +224,12 @@ impl World {
     }
 
     /// The pool a call of `service` goes to under the run's strategy (none for sequential).
-    pub fn pool_for(&self, service: ServiceId) -> Option<usize> {
-        match self.strategy {
-            Strategy::Sequential => None,
-            Strategy::Shared => Some(SHARED_POOL),
-            Strategy::Unbounded => Some(UNBOUNDED_POOL),
-            Strategy::Bulkhead => self.bulkhead_of.get(service.0).copied(),
-        }
+    pub fn pool_for(&self, service: ServiceId) -> Option<PoolId> {
+        self.topology.pool_for(self.strategy, service)
     }
 
     pub fn service_of(&self, call: u16) -> ServiceId {
-        // Calls are numbered from the endpoint, so every number has a service.
-        self.scenario
-            .endpoint
-            .service_of_call(call as usize)
-            .unwrap_or(ServiceId(0))
+        self.topology.service_of(call)
     }
 
     pub fn keep_handle(&self, handle: JoinHandle<()>) {

@@ -2,11 +2,10 @@
 
 use crate::scenario::{LoadMode, ServiceId, Strategy};
 
-use super::engine::{
-    Engine, Event, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, Task, ThreadRef,
-};
+use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
 use super::pool::PoolKind;
 use super::{Fault, LogEntry};
+use crate::topology::SERVER_POOL;
 
 /// A change applied to a running engine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -109,7 +108,7 @@ impl Engine {
                     self.pools[pool].set_max(size);
                 }
                 self.resize_core(pool, size);
-                self.sync_bulkhead_config(pool);
+                self.store_sizes(pool)?;
                 Ok(format!("{name} core {old} -> {size}"))
             }
             PoolKind::Tomcat => {
@@ -121,11 +120,7 @@ impl Engine {
                     self.resize_core(pool, size);
                 }
                 self.pools[pool].set_max(size);
-                if let crate::scenario::ServerThreads::Platform(t) =
-                    &mut self.scenario.server.threads
-                {
-                    *t = size;
-                }
+                self.store_sizes(pool)?;
                 Ok(format!("{name} threads {old} -> {size}"))
             }
             PoolKind::ForkJoin => {
@@ -136,7 +131,7 @@ impl Engine {
                 // Shrinking: idle workers beyond the parallelism go at once.
                 self.pools[pool].set_max(size);
                 self.resize_core(pool, size);
-                self.scenario.strategy.shared_threads = Some(size);
+                self.store_sizes(pool)?;
                 Ok(format!("{name} parallelism {old} -> {size}"))
             }
         }
@@ -158,7 +153,7 @@ impl Engine {
         }
         let old = spec.max;
         self.pools[pool].set_max(size);
-        self.sync_bulkhead_config(pool);
+        self.store_sizes(pool)?;
         Ok(format!("{name} max {old} -> {size}"))
     }
 
@@ -194,39 +189,34 @@ impl Engine {
         if pool == SERVER_POOL && capacity == Some(0) {
             return err("the server queue (maxQueueSize) must be at least 1");
         }
-        if let Some(b) = self.bulkhead_index(pool) {
-            let policy = self.scenario.strategy.bulkheads[b].rejection;
+        if let Some(b) = self.topology.bulkhead_index(pool) {
+            let policy = self.topology.rejection(pool);
             if capacity == Some(0) && policy == crate::scenario::RejectionPolicy::DiscardOldest {
                 return err(format!(
                     "{name} uses discard-oldest, which needs a queue of at least 1"
                 ));
             }
+            if capacity.is_none() {
+                return err(format!(
+                    "{name} is bounded (bulkhead #{}): give its queue a capacity",
+                    b + 1
+                ));
+            }
         }
         let old = self.pools[pool].spec().queue_capacity;
         self.pools[pool].set_queue_capacity(capacity);
-        if pool == SERVER_POOL {
-            self.scenario.server.max_queue = capacity;
-        }
-        self.sync_bulkhead_config(pool);
+        self.store_sizes(pool)?;
         let show = |c: Option<u32>| c.map_or_else(|| "unbounded".to_string(), |c| c.to_string());
         Ok(format!("{name} queue {} -> {}", show(old), show(capacity)))
     }
 
-    fn bulkhead_index(&self, pool: PoolId) -> Option<usize> {
-        pool.checked_sub(FIRST_BULKHEAD_POOL)
-            .filter(|&i| i < self.scenario.strategy.bulkheads.len())
-    }
-
-    /// Keeps the scenario's copy of a bulkhead in step with its pool (for theory and reset).
-    fn sync_bulkhead_config(&mut self, pool: PoolId) {
-        let Some(b) = self.bulkhead_index(pool) else {
-            return;
-        };
+    /// Writes the pool's live sizes into the scenario, the run's one configuration (read by
+    /// theory and by a replay).
+    fn store_sizes(&mut self, pool: PoolId) -> Result<(), CommandError> {
         let spec = self.pools[pool].spec();
-        let cfg = &mut self.scenario.strategy.bulkheads[b];
-        cfg.core = spec.core;
-        cfg.max = spec.max;
-        cfg.queue = spec.queue_capacity.unwrap_or(u32::MAX);
+        self.topology
+            .store_sizes(&mut self.scenario, pool, spec)
+            .map_err(CommandError)
     }
 
     fn set_rate(&mut self, rate: f64) -> Result<String, CommandError> {
@@ -272,15 +262,8 @@ impl Engine {
         Ok(format!("clients {old} -> {n}"))
     }
 
-    /// The pool a strategy's calls use (for the TUI's pool selection).
+    /// The pools a strategy uses (for the TUI's pool selection).
     pub fn pools_of(&self, strategy: Strategy) -> Vec<PoolId> {
-        match strategy {
-            Strategy::Sequential => vec![SERVER_POOL],
-            Strategy::Shared => vec![SERVER_POOL, SHARED_POOL],
-            Strategy::Unbounded => vec![SERVER_POOL, super::engine::UNBOUNDED_POOL],
-            Strategy::Bulkhead => std::iter::once(SERVER_POOL)
-                .chain(FIRST_BULKHEAD_POOL..self.pools.len())
-                .collect(),
-        }
+        self.topology.pools_in_use(strategy)
     }
 }

@@ -4,26 +4,16 @@
 //! read-only view in `snapshot.rs`; this file holds the state and the clock API.
 
 use crate::metrics::{LatencyHistogram, OutcomeCounts, PoolGauges, RollingHistogram, Sampler};
-use crate::scenario::{LoadMode, Scenario, ServerThreads, ServiceId, Strategy, UnboundedThreads};
+use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
+pub use crate::topology::PoolId;
+use crate::topology::Topology;
 
 use super::event::EventQueue;
-use super::pool::{KeepAlive, Pool, PoolKind, PoolSpec, Slot};
+use super::pool::{KeepAlive, Pool, Slot};
 use super::request::{ReqRef, Requests};
 use super::resources::{Cpu, ResourceState};
 use super::{Fault, LogEntry, RunRow};
-
-/// Index of a pool in the engine (see the `*_POOL` constants).
-pub type PoolId = usize;
-
-/// The web server's request pool.
-pub const SERVER_POOL: PoolId = 0;
-/// The common pool (or its thread-per-task fallback) for `shared`.
-pub const SHARED_POOL: PoolId = 1;
-/// One virtual thread per call, for `unbounded`.
-pub const UNBOUNDED_POOL: PoolId = 2;
-/// Bulkhead pools follow, in preset order.
-pub const FIRST_BULKHEAD_POOL: PoolId = 3;
 
 /// A thread that can run work or complete a future.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,11 +105,10 @@ pub struct Engine {
     pub(super) strategy: Strategy,
     pub(super) now: Nanos,
     pub(super) events: EventQueue<Event>,
+    /// The pools and how calls reach them, built once from the scenario.
+    pub(super) topology: Topology,
+    /// The pools' live state, indexed like the topology's pools.
     pub(super) pools: Vec<Pool<Task>>,
-    /// For each service, its bulkhead pool.
-    pub(super) bulkhead_of: Vec<PoolId>,
-    /// Offset of each stage's first call in the flat call numbering.
-    pub(super) stage_offsets: Vec<usize>,
     pub(super) requests: Requests,
     pub(super) faults: Vec<Option<Fault>>,
 
@@ -169,19 +158,8 @@ impl Event {
 impl Engine {
     /// A new engine at t = 0 playing `scenario` with `strategy`.
     pub fn new(scenario: &Scenario, strategy: Strategy) -> Self {
-        let pools = build_pools(scenario);
-        let mut bulkhead_of = vec![FIRST_BULKHEAD_POOL; scenario.services.len()];
-        for (i, b) in scenario.strategy.bulkheads.iter().enumerate() {
-            for s in &b.services {
-                bulkhead_of[s.0] = FIRST_BULKHEAD_POOL + i;
-            }
-        }
-        let mut stage_offsets = Vec::with_capacity(scenario.endpoint.stages.len());
-        let mut offset = 0;
-        for stage in &scenario.endpoint.stages {
-            stage_offsets.push(offset);
-            offset += stage.len();
-        }
+        let topology = Topology::new(scenario);
+        let pools: Vec<Pool<Task>> = topology.specs().cloned().map(Pool::new).collect();
         let sampler = Sampler::new(pools.len());
         let client_target = match scenario.load.mode {
             LoadMode::Closed { clients, .. } => clients,
@@ -192,9 +170,8 @@ impl Engine {
             strategy,
             now: Nanos::ZERO,
             events: EventQueue::default(),
+            topology,
             pools,
-            bulkhead_of,
-            stage_offsets,
             requests: Requests::new(scenario.endpoint.call_count()),
             faults: vec![None; scenario.services.len()],
             load: scenario.load.mode.clone(),
@@ -398,12 +375,12 @@ impl Engine {
 
     /// The pool a call of `service` goes to under `strategy` (none for sequential).
     pub(super) fn pool_for(&self, strategy: Strategy, service: ServiceId) -> Option<PoolId> {
-        match strategy {
-            Strategy::Sequential => None,
-            Strategy::Shared => Some(SHARED_POOL),
-            Strategy::Unbounded => Some(UNBOUNDED_POOL),
-            Strategy::Bulkhead => self.bulkhead_of.get(service.0).copied(),
-        }
+        self.topology.pool_for(strategy, service)
+    }
+
+    /// The run's pools and how calls reach them.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
     }
 
     /// The name of a thread, as Java would print it.
@@ -426,88 +403,6 @@ impl Engine {
             },
             ThreadRef::Delayer => ThreadName::Delayer,
         }
-    }
-}
-
-fn build_pools(scenario: &Scenario) -> Vec<Pool<Task>> {
-    pool_specs(scenario).into_iter().map(Pool::new).collect()
-}
-
-/// The pools every engine has, indexed by [`PoolId`]: server, shared, unbounded, then one per
-/// bulkhead. Real execution builds its executors from the same specs.
-pub fn pool_specs(scenario: &Scenario) -> Vec<PoolSpec> {
-    let server = &scenario.server;
-    let server_spec = match server.threads {
-        // Tomcat: core = minSpareThreads (prestarted), max = maxThreads, TaskQueue(maxQueueSize).
-        ServerThreads::Platform(threads) => PoolSpec {
-            name: "tomcat".into(),
-            prefix: "http-nio-8080-exec-".into(),
-            first_number: 1,
-            kind: PoolKind::Tomcat,
-            core: server.min_spare.min(threads),
-            max: threads,
-            queue_capacity: server.max_queue,
-            keep_alive: server.keep_alive,
-            prestart: true,
-            virtual_threads: false,
-        },
-        // Spring Boot's TomcatVirtualThreadsWebServerFactoryCustomizer: a virtual thread per
-        // request named from "tomcat-handler-0".
-        ServerThreads::Virtual => per_task("tomcat", "tomcat-handler-", 0, true),
-    };
-    let parallelism = scenario.shared_parallelism();
-    let shared_spec = if parallelism < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
-        // CompletableFuture.ASYNC_POOL = new ThreadPerTaskExecutor(): `new Thread(r).start()`.
-        per_task("shared", "Thread-", 0, false)
-    } else {
-        PoolSpec {
-            name: "shared".into(),
-            prefix: "ForkJoinPool.commonPool-worker-".into(),
-            first_number: 1,
-            kind: PoolKind::ForkJoin,
-            core: parallelism,
-            max: parallelism,
-            queue_capacity: None,
-            // ForkJoinPool.DEFAULT_KEEPALIVE
-            keep_alive: Nanos::from_secs(60),
-            prestart: false,
-            virtual_threads: false,
-        }
-    };
-    let unbounded = match scenario.strategy.unbounded_threads {
-        UnboundedThreads::Virtual => per_task("unbounded", "virtual-", 1, true),
-        UnboundedThreads::Platform => per_task("unbounded", "Thread-", 0, false),
-    };
-    let mut pools = vec![server_spec, shared_spec, unbounded];
-    for b in &scenario.strategy.bulkheads {
-        pools.push(PoolSpec {
-            name: b.name.clone(),
-            prefix: format!("{}-", b.name),
-            first_number: 1,
-            kind: PoolKind::ThreadPool,
-            core: b.core,
-            max: b.max,
-            queue_capacity: Some(b.queue),
-            keep_alive: b.keep_alive,
-            prestart: false,
-            virtual_threads: false,
-        });
-    }
-    pools
-}
-
-fn per_task(name: &str, prefix: &str, first_number: u32, virtual_threads: bool) -> PoolSpec {
-    PoolSpec {
-        name: name.into(),
-        prefix: prefix.into(),
-        first_number,
-        kind: PoolKind::PerTask,
-        core: 0,
-        max: u32::MAX,
-        queue_capacity: Some(0),
-        keep_alive: Nanos::ZERO,
-        prestart: false,
-        virtual_threads,
     }
 }
 

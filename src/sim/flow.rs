@@ -7,12 +7,11 @@ use crate::scenario::{LoadMode, Ramp, RejectionPolicy, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::draw::{arrival_exp, call_draw};
-use super::engine::{
-    Engine, Event, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, Task, ThreadName, ThreadRef,
-};
+use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, FailReason, ReqRef};
 use super::{Detail, Fault, LogEntry, RunRow};
+use crate::topology::SERVER_POOL;
 
 /// The result of a call as its caller sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,7 +209,7 @@ impl Engine {
                 break;
             };
             req.next_call += 1;
-            let call = call_index(self.stage_offsets[stage] + i);
+            let call = self.topology.call_number(stage, i);
             let submitter = req.submitter;
             let strategy = req.strategy;
             let Some(pool) = self.pool_for(strategy, service) else {
@@ -277,7 +276,7 @@ impl Engine {
             Admission::Rejected => {}
         }
         self.service_stats[service.0].rejected += 1;
-        match self.rejection_policy(pool) {
+        match self.topology.rejection(pool) {
             RejectionPolicy::Abort => {
                 // RejectedExecutionException (Spring: TaskRejectedException) is thrown out of
                 // supplyAsync on the submitting thread: the request fails at once. Calls
@@ -326,12 +325,6 @@ impl Engine {
         }
     }
 
-    fn rejection_policy(&self, pool: PoolId) -> RejectionPolicy {
-        pool.checked_sub(FIRST_BULKHEAD_POOL)
-            .and_then(|i| self.scenario.strategy.bulkheads.get(i))
-            .map_or(RejectionPolicy::Abort, |b| b.rejection)
-    }
-
     /// A queued call dropped by discard-oldest: its future never completes.
     fn discard_queued(&mut self, task: Task) {
         let Task::Call(r, call) = task else { return };
@@ -364,11 +357,7 @@ impl Engine {
     }
 
     pub(super) fn service_of(&self, call: u16) -> ServiceId {
-        // Calls are numbered from the endpoint, so every number has a service.
-        self.scenario
-            .endpoint
-            .service_of_call(call as usize)
-            .unwrap_or(ServiceId(0))
+        self.topology.service_of(call)
     }
 
     /// Starts a call on a pool thread.
@@ -810,11 +799,6 @@ impl Engine {
         }
         self.log.push_back(entry);
     }
-}
-
-/// Calls are numbered across the endpoint's stages; validation bounds their count.
-fn call_index(i: usize) -> u16 {
-    u16::try_from(i).unwrap_or(u16::MAX)
 }
 
 /// Seconds from an arrival `since` seconds after the rate (and ramp) took effect to the next

@@ -15,11 +15,9 @@ mod resources;
 mod snapshot;
 
 pub use crate::metrics::SeriesSnapshot;
+pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
 pub use command::{Command, CommandError};
-pub use engine::{
-    Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, ServiceStats, ThreadName,
-    UNBOUNDED_POOL, pool_specs,
-};
+pub use engine::{Engine, ServiceStats, ThreadName};
 pub use flow::arrival_gap;
 pub use request::FailReason;
 pub use snapshot::{

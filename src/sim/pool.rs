@@ -19,25 +19,7 @@ use std::collections::VecDeque;
 
 use crate::time::Nanos;
 
-/// Which executor's rules a pool follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PoolKind {
-    ThreadPool,
-    Tomcat,
-    ForkJoin,
-    PerTask,
-}
-
-impl PoolKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            PoolKind::ThreadPool => "thread-pool",
-            PoolKind::Tomcat => "tomcat",
-            PoolKind::ForkJoin => "fork-join",
-            PoolKind::PerTask => "per-task",
-        }
-    }
-}
+pub use crate::topology::{PoolKind, PoolSpec};
 
 /// A worker's slot in its pool. Slots are reused after a worker dies; names are not.
 pub type Slot = u32;
@@ -77,29 +59,6 @@ struct Worker<T> {
     /// A keep-alive check for this worker is scheduled. At most one is pending per worker,
     /// so the event queue stays small however often threads go idle.
     check_pending: bool,
-}
-
-/// The static description of a pool.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PoolSpec {
-    pub name: String,
-    /// Thread names are `prefix` + number.
-    pub prefix: String,
-    /// The number of the first thread (`Thread-0` counts from 0, `IronThread-1` from 1).
-    pub first_number: u32,
-    pub kind: PoolKind,
-    /// Core size (ThreadPool), `minSpareThreads` (Tomcat), parallelism (ForkJoin).
-    pub core: u32,
-    /// Maximum size; equals `core` for ForkJoin; `u32::MAX` for PerTask.
-    pub max: u32,
-    /// Queue capacity; `None` is unbounded; `Some(0)` is a hand-off (SynchronousQueue).
-    pub queue_capacity: Option<u32>,
-    /// Idle time after which a thread above core exits (all threads for ForkJoin).
-    pub keep_alive: Nanos,
-    /// Start `core` threads at once (Tomcat's executor calls `prestartAllCoreThreads`).
-    pub prestart: bool,
-    /// Virtual threads (no OS thread, a small heap stack) rather than platform threads.
-    pub virtual_threads: bool,
 }
 
 /// Counters with the JDK's names (`getCompletedTaskCount`, `getLargestPoolSize`), plus the

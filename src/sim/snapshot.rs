@@ -2,7 +2,7 @@
 //! show. The engine computes every figure; readers only format.
 
 use crate::metrics::{LatencySummary, Outcome, OutcomeCounts, SeriesSnapshot};
-use crate::scenario::{LoadMode, Scenario, Strategy};
+use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::engine::{Engine, PoolId, ServiceStats, ThreadName};
@@ -184,7 +184,7 @@ const SNAPSHOT_LOG_LINES: usize = 200;
 
 impl Engine {
     pub fn snapshot(&self) -> Snapshot {
-        let in_use = self.pools_of(self.strategy);
+        let in_use = self.topology.pools_in_use(self.strategy);
         let pools: Vec<PoolSnapshot> = self
             .pools
             .iter()
@@ -219,9 +219,9 @@ impl Engine {
                 stats: self.service_stats[i],
                 fault: self.faults[i],
                 bulkhead: self
-                    .bulkhead_of
-                    .get(i)
-                    .and_then(|&p| self.pools.get(p))
+                    .topology
+                    .bulkhead_of(ServiceId(i))
+                    .and_then(|p| self.pools.get(p))
                     .map_or_else(String::new, |p| p.spec().name.clone()),
                 mean_latency: s.latency.mean(),
             })

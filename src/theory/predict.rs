@@ -98,7 +98,7 @@ fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f
     let (pool_bound, spawns) = match strategy {
         Strategy::Shared => {
             let p = scenario.shared_parallelism();
-            if p < 2 && scenario.jdk.thread_per_task_below_parallelism_2() {
+            if crate::topology::common_pool_per_task(scenario) {
                 (0.0, n)
             } else {
                 let times: Vec<f64> = stage.iter().map(time).collect();
@@ -328,7 +328,7 @@ fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
         Strategy::Sequential | Strategy::Unbounded => Vec::new(),
         Strategy::Shared => {
             let p = scenario.shared_parallelism();
-            let below_two = p < 2 && scenario.jdk.thread_per_task_below_parallelism_2();
+            let below_two = crate::topology::common_pool_per_task(scenario);
             if below_two {
                 // ThreadPerTaskExecutor: no pool, no ceiling.
                 return Vec::new();

@@ -36,7 +36,10 @@ fn status(app: &App) -> Status {
 }
 
 fn ironthread(app: &App) -> PoolId {
-    crate::sim::FIRST_BULKHEAD_POOL.min(app.snapshot().pools.len() - 1)
+    app.engine()
+        .topology()
+        .id_of(crate::topology::PoolRole::Bulkhead(0))
+        .expect("a bulkhead")
 }
 
 #[test]

@@ -1,0 +1,205 @@
+//! The shape of a run, built once from a [`Scenario`] and shared by the engine, the real
+//! world, theory and the TUI: which pools exist and what each is for, which pool serves a call
+//! of a service under a strategy, each pool's rejection policy, and how calls are numbered.
+//!
+//! Pools are addressed by [`PoolId`]; what a pool *is* is its [`PoolRole`], so no code needs
+//! to know where in the list a kind of pool sits.
+
+mod spec;
+
+pub use spec::{PoolKind, PoolSpec, common_pool_per_task, pool_spec};
+
+use crate::scenario::{RejectionPolicy, Scenario, ServiceId, Strategy};
+
+/// Index of a pool in a run (the engine's pools, the real executors, a snapshot's pools).
+pub type PoolId = usize;
+
+/// The web server's request pool.
+pub const SERVER_POOL: PoolId = 0;
+/// The common pool (or its thread-per-task fallback) for `shared`.
+pub const SHARED_POOL: PoolId = 1;
+/// One thread per call, for `unbounded`.
+pub const UNBOUNDED_POOL: PoolId = 2;
+
+/// What a pool is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PoolRole {
+    /// Tomcat's connector executor (or a virtual thread per request).
+    Server,
+    /// `ForkJoinPool.commonPool()`, the default executor of `supplyAsync`.
+    Shared,
+    /// A new thread per call.
+    Unbounded,
+    /// The bulkhead of `[[strategy.bulkhead]]` number `n` (preset order).
+    Bulkhead(usize),
+}
+
+impl PoolRole {
+    /// The pools every run has, in [`PoolId`] order; bulkheads follow.
+    const FIXED: [PoolRole; 3] = [PoolRole::Server, PoolRole::Shared, PoolRole::Unbounded];
+
+    /// True when the strategy's calls (or its handlers) run on a pool of this role.
+    pub fn serves(self, strategy: Strategy) -> bool {
+        match self {
+            PoolRole::Server => true,
+            PoolRole::Shared => strategy == Strategy::Shared,
+            PoolRole::Unbounded => strategy == Strategy::Unbounded,
+            PoolRole::Bulkhead(_) => strategy == Strategy::Bulkhead,
+        }
+    }
+}
+
+/// One pool of a run: its role, its configuration at the start, its rejection policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolPlan {
+    pub role: PoolRole,
+    pub spec: PoolSpec,
+    /// What a rejected submission does: a bulkhead's configured policy; the JDK's default
+    /// `AbortPolicy` elsewhere.
+    pub rejection: RejectionPolicy,
+}
+
+/// The pools of a run and how calls reach them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Topology {
+    pools: Vec<PoolPlan>,
+    /// For each service, the bulkhead pool its calls go to.
+    bulkhead_of: Vec<Option<PoolId>>,
+    /// The flat number of each stage's first call.
+    stage_offsets: Vec<usize>,
+    /// The service of each call, by call number.
+    call_services: Vec<ServiceId>,
+}
+
+impl Topology {
+    pub fn new(scenario: &Scenario) -> Self {
+        let bulkheads = &scenario.strategy.bulkheads;
+        let roles = PoolRole::FIXED
+            .into_iter()
+            .chain((0..bulkheads.len()).map(PoolRole::Bulkhead));
+        let pools: Vec<PoolPlan> = roles
+            .map(|role| PoolPlan {
+                role,
+                spec: pool_spec(scenario, role),
+                rejection: match role {
+                    PoolRole::Bulkhead(b) => bulkheads[b].rejection,
+                    _ => RejectionPolicy::Abort,
+                },
+            })
+            .collect();
+        let mut bulkhead_of = vec![None; scenario.services.len()];
+        for (id, plan) in pools.iter().enumerate() {
+            if let PoolRole::Bulkhead(b) = plan.role {
+                for s in &bulkheads[b].services {
+                    bulkhead_of[s.0] = Some(id);
+                }
+            }
+        }
+        let mut stage_offsets = Vec::with_capacity(scenario.endpoint.stages.len());
+        let mut call_services = Vec::with_capacity(scenario.endpoint.call_count());
+        for stage in &scenario.endpoint.stages {
+            stage_offsets.push(call_services.len());
+            call_services.extend_from_slice(stage);
+        }
+        let topology = Topology {
+            pools,
+            bulkhead_of,
+            stage_offsets,
+            call_services,
+        };
+        debug_assert_eq!(topology.id_of(PoolRole::Server), Some(SERVER_POOL));
+        debug_assert_eq!(topology.id_of(PoolRole::Shared), Some(SHARED_POOL));
+        debug_assert_eq!(topology.id_of(PoolRole::Unbounded), Some(UNBOUNDED_POOL));
+        topology
+    }
+
+    /// Every pool, indexed by [`PoolId`].
+    pub fn pools(&self) -> &[PoolPlan] {
+        &self.pools
+    }
+
+    /// The pools' configurations at the start, indexed by [`PoolId`].
+    pub fn specs(&self) -> impl Iterator<Item = &PoolSpec> {
+        self.pools.iter().map(|p| &p.spec)
+    }
+
+    pub fn role(&self, pool: PoolId) -> Option<PoolRole> {
+        self.pools.get(pool).map(|p| p.role)
+    }
+
+    /// The pool playing `role`.
+    pub fn id_of(&self, role: PoolRole) -> Option<PoolId> {
+        self.pools.iter().position(|p| p.role == role)
+    }
+
+    /// The bulkhead a pool is, if it is one (its index in `[[strategy.bulkhead]]`).
+    pub fn bulkhead_index(&self, pool: PoolId) -> Option<usize> {
+        match self.role(pool)? {
+            PoolRole::Bulkhead(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// What a rejected submission to `pool` does.
+    pub fn rejection(&self, pool: PoolId) -> RejectionPolicy {
+        self.pools
+            .get(pool)
+            .map_or(RejectionPolicy::Abort, |p| p.rejection)
+    }
+
+    /// The pool a call of `service` goes to under `strategy`; none when the handler makes
+    /// the call itself (sequential).
+    pub fn pool_for(&self, strategy: Strategy, service: ServiceId) -> Option<PoolId> {
+        match strategy {
+            Strategy::Sequential => None,
+            Strategy::Shared => Some(SHARED_POOL),
+            Strategy::Unbounded => Some(UNBOUNDED_POOL),
+            Strategy::Bulkhead => self.bulkhead_of.get(service.0).copied().flatten(),
+        }
+    }
+
+    /// The bulkhead pool of a service (for the services panel), under any strategy.
+    pub fn bulkhead_of(&self, service: ServiceId) -> Option<PoolId> {
+        self.bulkhead_of.get(service.0).copied().flatten()
+    }
+
+    /// The pools `strategy` uses: the server's, then those its calls run on.
+    pub fn pools_in_use(&self, strategy: Strategy) -> Vec<PoolId> {
+        (0..self.pools.len())
+            .filter(|&id| self.pools[id].role.serves(strategy))
+            .collect()
+    }
+
+    /// The flat number of call `index` of `stage`: calls are numbered across the endpoint's
+    /// stages from 0, and the number keys the call's draws.
+    pub fn call_number(&self, stage: usize, index: usize) -> u16 {
+        let offset = self.stage_offsets.get(stage).copied().unwrap_or(0);
+        // Validation bounds the endpoint's call count well below u16::MAX.
+        u16::try_from(offset + index).unwrap_or(u16::MAX)
+    }
+
+    /// Writes the live sizes of `pool` into `scenario` (see [`spec::store_sizes`]).
+    pub fn store_sizes(
+        &self,
+        scenario: &mut Scenario,
+        pool: PoolId,
+        spec: &PoolSpec,
+    ) -> Result<(), String> {
+        match self.role(pool) {
+            Some(role) => spec::store_sizes(scenario, role, spec),
+            None => Err(format!("no pool #{pool}")),
+        }
+    }
+
+    /// The service call number `call` goes to.
+    pub fn service_of(&self, call: u16) -> ServiceId {
+        // Calls are numbered from the endpoint, so every number has a service.
+        self.call_services
+            .get(call as usize)
+            .copied()
+            .unwrap_or(ServiceId(0))
+    }
+}
+
+#[cfg(test)]
+mod tests;

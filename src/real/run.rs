@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::flow;
 use crate::metrics::Outcome;
 use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::sim::arrival_gap;
@@ -20,8 +21,6 @@ use super::sync::{Blocking, Ctx, Task, block_on, lock};
 use super::world::{Req, Setup, World};
 use super::{RealError, RealRun};
 
-/// A closed-loop client refused at once retries after at least this long (as the engine).
-const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
 /// Time to start the prestarted threads before t = 0.
 const WARM_UP: Duration = Duration::from_millis(20);
 
@@ -339,11 +338,12 @@ fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
                         if !w.await_response(&ctx, &req).await {
                             return;
                         }
-                        let pause = if req.seen.get() == Some(&Outcome::Refused) {
-                            think.max(RETRY_AFTER_REFUSAL)
-                        } else {
-                            think
-                        };
+                        // A wall clock never reads zero: an answer within the retry pause
+                        // counts as answered at once.
+                        let latency = w.clock.now().saturating_sub(req.arrival);
+                        let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
+                        let pause =
+                            flow::client_pause(outcome, latency < flow::RETRY_AFTER_REFUSAL, think);
                         if pause > Nanos::ZERO
                             && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
                         {

@@ -5,25 +5,20 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::flow::{self, CallResult, Completion, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{RejectionPolicy, ServiceId, Strategy};
 use crate::sim::draw::call_draw;
-use crate::sim::{Detail, FailReason, status_text};
+use crate::sim::status_text;
 use crate::time::Nanos;
 use crate::topology::SERVER_POOL;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
-use super::world::{CallJob, CallResult, DELAYER, Deferred, Job, Req, Response, StageJoin, World};
+use super::world::{CallJob, DELAYER, Deferred, Job, Req, Response, StageJoin, World};
 
 /// The handler's view of its request so far.
-#[derive(Default)]
-struct Progress {
-    fail: Option<FailReason>,
-    fallback_used: bool,
-    first_fallback: Option<usize>,
-    last_completer: Option<String>,
-}
+type Progress = Verdict<String>;
 
 /// How a stage ended.
 enum StageEnd {
@@ -123,7 +118,7 @@ impl World {
                 StageEnd::Respond => break,
                 StageEnd::Stopped => return Deferred::None,
             }
-            if progress.fail.is_some() {
+            if progress.failed() {
                 break;
             }
         }
@@ -143,7 +138,7 @@ impl World {
             // The handler makes each call itself; the service's timeout is its read timeout.
             for (i, &service) in services.iter().enumerate() {
                 // Sequential code throws at the first failure without fallback.
-                if progress.fail.is_some() {
+                if progress.failed() {
                     return StageEnd::Respond;
                 }
                 let read_timeout = self.scenario.service(service).timeout;
@@ -182,7 +177,7 @@ impl World {
                 RejectionPolicy::Abort => {
                     // RejectedExecutionException out of supplyAsync: the request fails at
                     // once; calls already submitted keep running.
-                    progress.fail = Some(FailReason::Rejected(service.0));
+                    progress.reject(service);
                     return StageEnd::Respond;
                 }
                 RejectionPolicy::CallerRuns => {
@@ -265,19 +260,9 @@ impl World {
 
     /// A call's future completed: fallback or failure, and who completed it.
     fn complete(&self, p: &mut Progress, service: ServiceId, result: CallResult, thread: String) {
-        p.last_completer = Some(thread);
-        if result == CallResult::Ok {
-            return;
-        }
-        if self.scenario.service(service).fallback.is_some() {
-            p.fallback_used = true;
-            p.first_fallback.get_or_insert(service.0);
+        let has_fallback = self.scenario.service(service).fallback.is_some();
+        if p.complete(service, has_fallback, result, thread) == Completion::FellBack {
             lock(&self.books).services[service.0].fallbacks += 1;
-        } else if p.fail.is_none() {
-            p.fail = Some(match result {
-                CallResult::TimedOut => FailReason::CallTimedOut(service.0),
-                _ => FailReason::CallFailed(service.0),
-            });
         }
     }
 
@@ -293,12 +278,7 @@ impl World {
         let svc = self.scenario.service(service);
         lock(&self.books).services[service.0].calls += 1;
         let draw = call_draw(self.scenario.seed, request, call as usize, svc);
-        let mut latency = draw.latency;
-        if let Some(hang) = svc.hang
-            && draw.hang_u < hang.probability
-        {
-            latency = hang.duration;
-        }
+        let latency = flow::call_latency(draw.latency, None, None, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.
         let cpu = self.clock.real(svc.cpu);
         if !cpu.is_zero() {
@@ -307,22 +287,17 @@ impl World {
                 std::hint::spin_loop();
             }
         }
-        let cut = read_timeout.filter(|t| *t < latency);
+        let cut = flow::read_timeout_cut(read_timeout, latency);
         let wait = self.clock.real(cut.unwrap_or(latency));
         if !ctx.sleep_until(Instant::now() + wait).await {
             return None;
         }
-        // Failure is decided when the latency ends, so a failing call holds its thread.
-        let result = if cut.is_some() {
-            CallResult::TimedOut
-        } else if draw.fail_u < svc.failure {
-            CallResult::Failed
-        } else {
-            CallResult::Ok
-        };
+        let result = CallResult::of_call(cut.is_some(), false, draw.fail_u, svc.failure);
         let mut books = lock(&self.books);
         match result {
-            CallResult::Failed => books.services[service.0].failures += 1,
+            CallResult::Failed | CallResult::NoConnection => {
+                books.services[service.0].failures += 1;
+            }
             CallResult::TimedOut => books.services[service.0].timeouts += 1,
             CallResult::Ok => {}
         }
@@ -331,20 +306,10 @@ impl World {
 
     fn respond(&self, req: &Arc<Req>, p: &Progress, me: &str) -> Deferred {
         req.set_server_done();
-        let (outcome, detail) = match (p.fail, p.fallback_used) {
-            (Some(reason), _) => (Outcome::Failed, Detail::Failed(reason)),
-            (None, true) => (
-                Outcome::Partial,
-                p.first_fallback.map_or(Detail::None, Detail::Fallback),
-            ),
-            (None, false) => (Outcome::Success, Detail::None),
-        };
-        // The run table shows the thread that ran the final step: the handler for sequential
-        // code and for a rejected submission, else the thread that completed the last future.
-        let thread = match (req.strategy, p.fail) {
-            (Strategy::Sequential, _) | (_, Some(FailReason::Rejected(_))) => me.to_string(),
-            _ => p.last_completer.clone().unwrap_or_else(|| me.to_string()),
-        };
+        let (outcome, detail) = p.outcome();
+        let thread = p
+            .responding_thread(req.strategy, Some(me.to_string()))
+            .unwrap_or_else(|| me.to_string());
         Deferred::Respond(Response {
             req: Arc::clone(req),
             outcome,

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
+use crate::flow::CallResult;
 use crate::metrics::Outcome;
 use crate::scenario::{Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
@@ -116,14 +117,6 @@ impl Job {
             Job::Call(c) => c.join.is_done(c.index),
         }
     }
-}
-
-/// The result of a call as its caller sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum CallResult {
-    Ok,
-    Failed,
-    TimedOut,
 }
 
 /// The futures of one stage: each completes once (normally, exceptionally, or by `orTimeout`),

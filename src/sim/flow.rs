@@ -9,24 +9,10 @@ use crate::time::Nanos;
 use super::draw::{arrival_exp, call_draw};
 use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::pool::{Admission, AfterTask, Slot};
-use super::request::{CallPhase, FailReason, ReqRef};
+use super::request::{CallPhase, ReqRef};
 use super::{Detail, Fault, LogEntry, RunRow};
+use crate::flow::{self, CallResult, Completion};
 use crate::topology::SERVER_POOL;
-
-/// The result of a call as its caller sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CallResult {
-    Ok,
-    Failed,
-    TimedOut,
-    /// No connection within the pool's timeout (`SQLTransientConnectionException`).
-    NoConnection,
-}
-
-/// A closed-loop client whose request was refused or answered at once retries after at least
-/// this long, so a full backlog or a rejecting pool with no think time cannot spin at one
-/// instant.
-const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
 
 impl Engine {
     // ---- load -------------------------------------------------------------------------
@@ -199,7 +185,7 @@ impl Engine {
                 return;
             }
             // Sequential code throws at the first failure without fallback.
-            if req.strategy == Strategy::Sequential && req.fail.is_some() {
+            if req.strategy == Strategy::Sequential && req.verdict.failed() {
                 self.respond(r);
                 return;
             }
@@ -283,7 +269,7 @@ impl Engine {
                 // already submitted keep running.
                 self.set_phase(r, call, CallPhase::Dropped);
                 if let Some(req) = self.requests.get_mut(r) {
-                    req.fail = Some(FailReason::Rejected(service.0));
+                    req.verdict.reject(service);
                 }
                 self.respond(r);
                 false
@@ -381,7 +367,7 @@ impl Engine {
             return;
         };
         req.inline_call = Some(call);
-        if let Some(timeout) = read_timeout.filter(|t| *t < latency) {
+        if let Some(timeout) = flow::read_timeout_cut(read_timeout, latency) {
             let c = &mut req.calls[call as usize];
             c.cut_by_timeout = true;
             c.latency = timeout;
@@ -398,27 +384,16 @@ impl Engine {
         };
         let svc = &self.scenario.services[service.0];
         let draw = call_draw(self.scenario.seed, req.id, call as usize, svc);
-        let fault = self.faults[service.0];
-        let mut latency = draw.latency;
         // A replayed request takes the latency its trace row recorded.
-        if let LoadMode::Trace { rows } = &self.load
-            && let Some(Some(recorded)) = usize::try_from(req.id - 1)
+        let recorded = match &self.load {
+            LoadMode::Trace { rows } => usize::try_from(req.id - 1)
                 .ok()
                 .and_then(|i| rows.get(i))
-                .map(|row| row.latencies[service.0])
-        {
-            latency = recorded;
-        }
-        if let Some(Fault::Slow { factor }) = fault {
-            latency = Nanos::from_secs_f64(latency.as_secs_f64() * factor);
-        }
-        if let Some(Fault::Hang { duration }) = fault {
-            latency = duration;
-        } else if let Some(hang) = svc.hang
-            && draw.hang_u < hang.probability
-        {
-            latency = hang.duration;
-        }
+                .and_then(|row| row.latencies[service.0]),
+            _ => None,
+        };
+        let fault = self.faults[service.0];
+        let latency = flow::call_latency(draw.latency, recorded, fault, svc.hang, draw.hang_u);
         let on_virtual = match thread {
             ThreadRef::Worker { pool, .. } => self
                 .pools
@@ -462,17 +437,7 @@ impl Engine {
         c.phase = CallPhase::Ended;
         let inline = c.inline;
         let future_done = c.future_done;
-        // Failure is decided when the latency ends, so a failing call holds its thread.
-        let no_connection = c.conn_failed;
-        let result = if c.cut_by_timeout {
-            CallResult::TimedOut
-        } else if no_connection {
-            CallResult::NoConnection
-        } else if c.fail_u < failure {
-            CallResult::Failed
-        } else {
-            CallResult::Ok
-        };
+        let result = CallResult::of_call(c.cut_by_timeout, c.conn_failed, c.fail_u, failure);
         let server_done = req.server_done;
         let handler = req.handler;
         match result {
@@ -531,19 +496,12 @@ impl Engine {
             };
             req.calls[call as usize].future_done = true;
             req.pending = req.pending.saturating_sub(1);
-            req.last_completer = Some(completer);
-            if result != CallResult::Ok {
-                if has_fallback {
-                    req.fallback_used = true;
-                    req.first_fallback.get_or_insert(service.0);
-                    self.service_stats[service.0].fallbacks += 1;
-                } else if req.fail.is_none() {
-                    req.fail = Some(match result {
-                        CallResult::TimedOut => FailReason::CallTimedOut(service.0),
-                        CallResult::NoConnection => FailReason::NoConnection(service.0),
-                        _ => FailReason::CallFailed(service.0),
-                    });
-                }
+            if req
+                .verdict
+                .complete(service, has_fallback, result, completer)
+                == Completion::FellBack
+            {
+                self.service_stats[service.0].fallbacks += 1;
             }
             stage_len = self.scenario.endpoint.stages[req.stage].len();
             if req.inline_call.is_some()
@@ -585,7 +543,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        if req.fail.is_some() || req.stage + 1 >= stages {
+        if req.verdict.failed() || req.stage + 1 >= stages {
             self.respond(r);
             return;
         }
@@ -593,7 +551,7 @@ impl Engine {
         // Blocking: the handler wakes from join() and submits the next stage. Async: the
         // continuation runs on the thread that completed the last future.
         req.submitter = if self.scenario.server.async_ {
-            req.last_completer
+            req.verdict.last_completer()
         } else {
             req.handler
         };
@@ -607,21 +565,8 @@ impl Engine {
             return;
         };
         req.server_done = true;
-        let (outcome, detail) = match (req.fail, req.fallback_used) {
-            (Some(reason), _) => (Outcome::Failed, Detail::Failed(reason)),
-            (None, true) => (
-                Outcome::Partial,
-                req.first_fallback.map_or(Detail::None, Detail::Fallback),
-            ),
-            (None, false) => (Outcome::Success, Detail::None),
-        };
-        // The run table shows the thread that ran the final step: the handler for
-        // sequential code and for a rejected submission, else the thread that completed the
-        // last future (where the continuation runs).
-        let thread = match (req.strategy, req.fail) {
-            (Strategy::Sequential, _) | (_, Some(FailReason::Rejected(_))) => req.handler,
-            _ => req.last_completer.or(req.handler),
-        };
+        let (outcome, detail) = req.verdict.outcome();
+        let thread = req.verdict.responding_thread(req.strategy, req.handler);
         let client_done = req.client_done;
         let handler_held = req.handler_held;
         if handler_held {
@@ -760,14 +705,7 @@ impl Engine {
             }
             LoadMode::Closed { think, .. } => {
                 if let Some(client) = client {
-                    // A request answered in no time (refused, or rejected with abort) costs at
-                    // least a round trip before the client tries again: without it a client
-                    // with no think time would resend at the same instant forever.
-                    let pause = if outcome == Outcome::Refused || latency == Nanos::ZERO {
-                        think.max(RETRY_AFTER_REFUSAL)
-                    } else {
-                        think
-                    };
+                    let pause = flow::client_pause(outcome, latency == Nanos::ZERO, think);
                     self.events
                         .push(self.now + pause, Event::ClientSend { client });
                 }

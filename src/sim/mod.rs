@@ -14,12 +14,12 @@ mod request;
 mod resources;
 mod snapshot;
 
+pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
 pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
 pub use command::{Command, CommandError};
 pub use engine::{Engine, ServiceStats, ThreadName};
 pub use flow::arrival_gap;
-pub use request::FailReason;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
     ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text, thread_memory_bytes,
@@ -28,36 +28,6 @@ pub use snapshot::{
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
-
-/// A fault injected into a service while the engine runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Fault {
-    /// Every call takes `factor` times its drawn latency.
-    Slow { factor: f64 },
-    /// Every call hangs for `duration`.
-    Hang { duration: Nanos },
-    /// Calls fail with this probability.
-    Fail { probability: f64 },
-}
-
-impl std::fmt::Display for Fault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Fault::Slow { factor } => write!(f, "slow x{factor}"),
-            Fault::Hang { duration } => write!(f, "hanging {duration}"),
-            Fault::Fail { probability } => write!(f, "failing {:.0}%", probability * 100.0),
-        }
-    }
-}
-
-/// What the log says beside an outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detail {
-    None,
-    /// The fallback of this service was used.
-    Fallback(usize),
-    Failed(FailReason),
-}
 
 /// One request as the client saw it: the article's `Run # | Strategy | Time (ms) | Thread
 /// Name | Status` row.

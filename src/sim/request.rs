@@ -2,6 +2,7 @@
 //! allocates nothing per request once warm). A [`ReqRef`] carries the slot's generation, so
 //! an event or queued task that outlives its request is recognised as stale.
 
+use crate::flow::Verdict;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
 
@@ -74,19 +75,6 @@ impl Call {
     };
 }
 
-/// Why a request failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailReason {
-    /// A call failed and had no fallback (the service's index).
-    CallFailed(usize),
-    /// A call timed out and had no fallback.
-    CallTimedOut(usize),
-    /// A call got no connection within the pool's timeout and had no fallback.
-    NoConnection(usize),
-    /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
-    Rejected(usize),
-}
-
 #[derive(Debug, Clone)]
 pub(super) struct Request {
     pub generation: u32,
@@ -112,11 +100,8 @@ pub(super) struct Request {
     pub spawning: bool,
     /// The call that will run on the thread being created, and that thread.
     pub spawn_call: Option<(u16, ThreadRef)>,
-    pub fallback_used: bool,
-    /// The service whose fallback was used first (for the log).
-    pub first_fallback: Option<usize>,
-    pub fail: Option<FailReason>,
-    pub last_completer: Option<ThreadRef>,
+    /// Failure, fallbacks and the last completer so far.
+    pub verdict: Verdict<ThreadRef>,
     /// The server has finished with it (responded, rejected or refused).
     pub server_done: bool,
     /// The client has seen its outcome (response, timeout or refusal).
@@ -152,10 +137,7 @@ impl Request {
             inline_call: None,
             spawning: false,
             spawn_call: None,
-            fallback_used: false,
-            first_fallback: None,
-            fail: None,
-            last_completer: None,
+            verdict: Verdict::default(),
             server_done: false,
             client_done: false,
             outstanding: 0,

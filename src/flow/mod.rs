@@ -1,0 +1,132 @@
+//! The request flow's decisions, expressed once and driven by both engines: the simulated
+//! one ([`crate::sim`]) supplies virtual time and events, the real one ([`crate::real`])
+//! threads, sleeps and wake-ups. What a call waits, how it ends, what its future's completion
+//! does to the request, the response's outcome and thread, and when a client retries are
+//! decided here and nowhere else.
+
+mod verdict;
+
+pub use verdict::{Completion, Verdict};
+
+use crate::metrics::Outcome;
+use crate::scenario::Hang;
+use crate::time::Nanos;
+
+/// A closed-loop client whose request was refused or answered at once retries after at least
+/// this long, so a full backlog or a rejecting pool with no think time cannot spin at one
+/// instant.
+pub const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
+
+/// Why a request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailReason {
+    /// A call failed and had no fallback (the service's index).
+    CallFailed(usize),
+    /// A call timed out and had no fallback.
+    CallTimedOut(usize),
+    /// A call got no connection within the pool's timeout and had no fallback.
+    NoConnection(usize),
+    /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
+    Rejected(usize),
+}
+
+/// What the log says beside an outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    None,
+    /// The fallback of this service was used.
+    Fallback(usize),
+    Failed(FailReason),
+}
+
+/// A fault injected into a service while a run goes on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fault {
+    /// Every call takes `factor` times its drawn latency.
+    Slow { factor: f64 },
+    /// Every call hangs for `duration`.
+    Hang { duration: Nanos },
+    /// Calls fail with this probability.
+    Fail { probability: f64 },
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Slow { factor } => write!(f, "slow x{factor}"),
+            Fault::Hang { duration } => write!(f, "hanging {duration}"),
+            Fault::Fail { probability } => write!(f, "failing {:.0}%", probability * 100.0),
+        }
+    }
+}
+
+/// The result of a call as its caller sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallResult {
+    Ok,
+    Failed,
+    TimedOut,
+    /// No connection within the pool's timeout (`SQLTransientConnectionException`).
+    NoConnection,
+}
+
+impl CallResult {
+    /// How a call that ran to its end finishes. Failure is decided when the latency ends, so
+    /// a failing call holds its thread for its whole latency.
+    pub fn of_call(
+        cut_by_read_timeout: bool,
+        no_connection: bool,
+        fail_u: f64,
+        failure: f64,
+    ) -> Self {
+        if cut_by_read_timeout {
+            CallResult::TimedOut
+        } else if no_connection {
+            CallResult::NoConnection
+        } else if fail_u < failure {
+            CallResult::Failed
+        } else {
+            CallResult::Ok
+        }
+    }
+}
+
+/// What one call waits for: the trace's recorded latency or the drawn one, stretched by a
+/// slow fault; a hang (injected, or drawn with the service's hang probability) replaces it.
+pub fn call_latency(
+    drawn: Nanos,
+    recorded: Option<Nanos>,
+    fault: Option<Fault>,
+    hang: Option<Hang>,
+    hang_u: f64,
+) -> Nanos {
+    let mut latency = recorded.unwrap_or(drawn);
+    if let Some(Fault::Slow { factor }) = fault {
+        latency = Nanos::from_secs_f64(latency.as_secs_f64() * factor);
+    }
+    match (fault, hang) {
+        (Some(Fault::Hang { duration }), _) => duration,
+        (_, Some(hang)) if hang_u < hang.probability => hang.duration,
+        _ => latency,
+    }
+}
+
+/// A sequential call's read timeout, when it cuts the call short (the thread gets its
+/// `SocketTimeoutException` and moves on).
+pub fn read_timeout_cut(read_timeout: Option<Nanos>, latency: Nanos) -> Option<Nanos> {
+    read_timeout.filter(|t| *t < latency)
+}
+
+/// How long a closed-loop client waits before its next request. A request refused, or
+/// answered at once (rejected with abort), costs at least a round trip: without it a client
+/// with no think time would resend at the same instant forever.
+pub fn client_pause(outcome: Outcome, answered_at_once: bool, think: Nanos) -> Nanos {
+    if outcome == Outcome::Refused || answered_at_once {
+        think.max(RETRY_AFTER_REFUSAL)
+    } else {
+        think
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,99 @@
+//! What a request's handler knows so far: whether it failed and why, which fallbacks it
+//! used, and which thread completed its last future. Both engines keep one per request and
+//! ask it for the response.
+
+use crate::metrics::Outcome;
+use crate::scenario::{ServiceId, Strategy};
+
+use super::{CallResult, Detail, FailReason};
+
+/// A request's progress towards its response, generic over how an engine names a thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict<T> {
+    fail: Option<FailReason>,
+    /// The service whose fallback was used first (for the log), once one was.
+    first_fallback: Option<usize>,
+    last_completer: Option<T>,
+}
+
+/// What completing one future did to the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    Ok,
+    /// `exceptionally(e -> fallback)`: the request degrades to `Partial`.
+    FellBack,
+    /// No fallback: the request fails (if nothing failed it before).
+    Failed,
+}
+
+impl<T> Default for Verdict<T> {
+    fn default() -> Self {
+        Verdict {
+            fail: None,
+            first_fallback: None,
+            last_completer: None,
+        }
+    }
+}
+
+impl<T: Clone> Verdict<T> {
+    /// True once a call failed without fallback or a submission was rejected.
+    pub fn failed(&self) -> bool {
+        self.fail.is_some()
+    }
+
+    /// The thread that completed the last future (where a continuation runs).
+    pub fn last_completer(&self) -> Option<T> {
+        self.last_completer.clone()
+    }
+
+    /// A call's future completed with `result` on `completer`.
+    pub fn complete(
+        &mut self,
+        service: ServiceId,
+        has_fallback: bool,
+        result: CallResult,
+        completer: T,
+    ) -> Completion {
+        self.last_completer = Some(completer);
+        if result == CallResult::Ok {
+            return Completion::Ok;
+        }
+        if has_fallback {
+            self.first_fallback.get_or_insert(service.0);
+            return Completion::FellBack;
+        }
+        if self.fail.is_none() {
+            self.fail = Some(match result {
+                CallResult::TimedOut => FailReason::CallTimedOut(service.0),
+                CallResult::NoConnection => FailReason::NoConnection(service.0),
+                CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service.0),
+            });
+        }
+        Completion::Failed
+    }
+
+    /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
+    pub fn reject(&mut self, service: ServiceId) {
+        self.fail = Some(FailReason::Rejected(service.0));
+    }
+
+    /// The response's outcome and what the log says beside it.
+    pub fn outcome(&self) -> (Outcome, Detail) {
+        match (self.fail, self.first_fallback) {
+            (Some(reason), _) => (Outcome::Failed, Detail::Failed(reason)),
+            (None, Some(service)) => (Outcome::Partial, Detail::Fallback(service)),
+            (None, None) => (Outcome::Success, Detail::None),
+        }
+    }
+
+    /// The thread the run table shows: the handler for sequential code and for a rejected
+    /// submission, else the thread that completed the last future (where the continuation
+    /// runs).
+    pub fn responding_thread(&self, strategy: Strategy, handler: Option<T>) -> Option<T> {
+        match (strategy, self.fail) {
+            (Strategy::Sequential, _) | (_, Some(FailReason::Rejected(_))) => handler,
+            _ => self.last_completer.clone().or(handler),
+        }
+    }
+}

@@ -7,7 +7,9 @@ use crate::metrics::{
     LatencyHistogram, Outcome, OutcomeCounts, PoolGauges, RollingHistogram, Sampler,
 };
 use crate::scenario::{LoadMode, Scenario};
-use crate::sim::{PoolSnapshot, RunLine, ServiceSnapshot, ServiceStats, Snapshot};
+use crate::sim::{
+    PoolSnapshot, RunLine, ServiceStats, Snapshot, service_snapshots, throughput_rps,
+};
 use crate::time::Nanos;
 
 use super::sync::lock;
@@ -33,7 +35,7 @@ pub(super) struct Books {
     area_at: Nanos,
     /// When the latest outcome was counted (the end of a finite load).
     pub last_outcome_at: Nanos,
-    sampled: Sampler,
+    pub sampled: Sampler,
 }
 
 impl Books {
@@ -127,50 +129,15 @@ impl World {
             let c = lock(&self.conns);
             (c.open, u32::try_from(c.backlog.len()).unwrap_or(u32::MAX))
         };
-        let views: Vec<_> = self.pools.iter().map(|p| p.view()).collect();
-        let pool_names: Vec<String> = views.iter().map(|v| v.spec.name.clone()).collect();
         let b = lock(&self.books);
-        let pools: Vec<PoolSnapshot> = views
-            .into_iter()
-            .enumerate()
-            .map(|(id, v)| PoolSnapshot {
-                id,
-                name: v.spec.name.clone(),
-                kind: v.spec.kind,
-                prefix: v.spec.prefix.clone(),
-                core: v.spec.core,
-                max: v.spec.max,
-                queue_capacity: v.spec.queue_capacity,
-                pool_size: v.pool_size,
-                active: v.active,
-                idle: v.idle,
-                queued: v.queued,
-                stats: v.stats,
-                in_use: in_use.contains(&id),
-                virtual_threads: v.spec.virtual_threads,
-                threads: v.threads,
-                active_series: b.sampled.pool_active(id),
-                queued_series: b.sampled.pool_queued(id),
-            })
-            .collect();
-        let services = self
-            .scenario
-            .services
+        let pools: Vec<PoolSnapshot> = self
+            .pools
             .iter()
             .enumerate()
-            .map(|(i, s)| ServiceSnapshot {
-                name: s.name.clone(),
-                stats: b.services[i],
-                fault: None,
-                bulkhead: self
-                    .topology
-                    .bulkhead_of(crate::scenario::ServiceId(i))
-                    .and_then(|p| pool_names.get(p))
-                    .cloned()
-                    .unwrap_or_default(),
-                mean_latency: s.latency.mean(),
-            })
+            .map(|(id, p)| p.snapshot(id, in_use.contains(&id), &b.sampled))
             .collect();
+        // Real runs take no live faults.
+        let services = service_snapshots(&self.scenario, &self.topology, &pools, &b.services, &[]);
         let series = b.sampled.series(interval);
         let thread_memory_bytes = crate::sim::thread_memory_bytes(&pools, false);
         let secs = now.as_secs_f64();
@@ -186,11 +153,7 @@ impl World {
             mean_in_flight: if secs > 0.0 { area / secs } else { 0.0 },
             outcomes: b.outcomes,
             late_responses: b.late_responses,
-            throughput_rps: if secs > 0.0 {
-                b.outcomes.responded() as f64 / secs
-            } else {
-                0.0
-            },
+            throughput_rps: throughput_rps(&b.outcomes, secs),
             latency: b.latency.summary(),
             window: b.window.summary(now),
             window_len: b.window.window(),

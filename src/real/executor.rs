@@ -14,8 +14,11 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use tokio_metrics::TaskMonitor;
 
-use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, PoolStats, Slot};
+use crate::metrics::Sampler;
+use crate::sim::PoolSnapshot;
+use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, Slot};
 use crate::time::Nanos;
+use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
 use super::sync::{Blocking, Task, block_on, lock};
@@ -46,17 +49,6 @@ struct PoolState {
     wakers: Vec<Arc<Condvar>>,
 }
 
-/// A pool's figures at one instant.
-pub(super) struct PoolView {
-    pub spec: PoolSpec,
-    pub stats: PoolStats,
-    pub pool_size: u32,
-    pub active: u32,
-    pub idle: u32,
-    pub queued: u32,
-    pub threads: Vec<(u32, bool)>,
-}
-
 impl RealPool {
     pub fn new(spec: PoolSpec, runs_on: RunsOn) -> Self {
         RealPool {
@@ -70,18 +62,9 @@ impl RealPool {
         }
     }
 
-    pub fn view(&self) -> PoolView {
-        let st = lock(&self.state);
-        let p = &st.pool;
-        PoolView {
-            spec: p.spec().clone(),
-            stats: *p.stats(),
-            pool_size: p.pool_size(),
-            active: p.active(),
-            idle: p.idle_count(),
-            queued: p.queued(),
-            threads: p.threads(),
-        }
+    /// The pool's figures now.
+    pub fn snapshot(&self, id: PoolId, in_use: bool, sampler: &Sampler) -> PoolSnapshot {
+        PoolSnapshot::of(id, &lock(&self.state).pool, in_use, sampler)
     }
 
     /// (active, queued, pool size) for the time series.

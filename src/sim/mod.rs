@@ -22,7 +22,8 @@ pub use engine::{Engine, ServiceStats, ThreadName};
 pub use flow::arrival_gap;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
-    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text, thread_memory_bytes,
+    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, service_snapshots, status_text,
+    thread_memory_bytes, throughput_rps,
 };
 
 use crate::metrics::Outcome;

@@ -6,8 +6,10 @@ use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::engine::{Engine, PoolId, ServiceStats, ThreadName};
-use super::pool::{PoolKind, PoolStats};
+use super::pool::{Pool, PoolKind, PoolStats};
 use super::{Detail, FailReason, Fault, LogEntry, RunRow};
+use crate::metrics::Sampler;
+use crate::topology::Topology;
 
 /// The engine at one instant.
 #[derive(Debug, Clone)]
@@ -179,6 +181,67 @@ pub struct RunLine {
     pub status: String,
 }
 
+impl PoolSnapshot {
+    /// A pool's figures now, in either engine: its live state, whether the strategy sends
+    /// work to it, and its sampled series.
+    pub fn of<T: Copy>(id: PoolId, pool: &Pool<T>, in_use: bool, sampler: &Sampler) -> Self {
+        let spec = pool.spec();
+        PoolSnapshot {
+            id,
+            name: spec.name.clone(),
+            kind: spec.kind,
+            prefix: spec.prefix.clone(),
+            core: spec.core,
+            max: spec.max,
+            queue_capacity: spec.queue_capacity,
+            pool_size: pool.pool_size(),
+            active: pool.active(),
+            idle: pool.idle_count(),
+            queued: pool.queued(),
+            stats: *pool.stats(),
+            in_use,
+            virtual_threads: spec.virtual_threads,
+            threads: pool.threads(),
+            active_series: sampler.pool_active(id),
+            queued_series: sampler.pool_queued(id),
+        }
+    }
+}
+
+/// Each service's figures now, in either engine; `pools` are the run's pool snapshots.
+pub fn service_snapshots(
+    scenario: &Scenario,
+    topology: &Topology,
+    pools: &[PoolSnapshot],
+    stats: &[ServiceStats],
+    faults: &[Option<Fault>],
+) -> Vec<ServiceSnapshot> {
+    scenario
+        .services
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ServiceSnapshot {
+            name: s.name.clone(),
+            stats: stats.get(i).copied().unwrap_or_default(),
+            fault: faults.get(i).copied().flatten(),
+            bulkhead: topology
+                .bulkhead_of(ServiceId(i))
+                .and_then(|p| pools.get(p))
+                .map_or_else(String::new, |p| p.name.clone()),
+            mean_latency: s.latency.mean(),
+        })
+        .collect()
+}
+
+/// Requests answered per second over `secs` seconds.
+pub fn throughput_rps(outcomes: &OutcomeCounts, secs: f64) -> f64 {
+    if secs > 0.0 {
+        outcomes.responded() as f64 / secs
+    } else {
+        0.0
+    }
+}
+
 /// How many log lines a snapshot carries.
 const SNAPSHOT_LOG_LINES: usize = 200;
 
@@ -189,43 +252,15 @@ impl Engine {
             .pools
             .iter()
             .enumerate()
-            .map(|(id, p)| PoolSnapshot {
-                id,
-                name: p.spec().name.clone(),
-                kind: p.spec().kind,
-                prefix: p.spec().prefix.clone(),
-                core: p.spec().core,
-                max: p.spec().max,
-                queue_capacity: p.spec().queue_capacity,
-                pool_size: p.pool_size(),
-                active: p.active(),
-                idle: p.idle_count(),
-                queued: p.queued(),
-                stats: *p.stats(),
-                in_use: in_use.contains(&id),
-                virtual_threads: p.spec().virtual_threads,
-                threads: p.threads(),
-                active_series: self.sampler.pool_active(id),
-                queued_series: self.sampler.pool_queued(id),
-            })
+            .map(|(id, p)| PoolSnapshot::of(id, p, in_use.contains(&id), &self.sampler))
             .collect();
-        let services = self
-            .scenario
-            .services
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ServiceSnapshot {
-                name: s.name.clone(),
-                stats: self.service_stats[i],
-                fault: self.faults[i],
-                bulkhead: self
-                    .topology
-                    .bulkhead_of(ServiceId(i))
-                    .and_then(|p| self.pools.get(p))
-                    .map_or_else(String::new, |p| p.spec().name.clone()),
-                mean_latency: s.latency.mean(),
-            })
-            .collect();
+        let services = service_snapshots(
+            &self.scenario,
+            &self.topology,
+            &pools,
+            &self.service_stats,
+            &self.faults,
+        );
         let series = self.sampler.series(self.sample_interval);
         let skip = self.log.len().saturating_sub(SNAPSHOT_LOG_LINES);
         let log = self
@@ -252,11 +287,7 @@ impl Engine {
             mean_in_flight: self.mean_in_flight(),
             outcomes: self.outcomes,
             late_responses: self.late_responses,
-            throughput_rps: if secs > 0.0 {
-                self.outcomes.responded() as f64 / secs
-            } else {
-                0.0
-            },
+            throughput_rps: throughput_rps(&self.outcomes, secs),
             latency: self.latency.summary(),
             window: self.window.summary(self.now),
             window_len: self.window.window(),

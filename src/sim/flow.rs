@@ -9,7 +9,7 @@ use crate::time::Nanos;
 use super::draw::{arrival_exp, call_draw};
 use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::pool::{Admission, AfterTask, Slot};
-use super::request::{CallPhase, ReqRef};
+use super::request::{CallPhase, Conn, ReqRef};
 use super::{Detail, Fault, LogEntry, RunRow};
 use crate::flow::{self, CallResult, Completion};
 use crate::topology::SERVER_POOL;
@@ -437,7 +437,12 @@ impl Engine {
         c.phase = CallPhase::Ended;
         let inline = c.inline;
         let future_done = c.future_done;
-        let result = CallResult::of_call(c.cut_by_timeout, c.conn_failed, c.fail_u, failure);
+        let result = CallResult::of_call(
+            c.cut_by_timeout,
+            c.conn == Conn::TimedOut,
+            c.fail_u,
+            failure,
+        );
         let server_done = req.server_done;
         let handler = req.handler;
         match result {

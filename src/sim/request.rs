@@ -24,6 +24,49 @@ pub(super) enum CallPhase {
     Dropped,
 }
 
+/// A call's hold on a connection (HikariCP's `getConnection()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Conn {
+    None,
+    /// In the resource's FIFO queue of waiters.
+    Waiting,
+    Held,
+    /// Gave up waiting (`SQLTransientConnectionException`).
+    TimedOut,
+}
+
+/// A call's hold on a CPU core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Core {
+    None,
+    /// Queued for a core.
+    Waiting,
+    /// Running CPU, or pinned to its carrier.
+    Held,
+}
+
+impl Conn {
+    /// Gives a held connection back; true when there was one.
+    pub fn release(&mut self) -> bool {
+        let held = *self == Conn::Held;
+        if held {
+            *self = Conn::None;
+        }
+        held
+    }
+}
+
+impl Core {
+    /// Gives a held core back; true when there was one.
+    pub fn release(&mut self) -> bool {
+        let held = *self == Core::Held;
+        if held {
+            *self = Core::None;
+        }
+        held
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Call {
     pub phase: CallPhase,
@@ -41,16 +84,10 @@ pub(super) struct Call {
     pub latency: Nanos,
     /// CPU time still to run before the wait.
     pub cpu_left: Nanos,
-    /// Holds a connection of the service's resource.
-    pub has_conn: bool,
-    /// Waits in the resource's queue for a connection.
-    pub waiting_conn: bool,
-    /// Gave up waiting for a connection (`SQLTransientConnectionException`).
-    pub conn_failed: bool,
-    /// Holds a core (running CPU, or pinned to its carrier).
-    pub has_core: bool,
-    /// Queued for a core.
-    pub waiting_core: bool,
+    /// Its hold on a connection of the service's resource.
+    pub conn: Conn,
+    /// Its hold on a core.
+    pub core: Core,
     /// Runs on a virtual thread.
     pub on_virtual: bool,
 }
@@ -66,11 +103,8 @@ impl Call {
         fail_u: 1.0,
         latency: Nanos::ZERO,
         cpu_left: Nanos::ZERO,
-        has_conn: false,
-        waiting_conn: false,
-        conn_failed: false,
-        has_core: false,
-        waiting_core: false,
+        conn: Conn::None,
+        core: Core::None,
         on_virtual: false,
     };
 }

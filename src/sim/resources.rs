@@ -13,7 +13,7 @@ use crate::scenario::{Jdk, ResourceId};
 use crate::time::Nanos;
 
 use super::engine::{Engine, Event};
-use super::request::ReqRef;
+use super::request::{Conn, Core, ReqRef};
 
 /// Work waiting for a core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,16 +82,16 @@ impl Engine {
         let c = &mut req.calls[call as usize];
         // 1. getConnection(): a free connection, else wait in FIFO order up to the timeout.
         if let (Some(res), Some(timeout)) = (uses, timeout)
-            && !c.has_conn
+            && c.conn != Conn::Held
         {
             let state = &mut self.resource_states[res.0];
             if state.in_use < self.scenario.resources[res.0].size {
                 state.in_use += 1;
                 state.max_in_use = state.max_in_use.max(state.in_use);
                 state.acquired += 1;
-                c.has_conn = true;
+                c.conn = Conn::Held;
             } else {
-                c.waiting_conn = true;
+                c.conn = Conn::Waiting;
                 c.started = now;
                 state.waiters.push_back((r, call));
                 state.waiting += 1;
@@ -104,13 +104,13 @@ impl Engine {
         // 2. CPU time on a core; a virtual thread blocking inside `synchronized` stays pinned
         //    to its carrier (JDK 21-23), so it keeps the core for its whole wait.
         let pinned = pinned_service && c.on_virtual && pins_carrier;
-        if (c.cpu_left > Nanos::ZERO || pinned) && !c.has_core {
+        if (c.cpu_left > Nanos::ZERO || pinned) && c.core != Core::Held {
             if self.cpu.busy < self.cpu.cores {
                 self.cpu.account(now);
                 self.cpu.busy += 1;
-                c.has_core = true;
+                c.core = Core::Held;
             } else {
-                c.waiting_core = true;
+                c.core = Core::Waiting;
                 self.cpu
                     .queue
                     .push_back(super::resources::CpuJob::Call(r, call));
@@ -121,7 +121,7 @@ impl Engine {
                 return;
             }
         }
-        if c.has_core && c.cpu_left > Nanos::ZERO {
+        if c.core == Core::Held && c.cpu_left > Nanos::ZERO {
             let burst = c.cpu_left;
             c.cpu_left = Nanos::ZERO;
             self.events
@@ -129,10 +129,7 @@ impl Engine {
             return;
         }
         let latency = c.latency;
-        let release_core = c.has_core && !pinned;
-        if release_core {
-            c.has_core = false;
-        }
+        let release_core = !pinned && c.core.release();
         // 3. The wait (I/O): the thread is held, the core is not (unless pinned).
         self.events
             .push(now + latency, Event::CallEnd { req: r, call });
@@ -153,11 +150,10 @@ impl Engine {
                         continue;
                     };
                     let c = &mut req.calls[call as usize];
-                    if !c.waiting_core {
+                    if c.core != Core::Waiting {
                         continue;
                     }
-                    c.waiting_core = false;
-                    c.has_core = true;
+                    c.core = Core::Held;
                     self.cpu.busy += 1;
                     self.proceed(r, call);
                 }
@@ -217,11 +213,10 @@ impl Engine {
             return;
         };
         let c = &mut req.calls[call as usize];
-        if !c.waiting_conn {
+        if c.conn != Conn::Waiting {
             return;
         }
-        c.waiting_conn = false;
-        c.conn_failed = true;
+        c.conn = Conn::TimedOut;
         let state = &mut self.resource_states[res.0];
         state.waiting = state.waiting.saturating_sub(1);
         state.timeouts += 1;
@@ -237,8 +232,8 @@ impl Engine {
             return;
         };
         let c = &mut req.calls[call as usize];
-        let had_conn = std::mem::take(&mut c.has_conn);
-        let had_core = std::mem::take(&mut c.has_core);
+        let had_conn = c.conn.release();
+        let had_core = c.core.release();
         if had_core {
             self.release_core();
         }
@@ -257,11 +252,10 @@ impl Engine {
                 continue;
             };
             let c = &mut req.calls[call as usize];
-            if !c.waiting_conn {
+            if c.conn != Conn::Waiting {
                 continue;
             }
-            c.waiting_conn = false;
-            c.has_conn = true;
+            c.conn = Conn::Held;
             let waited = now.saturating_sub(c.started);
             let state = &mut self.resource_states[res.0];
             state.waiting = state.waiting.saturating_sub(1);

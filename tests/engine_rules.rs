@@ -1,7 +1,7 @@
 //! The JVM's rules, played end to end by the engine on small inline scenarios.
 //!
 //! Every expected latency, count and thread name below is worked out by hand from the rules
-//! in DESIGN §2 (Tomcat's TaskQueue, ThreadPoolExecutor.execute, the common pool, the
+//! (Tomcat's TaskQueue, ThreadPoolExecutor.execute, the common pool, the
 //! rejection policies, orTimeout). Latencies are fixed so the arithmetic is exact.
 
 use threadlab::metrics::Outcome;

@@ -14,15 +14,15 @@ pub(super) const STOP_POLL: Duration = Duration::from_millis(20);
 
 /// Real time since the run started, in scenario nanoseconds.
 #[derive(Debug, Clone, Copy)]
-pub struct Clock {
+pub struct ScaledClock {
     start: Instant,
     scale: f64,
 }
 
-impl Clock {
+impl ScaledClock {
     /// A clock whose t = 0 is `start` (it reads 0 until then).
     pub fn new(start: Instant, scale: f64) -> Self {
-        Clock { start, scale }
+        ScaledClock { start, scale }
     }
 
     /// Now, in scenario time.

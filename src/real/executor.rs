@@ -21,8 +21,8 @@ use crate::time::Nanos;
 use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
-use super::sync::{Blocking, Task, block_on, lock};
-use super::world::{Deferred, Job, World};
+use super::sync::{OnTask, OnThread, block_on, lock};
+use super::world::{Deferred, Task, World};
 
 /// A task's key in its pool (the pool's tasks must be `Copy`; the jobs live beside it).
 pub(super) type TaskId = u64;
@@ -43,7 +43,7 @@ pub(super) struct RealPool {
 
 struct PoolState {
     pool: Pool<TaskId>,
-    jobs: HashMap<TaskId, Job>,
+    jobs: HashMap<TaskId, Task>,
     next_task: TaskId,
     /// Each worker slot's wake-up call.
     wakers: Vec<Arc<Condvar>>,
@@ -74,7 +74,7 @@ impl RealPool {
     }
 
     /// `DiscardOldestPolicy`: removes the head of the queue and returns its job.
-    pub fn drop_oldest(&self) -> Option<Job> {
+    pub fn drop_oldest(&self) -> Option<Task> {
         let mut st = lock(&self.state);
         let id = st.pool.drop_oldest()?;
         st.jobs.remove(&id)
@@ -97,7 +97,7 @@ impl PoolState {
     }
 
     /// The job the worker in `slot` was given.
-    fn take_job(&mut self, slot: Slot) -> Option<Job> {
+    fn take_job(&mut self, slot: Slot) -> Option<Task> {
         let id = self.pool.task_of(slot)?;
         self.jobs.remove(&id)
     }
@@ -106,7 +106,7 @@ impl PoolState {
         let PoolState { pool, jobs, .. } = self;
         pool.finish(slot, now, |id| {
             // AsyncSupply.run returns at once when its future already completed.
-            let stale = jobs.get(id).is_none_or(Job::is_stale);
+            let stale = jobs.get(id).is_none_or(Task::is_stale);
             if stale {
                 jobs.remove(id);
             }
@@ -117,7 +117,7 @@ impl PoolState {
 
 impl World {
     /// `execute(task)` on pool `pool`: the job runs or waits, or comes back when rejected.
-    pub(super) fn submit(self: &Arc<Self>, pool: usize, job: Job) -> Result<(), Job> {
+    pub(super) fn submit(self: &Arc<Self>, pool: usize, job: Task) -> Result<(), Task> {
         let p = &self.pools[pool];
         let mut st = lock(&p.state);
         let id = st.next_task;
@@ -179,7 +179,7 @@ impl World {
             .name()
             .unwrap_or("unnamed")
             .to_string();
-        let ctx = Blocking(&self.stop);
+        let ctx = OnThread(&self.stop);
         let p = &self.pools[pool];
         // A keep-alive check that is due, carried across tasks like the engine's event.
         let mut check_at: Option<Nanos> = None;
@@ -233,7 +233,7 @@ impl World {
 
     /// A virtual thread: runs its task (and any it is handed) and exits.
     async fn task_loop(self: Arc<Self>, pool: usize, slot: Slot, me: String) {
-        let ctx = Task(&self.stop);
+        let ctx = OnTask(&self.stop);
         let p = &self.pools[pool];
         loop {
             let job = lock(&p.state).take_job(slot);

@@ -10,15 +10,11 @@ use super::{RealReport, RuntimeView};
 
 /// `run --engine real --format table`.
 pub fn run_table(scenario: &Scenario, r: &RealReport) -> String {
-    // The header says how the scenario time was measured instead of "simulated".
-    let mut out = report::run_table(scenario, &r.run).replacen(
-        " s simulated",
-        &format!(
-            " s of scenario time, run for real (time scale {}, {:.2} s wall)",
-            r.time_scale, r.wall_s
-        ),
-        1,
+    let measured = format!(
+        "of scenario time, run for real (time scale {}, {:.2} s wall)",
+        r.time_scale, r.wall_s
     );
+    let mut out = report::run_table_measured(scenario, &r.run, &measured);
     runtime_lines(&r.runtime, &mut out);
     out
 }

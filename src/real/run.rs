@@ -14,10 +14,10 @@ use crate::sim::draw::arrival_exp;
 use crate::time::Nanos;
 use crate::topology::{PoolKind, PoolRole, SERVER_POOL, Topology};
 
-use super::clock::{Clock, STOP_POLL};
+use super::clock::{STOP_POLL, ScaledClock};
 use super::executor::{RealPool, RunsOn};
 use super::monitor::{Group, Monitors};
-use super::sync::{Blocking, Ctx, Task, block_on, lock};
+use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
 use super::world::{Req, Setup, World};
 use super::{RealError, RealRun};
 
@@ -120,7 +120,7 @@ pub(super) fn start(
         .map_err(|e| RealError::Internal(format!("cannot start the tokio runtime: {e}")))?;
     // Sample every 100 ms of scenario time, as the engine, but at most every 10 ms for real.
     let interval = Nanos::from_millis(100).max(Nanos::from_secs_f64(0.010 / scale));
-    let clock = Clock::new(Instant::now() + WARM_UP, scale);
+    let clock = ScaledClock::new(Instant::now() + WARM_UP, scale);
     let monitors = Monitors::new(rt.handle(), clock.real(interval));
     let topology = Topology::new(scenario);
     let pools = topology
@@ -252,7 +252,7 @@ impl World {
         }
         let world = Arc::clone(self);
         let task = async move {
-            world.await_response(&Task(&world.stop), &req).await;
+            world.await_response(&OnTask(&world.stop), &req).await;
         };
         drop(
             self.rt
@@ -291,7 +291,7 @@ fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
                         return;
                     }
                     let req = w.issue();
-                    if !block_on(w.await_response(&Blocking(&w.stop), &req)) {
+                    if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
                         return;
                     }
                 }
@@ -332,7 +332,7 @@ fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
                 let w = Arc::clone(world);
                 let client = async move {
                     tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
-                    let ctx = Task(&w.stop);
+                    let ctx = OnTask(&w.stop);
                     while w.before_limit() {
                         let req = w.issue();
                         if !w.await_response(&ctx, &req).await {

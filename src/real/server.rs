@@ -15,7 +15,7 @@ use crate::topology::SERVER_POOL;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
-use super::world::{CallJob, DELAYER, Deferred, Job, Req, Response, StageJoin, World};
+use super::world::{CallTask, DELAYER, Deferred, Req, Response, StageJoin, Task, World};
 
 /// The handler's view of its request so far.
 type Progress = Verdict<String>;
@@ -56,7 +56,7 @@ impl World {
     }
 
     fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
-        if let Err(Job::Handler(req)) = self.submit(SERVER_POOL, Job::Handler(req)) {
+        if let Err(Task::Handler(req)) = self.submit(SERVER_POOL, Task::Handler(req)) {
             // maxQueueSize reached: Tomcat closes the socket.
             self.close_connection();
             self.refuse(&req);
@@ -92,10 +92,15 @@ impl World {
 
     // ---- jobs ---------------------------------------------------------------------------
 
-    pub(super) async fn run_job<C: Ctx>(self: &Arc<Self>, ctx: &C, job: Job, me: &str) -> Deferred {
+    pub(super) async fn run_job<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        job: Task,
+        me: &str,
+    ) -> Deferred {
         match job {
-            Job::Handler(req) => self.handle(ctx, req, me).await,
-            Job::Call(c) => match self.perform_call(ctx, c.req.id, c.call, None).await {
+            Task::Handler(req) => self.handle(ctx, req, me).await,
+            Task::Call(c) => match self.perform_call(ctx, c.req.id, c.call, None).await {
                 Some(result) => Deferred::Complete {
                     req: c.req,
                     join: c.join,
@@ -162,7 +167,7 @@ impl World {
                 .service(service)
                 .timeout
                 .map(|t| Instant::now() + self.clock.real(t));
-            let job = Job::Call(CallJob {
+            let job = Task::Call(CallTask {
                 req: Arc::clone(req),
                 call,
                 index: i,
@@ -251,8 +256,8 @@ impl World {
     }
 
     /// A call dropped by discard or discard-oldest: its future never completes.
-    fn discarded(&self, job: &Job) {
-        if let Job::Call(c) = job {
+    fn discarded(&self, job: &Task) {
+        if let Task::Call(c) = job {
             let service = self.service_of(c.call);
             lock(&self.books).services[service.0].discarded += 1;
         }

@@ -1,7 +1,7 @@
 //! How the same request code waits on an OS thread and in a tokio task.
 //!
 //! The handler and call code is written once, as `async` functions generic over [`Ctx`]. On a
-//! platform thread [`Blocking`] really blocks (`thread::sleep`, `Condvar::wait_timeout`)
+//! platform thread [`OnThread`] really blocks (`thread::sleep`, `Condvar::wait_timeout`)
 //! inside `poll`, so every future is ready at its first poll and [`block_on`] needs no waker;
 //! in a tokio task (virtual threads, `unbounded` calls) [`Task`] awaits tokio timers.
 
@@ -29,9 +29,9 @@ pub(super) trait Ctx: Sync {
 }
 
 /// A platform thread: blocks.
-pub(super) struct Blocking<'a>(pub &'a Stop);
+pub(super) struct OnThread<'a>(pub &'a Stop);
 
-impl Ctx for Blocking<'_> {
+impl Ctx for OnThread<'_> {
     fn sleep_until(&self, deadline: Instant) -> impl Future<Output = bool> + Send {
         std::future::ready(self.0.sleep_until(deadline))
     }
@@ -51,9 +51,9 @@ impl Ctx for Blocking<'_> {
 }
 
 /// A tokio task: awaits.
-pub(super) struct Task<'a>(pub &'a Stop);
+pub(super) struct OnTask<'a>(pub &'a Stop);
 
-impl Ctx for Task<'_> {
+impl Ctx for OnTask<'_> {
     async fn sleep_until(&self, deadline: Instant) -> bool {
         tokio::time::sleep_until(deadline.into()).await;
         !self.0.is_stopped()
@@ -72,7 +72,7 @@ impl Ctx for Task<'_> {
     }
 }
 
-/// Polls a future whose every await is a [`Blocking`] one to completion on this thread.
+/// Polls a future whose every await is an [`OnThread`] one to completion on this thread.
 pub(super) fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut cx = Context::from_waker(Waker::noop());
@@ -80,7 +80,7 @@ pub(super) fn block_on<F: Future>(future: F) -> F::Output {
         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
             return out;
         }
-        // Not reached with Blocking futures; yield rather than spin if it ever is.
+        // Not reached with OnThread futures; yield rather than spin if it ever is.
         std::thread::yield_now();
     }
 }

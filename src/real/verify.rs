@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{RunReport, fmt_ms};
+use crate::report::{Align, RunReport, Table, fmt_ms};
 use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::time::Nanos;
 
@@ -65,62 +65,30 @@ impl Verification {
             self.tolerance * 100.0,
             self.real.wall_s
         );
-        let headers = ["Figure", "Simulated", "Real", "Difference", "Check"];
-        let rows: Vec<[String; 5]> = self
-            .figures
-            .iter()
-            .map(|f| {
-                let check = if !f.checked {
-                    "info"
-                } else if f.difference <= self.tolerance {
-                    "ok"
-                } else {
-                    "FAIL"
-                };
-                [
-                    f.name.clone(),
-                    f.sim.clone(),
-                    f.real.clone(),
-                    format!("{:.2} %", f.difference * 100.0),
-                    check.to_string(),
-                ]
-            })
-            .collect();
-        let widths: Vec<usize> = (0..5)
-            .map(|i| {
-                rows.iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([headers[i].len()])
-                    .max()
-                    .unwrap_or(3)
-            })
-            .collect();
-        let line = |cells: &[String], out: &mut String| {
-            out.push('|');
-            for (i, c) in cells.iter().enumerate() {
-                let w = widths[i];
-                if i == 0 {
-                    let _ = write!(out, " {c:<w$} |");
-                } else {
-                    let _ = write!(out, " {c:>w$} |");
-                }
-            }
-            out.push('\n');
-        };
-        line(&headers.map(String::from), &mut out);
-        out.push('|');
-        for (i, w) in widths.iter().enumerate() {
-            let dashes = "-".repeat(*w);
-            if i == 0 {
-                let _ = write!(out, " {dashes} |");
+        let mut table = Table::new(&[
+            ("Figure", Align::Left),
+            ("Simulated", Align::Right),
+            ("Real", Align::Right),
+            ("Difference", Align::Right),
+            ("Check", Align::Right),
+        ]);
+        for f in &self.figures {
+            let check = if !f.checked {
+                "info"
+            } else if f.difference <= self.tolerance {
+                "ok"
             } else {
-                let _ = write!(out, " {}: |", &dashes[1..]);
-            }
+                "FAIL"
+            };
+            table.row(vec![
+                f.name.clone(),
+                f.sim.clone(),
+                f.real.clone(),
+                format!("{:.2} %", f.difference * 100.0),
+                check.to_string(),
+            ]);
         }
-        out.push('\n');
-        for r in &rows {
-            line(r, &mut out);
-        }
+        table.render(&mut out);
         for n in &self.notes {
             let _ = writeln!(out, "Note: {n}");
         }

@@ -12,7 +12,7 @@ use crate::time::Nanos;
 use crate::topology::{PoolId, Topology};
 
 use super::books::Books;
-use super::clock::{Clock, Stop};
+use super::clock::{ScaledClock, Stop};
 use super::executor::RealPool;
 use super::monitor::Monitors;
 use super::sync::{Mailbox, lock};
@@ -24,7 +24,7 @@ pub(super) const DELAYER: &str = "CompletableFutureDelayScheduler";
 pub(super) struct World {
     pub scenario: Scenario,
     pub strategy: Strategy,
-    pub clock: Clock,
+    pub clock: ScaledClock,
     /// The run's length in scenario time: outcomes after it are not counted (the engine
     /// stops its clock there).
     pub limit: Nanos,
@@ -94,12 +94,12 @@ impl Req {
 }
 
 /// A task for a pool.
-pub(super) enum Job {
+pub(super) enum Task {
     Handler(Arc<Req>),
-    Call(CallJob),
+    Call(CallTask),
 }
 
-pub(super) struct CallJob {
+pub(super) struct CallTask {
     pub req: Arc<Req>,
     /// The call's index in the endpoint (keys its draws).
     pub call: u16,
@@ -108,13 +108,13 @@ pub(super) struct CallJob {
     pub join: Arc<StageJoin>,
 }
 
-impl Job {
+impl Task {
     /// A queued call whose future already completed: `AsyncSupply.run` skips it. A call of
     /// a request that failed by abort still runs (its future is not complete), as in the JVM.
     pub fn is_stale(&self) -> bool {
         match self {
-            Job::Handler(_) => false,
-            Job::Call(c) => c.join.is_done(c.index),
+            Task::Handler(_) => false,
+            Task::Call(c) => c.join.is_done(c.index),
         }
     }
 }
@@ -187,7 +187,7 @@ pub(super) struct Response {
 /// What a new world needs besides the scenario.
 pub(super) struct Setup {
     pub strategy: Strategy,
-    pub clock: Clock,
+    pub clock: ScaledClock,
     pub limit: Nanos,
     pub topology: Topology,
     pub pools: Vec<RealPool>,

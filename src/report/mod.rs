@@ -14,7 +14,8 @@ use crate::theory::Prediction;
 use crate::time::Nanos;
 
 pub use csv::{compare_csv, run_csv};
-pub use table::{compare_table, run_table};
+pub(crate) use table::{Align, Table};
+pub use table::{compare_table, run_table, run_table_measured};
 
 /// Output formats of `run` and `compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,7 +33,7 @@ pub fn play(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Engine 
     engine
 }
 
-/// Everything `run` reports about one strategy (the JSON schema of DESIGN §4).
+/// Everything `run` reports about one strategy (the JSON schema the README documents).
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
     pub preset: String,

@@ -7,20 +7,20 @@ use crate::scenario::Scenario;
 
 /// Column alignment.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
 /// A Markdown table with padded columns.
-struct Table {
+pub(crate) struct Table {
     headers: Vec<String>,
     align: Vec<Align>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    fn new(headers: &[(&str, Align)]) -> Self {
+    pub(crate) fn new(headers: &[(&str, Align)]) -> Self {
         Table {
             headers: headers.iter().map(|(h, _)| (*h).to_string()).collect(),
             align: headers.iter().map(|(_, a)| *a).collect(),
@@ -28,11 +28,11 @@ impl Table {
         }
     }
 
-    fn row(&mut self, cells: Vec<String>) {
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
 
-    fn render(&self, out: &mut String) {
+    pub(crate) fn render(&self, out: &mut String) {
         let widths: Vec<usize> = (0..self.headers.len())
             .map(|i| {
                 self.rows
@@ -99,11 +99,17 @@ fn title(scenario: &Scenario, out: &mut String) {
 
 /// `run --format table`.
 pub fn run_table(scenario: &Scenario, r: &RunReport) -> String {
+    run_table_measured(scenario, r, "simulated")
+}
+
+/// The run table, its header saying how the run's time was measured (`simulated`, or a real
+/// run's time scale and wall time).
+pub fn run_table_measured(scenario: &Scenario, r: &RunReport, measured: &str) -> String {
     let mut out = String::new();
     title(scenario, &mut out);
     let _ = writeln!(
         out,
-        "preset {} · strategy {} · seed {} · {:.3} s simulated\n",
+        "preset {} · strategy {} · seed {} · {:.3} s {measured}\n",
         r.preset, r.strategy, r.seed, r.simulated_s
     );
     if let Some(runs) = &r.runs {

@@ -330,10 +330,6 @@ impl Strategy {
             Strategy::Unbounded => "unbounded",
         }
     }
-
-    pub fn from_name(name: &str) -> Option<Strategy> {
-        Strategy::ALL.into_iter().find(|s| s.name() == name)
-    }
 }
 
 impl std::fmt::Display for Strategy {
@@ -407,9 +403,5 @@ impl RejectionPolicy {
             RejectionPolicy::Discard => "discard",
             RejectionPolicy::DiscardOldest => "discard-oldest",
         }
-    }
-
-    pub fn from_name(name: &str) -> Option<RejectionPolicy> {
-        RejectionPolicy::ALL.into_iter().find(|p| p.name() == name)
     }
 }

@@ -21,7 +21,7 @@ const MAX_CALLS: usize = 10_000;
 /// Upper bound for counts that only memory limits (connections, queue slots).
 const LARGE: u32 = 10_000_000;
 
-/// Checks every rule of DESIGN §3 and builds the model. `origin` names the source in errors.
+/// Checks every rule of the preset schema and builds the model. `origin` names the source in errors.
 pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, ScenarioError> {
     let check = Checker { origin };
     let name = check.name("scenario.name", &raw.scenario.name)?;

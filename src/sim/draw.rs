@@ -12,7 +12,6 @@ use crate::time::Nanos;
 
 /// Stream keys that are not calls (calls use their index in the endpoint, from 0).
 const STREAM_ARRIVAL: u64 = 1 << 32;
-const STREAM_THINK: u64 = (1 << 32) + 1;
 
 /// SplitMix64's finaliser: a strong 64-bit mix, so nearby keys give unrelated generators.
 fn mix(mut z: u64) -> u64 {
@@ -55,11 +54,6 @@ pub fn call_draw(seed: u64, request: u64, call: usize, service: &Service) -> Cal
 /// A standard exponential (mean 1) for the arrival of request `request`.
 pub fn arrival_exp(seed: u64, request: u64) -> f64 {
     Exp1.sample(&mut keyed(seed, request, STREAM_ARRIVAL))
-}
-
-/// A standard exponential for a closed-loop client's think time before request `request`.
-pub fn think_exp(seed: u64, request: u64) -> f64 {
-    Exp1.sample(&mut keyed(seed, request, STREAM_THINK))
 }
 
 fn sample_latency(latency: &Latency, rng: &mut Xoshiro256PlusPlus) -> Nanos {

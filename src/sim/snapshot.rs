@@ -5,7 +5,7 @@ use crate::metrics::{LatencySummary, Outcome, OutcomeCounts, SeriesSnapshot};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 
-use super::engine::{Engine, PoolId, ServiceStats, ThreadName};
+use super::engine::{Engine, PoolId, ServiceStats};
 use super::pool::{Pool, PoolKind, PoolStats};
 use super::{Detail, FailReason, Fault, LogEntry, RunRow};
 use crate::metrics::Sampler;
@@ -352,16 +352,6 @@ impl Engine {
 
     fn status(&self, outcome: Outcome, detail: Detail) -> String {
         status_text(&self.scenario, outcome, detail)
-    }
-
-    /// The latency histogram's value at quantile `q`, in milliseconds.
-    pub fn latency_quantile_ms(&self, q: f64) -> f64 {
-        self.latency.quantile_ms(q)
-    }
-
-    /// The thread name of a log row's thread (for callers holding a `ThreadName`).
-    pub fn name(&self, thread: ThreadName) -> String {
-        self.thread_name(thread)
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::flow;
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, Scenario, Strategy};
+use crate::scenario::{LoadMode, Ramp, Scenario, Strategy};
 use crate::sim::arrival_gap;
 use crate::sim::draw::arrival_exp;
 use crate::time::Nanos;
@@ -268,8 +268,19 @@ impl World {
 /// Starts the load; returns the load thread, if it has one.
 fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
     let w = Arc::clone(world);
-    let spawn = |name: &str, body: Box<dyn FnOnce() + Send>| match std::thread::Builder::new()
-        .name(name.into())
+    let body: Box<dyn FnOnce() + Send> = match world.scenario.load.mode {
+        LoadMode::Runs { count } => Box::new(move || runs_client(&w, count)),
+        LoadMode::Batch { count } => Box::new(move || batch_client(&w, count)),
+        LoadMode::Open { rate, ramp } => Box::new(move || open_client(&w, rate, ramp)),
+        LoadMode::Closed { clients, think } => {
+            start_clients(world, clients, think);
+            return None;
+        }
+        // `check` refuses trace replay in real mode.
+        LoadMode::Trace { .. } => return None,
+    };
+    match std::thread::Builder::new()
+        .name("threadlab-client".into())
         .spawn(body)
     {
         Ok(h) => Some(h),
@@ -277,89 +288,80 @@ fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
             world.fail(format!("cannot start the load thread: {e}"));
             None
         }
-    };
-    match world.scenario.load.mode {
-        // One request after another: the next goes out when the previous one has its outcome.
-        LoadMode::Runs { count } => spawn(
-            "threadlab-client",
-            Box::new(move || {
-                if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
-                    return;
-                }
-                for _ in 0..count {
-                    if !w.before_limit() {
-                        return;
-                    }
-                    let req = w.issue();
-                    if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
-                        return;
-                    }
-                }
-            }),
-        ),
-        LoadMode::Batch { count } => spawn(
-            "threadlab-client",
-            Box::new(move || {
-                if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
-                    return;
-                }
-                for _ in 0..count {
-                    let req = w.issue();
-                    w.watch_timeout(req);
-                }
-            }),
-        ),
-        // Poisson arrivals with the engine's keyed draws: the same arrival times.
-        LoadMode::Open { rate, ramp } => spawn(
-            "threadlab-client",
-            Box::new(move || {
-                let mut t = Nanos::ZERO;
-                loop {
-                    let next = w.next_id.load(std::sync::atomic::Ordering::SeqCst);
-                    let e = arrival_exp(w.scenario.seed, next);
-                    let gap = arrival_gap(rate, ramp, t.as_secs_f64(), e);
-                    t += Nanos::from_secs_f64(gap).max(Nanos(1));
-                    if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
-                        return;
-                    }
-                    let req = w.issue();
-                    w.watch_timeout(req);
-                }
-            }),
-        ),
-        LoadMode::Closed { clients, think } => {
-            for _ in 0..clients {
-                let w = Arc::clone(world);
-                let client = async move {
-                    tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
-                    let ctx = OnTask(&w.stop);
-                    while w.before_limit() {
-                        let req = w.issue();
-                        if !w.await_response(&ctx, &req).await {
-                            return;
-                        }
-                        // A wall clock never reads zero: an answer within the retry pause
-                        // counts as answered at once.
-                        let latency = w.clock.now().saturating_sub(req.arrival);
-                        let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
-                        let pause =
-                            flow::client_pause(outcome, latency < flow::RETRY_AFTER_REFUSAL, think);
-                        if pause > Nanos::ZERO
-                            && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
-                        {
-                            return;
-                        }
-                    }
-                };
-                drop(
-                    world
-                        .rt
-                        .spawn(world.monitors.task(Group::Load).instrument(client)),
-                );
-            }
-            None
+    }
+}
+
+/// One request after another: the next goes out when the previous one has its outcome.
+fn runs_client(w: &Arc<World>, count: u32) {
+    if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
+        return;
+    }
+    for _ in 0..count {
+        if !w.before_limit() {
+            return;
         }
-        // `check` refuses trace replay in real mode.
-        LoadMode::Trace { .. } => None,
+        let req = w.issue();
+        if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
+            return;
+        }
+    }
+}
+
+/// Every request at t = 0.
+fn batch_client(w: &Arc<World>, count: u32) {
+    if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
+        return;
+    }
+    for _ in 0..count {
+        let req = w.issue();
+        w.watch_timeout(req);
+    }
+}
+
+/// Poisson arrivals with the engine's keyed draws: the same arrival times.
+fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
+    let mut t = Nanos::ZERO;
+    loop {
+        let next = w.next_id.load(std::sync::atomic::Ordering::SeqCst);
+        let e = arrival_exp(w.scenario.seed, next);
+        let gap = arrival_gap(rate, ramp, t.as_secs_f64(), e);
+        t += Nanos::from_secs_f64(gap).max(Nanos(1));
+        if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
+            return;
+        }
+        let req = w.issue();
+        w.watch_timeout(req);
+    }
+}
+
+/// Closed-loop clients as tokio tasks: send, wait for the outcome, think, send again.
+fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
+    for _ in 0..clients {
+        let w = Arc::clone(world);
+        let client = async move {
+            tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
+            let ctx = OnTask(&w.stop);
+            while w.before_limit() {
+                let req = w.issue();
+                if !w.await_response(&ctx, &req).await {
+                    return;
+                }
+                // A wall clock never reads zero: an answer within the retry pause counts as
+                // answered at once.
+                let latency = w.clock.now().saturating_sub(req.arrival);
+                let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
+                let pause = flow::client_pause(outcome, latency < flow::RETRY_AFTER_REFUSAL, think);
+                if pause > Nanos::ZERO
+                    && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
+                {
+                    return;
+                }
+            }
+        };
+        drop(
+            world
+                .rt
+                .spawn(world.monitors.task(Group::Load).instrument(client)),
+        );
     }
 }

@@ -11,7 +11,7 @@ use crate::scenario::{RejectionPolicy, ServiceId, Strategy};
 use crate::sim::draw::call_draw;
 use crate::sim::status_text;
 use crate::time::Nanos;
-use crate::topology::SERVER_POOL;
+use crate::topology::{PoolId, SERVER_POOL};
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
@@ -19,6 +19,16 @@ use super::world::{CallTask, DELAYER, Deferred, Req, Response, StageJoin, Task, 
 
 /// The handler's view of its request so far.
 type Progress = Verdict<String>;
+
+/// What a rejected submission left behind.
+enum Rejected {
+    /// The call's future is pending: `orTimeout` applies.
+    Armed,
+    /// The call's future is complete (it ran on the caller).
+    Completed,
+    /// The stage ends here.
+    Ends(StageEnd),
+}
 
 /// How a stage ended.
 enum StageEnd {
@@ -138,23 +148,10 @@ impl World {
         progress: &mut Progress,
         me: &str,
     ) -> StageEnd {
-        let services = &self.scenario.endpoint.stages[stage];
         if req.strategy == Strategy::Sequential {
-            // The handler makes each call itself; the service's timeout is its read timeout.
-            for (i, &service) in services.iter().enumerate() {
-                // Sequential code throws at the first failure without fallback.
-                if progress.failed() {
-                    return StageEnd::Respond;
-                }
-                let read_timeout = self.scenario.service(service).timeout;
-                let call = self.topology.call_number(stage, i);
-                let Some(result) = self.perform_call(ctx, req.id, call, read_timeout).await else {
-                    return StageEnd::Stopped;
-                };
-                self.complete(progress, service, result, me.to_string());
-            }
-            return StageEnd::Done;
+            return self.run_inline_stage(ctx, req, stage, progress, me).await;
         }
+        let services = &self.scenario.endpoint.stages[stage];
         let join = Arc::new(StageJoin::new(services.len()));
         let mut deadlines: Vec<Option<Instant>> = vec![None; services.len()];
         for (i, &service) in services.iter().enumerate() {
@@ -177,40 +174,87 @@ impl World {
                 deadlines[i] = timeout_at;
                 continue;
             };
-            lock(&self.books).services[service.0].rejected += 1;
-            match self.topology.rejection(pool) {
-                RejectionPolicy::Abort => {
-                    // RejectedExecutionException out of supplyAsync: the request fails at
-                    // once; calls already submitted keep running.
-                    progress.reject(service);
-                    return StageEnd::Respond;
-                }
-                RejectionPolicy::CallerRuns => {
-                    // The handler runs the call itself; its future is complete before
-                    // orTimeout could be attached.
-                    let Some(result) = self.perform_call(ctx, req.id, call, None).await else {
-                        return StageEnd::Stopped;
-                    };
-                    join.complete(i, result, me.to_string());
-                }
-                RejectionPolicy::Discard => {
-                    lock(&self.books).services[service.0].discarded += 1;
-                    deadlines[i] = timeout_at;
-                }
-                RejectionPolicy::DiscardOldest => {
-                    if let Some(oldest) = self.pools[pool].drop_oldest() {
-                        self.discarded(&oldest);
-                    }
-                    // execute(r) again: with the head gone the queue has room.
-                    if let Err(job) = self.submit(pool, job) {
-                        self.discarded(&job);
-                    }
-                    deadlines[i] = timeout_at;
-                }
+            match self.reject(ctx, pool, job, progress, me).await {
+                Rejected::Armed => deadlines[i] = timeout_at,
+                Rejected::Completed => {}
+                Rejected::Ends(end) => return end,
             }
         }
         self.join_stage(ctx, &join, services, &mut deadlines, progress)
             .await
+    }
+
+    /// Sequential code: the handler makes each call itself; the service's timeout is its
+    /// read timeout.
+    async fn run_inline_stage<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        req: &Arc<Req>,
+        stage: usize,
+        progress: &mut Progress,
+        me: &str,
+    ) -> StageEnd {
+        let services = &self.scenario.endpoint.stages[stage];
+        for (i, &service) in services.iter().enumerate() {
+            // Sequential code throws at the first failure without fallback.
+            if progress.failed() {
+                return StageEnd::Respond;
+            }
+            let read_timeout = self.scenario.service(service).timeout;
+            let call = self.topology.call_number(stage, i);
+            let Some(result) = self.perform_call(ctx, req.id, call, read_timeout).await else {
+                return StageEnd::Stopped;
+            };
+            self.complete(progress, service, result, me.to_string());
+        }
+        StageEnd::Done
+    }
+
+    /// The pool rejected a call: its rejection policy decides.
+    async fn reject<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        pool: PoolId,
+        task: Task,
+        progress: &mut Progress,
+        me: &str,
+    ) -> Rejected {
+        let Task::Call(c) = task else {
+            return Rejected::Completed;
+        };
+        let service = self.service_of(c.call);
+        lock(&self.books).services[service.0].rejected += 1;
+        match self.topology.rejection(pool) {
+            RejectionPolicy::Abort => {
+                // RejectedExecutionException out of supplyAsync: the request fails at once;
+                // calls already submitted keep running.
+                progress.reject(service);
+                Rejected::Ends(StageEnd::Respond)
+            }
+            RejectionPolicy::CallerRuns => {
+                // The handler runs the call itself; its future is complete before orTimeout
+                // could be attached.
+                let Some(result) = self.perform_call(ctx, c.req.id, c.call, None).await else {
+                    return Rejected::Ends(StageEnd::Stopped);
+                };
+                c.join.complete(c.index, result, me.to_string());
+                Rejected::Completed
+            }
+            RejectionPolicy::Discard => {
+                lock(&self.books).services[service.0].discarded += 1;
+                Rejected::Armed
+            }
+            RejectionPolicy::DiscardOldest => {
+                if let Some(oldest) = self.pools[pool].drop_oldest() {
+                    self.discarded(&oldest);
+                }
+                // execute(r) again: with the head gone the queue has room.
+                if let Err(task) = self.submit(pool, Task::Call(c)) {
+                    self.discarded(&task);
+                }
+                Rejected::Armed
+            }
+        }
     }
 
     /// `allOf(...).join()`: applies completions in the order they happen; `orTimeout` fires

@@ -251,16 +251,28 @@ impl Engine {
                 }
                 self.start_call(r, call, thread);
                 self.arm_timeout(r, call, service);
-                return true;
+                true
             }
             Admission::Queued => {
                 self.count_outstanding(r);
                 self.set_phase(r, call, CallPhase::Queued);
                 self.arm_timeout(r, call, service);
-                return true;
+                true
             }
-            Admission::Rejected => {}
+            Admission::Rejected => self.reject_call(r, call, service, pool, submitter),
         }
+    }
+
+    /// The pool rejected the call: its rejection policy decides. Returns false when
+    /// submission stops.
+    fn reject_call(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        service: ServiceId,
+        pool: PoolId,
+        submitter: Option<ThreadRef>,
+    ) -> bool {
         self.service_stats[service.0].rejected += 1;
         match self.topology.rejection(pool) {
             RejectionPolicy::Abort => {
@@ -287,26 +299,37 @@ impl Engine {
                 true
             }
             RejectionPolicy::DiscardOldest => {
-                if let Some(oldest) = self.pools[pool].drop_oldest() {
-                    self.discard_queued(oldest);
-                }
-                // execute(r) again: with the head gone the queue has room.
-                match self.pools[pool].submit(Task::Call(r, call)) {
-                    Admission::Started(slot) => {
-                        self.count_outstanding(r);
-                        self.start_call(r, call, ThreadRef::Worker { pool, slot });
-                    }
-                    Admission::Queued => {
-                        self.count_outstanding(r);
-                        self.set_phase(r, call, CallPhase::Queued);
-                    }
-                    Admission::Rejected => {
-                        self.service_stats[service.0].discarded += 1;
-                        self.set_phase(r, call, CallPhase::Dropped);
-                    }
-                }
+                self.discard_oldest_and_resubmit(r, call, service, pool);
                 self.arm_timeout(r, call, service);
                 true
+            }
+        }
+    }
+
+    /// `DiscardOldestPolicy`: drops the head of the queue, then `execute(r)` again, which
+    /// with the head gone finds room.
+    fn discard_oldest_and_resubmit(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        service: ServiceId,
+        pool: PoolId,
+    ) {
+        if let Some(oldest) = self.pools[pool].drop_oldest() {
+            self.discard_queued(oldest);
+        }
+        match self.pools[pool].submit(Task::Call(r, call)) {
+            Admission::Started(slot) => {
+                self.count_outstanding(r);
+                self.start_call(r, call, ThreadRef::Worker { pool, slot });
+            }
+            Admission::Queued => {
+                self.count_outstanding(r);
+                self.set_phase(r, call, CallPhase::Queued);
+            }
+            Admission::Rejected => {
+                self.service_stats[service.0].discarded += 1;
+                self.set_phase(r, call, CallPhase::Dropped);
             }
         }
     }

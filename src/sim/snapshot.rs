@@ -262,19 +262,7 @@ impl Engine {
             &self.faults,
         );
         let series = self.sampler.series(self.sample_interval);
-        let skip = self.log.len().saturating_sub(SNAPSHOT_LOG_LINES);
-        let log = self
-            .log
-            .iter()
-            .skip(skip)
-            .map(|e| match e {
-                LogEntry::Run(row) => LogLine::Run(self.run_line(row)),
-                LogEntry::Change { at, text } => LogLine::Change {
-                    at: *at,
-                    text: text.clone(),
-                },
-            })
-            .collect();
+        let log = self.log_lines();
         let secs = self.now.as_secs_f64();
         let thread_memory_bytes = thread_memory_bytes(&pools, false);
         Snapshot {
@@ -298,39 +286,62 @@ impl Engine {
             series,
             log,
             events_processed: self.events_processed,
-            cpu: CpuSnapshot {
-                cores: self.cpu.cores,
-                busy: self.cpu.busy,
-                queued: u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX),
-                max_queued: self.cpu.max_queue,
-                utilisation: self.cpu_utilisation(),
-            },
-            resources: self
-                .scenario
-                .resources
-                .iter()
-                .zip(&self.resource_states)
-                .map(|(r, st)| {
-                    let waits = st.acquired + st.timeouts;
-                    ResourceSnapshot {
-                        name: r.name.clone(),
-                        size: r.size,
-                        active: st.in_use,
-                        max_active: st.max_in_use,
-                        waiting: st.waiting,
-                        max_waiting: st.max_waiting,
-                        acquired: st.acquired,
-                        timeouts: st.timeouts,
-                        mean_wait_ms: if waits > 0 {
-                            st.wait_total.as_millis_f64() / waits as f64
-                        } else {
-                            0.0
-                        },
-                    }
-                })
-                .collect(),
+            cpu: self.cpu_snapshot(),
+            resources: self.resource_snapshots(),
             thread_memory_bytes,
         }
+    }
+
+    /// The newest log entries, names resolved.
+    fn log_lines(&self) -> Vec<LogLine> {
+        let skip = self.log.len().saturating_sub(SNAPSHOT_LOG_LINES);
+        self.log
+            .iter()
+            .skip(skip)
+            .map(|e| match e {
+                LogEntry::Run(row) => LogLine::Run(self.run_line(row)),
+                LogEntry::Change { at, text } => LogLine::Change {
+                    at: *at,
+                    text: text.clone(),
+                },
+            })
+            .collect()
+    }
+
+    fn cpu_snapshot(&self) -> CpuSnapshot {
+        CpuSnapshot {
+            cores: self.cpu.cores,
+            busy: self.cpu.busy,
+            queued: u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX),
+            max_queued: self.cpu.max_queue,
+            utilisation: self.cpu_utilisation(),
+        }
+    }
+
+    fn resource_snapshots(&self) -> Vec<ResourceSnapshot> {
+        self.scenario
+            .resources
+            .iter()
+            .zip(&self.resource_states)
+            .map(|(r, st)| {
+                let waits = st.acquired + st.timeouts;
+                ResourceSnapshot {
+                    name: r.name.clone(),
+                    size: r.size,
+                    active: st.in_use,
+                    max_active: st.max_in_use,
+                    waiting: st.waiting,
+                    max_waiting: st.max_waiting,
+                    acquired: st.acquired,
+                    timeouts: st.timeouts,
+                    mean_wait_ms: if waits > 0 {
+                        st.wait_total.as_millis_f64() / waits as f64
+                    } else {
+                        0.0
+                    },
+                }
+            })
+            .collect()
     }
 
     /// Every run's row, for `runs` load.

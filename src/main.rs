@@ -185,6 +185,7 @@ enum StrategyArg {
     Shared,
     Bulkhead,
     Unbounded,
+    Semaphore,
 }
 
 impl From<StrategyArg> for Strategy {
@@ -194,6 +195,7 @@ impl From<StrategyArg> for Strategy {
             StrategyArg::Shared => Strategy::Shared,
             StrategyArg::Bulkhead => Strategy::Bulkhead,
             StrategyArg::Unbounded => Strategy::Unbounded,
+            StrategyArg::Semaphore => Strategy::Semaphore,
         }
     }
 }

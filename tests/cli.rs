@@ -179,7 +179,7 @@ fn run_json_has_the_documented_fields() {
         .collect();
     assert_eq!(
         strategies,
-        ["sequential", "shared", "bulkhead", "unbounded"]
+        ["sequential", "shared", "bulkhead", "unbounded", "semaphore"]
     );
 }
 

@@ -369,3 +369,46 @@ fn real_threads_above_core_exit_after_keep_alive_as_simulated() {
     assert_eq!(pool(&run.snapshot), pool(&engine.snapshot()));
     assert_eq!(run.snapshot.outcomes.total(), 6);
 }
+
+#[test]
+fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits() {
+    // Two requests at once, one permit and 50 ms of patience: one runs, the other gives up
+    // with BulkheadFullException, as in the simulation.
+    let s = parse(
+        r#"
+    [scenario]
+    name = "semaphore"
+    [load]
+    mode = "batch"
+    count = 2
+    [[services]]
+    name = "svc"
+    latency = "200ms"
+    [endpoint]
+    calls = ["svc"]
+    [strategy]
+    use = "semaphore"
+    [strategy.semaphore]
+    permits = 1
+    max_wait = "50ms"
+"#,
+    );
+    let (sim, real) = both(
+        &s,
+        Strategy::Semaphore,
+        Nanos::from_secs(2),
+        0.5,
+        max_latency,
+    );
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(
+        (real.run.requests.success, real.run.requests.failed),
+        (1, 1)
+    );
+    let svc = |r: &RunReport| {
+        let s = &r.services[0];
+        (s.calls, s.rejected)
+    };
+    assert_eq!(svc(&real.run), (1, 1));
+    assert_eq!(svc(&sim), svc(&real.run));
+}

@@ -28,6 +28,9 @@ pub enum FailReason {
     NoConnection(usize),
     /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
     Rejected(usize),
+    /// No permit of the service's semaphore bulkhead within `max_wait`
+    /// (`BulkheadFullException`) and no fallback.
+    BulkheadFull(usize),
 }
 
 /// What the log says beside an outcome.
@@ -68,6 +71,9 @@ pub enum CallResult {
     TimedOut,
     /// No connection within the pool's timeout (`SQLTransientConnectionException`).
     NoConnection,
+    /// No permit of the semaphore bulkhead within `max_wait` (`BulkheadFullException`): the
+    /// call never ran.
+    BulkheadFull,
 }
 
 impl CallResult {

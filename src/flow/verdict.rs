@@ -67,6 +67,7 @@ impl<T: Clone> Verdict<T> {
             self.fail = Some(match result {
                 CallResult::TimedOut => FailReason::CallTimedOut(service.0),
                 CallResult::NoConnection => FailReason::NoConnection(service.0),
+                CallResult::BulkheadFull => FailReason::BulkheadFull(service.0),
                 CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service.0),
             });
         }
@@ -87,13 +88,14 @@ impl<T: Clone> Verdict<T> {
         }
     }
 
-    /// The thread the run table shows: the handler for sequential code and for a rejected
-    /// submission, else the thread that completed the last future (where the continuation
-    /// runs).
+    /// The thread the run table shows: the handler when it made the calls itself and for a
+    /// rejected submission, else the thread that completed the last future (where the
+    /// continuation runs).
     pub fn responding_thread(&self, strategy: Strategy, handler: Option<T>) -> Option<T> {
-        match (strategy, self.fail) {
-            (Strategy::Sequential, _) | (_, Some(FailReason::Rejected(_))) => handler,
-            _ => self.last_completer.clone().or(handler),
+        if strategy.calls_inline() || matches!(self.fail, Some(FailReason::Rejected(_))) {
+            handler
+        } else {
+            self.last_completer.clone().or(handler)
         }
     }
 }

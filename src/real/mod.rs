@@ -201,7 +201,7 @@ pub fn os_threads_needed(scenario: &Scenario, strategy: Strategy) -> (u64, Strin
     };
     let mut detail = format!("{server} server");
     let pools: u64 = match strategy {
-        Strategy::Sequential | Strategy::Unbounded => 0,
+        Strategy::Sequential | Strategy::Unbounded | Strategy::Semaphore => 0,
         Strategy::Bulkhead => {
             let n = scenario
                 .strategy

@@ -148,7 +148,7 @@ impl World {
         progress: &mut Progress,
         me: &str,
     ) -> StageEnd {
-        if req.strategy == Strategy::Sequential {
+        if req.strategy.calls_inline() {
             return self.run_inline_stage(ctx, req, stage, progress, me).await;
         }
         let services = &self.scenario.endpoint.stages[stage];
@@ -202,12 +202,55 @@ impl World {
             }
             let read_timeout = self.scenario.service(service).timeout;
             let call = self.topology.call_number(stage, i);
-            let Some(result) = self.perform_call(ctx, req.id, call, read_timeout).await else {
+            let permit = req.strategy == Strategy::Semaphore;
+            if permit {
+                match self.acquire_permit(ctx, service).await {
+                    Some(true) => {}
+                    Some(false) => {
+                        lock(&self.books).services[service.0].rejected += 1;
+                        let full = CallResult::BulkheadFull;
+                        self.complete(progress, service, full, me.to_string());
+                        continue;
+                    }
+                    None => return StageEnd::Stopped,
+                }
+            }
+            let result = self.perform_call(ctx, req.id, call, read_timeout).await;
+            if permit {
+                *lock(&self.permits[service.0]) -= 1;
+            }
+            let Some(result) = result else {
                 return StageEnd::Stopped;
             };
             self.complete(progress, service, result, me.to_string());
         }
         StageEnd::Done
+    }
+
+    /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
+    /// `BulkheadFullException`, None when the run stopped. A caller that finds no permit looks
+    /// again every millisecond until its wait is up, so waiters are not served strictly in
+    /// arrival order as the fair semaphore would.
+    async fn acquire_permit<C: Ctx>(&self, ctx: &C, service: ServiceId) -> Option<bool> {
+        let config = self.scenario.strategy.semaphore;
+        let deadline = Instant::now() + self.clock.real(config.max_wait);
+        loop {
+            {
+                let mut in_use = lock(&self.permits[service.0]);
+                if *in_use < config.permits {
+                    *in_use += 1;
+                    return Some(true);
+                }
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Some(false);
+            }
+            let next = (now + std::time::Duration::from_millis(1)).min(deadline);
+            if !ctx.sleep_until(next).await {
+                return None;
+            }
+        }
     }
 
     /// The pool rejected a call: its rejection policy decides.
@@ -348,7 +391,7 @@ impl World {
                 books.services[service.0].failures += 1;
             }
             CallResult::TimedOut => books.services[service.0].timeouts += 1,
-            CallResult::Ok => {}
+            CallResult::Ok | CallResult::BulkheadFull => {}
         }
         Some(result)
     }

@@ -35,6 +35,8 @@ pub(super) struct World {
     /// Indexed like the topology's pools.
     pub pools: Vec<RealPool>,
     pub conns: Mutex<Connections>,
+    /// Permits in use of each service's semaphore bulkhead (`semaphore`).
+    pub permits: Vec<Mutex<u32>>,
     pub next_id: AtomicU64,
     pub rt: tokio::runtime::Handle,
     pub monitors: Monitors,
@@ -208,6 +210,7 @@ impl World {
             topology: setup.topology,
             pools: setup.pools,
             conns: Mutex::new(Connections::default()),
+            permits: scenario.services.iter().map(|_| Mutex::new(0)).collect(),
             next_id: AtomicU64::new(1),
             rt: setup.rt,
             monitors: setup.monitors,

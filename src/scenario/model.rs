@@ -312,14 +312,18 @@ pub enum Strategy {
     Shared,
     Bulkhead,
     Unbounded,
+    /// resilience4j's `SemaphoreBulkhead`: each call runs on the caller's thread once it has
+    /// one of its service's permits.
+    Semaphore,
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
         Strategy::Sequential,
         Strategy::Shared,
         Strategy::Bulkhead,
         Strategy::Unbounded,
+        Strategy::Semaphore,
     ];
 
     pub fn name(self) -> &'static str {
@@ -328,7 +332,14 @@ impl Strategy {
             Strategy::Shared => "shared",
             Strategy::Bulkhead => "bulkhead",
             Strategy::Unbounded => "unbounded",
+            Strategy::Semaphore => "semaphore",
         }
+    }
+
+    /// The handler makes the endpoint's calls itself, one after another (no executor), and
+    /// the request fails at the first call that fails without fallback.
+    pub fn calls_inline(self) -> bool {
+        matches!(self, Strategy::Sequential | Strategy::Semaphore)
     }
 }
 
@@ -350,6 +361,29 @@ pub struct StrategyConfig {
     pub bulkheads: Vec<BulkheadPool>,
     /// What `unbounded` starts per call: a virtual thread, or a new platform thread.
     pub unbounded_threads: UnboundedThreads,
+    /// `[strategy.semaphore]`: the permits of each service's semaphore bulkhead.
+    pub semaphore: SemaphoreConfig,
+}
+
+/// resilience4j's `BulkheadConfig` for a `SemaphoreBulkhead`, one per service (an instance
+/// per backend, as resilience4j is usually configured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SemaphoreConfig {
+    /// `maxConcurrentCalls`: calls of one service running at once.
+    pub permits: u32,
+    /// `maxWaitDuration`: how long a caller waits for a permit before
+    /// `BulkheadFullException`; zero fails at once.
+    pub max_wait: Nanos,
+}
+
+impl Default for SemaphoreConfig {
+    /// resilience4j's defaults: 25 concurrent calls, no wait.
+    fn default() -> Self {
+        SemaphoreConfig {
+            permits: 25,
+            max_wait: Nanos::ZERO,
+        }
+    }
 }
 
 /// The thread `unbounded` starts for every call.

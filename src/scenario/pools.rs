@@ -5,10 +5,10 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    BulkheadPool, Endpoint, RejectionPolicy, Service, ServiceId, Strategy, StrategyConfig,
-    UnboundedThreads,
+    BulkheadPool, Endpoint, RejectionPolicy, SemaphoreConfig, Service, ServiceId, Strategy,
+    StrategyConfig, UnboundedThreads,
 };
-use super::raw::{RawBulkhead, RawStrategy};
+use super::raw::{RawBulkhead, RawSemaphore, RawStrategy};
 use super::validate::service_id;
 use crate::time::Nanos;
 
@@ -62,7 +62,32 @@ pub(crate) fn strategy(
         shared_threads,
         bulkheads,
         unbounded_threads,
+        semaphore: semaphore(check, raw.semaphore.as_ref())?,
     })
+}
+
+/// Most time a caller may wait for a permit.
+const MAX_PERMIT_WAIT: Nanos = Nanos::from_secs(3600);
+
+/// `[strategy.semaphore]`: `BulkheadConfig.Builder` refuses fewer than one concurrent call
+/// and a negative wait.
+fn semaphore(
+    check: &Checker,
+    raw: Option<&RawSemaphore>,
+) -> Result<SemaphoreConfig, ScenarioError> {
+    let Some(raw) = raw else {
+        return Ok(SemaphoreConfig::default());
+    };
+    let permits = check.count("strategy.semaphore.permits", raw.permits, 1..=MAX_THREADS)?;
+    let max_wait = check.duration("strategy.semaphore.max_wait", &raw.max_wait)?;
+    if max_wait > MAX_PERMIT_WAIT {
+        return Err(check.invalid(
+            "strategy.semaphore.max_wait",
+            quoted(&raw.max_wait.0),
+            "must be at most \"1h\"",
+        ));
+    }
+    Ok(SemaphoreConfig { permits, max_wait })
 }
 
 /// The pool resilience4j's `ThreadPoolBulkheadConfig` defaults describe: core

@@ -224,6 +224,7 @@ mod tests {
                 default: Strategy::Bulkhead,
                 shared_threads: None,
                 unbounded_threads: crate::scenario::UnboundedThreads::Virtual,
+                semaphore: crate::scenario::SemaphoreConfig::default(),
                 bulkheads: vec![BulkheadPool {
                     name: "IronThread".to_owned(),
                     services: vec![ServiceId(0), ServiceId(1), ServiceId(2)],

@@ -224,6 +224,19 @@ pub struct RawStrategy {
     #[serde(default)]
     pub bulkhead: Vec<RawBulkhead>,
     pub unbounded: Option<RawUnbounded>,
+    pub semaphore: Option<RawSemaphore>,
+}
+
+/// `[strategy.semaphore]`: resilience4j's `SemaphoreBulkhead`, one per service.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSemaphore {
+    /// `maxConcurrentCalls` (resilience4j's default 25).
+    #[serde(default = "twenty_five")]
+    pub permits: i64,
+    /// `maxWaitDuration` (resilience4j's default 0).
+    #[serde(default = "zero_duration")]
+    pub max_wait: DurationText,
 }
 
 impl Default for RawStrategy {
@@ -233,6 +246,7 @@ impl Default for RawStrategy {
             shared: None,
             bulkhead: Vec::new(),
             unbounded: None,
+            semaphore: None,
         }
     }
 }
@@ -346,6 +360,12 @@ fn eight() -> i64 {
 }
 fn ten() -> i64 {
     10
+}
+fn twenty_five() -> i64 {
+    25
+}
+fn zero_duration() -> DurationText {
+    DurationText::new("0ms")
 }
 fn hundred() -> i64 {
     100

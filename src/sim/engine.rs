@@ -13,6 +13,7 @@ use super::event::EventQueue;
 use super::pool::{KeepAlive, Pool, Slot};
 use super::request::{ReqRef, Requests};
 use super::resources::{Cpu, ResourceState};
+use super::semaphore::PermitState;
 use super::{Fault, LogEntry, RunRow};
 
 /// A thread that can run work or complete a future.
@@ -63,6 +64,8 @@ pub(super) enum Event {
     SpawnDone { req: ReqRef },
     /// A call waiting for a connection gives up.
     ConnTimeout { req: ReqRef, call: u16 },
+    /// A caller waiting for a semaphore bulkhead's permit gives up.
+    PermitTimeout { req: ReqRef, call: u16 },
     /// A blocked handler wakes from `join()`: its stage's futures are all complete. The
     /// wake-up is its own event, so the worker that completed the last future is back in its
     /// pool first, as in the JVM (the worker returns to `getTask()` while the handler is
@@ -143,6 +146,8 @@ pub struct Engine {
     pub(super) in_flight_area: f64,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
+    /// Each service's semaphore bulkhead (`semaphore`).
+    pub(super) permits: Vec<PermitState>,
 }
 
 impl Event {
@@ -197,6 +202,7 @@ impl Engine {
             in_flight_area: 0.0,
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
+            permits: vec![PermitState::default(); scenario.services.len()],
         };
         engine.start_load();
         engine
@@ -339,6 +345,7 @@ impl Engine {
             Event::CpuDone { req, call } => self.proceed(req, call),
             Event::SpawnDone { req } => self.on_spawn_done(req),
             Event::ConnTimeout { req, call } => self.on_conn_timeout(req, call),
+            Event::PermitTimeout { req, call } => self.on_permit_timeout(req, call),
             Event::StageDone { req } => self.on_stage_done(req),
             Event::StartHandler { req, slot } => self.on_start_handler(req, slot),
             Event::Accept => self.on_accept(),

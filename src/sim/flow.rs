@@ -185,7 +185,7 @@ impl Engine {
                 return;
             }
             // Sequential code throws at the first failure without fallback.
-            if req.strategy == Strategy::Sequential && req.verdict.failed() {
+            if req.strategy.calls_inline() && req.verdict.failed() {
                 self.respond(r);
                 return;
             }
@@ -199,6 +199,10 @@ impl Engine {
             let submitter = req.submitter;
             let strategy = req.strategy;
             let Some(pool) = self.pool_for(strategy, service) else {
+                if strategy == Strategy::Semaphore {
+                    self.call_with_permit(r, call, service);
+                    return;
+                }
                 // Sequential: the handler makes the call itself; its timeout acts as the
                 // client's read timeout and gives the thread back.
                 let read_timeout = self.scenario.service(service).timeout;
@@ -376,7 +380,7 @@ impl Engine {
     }
 
     /// Runs a call on the submitting thread, pausing its submission loop.
-    fn start_inline(
+    pub(super) fn start_inline(
         &mut self,
         r: ReqRef,
         call: u16,
@@ -473,7 +477,7 @@ impl Engine {
                 self.service_stats[service.0].failures += 1;
             }
             CallResult::TimedOut => self.service_stats[service.0].timeouts += 1,
-            CallResult::Ok => {}
+            CallResult::Ok | CallResult::BulkheadFull => {}
         }
         if !future_done && !server_done {
             self.complete_future(r, call, result, thread);
@@ -514,7 +518,13 @@ impl Engine {
         self.requests.release_if_done(r);
     }
 
-    fn complete_future(&mut self, r: ReqRef, call: u16, result: CallResult, completer: ThreadRef) {
+    pub(super) fn complete_future(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        result: CallResult,
+        completer: ThreadRef,
+    ) {
         let service = self.service_of(call);
         let has_fallback = self.scenario.service(service).fallback.is_some();
         let stage_len;

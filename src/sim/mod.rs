@@ -12,6 +12,7 @@ mod flow;
 pub mod pool;
 mod request;
 mod resources;
+mod semaphore;
 mod snapshot;
 
 pub use crate::flow::{Detail, FailReason, Fault};

@@ -35,6 +35,15 @@ pub(super) enum Conn {
     TimedOut,
 }
 
+/// A call's hold on a permit of its service's semaphore bulkhead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Permit {
+    None,
+    /// Its caller waits in `tryAcquire(maxWait)`.
+    Waiting,
+    Held,
+}
+
 /// A call's hold on a CPU core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Core {
@@ -88,6 +97,8 @@ pub(super) struct Call {
     pub conn: Conn,
     /// Its hold on a core.
     pub core: Core,
+    /// Its hold on a semaphore bulkhead's permit.
+    pub permit: Permit,
     /// Runs on a virtual thread.
     pub on_virtual: bool,
 }
@@ -105,6 +116,7 @@ impl Call {
         cpu_left: Nanos::ZERO,
         conn: Conn::None,
         core: Core::None,
+        permit: Permit::None,
         on_virtual: false,
     };
 }

@@ -13,7 +13,7 @@ use crate::scenario::{Jdk, ResourceId};
 use crate::time::Nanos;
 
 use super::engine::{Engine, Event};
-use super::request::{Conn, Core, ReqRef};
+use super::request::{Conn, Core, Permit, ReqRef};
 
 /// Work waiting for a core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,11 +234,18 @@ impl Engine {
         let c = &mut req.calls[call as usize];
         let had_conn = c.conn.release();
         let had_core = c.core.release();
+        let had_permit = c.permit == Permit::Held;
+        if had_permit {
+            c.permit = Permit::None;
+        }
         if had_core {
             self.release_core();
         }
         if had_conn && let Some(res) = self.scenario.services[service.0].uses {
             self.release_connection(res);
+        }
+        if had_permit {
+            self.release_permit(service);
         }
     }
 

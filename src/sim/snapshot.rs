@@ -388,5 +388,8 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         Detail::Failed(FailReason::Rejected(i)) => {
             format!("Failed (TaskRejectedException: {})", svc(i))
         }
+        Detail::Failed(FailReason::BulkheadFull(i)) => {
+            format!("Failed (BulkheadFullException: {})", svc(i))
+        }
     }
 }

@@ -85,7 +85,8 @@ fn mean_s(scenario: &Scenario, id: ServiceId) -> f64 {
 /// another. Exact for fixed latencies when one bound dominates.
 fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f64 {
     let time = |id: &ServiceId| mean_s(scenario, *id);
-    if strategy == Strategy::Sequential {
+    if strategy.calls_inline() {
+        // A semaphore bulkhead alone adds no wait: one request holds one permit at a time.
         return stage.iter().map(time).sum();
     }
     let slowest = stage.iter().map(time).fold(0.0, f64::max);
@@ -130,7 +131,7 @@ fn stage_time(scenario: &Scenario, strategy: Strategy, stage: &[ServiceId]) -> f
                 scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Platform;
             (0.0, if platform { n } else { 0.0 })
         }
-        Strategy::Sequential => (0.0, 0.0),
+        Strategy::Sequential | Strategy::Semaphore => (0.0, 0.0),
     };
     let spawn_bound = spawns * scenario.spawn_cost.as_secs_f64();
     slowest.max(cpu_bound).max(pool_bound).max(spawn_bound)
@@ -165,7 +166,7 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
         .map(|stage| stage_time(scenario, strategy, stage))
         .sum();
     // With server.async the handler only submits; the hold is negligible.
-    let hold = if scenario.server.async_ && strategy != Strategy::Sequential {
+    let hold = if scenario.server.async_ && !strategy.calls_inline() {
         0.0
     } else {
         single
@@ -261,7 +262,9 @@ fn cpu_figures(scenario: &Scenario, strategy: Strategy) -> (Option<f64>, Option<
         Strategy::Unbounded => {
             scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Virtual
         }
-        Strategy::Sequential => scenario.server.threads == ServerThreads::Virtual,
+        Strategy::Sequential | Strategy::Semaphore => {
+            scenario.server.threads == ServerThreads::Virtual
+        }
         _ => false,
     };
     let pins = virtual_calls && scenario.jdk < crate::scenario::Jdk::V25;
@@ -326,6 +329,27 @@ fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
     };
     match strategy {
         Strategy::Sequential | Strategy::Unbounded => Vec::new(),
+        // Each service's permits bound its calls in flight, like a pool of that many threads.
+        Strategy::Semaphore => {
+            let mut services = called.clone();
+            services.sort_unstable();
+            services.dedup();
+            let permits = scenario.strategy.semaphore.permits;
+            services
+                .iter()
+                .map(|&s| {
+                    let tasks = work(&[s]);
+                    let c = fan_out_ceiling(f64::from(permits), &tasks);
+                    PoolCeiling {
+                        pool: scenario.service(s).name.clone(),
+                        threads: permits,
+                        work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
+                        ceiling_rps: c,
+                        core_ceiling_rps: c,
+                    }
+                })
+                .collect()
+        }
         Strategy::Shared => {
             let p = scenario.shared_parallelism();
             let below_two = crate::topology::common_pool_per_task(scenario);
@@ -398,6 +422,27 @@ mod tests {
         let s = ironthread(&[]);
         assert!((predict(&s, Strategy::Sequential).single_request_ms - 1700.0).abs() < 1e-6);
         assert!((predict(&s, Strategy::Bulkhead).single_request_ms - 1000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_semaphore_bulkhead_calls_in_turn_and_caps_each_service_at_permits_over_its_latency() {
+        let s = ironthread(&["load.mode=closed", "load.clients=400"]);
+        let p = predict(&s, Strategy::Semaphore);
+        assert!((p.single_request_ms - 1700.0).abs() < 1e-6);
+        // 25 permits (resilience4j's default) of recommendations at 1 s each: 25/s, below
+        // Tomcat's 200 threads / 1.7 s.
+        let recs = p
+            .pools
+            .iter()
+            .find(|c| c.pool == "recommendations")
+            .expect("a ceiling per service");
+        assert_eq!(recs.threads, 25);
+        assert!(
+            (recs.ceiling_rps - 25.0).abs() < 1e-6,
+            "{}",
+            recs.ceiling_rps
+        );
+        assert_eq!(p.bottleneck.as_deref(), Some("recommendations"));
     }
 
     #[test]

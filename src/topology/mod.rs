@@ -151,7 +151,7 @@ impl Topology {
     /// the call itself (sequential).
     pub fn pool_for(&self, strategy: Strategy, service: ServiceId) -> Option<PoolId> {
         match strategy {
-            Strategy::Sequential => None,
+            Strategy::Sequential | Strategy::Semaphore => None,
             Strategy::Shared => Some(SHARED_POOL),
             Strategy::Unbounded => Some(UNBOUNDED_POOL),
             Strategy::Bulkhead => self.bulkhead_of.get(service.0).copied().flatten(),

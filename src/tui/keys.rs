@@ -98,8 +98,8 @@ use Key::Char as C;
 /// The live screen (and the compare view).
 pub const LIVE: &[Binding] = &[
     bind(
-        &[C('1'), C('2'), C('3'), C('4')],
-        "1-4",
+        &[C('1'), C('2'), C('3'), C('4'), C('5')],
+        "1-5",
         "strategy (see the tabs)",
         |k| Action::SelectStrategy(strategy_of(k)),
     )
@@ -241,7 +241,7 @@ fn digit_of(key: Key) -> usize {
     }
 }
 
-/// `1`..`4` as the strategies in their usual order.
+/// `1`..`5` as the strategies in their usual order.
 fn strategy_of(key: Key) -> Strategy {
     let i = digit_of(key).clamp(1, Strategy::ALL.len()) - 1;
     Strategy::ALL[i]

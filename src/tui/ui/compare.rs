@@ -1,6 +1,6 @@
-//! The compare view: the four strategies side by side on identical requests (same seed,
-//! same scenario), each with its key figures and latency sparkline. Four columns from 120
-//! columns wide, else a 2x2 grid.
+//! The compare view: every strategy side by side on identical requests (same seed, same
+//! scenario), each with its key figures and latency sparkline. One column each when every
+//! cell gets 30 columns, else a grid two columns wide.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -19,21 +19,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let Some(engines) = app.compare_engines() else {
         return;
     };
-    let cells: Vec<Rect> = if area.width >= 120 {
-        Layout::horizontal([Constraint::Ratio(1, 4); 4])
-            .split(area)
-            .to_vec()
+    let n = u32::try_from(engines.len()).unwrap_or(1).max(1);
+    // A cell needs about 30 columns for its figures.
+    let columns = if u32::from(area.width) >= 30 * n {
+        n
     } else {
-        Layout::vertical([Constraint::Ratio(1, 2); 2])
-            .split(area)
-            .iter()
-            .flat_map(|row| {
-                Layout::horizontal([Constraint::Ratio(1, 2); 2])
-                    .split(*row)
-                    .to_vec()
-            })
-            .collect()
+        2
     };
+    let rows = n.div_ceil(columns);
+    let cells: Vec<Rect> = Layout::vertical((0..rows).map(|_| Constraint::Ratio(1, rows)))
+        .split(area)
+        .iter()
+        .flat_map(|row| {
+            Layout::horizontal((0..columns).map(|_| Constraint::Ratio(1, columns)))
+                .split(*row)
+                .to_vec()
+        })
+        .collect();
     for (i, (engine, cell)) in engines.iter().zip(cells).enumerate() {
         render_one(frame, cell, app, engine, i);
     }

@@ -14,8 +14,10 @@ use super::fmt;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
-    // Tabs take 49 columns and the clock 14: the preset name gets the rest.
-    let name_width = usize::from(area.width.saturating_sub(66)).max(8);
+    // Tabs take 62 columns (50 when narrow) and the clock 14: the preset name gets the rest.
+    let narrow = area.width < NARROW;
+    let tabs_width = if narrow { 50 } else { 62 };
+    let name_width = usize::from(area.width.saturating_sub(tabs_width + 17)).max(8);
     let name = fmt::fit(&app.scenario().name, name_width);
     let mut tabs = vec![
         Span::styled(format!(" {} ", name.trim_end()), p.title),
@@ -27,7 +29,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         } else {
             p.text
         };
-        tabs.push(Span::styled(format!(" {} {} ", i + 1, s.name()), style));
+        tabs.push(Span::styled(
+            format!(" {} {} ", i + 1, tab_label(*s, narrow)),
+            style,
+        ));
     }
     let clock = format!("t {} ", fmt::clock(app.now()));
 
@@ -89,6 +94,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         right(top, 14),
     );
     frame.render_widget(Paragraph::new(Line::from(info)), bottom);
+}
+
+/// Below this width the two longest strategy names are shortened on their tabs.
+const NARROW: u16 = 100;
+
+/// A strategy's tab: its name, or a short form on a narrow screen.
+fn tab_label(strategy: Strategy, narrow: bool) -> &'static str {
+    match strategy {
+        Strategy::Sequential if narrow => "seq",
+        Strategy::Semaphore if narrow => "sema",
+        s => s.name(),
+    }
 }
 
 /// The load in a few words.

@@ -221,6 +221,23 @@ pub fn lag(
     prediction: &Prediction,
     cores: usize,
 ) -> Vec<Lag> {
+    let mut out = runtime_lag(runtime);
+    out.extend(cpu_lag(scenario, snapshot, cores));
+    if let Some(predicted_ms) = prediction.latency_ms
+        && predicted_ms > 0.0
+        && snapshot.latency.count >= RESPONSES_TO_COMPARE
+        && snapshot.latency.mean > SLOWER_THAN_PREDICTED * predicted_ms
+    {
+        out.push(Lag::SlowResponses {
+            measured_ms: snapshot.latency.mean,
+            predicted_ms,
+        });
+    }
+    out
+}
+
+/// The tokio runtime's own signs of lag: scheduling delay, late timers, busy workers.
+fn runtime_lag(runtime: &RuntimeView) -> Vec<Lag> {
     let mut out = Vec::new();
     if let Some(worst) = runtime
         .tasks
@@ -247,8 +264,13 @@ pub fn lag(
             workers: runtime.workers,
         });
     }
-    // Spinning takes real cores: X requests/s x CPU s/request, the same in real and scenario
-    // units (both scale by --time-scale).
+    out
+}
+
+/// Spinning takes real cores: X requests/s x CPU s/request, the same in real and scenario
+/// units (both scale by --time-scale).
+fn cpu_lag(scenario: &Scenario, snapshot: &Snapshot, cores: usize) -> Vec<Lag> {
+    let mut out = Vec::new();
     let cpu_s: f64 = scenario
         .endpoint
         .stages
@@ -267,16 +289,6 @@ pub fn lag(
                 machine: cores,
             });
         }
-    }
-    if let Some(predicted_ms) = prediction.latency_ms
-        && predicted_ms > 0.0
-        && snapshot.latency.count >= RESPONSES_TO_COMPARE
-        && snapshot.latency.mean > SLOWER_THAN_PREDICTED * predicted_ms
-    {
-        out.push(Lag::SlowResponses {
-            measured_ms: snapshot.latency.mean,
-            predicted_ms,
-        });
     }
     out
 }

@@ -143,10 +143,6 @@ pub fn compare(
 ) -> (Vec<Figure>, Vec<String>) {
     let mut figures = Vec::new();
     let mut notes = Vec::new();
-    let rel = |s: f64, r: f64| {
-        let d = (r - s).abs();
-        if d == 0.0 { 0.0 } else { d / s.abs().max(1e-9) }
-    };
     figures.push(Figure {
         name: "throughput (req/s)".into(),
         sim: format!("{:.2}", sim.throughput_rps),
@@ -188,6 +184,24 @@ pub fn compare(
     if let (true, Some(sr), Some(rr)) = (runs, &sim.runs, &real.runs) {
         per_run(sr, rr, &mut figures, &mut notes);
     }
+    outcome_figures(scenario, sim, real, &mut figures, &mut notes);
+    (figures, notes)
+}
+
+/// How relatively far `r` is from `s` (0 when equal).
+fn rel(s: f64, r: f64) -> f64 {
+    let d = (r - s).abs();
+    if d == 0.0 { 0.0 } else { d / s.abs().max(1e-9) }
+}
+
+/// Each outcome: counts for a finite load, shares of completed requests otherwise.
+fn outcome_figures(
+    scenario: &Scenario,
+    sim: &RunReport,
+    real: &RunReport,
+    figures: &mut Vec<Figure>,
+    notes: &mut Vec<String>,
+) {
     let (qs, qr) = (&sim.requests, &real.requests);
     let outcomes = [
         ("success", qs.success, qr.success),
@@ -232,7 +246,6 @@ pub fn compare(
                 .into(),
         );
     }
-    (figures, notes)
 }
 
 /// A `runs` load: each run's latency, its outcome, and (for information) its thread.

@@ -193,8 +193,37 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
     }
     let ceiling_rps = ceiling.as_ref().map(|(c, _)| *c);
     let bottleneck = ceiling.map(|(_, name)| name);
+    let (throughput, latency, erlang) = load_figures(scenario, single, hold, ceiling_rps);
+    let utilisation = match (throughput, ceiling_rps) {
+        (Some(x), Some(c)) if c > 0.0 => Some(x / c),
+        _ => None,
+    };
+    Prediction {
+        single_request_ms: single * 1e3,
+        handler_hold_ms: hold * 1e3,
+        server_ceiling_rps: server_ceiling,
+        pools,
+        ceiling_rps,
+        bottleneck,
+        throughput_rps: throughput,
+        latency_ms: latency.map(|s| s * 1e3),
+        utilisation,
+        erlang_c: erlang,
+        cpu_ceiling_rps: cpu_ceiling,
+        resources,
+        sizing_rule_threads: sizing_rule,
+    }
+}
 
-    let (throughput, latency, erlang) = match scenario.load.mode {
+/// Throughput, mean latency and (open load on platform threads) Erlang C under the load, for
+/// a request that takes `single` seconds and holds its handler `hold` seconds.
+fn load_figures(
+    scenario: &Scenario,
+    single: f64,
+    hold: f64,
+    ceiling_rps: Option<f64>,
+) -> (Option<f64>, Option<f64>, Option<ErlangPrediction>) {
+    match scenario.load.mode {
         LoadMode::Runs { .. } => (Some(1.0 / single.max(1e-12)), Some(single), None),
         LoadMode::Batch { .. } | LoadMode::Trace { .. } => (None, None, None),
         LoadMode::Closed { clients, think } => {
@@ -233,25 +262,6 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
             };
             (Some(x), latency, erlang)
         }
-    };
-    let utilisation = match (throughput, ceiling_rps) {
-        (Some(x), Some(c)) if c > 0.0 => Some(x / c),
-        _ => None,
-    };
-    Prediction {
-        single_request_ms: single * 1e3,
-        handler_hold_ms: hold * 1e3,
-        server_ceiling_rps: server_ceiling,
-        pools,
-        ceiling_rps,
-        bottleneck,
-        throughput_rps: throughput,
-        latency_ms: latency.map(|s| s * 1e3),
-        utilisation,
-        erlang_c: erlang,
-        cpu_ceiling_rps: cpu_ceiling,
-        resources,
-        sizing_rule_threads: sizing_rule,
     }
 }
 
@@ -320,6 +330,7 @@ fn resource_ceilings(scenario: &Scenario) -> Vec<PoolCeiling> {
 
 fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
     let called: Vec<ServiceId> = scenario.endpoint.stages.iter().flatten().copied().collect();
+    // The mean time of each call of `services` in one request.
     let work = |services: &[ServiceId]| -> Vec<f64> {
         called
             .iter()
@@ -329,6 +340,12 @@ fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
     };
     match strategy {
         Strategy::Sequential | Strategy::Unbounded => Vec::new(),
+        // ThreadPerTaskExecutor: no pool, no ceiling.
+        Strategy::Shared if crate::topology::common_pool_per_task(scenario) => Vec::new(),
+        Strategy::Shared => {
+            let p = scenario.shared_parallelism();
+            vec![ceiling("shared", p, &work(&called))]
+        }
         // Each service's permits bound its calls in flight, like a pool of that many threads.
         Strategy::Semaphore => {
             let mut services = called.clone();
@@ -337,74 +354,55 @@ fn pool_ceilings(scenario: &Scenario, strategy: Strategy) -> Vec<PoolCeiling> {
             let permits = scenario.strategy.semaphore.permits;
             services
                 .iter()
-                .map(|&s| {
-                    let tasks = work(&[s]);
-                    let c = fan_out_ceiling(f64::from(permits), &tasks);
-                    PoolCeiling {
-                        pool: scenario.service(s).name.clone(),
-                        threads: permits,
-                        work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
-                        ceiling_rps: c,
-                        core_ceiling_rps: c,
-                    }
-                })
+                .map(|&s| ceiling(&scenario.service(s).name, permits, &work(&[s])))
                 .collect()
-        }
-        Strategy::Shared => {
-            let p = scenario.shared_parallelism();
-            let below_two = crate::topology::common_pool_per_task(scenario);
-            if below_two {
-                // ThreadPerTaskExecutor: no pool, no ceiling.
-                return Vec::new();
-            }
-            let tasks = work(&called);
-            let c = fan_out_ceiling(f64::from(p), &tasks);
-            vec![PoolCeiling {
-                pool: "shared".into(),
-                threads: p,
-                work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
-                ceiling_rps: c,
-                core_ceiling_rps: c,
-            }]
         }
         Strategy::Bulkhead => scenario
             .strategy
             .bulkheads
             .iter()
-            .filter_map(|b| {
-                let tasks = work(&b.services);
-                if tasks.is_empty() {
-                    return None;
-                }
-                let core = fan_out_ceiling(f64::from(b.core.max(1)), &tasks);
-                // A ThreadPoolExecutor grows past core only once its queue is full: only a
-                // load that can fill the queue gets the max threads' ceiling.
-                let grows = match scenario.load.mode {
-                    LoadMode::Closed { clients, .. } => {
-                        u64::from(clients) * tasks.len() as u64
-                            > u64::from(b.core) + u64::from(b.queue)
-                    }
-                    LoadMode::Batch { count } => {
-                        u64::from(count) * tasks.len() as u64
-                            > u64::from(b.core) + u64::from(b.queue)
-                    }
-                    LoadMode::Runs { .. } => {
-                        tasks.len() as u64 > u64::from(b.core) + u64::from(b.queue)
-                    }
-                    LoadMode::Open { rate, ramp } => ramp.map_or(rate, |r| r.to.max(rate)) >= core,
-                    LoadMode::Trace { .. } => true,
-                };
-                let threads = if grows { b.max } else { b.core.max(1) };
-                Some(PoolCeiling {
-                    pool: b.name.clone(),
-                    threads,
-                    work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
-                    ceiling_rps: fan_out_ceiling(f64::from(threads), &tasks),
-                    core_ceiling_rps: core,
-                })
-            })
+            .filter_map(|b| bulkhead_ceiling(scenario, b, &work(&b.services)))
             .collect(),
     }
+}
+
+/// A pool of `threads` threads doing `tasks` (seconds each) per request.
+fn ceiling(pool: &str, threads: u32, tasks: &[f64]) -> PoolCeiling {
+    let c = fan_out_ceiling(f64::from(threads), tasks);
+    PoolCeiling {
+        pool: pool.to_owned(),
+        threads,
+        work_ms_per_request: tasks.iter().sum::<f64>() * 1e3,
+        ceiling_rps: c,
+        core_ceiling_rps: c,
+    }
+}
+
+/// A bulkhead's ceiling: a ThreadPoolExecutor grows past core only once its queue is full, so
+/// only a load that can fill the queue gets the max threads' ceiling.
+fn bulkhead_ceiling(
+    scenario: &Scenario,
+    b: &crate::scenario::BulkheadPool,
+    tasks: &[f64],
+) -> Option<PoolCeiling> {
+    if tasks.is_empty() {
+        return None;
+    }
+    let core = fan_out_ceiling(f64::from(b.core.max(1)), tasks);
+    let room = u64::from(b.core) + u64::from(b.queue);
+    let per_request = tasks.len() as u64;
+    let grows = match scenario.load.mode {
+        LoadMode::Closed { clients, .. } => u64::from(clients) * per_request > room,
+        LoadMode::Batch { count } => u64::from(count) * per_request > room,
+        LoadMode::Runs { .. } => per_request > room,
+        LoadMode::Open { rate, ramp } => ramp.map_or(rate, |r| r.to.max(rate)) >= core,
+        LoadMode::Trace { .. } => true,
+    };
+    let threads = if grows { b.max } else { b.core.max(1) };
+    Some(PoolCeiling {
+        core_ceiling_rps: core,
+        ..ceiling(&b.name, threads, tasks)
+    })
 }
 
 #[cfg(test)]

@@ -14,6 +14,38 @@ use super::fmt;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
+    let tabs = tabs(area, app, snapshot);
+    let clock = format!("t {} ", fmt::clock(app.now()));
+    let (state, style) = if app.is_finished() {
+        (" FINISHED ", p.finished)
+    } else if app.clock().is_paused() {
+        (" PAUSED ", p.paused)
+    } else {
+        (" RUNNING ", p.running)
+    };
+    let badge = vec![Span::raw(" "), Span::styled(state, style), Span::raw(" ")];
+    let room = usize::from(area.width).saturating_sub(state.len() + 2);
+    let info: Vec<Span> = badge
+        .into_iter()
+        .chain(fmt::items(
+            info_items(app, snapshot),
+            Span::styled(" · ", p.dim),
+            room,
+        ))
+        .collect();
+
+    let [top, bottom] = rows(area);
+    frame.render_widget(Paragraph::new(Line::from(tabs)), top);
+    frame.render_widget(
+        Paragraph::new(Line::styled(clock, p.title).right_aligned()),
+        right(top, 14),
+    );
+    frame.render_widget(Paragraph::new(Line::from(info)), bottom);
+}
+
+/// The preset's name and the strategy tabs.
+fn tabs(area: Rect, app: &App, snapshot: &Snapshot) -> Vec<Span<'static>> {
+    let p = app.palette();
     // Tabs take 62 columns (50 when narrow) and the clock 14: the preset name gets the rest.
     let narrow = area.width < NARROW;
     let tabs_width = if narrow { 50 } else { 62 };
@@ -34,15 +66,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             style,
         ));
     }
-    let clock = format!("t {} ", fmt::clock(app.now()));
+    tabs
+}
 
-    let (state, style) = if app.is_finished() {
-        (" FINISHED ", p.finished)
-    } else if app.clock().is_paused() {
-        (" PAUSED ", p.paused)
-    } else {
-        (" RUNNING ", p.running)
-    };
+/// The second row after the run state: real or simulated pace, compare, load, seed, counts.
+fn info_items(app: &App, snapshot: &Snapshot) -> Vec<Vec<Span<'static>>> {
+    let p = app.palette();
     let mut items = match app.real() {
         Some(real) => {
             let mut items = vec![vec![Span::styled(
@@ -80,20 +109,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             fmt::count(snapshot.in_flight)
         ))],
     ]);
-    let badge = vec![Span::raw(" "), Span::styled(state, style), Span::raw(" ")];
-    let room = usize::from(area.width).saturating_sub(state.len() + 2);
-    let info: Vec<Span> = badge
-        .into_iter()
-        .chain(fmt::items(items, Span::styled(" · ", p.dim), room))
-        .collect();
-
-    let [top, bottom] = rows(area);
-    frame.render_widget(Paragraph::new(Line::from(tabs)), top);
-    frame.render_widget(
-        Paragraph::new(Line::styled(clock, p.title).right_aligned()),
-        right(top, 14),
-    );
-    frame.render_widget(Paragraph::new(Line::from(info)), bottom);
+    items
 }
 
 /// Below this width the two longest strategy names are shortened on their tabs.

@@ -76,31 +76,16 @@ impl Engine {
         let timeout = uses.map(|u| self.scenario.resources[u.0].timeout);
         let pins_carrier = self.scenario.jdk < Jdk::V25;
         let now = self.now;
+        // 1. getConnection(): a free connection, else wait in FIFO order up to the timeout.
+        if let (Some(res), Some(timeout)) = (uses, timeout)
+            && !self.take_connection(r, call, res, timeout)
+        {
+            return;
+        }
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
         let c = &mut req.calls[call as usize];
-        // 1. getConnection(): a free connection, else wait in FIFO order up to the timeout.
-        if let (Some(res), Some(timeout)) = (uses, timeout)
-            && c.conn != Conn::Held
-        {
-            let state = &mut self.resource_states[res.0];
-            if state.in_use < self.scenario.resources[res.0].size {
-                state.in_use += 1;
-                state.max_in_use = state.max_in_use.max(state.in_use);
-                state.acquired += 1;
-                c.conn = Conn::Held;
-            } else {
-                c.conn = Conn::Waiting;
-                c.started = now;
-                state.waiters.push_back((r, call));
-                state.waiting += 1;
-                state.max_waiting = state.max_waiting.max(state.waiting);
-                self.events
-                    .push(now + timeout, Event::ConnTimeout { req: r, call });
-                return;
-            }
-        }
         // 2. CPU time on a core; a virtual thread blocking inside `synchronized` stays pinned
         //    to its carrier (JDK 21-23), so it keeps the core for its whole wait.
         let pinned = pinned_service && c.on_virtual && pins_carrier;
@@ -136,6 +121,35 @@ impl Engine {
         if release_core {
             self.release_core();
         }
+    }
+
+    /// The call holds a connection of `res` (already, or a free one now); false when it
+    /// waits for one, giving up after `timeout`.
+    fn take_connection(&mut self, r: ReqRef, call: u16, res: ResourceId, timeout: Nanos) -> bool {
+        let now = self.now;
+        let Some(req) = self.requests.get_mut(r) else {
+            return false;
+        };
+        let c = &mut req.calls[call as usize];
+        if c.conn == Conn::Held {
+            return true;
+        }
+        let state = &mut self.resource_states[res.0];
+        if state.in_use < self.scenario.resources[res.0].size {
+            state.in_use += 1;
+            state.max_in_use = state.max_in_use.max(state.in_use);
+            state.acquired += 1;
+            c.conn = Conn::Held;
+            return true;
+        }
+        c.conn = Conn::Waiting;
+        c.started = now;
+        state.waiters.push_back((r, call));
+        state.waiting += 1;
+        state.max_waiting = state.max_waiting.max(state.waiting);
+        self.events
+            .push(now + timeout, Event::ConnTimeout { req: r, call });
+        false
     }
 
     /// Gives a core back; the next job waiting for one gets it.

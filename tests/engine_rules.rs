@@ -1182,3 +1182,51 @@ queue = 10
     assert_eq!(e.snapshot().services[0].stats.calls, 1);
     assert_eq!(p.stats.completed, 2);
 }
+
+#[test]
+fn live_pool_changes_live_in_the_scenario_so_a_replay_builds_the_same_pools() {
+    let mut e = engine(&rejection_scenario("abort", "", 10, 4), Strategy::Bulkhead);
+    let b = bulkhead(&e, 0);
+    let changes = [
+        Command::SetPoolSize { pool: b, size: 3 },
+        Command::SetPoolMax { pool: b, size: 5 },
+        Command::SetQueueCapacity {
+            pool: b,
+            capacity: Some(7),
+        },
+        Command::SetPoolSize {
+            pool: SERVER_POOL,
+            size: 4,
+        },
+        Command::SetQueueCapacity {
+            pool: SERVER_POOL,
+            capacity: Some(9),
+        },
+        Command::SetPoolSize {
+            pool: SHARED_POOL,
+            size: 6,
+        },
+    ];
+    for c in changes {
+        e.apply(c).expect("a valid change");
+    }
+    let replay = threadlab::topology::Topology::new(e.scenario());
+    let snapshot = e.snapshot();
+    for (plan, live) in replay.pools().iter().zip(&snapshot.pools) {
+        let spec = &plan.spec;
+        assert_eq!(
+            (spec.core, spec.max, spec.queue_capacity),
+            (live.core, live.max, live.queue_capacity),
+            "{}",
+            live.name
+        );
+    }
+    assert_eq!(pool(&e, b).queue_capacity, Some(7));
+    let err = e
+        .apply(Command::SetQueueCapacity {
+            pool: b,
+            capacity: None,
+        })
+        .expect_err("a bulkhead's queue stays bounded");
+    assert!(err.0.contains("bounded"), "{}", err.0);
+}

@@ -184,8 +184,8 @@ impl World {
             .await
     }
 
-    /// Sequential code: the handler makes each call itself; the service's timeout is its
-    /// read timeout.
+    /// Sequential and semaphore code: the handler makes each call itself (under `semaphore`
+    /// once it holds a permit); the service's timeout is its read timeout.
     async fn run_inline_stage<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,

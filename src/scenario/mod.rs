@@ -7,6 +7,7 @@
 mod check;
 mod duration;
 mod error;
+mod limits;
 mod model;
 mod overrides;
 mod pools;
@@ -17,7 +18,9 @@ mod validate;
 
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
 pub use error::ScenarioError;
+pub use limits::*;
 pub use model::*;
+pub use trace::parse_trace_bytes;
 pub use presets::{
     DEFAULT_PRESET, PresetSummary, builtin, builtin_names, builtin_summaries, load, parse,
 };

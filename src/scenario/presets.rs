@@ -10,6 +10,7 @@ use super::model::Scenario;
 use super::overrides::{self, Applied};
 use super::raw::RawPreset;
 use super::validate::validate;
+use super::trace::{read_limited, utf8_text};
 
 /// The preset `threadlab` opens without arguments.
 pub const DEFAULT_PRESET: &str = "ironthread";
@@ -86,11 +87,8 @@ pub fn builtin_summaries() -> Vec<PresetSummary> {
 pub fn load(preset: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let is_path = preset.contains('/') || preset.ends_with(".toml") || Path::new(preset).is_file();
     if is_path {
-        let text = std::fs::read_to_string(preset).map_err(|error| ScenarioError::Read {
-            path: preset.to_owned(),
-            error,
-        })?;
-        return parse(preset, &text, overrides);
+        let bytes = read_limited(Path::new(preset))?;
+        return parse(preset, utf8_text(preset, &bytes)?, overrides);
     }
     match builtin(preset) {
         Some(text) => parse(&preset.to_ascii_lowercase(), text, overrides),

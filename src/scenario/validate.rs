@@ -13,7 +13,7 @@ use super::raw::{
     RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawServer,
     RawService, RawThreads, RawTourStep,
 };
-use super::trace::parse_trace;
+use super::trace::{parse_trace_bytes, read_limited};
 
 /// Most calls one request may make (every stage, fan-out included).
 const MAX_CALLS: usize = 10_000;
@@ -253,12 +253,9 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
                 .filter(|p| !p.as_os_str().is_empty() && check.origin.ends_with(".toml"));
             let path = base.map_or_else(|| std::path::PathBuf::from(file), |b| b.join(file));
             let label = path.display().to_string();
-            let text = std::fs::read_to_string(&path).map_err(|error| ScenarioError::Read {
-                path: label.clone(),
-                error,
-            })?;
+            let bytes = read_limited(&path)?;
             LoadMode::Trace {
-                rows: parse_trace(&label, &text, services)?,
+                rows: parse_trace_bytes(&label, &bytes, services)?,
             }
         }
         other => {

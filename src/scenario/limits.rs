@@ -26,7 +26,7 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Most dot-separated segments of a `--set` key.
 pub const MAX_KEY_SEGMENTS: usize = 16;
 /// Allowed `--time-scale` (real seconds per scenario second).
-pub const TIME_SCALE: RangeInclusive<f64> = 0.001..=1000.0;
+pub const TIME_SCALE: RangeInclusive<f64> = 0.01..=100.0;
 /// Allowed `--tolerance` of `verify` (a relative difference).
 pub const TOLERANCE: RangeInclusive<f64> = 0.0..=10.0;
 /// Largest seed (a preset's TOML integer stops there; `--seed` too).

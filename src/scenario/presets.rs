@@ -6,11 +6,12 @@
 use std::path::Path;
 
 use super::error::ScenarioError;
+use super::limits::elide;
 use super::model::Scenario;
 use super::overrides::{self, Applied};
 use super::raw::RawPreset;
-use super::validate::validate;
 use super::trace::{read_limited, utf8_text};
+use super::validate::validate;
 
 /// The preset `threadlab` opens without arguments.
 pub const DEFAULT_PRESET: &str = "ironthread";
@@ -85,6 +86,15 @@ pub fn builtin_summaries() -> Vec<PresetSummary> {
 /// Loads a built-in preset by name or a preset file by path, applies `--set` overrides and
 /// validates. `preset` is a path if it contains `/`, ends with `.toml` or names a file.
 pub fn load(preset: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    // The name or path is echoed in every message and report: no escape sequences.
+    if let Some(at) = preset.chars().position(char::is_control) {
+        return Err(ScenarioError::Invalid {
+            origin: "preset".to_owned(),
+            path: format!("character {}", at + 1),
+            value: format!("{:?}", elide(preset, 80)),
+            reason: "is a control character: give a plain name or path".to_owned(),
+        });
+    }
     let is_path = preset.contains('/') || preset.ends_with(".toml") || Path::new(preset).is_file();
     if is_path {
         let bytes = read_limited(Path::new(preset))?;
@@ -134,12 +144,60 @@ fn blame_override(error: ScenarioError, source: &str, applied: &[Applied]) -> Sc
     }
 }
 
-/// serde names Rust types (`expected i64`); say what a preset writes instead.
+/// serde names Rust types (`expected i64`, `expected struct RawBulkhead`, `invalid type:
+/// integer`); say what a preset writes instead.
 fn plain_types(message: &str) -> String {
-    message
+    let message = without_struct_names(message);
+    let mut message = message
         .replace("expected i64", "expected an integer")
+        .replace("expected u64", "expected an integer")
+        .replace("expected u32", "expected an integer")
         .replace("expected f64", "expected a number")
         .replace("expected a sequence", "expected an array")
+        .replace("expected a map", "expected a table")
+        .replace("expected a boolean", "expected true or false");
+    for (serde, words) in [
+        ("invalid type: integer", "got the integer"),
+        ("invalid type: floating point", "got the number"),
+        ("invalid type: string", "got the string"),
+        ("invalid type: boolean", "got the boolean"),
+        ("invalid type: sequence", "got an array"),
+        ("invalid type: map", "got a table"),
+        ("invalid type: ", "got "),
+        ("invalid length ", "got an array of length "),
+        ("invalid value: ", "got "),
+    ] {
+        message = message.replace(serde, words);
+    }
+    elide(&message, 300)
+}
+
+/// `struct RawService with 9 elements` and `struct RawBulkhead` become `a table`.
+fn without_struct_names(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("struct ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "struct ".len()..];
+        let name_end = after
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .unwrap_or(after.len());
+        let mut tail = &after[name_end..];
+        if let Some(more) = tail.strip_prefix(" with ") {
+            if let Some(end) = more.find(" elements").or_else(|| more.find(" element")) {
+                let skip = if more[end..].starts_with(" elements") {
+                    9
+                } else {
+                    8
+                };
+                tail = &more[end + skip..];
+            }
+        }
+        out.push_str("a table");
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `[scenario] about` of a preset text, or empty if it has none.

@@ -153,15 +153,7 @@ pub(crate) fn parse_trace(
                 ),
             ));
         }
-        let at = value(cells[0]).ok_or_else(|| {
-            invalid(
-                file,
-                line,
-                "at",
-                cells[0],
-                CELL_FORM,
-            )
-        })?;
+        let at = value(cells[0]).ok_or_else(|| invalid(file, line, "at", cells[0], CELL_FORM))?;
         if at < last {
             return Err(invalid(
                 file,
@@ -177,15 +169,8 @@ pub(crate) fn parse_trace(
             if cell.trim().is_empty() {
                 continue;
             }
-            latencies[id] = Some(value(cell).ok_or_else(|| {
-                invalid(
-                    file,
-                    line,
-                    name,
-                    cell,
-                    CELL_FORM,
-                )
-            })?);
+            latencies[id] =
+                Some(value(cell).ok_or_else(|| invalid(file, line, name, cell, CELL_FORM))?);
         }
         if rows.len() == MAX_TRACE_ROWS {
             return Err(invalid(
@@ -243,4 +228,57 @@ fn header_targets(
         }
     }
     Ok(targets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load;
+
+    fn read(bytes: &[u8]) -> Result<Vec<TraceRow>, String> {
+        let s = load("ironthread", &[]).expect("built-in preset");
+        parse_trace_bytes("t.csv", bytes, &s.services).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_service_named_twice_in_the_header_is_refused_with_its_column() {
+        let error = read(b"at,user,user\n0,1,2\n").expect_err("duplicate column");
+        assert!(error.contains("line 1, column 3"), "{error}");
+        assert!(error.contains("appears twice"), "{error}");
+    }
+
+    #[test]
+    fn a_latency_beyond_an_hour_is_refused_so_every_request_completes() {
+        for cell in ["1e300", "3600001", "2h", "61m"] {
+            let text = format!("at,user\n0,{cell}\n");
+            let error = read(text.as_bytes()).expect_err(cell);
+            assert!(error.contains("from 0 to 1 hour"), "{error}");
+        }
+        let rows = read(b"at,user\n0,60m\n").expect("an hour is allowed");
+        assert_eq!(rows[0].latencies[0], Some(MAX_TRACE_LATENCY));
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_cr_only_line_ends_are_read_like_plain_lines() {
+        let plain = read(b"at,user\n0,1\n5,2\n").expect("plain");
+        assert_eq!(read(b"\xEF\xBB\xBFat,user\n0,1\n5,2\n"), Ok(plain.clone()));
+        assert_eq!(read(b"at,user\r0,1\r5,2\r"), Ok(plain.clone()));
+        assert_eq!(read(b"at,user\r\n0,1\r\n5,2\r\n"), Ok(plain));
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line_and_column_of_the_bad_byte() {
+        let error = read(b"at,user\n0,1\n5,\xff\n").expect_err("not UTF-8");
+        assert!(error.contains("line 3, column 3"), "{error}");
+        assert!(error.contains("0xFF"), "{error}");
+    }
+
+    #[test]
+    fn an_unknown_column_lists_at_most_ten_services() {
+        let error = read(b"at,nope\n0,1\n").expect_err("unknown service");
+        assert!(
+            error.contains("services are user, orders, recommendations"),
+            "{error}"
+        );
+    }
 }

@@ -771,14 +771,16 @@ impl Engine {
             }
             LoadMode::Closed { think, .. } => {
                 if let Some(client) = client {
-                    // A request answered in no time (refused, or rejected with abort) costs at
-                    // least a round trip before the client tries again: without it a client
-                    // with no think time would resend at the same instant forever.
-                    let pause = if outcome == Outcome::Refused || latency == Nanos::ZERO {
-                        think.max(RETRY_AFTER_REFUSAL)
+                    // A request answered in (almost) no time, refused, rejected or failed at
+                    // once, costs at least a round trip before the client tries again: without
+                    // it a client with no think time would resend at the same instant forever.
+                    let floor = RETRY_AFTER_REFUSAL.saturating_sub(latency);
+                    let pause = if outcome == Outcome::Refused {
+                        RETRY_AFTER_REFUSAL
                     } else {
-                        think
+                        floor
                     };
+                    let pause = think.max(pause);
                     self.events
                         .push(self.now + pause, Event::ClientSend { client });
                 }

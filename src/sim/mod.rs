@@ -17,8 +17,8 @@ mod snapshot;
 pub use crate::metrics::SeriesSnapshot;
 pub use command::{Command, CommandError};
 pub use engine::{
-    Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, ServiceStats, ThreadName,
-    UNBOUNDED_POOL, pool_specs,
+    Engine, FIRST_BULKHEAD_POOL, PoolId, SERVER_POOL, SHARED_POOL, STALL_EVENTS, ServiceStats,
+    ThreadName, UNBOUNDED_POOL, pool_specs,
 };
 pub use flow::arrival_gap;
 pub use request::FailReason;

@@ -15,5 +15,8 @@ fuzz_target!(|data: &[u8]| {
         }
         None => (Vec::new(), text),
     };
-    let _ = threadlab::scenario::parse("fuzz.toml", body, &sets);
+    if let Ok(scenario) = threadlab::scenario::parse("fuzz.toml", body, &sets) {
+        // Every valid scenario gets an estimate without overflow or panic.
+        let _ = threadlab::scenario::estimate_cost(&scenario, scenario.duration).refusal();
+    }
 });

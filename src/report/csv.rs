@@ -61,24 +61,6 @@ fn field(s: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::field;
-
-    #[test]
-    fn a_field_with_separators_is_quoted_and_its_quotes_doubled() {
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(field("two\r\nlines"), "\"two\r\nlines\"");
-        assert_eq!(field("plain"), "plain");
-    }
-
-    #[test]
-    fn control_characters_are_escaped_not_written_raw() {
-        assert_eq!(field("x\u{1b}]0;owned\u{7}"), "x\\u{1b}]0;owned\\u{7}");
-    }
-}
-
 /// `run --format csv`: the runs table for a `runs` load, else the summary row.
 pub fn run_csv(report: &RunReport) -> String {
     let mut out = String::new();
@@ -112,4 +94,22 @@ pub fn compare_csv(reports: &[RunReport]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    #[test]
+    fn a_field_with_separators_is_quoted_and_its_quotes_doubled() {
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\r\nlines"), "\"two\r\nlines\"");
+        assert_eq!(field("plain"), "plain");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_not_written_raw() {
+        assert_eq!(field("x\u{1b}]0;owned\u{7}"), "x\\u{1b}]0;owned\\u{7}");
+    }
 }

@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 
 use super::duration::parse_duration;
 use super::error::ScenarioError;
-use super::limits::{MAX_NAME_CHARS, elide};
+use super::limits::{MAX_NAME_CHARS, MAX_RATE, elide, short_number};
 use super::raw::DurationText;
 use crate::time::Nanos;
 
@@ -62,7 +62,7 @@ impl Checker<'_> {
         } else {
             Err(self.invalid(
                 path,
-                format!("{value:?}"),
+                short_number(value),
                 "is out of range: allowed 0.0..=1.0 (a probability)",
             ))
         }
@@ -70,12 +70,12 @@ impl Checker<'_> {
 
     /// A rate per second: finite, above 0, at most one million.
     pub fn rate(&self, path: &str, value: f64) -> Result<f64, ScenarioError> {
-        if value.is_finite() && value > 0.0 && value <= 1_000_000.0 {
+        if value.is_finite() && value > 0.0 && value <= MAX_RATE {
             Ok(value)
         } else {
             Err(self.invalid(
                 path,
-                format!("{value:?}"),
+                short_number(value),
                 "is out of range: allowed > 0 and <= 1000000 per second",
             ))
         }

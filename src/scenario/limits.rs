@@ -11,6 +11,10 @@ pub const MAX_THREADS: u32 = 100_000;
 pub const MAX_QUEUE: u32 = 10_000_000;
 /// Most connections, accept-queue slots or server queue slots.
 pub const MAX_CONNECTIONS: u32 = 10_000_000;
+/// Most closed-loop clients (`load.clients`), and most requests of `runs` and `batch`.
+pub const MAX_CLIENTS: u32 = 1_000_000;
+/// Highest open-load rate per second (`load.rate`, `load.ramp.to`).
+pub const MAX_RATE: f64 = 1_000_000.0;
 /// Most downstream calls one request makes (services × fan-out).
 pub const MAX_CALLS: usize = 10_000;
 /// Most services a preset may declare.
@@ -55,7 +59,7 @@ pub fn elide_list<'a>(names: impl ExactSizeIterator<Item = &'a str>, max: usize)
 /// A number for messages: plain when short, in scientific notation when it would print with
 /// dozens of digits (`1e300`, not 301 characters).
 pub fn short_number(value: f64) -> String {
-    let plain = format!("{value}");
+    let plain = format!("{value:?}");
     if plain.len() > 16 {
         format!("{value:e}")
     } else {

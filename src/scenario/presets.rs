@@ -183,15 +183,12 @@ fn without_struct_names(message: &str) -> String {
             .find(|c: char| !c.is_alphanumeric() && c != '_')
             .unwrap_or(after.len());
         let mut tail = &after[name_end..];
-        if let Some(more) = tail.strip_prefix(" with ") {
-            if let Some(end) = more.find(" elements").or_else(|| more.find(" element")) {
-                let skip = if more[end..].starts_with(" elements") {
-                    9
-                } else {
-                    8
-                };
-                tail = &more[end + skip..];
-            }
+        if let Some(more) = tail.strip_prefix(" with ")
+            && let Some(end) = more.find(" element")
+        {
+            let words = &more[end..];
+            let skip = if words.starts_with(" elements") { 9 } else { 8 };
+            tail = &more[end + skip..];
         }
         out.push_str("a table");
         rest = tail;

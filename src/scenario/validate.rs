@@ -14,7 +14,7 @@ use super::raw::{
     RawService, RawThreads, RawTourStep,
 };
 // LARGE: counts that only memory limits (connections, queue slots).
-use super::limits::{MAX_CALLS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
+use super::limits::{MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
 use super::trace::{parse_trace_bytes, read_limited};
 
 /// Checks every rule of DESIGN §3 and builds the model. `origin` names the source in errors.
@@ -192,7 +192,7 @@ fn jdk(check: &Checker, version: i64) -> Result<Jdk, ScenarioError> {
 /// Fields of the other modes are ignored (see [`RawLoad`]).
 fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, ScenarioError> {
     let count = |path: &str, value: Option<i64>, what: &str| match value {
-        Some(v) => check.count(path, v, 1..=1_000_000),
+        Some(v) => check.count(path, v, 1..=MAX_CLIENTS),
         None => Err(check.missing(
             path,
             format!("required when load.mode = {:?} ({what})", raw.mode),

@@ -258,6 +258,10 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(2)
         }
+        // The TUI stopped on a signal: exit as the signal would have (130, 143, 129...).
+        Err(e) if e.downcast_ref::<tui::Interrupted>().is_some() => e
+            .downcast_ref::<tui::Interrupted>()
+            .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)

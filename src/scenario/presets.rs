@@ -116,7 +116,7 @@ pub fn parse(source: &str, text: &str, overrides: &[String]) -> Result<Scenario,
         text.parse()
             .map_err(|error: toml::de::Error| ScenarioError::Syntax {
                 origin: source.to_owned(),
-                message: error.to_string().trim_end().to_owned(),
+                message: printable(error.to_string().trim_end()),
             })?;
     let applied = overrides::apply(&mut table, overrides)?;
     let blame = |error: ScenarioError| blame_override(error, source, &applied);
@@ -128,6 +128,26 @@ pub fn parse(source: &str, text: &str, overrides: &[String]) -> Result<Scenario,
         })
     })?;
     validate(raw, source).map_err(blame)
+}
+
+/// The parser's message quotes the offending line: escape its control characters (an escape
+/// sequence in the file must not drive the terminal) and cut very long lines.
+fn printable(message: &str) -> String {
+    message
+        .lines()
+        .map(|line| {
+            let mut escaped = String::with_capacity(line.len());
+            for c in line.chars() {
+                if c.is_control() {
+                    escaped.extend(c.escape_unicode());
+                } else {
+                    escaped.push(c);
+                }
+            }
+            elide(&escaped, 200)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Names the last override that set the erroneous field, if one did.
@@ -230,6 +250,15 @@ mod tests {
             uses: None,
             pinned: false,
         }
+    }
+
+    #[test]
+    fn a_syntax_error_quotes_its_line_with_control_characters_escaped() {
+        let error = parse("x.toml", "a = \u{1b}[2J oops\n", &[]).expect_err("not TOML");
+        let message = error.to_string();
+        assert!(message.contains("x.toml: invalid TOML"), "{message}");
+        assert!(message.contains("line 1"), "{message}");
+        assert!(!message.contains('\u{1b}'), "{message:?}");
     }
 
     #[test]

@@ -78,8 +78,8 @@ enum Command {
         scenario: ScenarioArgs,
         #[command(flatten)]
         real: RealArgs,
-        /// Largest relative difference allowed for each figure (0.05 = 5 %).
-        #[arg(long, default_value_t = 0.05)]
+        /// Largest relative difference allowed for each figure, 0..=10 (0.05 = 5 %).
+        #[arg(long, default_value_t = 0.05, allow_negative_numbers = true, value_parser = tolerance)]
         tolerance: f64,
     },
     /// List the built-in presets.
@@ -124,8 +124,8 @@ struct ScenarioArgs {
     /// Strategy: sequential, shared, bulkhead or unbounded (default: the preset's).
     #[arg(long, value_enum)]
     strategy: Option<StrategyArg>,
-    /// Seed for every random draw (default: the preset's).
-    #[arg(long)]
+    /// Seed for every random draw, 0..=9223372036854775807 (default: the preset's).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=scenario::MAX_SEED))]
     seed: Option<u64>,
     /// Simulated time to run, e.g. 60s, 1500ms, 10m (default: the preset's).
     #[arg(long)]
@@ -134,6 +134,10 @@ struct ScenarioArgs {
     /// services.recommendations.failure=0, strategy.bulkhead.IronThread.core=12.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Run even when the up-front estimate says the run is too large for this machine
+    /// (events, calls in flight or memory).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -148,9 +152,9 @@ struct EngineArgs {
 
 #[derive(Debug, Args)]
 struct RealArgs {
-    /// Real seconds per scenario second for real runs: 0.1 turns 100 ms into 10 ms.
-    /// Reported figures stay in scenario units.
-    #[arg(long, default_value_t = 1.0)]
+    /// Real seconds per scenario second for real runs, 0.01..=100: 0.1 turns 100 ms into
+    /// 10 ms. Reported figures stay in scenario units.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = time_scale)]
     time_scale: f64,
     /// Refuse a real run that would start more OS threads than this.
     #[arg(long, default_value_t = real::DEFAULT_MAX_THREADS)]
@@ -213,6 +217,29 @@ enum ThemeArg {
     Light,
 }
 
+/// `--time-scale`: a number in [`scenario::TIME_SCALE`].
+fn time_scale(text: &str) -> Result<f64, String> {
+    number_in(text, scenario::TIME_SCALE)
+}
+
+/// `--tolerance`: a number in [`scenario::TOLERANCE`].
+fn tolerance(text: &str) -> Result<f64, String> {
+    number_in(text, scenario::TOLERANCE)
+}
+
+/// A number within `range`; the message gives the range and a short form of the value.
+fn number_in(text: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, String> {
+    let allowed = format!("allowed {}..={}", range.start(), range.end());
+    match text.trim().parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
+        Ok(v) => Err(format!(
+            "{} is out of range: {allowed}",
+            scenario::short_number(v)
+        )),
+        Err(_) => Err(format!("not a number: {allowed}")),
+    }
+}
+
 /// Bad input: a preset, an override or a flag. Exit code 2.
 #[derive(Debug)]
 struct BadInput(String);
@@ -233,6 +260,10 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(2)
         }
+        // The TUI stopped on a signal: exit as the signal would have (130, 143, 129...).
+        Err(e) if e.downcast_ref::<tui::Interrupted>().is_some() => e
+            .downcast_ref::<tui::Interrupted>()
+            .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -350,12 +381,23 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     }
     let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
     let duration = s.duration;
+    if let Some(why) = scenario::estimate_cost(&s, duration).refusal()
+        && !args.force
+    {
+        return Err(BadInput(format!(
+            "{}: this run is too large: {why}; shorten --duration, lower the load, or add \
+             --force to run it anyway",
+            s.source
+        ))
+        .into());
+    }
     Ok((s, strategy, duration))
 }
 
 fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
     let engine = report::play(&s, strategy, duration);
+    no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
     let out = match format_of(format) {
         Format::Table => report::run_table(&s, &r),
@@ -373,15 +415,34 @@ fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Resu
 }
 
 fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<String> {
-    let reports: Vec<RunReport> = report::compare(s, duration)
-        .into_iter()
-        .map(|(r, _)| r)
-        .collect();
+    let mut reports = Vec::new();
+    for (report, engine) in report::compare(s, duration) {
+        no_stall(&engine)?;
+        reports.push(report);
+    }
     Ok(match format {
         Format::Table => report::compare_table(s, &reports),
         Format::Json => report::to_json(&reports)?,
         Format::Csv => report::compare_csv(&reports),
     })
+}
+
+/// A run that stopped making progress in simulated time is bad input: the scenario
+/// livelocks (something is answered at once and retried at once).
+fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
+    if engine.stalled() {
+        return Err(BadInput(format!(
+            "{}: the {} run stopped making progress at {} simulated: {} events happened at that \
+             same instant (a request answered at once and retried at once?); give the failing \
+             calls a latency or the clients a think time",
+            engine.scenario().source,
+            engine.strategy(),
+            engine.now(),
+            threadlab::sim::STALL_EVENTS
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// A real-mode refusal is bad input (exit 2); a failed run is an internal error (exit 1).
@@ -438,9 +499,6 @@ fn verify(
     tolerance: f64,
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
-    if !(tolerance.is_finite() && tolerance >= 0.0) {
-        return Err(BadInput(format!("--tolerance must be 0 or more, not {tolerance}")).into());
-    }
     let strategies = match args.strategy {
         Some(st) => vec![Strategy::from(st)],
         None => Strategy::ALL.to_vec(),

@@ -123,15 +123,17 @@ pub fn read_timeout_cut(read_timeout: Option<Nanos>, latency: Nanos) -> Option<N
     read_timeout.filter(|t| *t < latency)
 }
 
-/// How long a closed-loop client waits before its next request. A request refused, or
-/// answered at once (rejected with abort), costs at least a round trip: without it a client
-/// with no think time would resend at the same instant forever.
-pub fn client_pause(outcome: Outcome, answered_at_once: bool, think: Nanos) -> Nanos {
-    if outcome == Outcome::Refused || answered_at_once {
-        think.max(RETRY_AFTER_REFUSAL)
+/// How long a closed-loop client waits before its next request. A request refused costs a
+/// round trip; one answered in less than a round trip (rejected with abort, failed at once)
+/// costs at least the rest of one: without it a client with no think time would resend at the
+/// same instant forever.
+pub fn client_pause(outcome: Outcome, latency: Nanos, think: Nanos) -> Nanos {
+    let floor = if outcome == Outcome::Refused {
+        RETRY_AFTER_REFUSAL
     } else {
-        think
-    }
+        RETRY_AFTER_REFUSAL.saturating_sub(latency)
+    };
+    think.max(floor)
 }
 
 #[cfg(test)]

@@ -70,17 +70,26 @@ fn the_handler_answers_for_sequential_code_and_rejections_else_the_last_complete
 }
 
 #[test]
-fn a_client_answered_at_once_or_refused_waits_at_least_the_retry_pause() {
+fn a_client_answered_within_a_round_trip_or_refused_waits_out_the_round_trip() {
     let think = Nanos::ZERO;
+    let instant = Nanos::ZERO;
     assert_eq!(
-        client_pause(Outcome::Refused, false, think),
+        client_pause(Outcome::Refused, Nanos::from_millis(5), think),
         RETRY_AFTER_REFUSAL
     );
     assert_eq!(
-        client_pause(Outcome::Failed, true, think),
+        client_pause(Outcome::Failed, instant, think),
         RETRY_AFTER_REFUSAL
     );
-    assert_eq!(client_pause(Outcome::Success, false, think), Nanos::ZERO);
+    let quarter = Nanos(RETRY_AFTER_REFUSAL.0 / 4);
+    assert_eq!(
+        client_pause(Outcome::Failed, quarter, think),
+        Nanos(RETRY_AFTER_REFUSAL.0 - quarter.0)
+    );
+    assert_eq!(
+        client_pause(Outcome::Success, Nanos::from_millis(200), think),
+        Nanos::ZERO
+    );
     let long = Nanos::from_millis(50);
-    assert_eq!(client_pause(Outcome::Refused, true, long), long);
+    assert_eq!(client_pause(Outcome::Refused, instant, long), long);
 }

@@ -66,7 +66,12 @@ pub enum RealError {
         cap: u64,
         detail: String,
     },
-    #[error("--time-scale must be a number above 0 and at most 100, not {0}")]
+    #[error(
+        "--time-scale = {} is out of range: allowed {}..={}",
+        crate::scenario::short_number(*.0),
+        crate::scenario::TIME_SCALE.start(),
+        crate::scenario::TIME_SCALE.end()
+    )]
     BadTimeScale(f64),
     #[error("real execution does not support {0} yet; run it with --engine sim")]
     Unsupported(&'static str),
@@ -159,7 +164,7 @@ pub fn check(
     options: RealOptions,
 ) -> Result<(), RealError> {
     let scale = options.time_scale;
-    if !(scale > 0.0 && scale <= 100.0) {
+    if !crate::scenario::TIME_SCALE.contains(&scale) {
         return Err(RealError::BadTimeScale(scale));
     }
     if scenario.server.async_ {

@@ -350,7 +350,7 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
                 // answered at once.
                 let latency = w.clock.now().saturating_sub(req.arrival);
                 let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
-                let pause = flow::client_pause(outcome, latency < flow::RETRY_AFTER_REFUSAL, think);
+                let pause = flow::client_pause(outcome, latency, think);
                 if pause > Nanos::ZERO
                     && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
                 {

@@ -42,12 +42,22 @@ fn summary_row(r: &RunReport) -> String {
     )
 }
 
-/// Quotes a field when it holds a comma, quote or newline (RFC 4180).
+/// Quotes a field when it holds a comma, quote or line break (RFC 4180). Other control
+/// characters (an escape sequence in a preset path) are written as `\u{1b}`, so printing the
+/// CSV cannot drive the terminal.
 fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    let s: String = s
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -84,4 +94,22 @@ pub fn compare_csv(reports: &[RunReport]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    #[test]
+    fn a_field_with_separators_is_quoted_and_its_quotes_doubled() {
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\r\nlines"), "\"two\r\nlines\"");
+        assert_eq!(field("plain"), "plain");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_not_written_raw() {
+        assert_eq!(field("x\u{1b}]0;owned\u{7}"), "x\\u{1b}]0;owned\\u{7}");
+    }
 }

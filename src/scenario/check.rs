@@ -6,6 +6,7 @@ use std::ops::RangeInclusive;
 
 use super::duration::parse_duration;
 use super::error::ScenarioError;
+use super::limits::{MAX_NAME_CHARS, MAX_RATE, elide, short_number};
 use super::raw::DurationText;
 use crate::time::Nanos;
 
@@ -61,7 +62,7 @@ impl Checker<'_> {
         } else {
             Err(self.invalid(
                 path,
-                format!("{value:?}"),
+                short_number(value),
                 "is out of range: allowed 0.0..=1.0 (a probability)",
             ))
         }
@@ -69,12 +70,12 @@ impl Checker<'_> {
 
     /// A rate per second: finite, above 0, at most one million.
     pub fn rate(&self, path: &str, value: f64) -> Result<f64, ScenarioError> {
-        if value.is_finite() && value > 0.0 && value <= 1_000_000.0 {
+        if value.is_finite() && value > 0.0 && value <= MAX_RATE {
             Ok(value)
         } else {
             Err(self.invalid(
                 path,
-                format!("{value:?}"),
+                short_number(value),
                 "is out of range: allowed > 0 and <= 1000000 per second",
             ))
         }
@@ -125,17 +126,49 @@ impl Checker<'_> {
             })
     }
 
-    /// A name that must not be empty (it appears in tables and thread names).
+    /// A name that must not be empty (it appears in tables and thread names), at most
+    /// [`MAX_NAME_CHARS`] characters, without control characters.
     pub fn name(&self, path: &str, value: &str) -> Result<String, ScenarioError> {
         if value.trim().is_empty() {
-            Err(self.invalid(path, quoted(value), "is empty: give it a name"))
-        } else {
-            Ok(value.to_owned())
+            return Err(self.invalid(path, quoted(value), "is empty: give it a name"));
+        }
+        let chars = value.chars().count();
+        if chars > MAX_NAME_CHARS {
+            return Err(self.invalid(
+                path,
+                quoted(value),
+                format!("has {chars} characters: allowed at most {MAX_NAME_CHARS}"),
+            ));
+        }
+        self.text(path, value, false)
+    }
+
+    /// Free text shown on screen (`about`, a caption): no control characters, which would
+    /// move the cursor, clear the screen or retitle the terminal. `lines` allows line breaks.
+    pub fn text(&self, path: &str, value: &str, lines: bool) -> Result<String, ScenarioError> {
+        let bad = value
+            .chars()
+            .enumerate()
+            .find(|&(_, c)| c.is_control() && !(lines && c == '\n'));
+        match bad {
+            Some((at, c)) => Err(self.invalid(
+                path,
+                quoted(value),
+                format!(
+                    "has the control character {} at character {}: only printable text is \
+                     allowed",
+                    c.escape_unicode(),
+                    at + 1
+                ),
+            )),
+            None => Ok(value.to_owned()),
         }
     }
 }
 
-/// A string value as TOML writes it, for messages.
+/// A string value as TOML writes it, for messages: control characters escaped, long values
+/// elided.
 pub(crate) fn quoted(value: &str) -> String {
-    format!("{value:?}")
+    let shown = elide(value, 80);
+    format!("{shown:?}")
 }

@@ -5,8 +5,10 @@
 //! fields and wrong types are errors with a field path) and validate it into a [`Scenario`].
 
 mod check;
+mod cost;
 mod duration;
 mod error;
+mod limits;
 mod model;
 mod overrides;
 mod pools;
@@ -15,12 +17,15 @@ mod raw;
 mod trace;
 mod validate;
 
+pub use cost::{Cost, MAX_CALLS_IN_FLIGHT, estimate_cost};
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
 pub use error::ScenarioError;
+pub use limits::*;
 pub use model::*;
 pub use presets::{
     DEFAULT_PRESET, PresetSummary, builtin, builtin_names, builtin_summaries, load, parse,
 };
+pub use trace::parse_trace_bytes;
 
 #[cfg(test)]
 mod test_support;

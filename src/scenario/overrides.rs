@@ -9,6 +9,7 @@
 use toml::{Table, Value};
 
 use super::error::ScenarioError;
+use super::limits::{MAX_KEY_SEGMENTS, elide, elide_list};
 
 /// An override that was applied: its spec and the field path it set, written the way
 /// validation errors write paths (`services[2].failure`), so errors can blame the override.
@@ -37,7 +38,7 @@ pub fn apply(table: &mut Table, specs: &[String]) -> Result<Vec<Applied>, Scenar
                     path,
                 })
                 .map_err(|reason| ScenarioError::Override {
-                    spec: spec.clone(),
+                    spec: elide(spec, 80),
                     reason,
                 })
         })
@@ -53,8 +54,17 @@ fn apply_one(table: &mut Table, spec: &str) -> Result<String, String> {
         return Err("the key path is empty: expected key.path=value".to_owned());
     }
     let segments: Vec<&str> = key.split('.').map(str::trim).collect();
+    if segments.len() > MAX_KEY_SEGMENTS {
+        return Err(format!(
+            "the key path has {} segments: allowed at most {MAX_KEY_SEGMENTS}",
+            segments.len()
+        ));
+    }
     if segments.iter().any(|s| s.is_empty()) {
-        return Err(format!("the key path `{key}` has an empty segment"));
+        return Err(format!(
+            "the key path `{}` has an empty segment",
+            elide(key, 60)
+        ));
     }
     set_in_table(table, &segments, "", parse_value(text))
 }
@@ -116,9 +126,9 @@ fn set_in_value(
             }
         }
         other => Err(format!(
-            "`{path}` is a {}, not a table, so it has no field `{}`",
-            other.type_str(),
-            segments.join(".")
+            "`{path}` is {}, not a table, so it has no field `{}`",
+            a_or_an(other.type_str()),
+            elide(&segments.join("."), 60)
         )),
     }
 }
@@ -136,6 +146,7 @@ fn element_name(item: &Value) -> Option<&str> {
 }
 
 fn no_such_element(items: &[Value], path: &str, key: &str) -> String {
+    let key = elide(key, 60);
     let names: Vec<&str> = items.iter().filter_map(element_name).collect();
     let index_range = match items.len() {
         0 => return format!("`{path}` is empty, so it has no element `{key}`"),
@@ -146,8 +157,17 @@ fn no_such_element(items: &[Value], path: &str, key: &str) -> String {
     } else {
         format!(
             "`{path}` has no element named `{key}`: names are {}, or use an index {index_range}",
-            names.join(", ")
+            elide_list(names.iter().copied(), 10)
         )
+    }
+}
+
+/// "an integer", "a string": TOML's type names with their article.
+fn a_or_an(word: &str) -> String {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {word}")
+    } else {
+        format!("a {word}")
     }
 }
 

@@ -12,10 +12,8 @@ use super::raw::{RawBulkhead, RawSemaphore, RawStrategy};
 use super::validate::service_id;
 use crate::time::Nanos;
 
-/// Most threads a pool may have; far beyond what a real JVM survives.
-const MAX_THREADS: u32 = 100_000;
-/// Most queue slots a pool may have (memory, not the JDK, is the limit).
-const MAX_QUEUE: u32 = 10_000_000;
+// MAX_THREADS: far beyond what a real JVM survives; MAX_QUEUE: memory, not the JDK, limits it.
+use super::limits::{MAX_QUEUE, MAX_THREADS};
 
 pub(crate) fn strategy(
     check: &Checker,

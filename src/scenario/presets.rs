@@ -6,9 +6,11 @@
 use std::path::Path;
 
 use super::error::ScenarioError;
+use super::limits::elide;
 use super::model::Scenario;
 use super::overrides::{self, Applied};
 use super::raw::RawPreset;
+use super::trace::{read_limited, utf8_text};
 use super::validate::validate;
 
 /// The preset `threadlab` opens without arguments.
@@ -84,13 +86,19 @@ pub fn builtin_summaries() -> Vec<PresetSummary> {
 /// Loads a built-in preset by name or a preset file by path, applies `--set` overrides and
 /// validates. `preset` is a path if it contains `/`, ends with `.toml` or names a file.
 pub fn load(preset: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    // The name or path is echoed in every message and report: no escape sequences.
+    if let Some(at) = preset.chars().position(char::is_control) {
+        return Err(ScenarioError::Invalid {
+            origin: "preset".to_owned(),
+            path: format!("character {}", at + 1),
+            value: format!("{:?}", elide(preset, 80)),
+            reason: "is a control character: give a plain name or path".to_owned(),
+        });
+    }
     let is_path = preset.contains('/') || preset.ends_with(".toml") || Path::new(preset).is_file();
     if is_path {
-        let text = std::fs::read_to_string(preset).map_err(|error| ScenarioError::Read {
-            path: preset.to_owned(),
-            error,
-        })?;
-        return parse(preset, &text, overrides);
+        let bytes = read_limited(Path::new(preset))?;
+        return parse(preset, utf8_text(preset, &bytes)?, overrides);
     }
     match builtin(preset) {
         Some(text) => parse(&preset.to_ascii_lowercase(), text, overrides),
@@ -108,7 +116,7 @@ pub fn parse(source: &str, text: &str, overrides: &[String]) -> Result<Scenario,
         text.parse()
             .map_err(|error: toml::de::Error| ScenarioError::Syntax {
                 origin: source.to_owned(),
-                message: error.to_string().trim_end().to_owned(),
+                message: printable(error.to_string().trim_end()),
             })?;
     let applied = overrides::apply(&mut table, overrides)?;
     let blame = |error: ScenarioError| blame_override(error, source, &applied);
@@ -120,6 +128,26 @@ pub fn parse(source: &str, text: &str, overrides: &[String]) -> Result<Scenario,
         })
     })?;
     validate(raw, source).map_err(blame)
+}
+
+/// The parser's message quotes the offending line: escape its control characters (an escape
+/// sequence in the file must not drive the terminal) and cut very long lines.
+fn printable(message: &str) -> String {
+    message
+        .lines()
+        .map(|line| {
+            let mut escaped = String::with_capacity(line.len());
+            for c in line.chars() {
+                if c.is_control() {
+                    escaped.extend(c.escape_unicode());
+                } else {
+                    escaped.push(c);
+                }
+            }
+            elide(&escaped, 200)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Names the last override that set the erroneous field, if one did.
@@ -136,12 +164,57 @@ fn blame_override(error: ScenarioError, source: &str, applied: &[Applied]) -> Sc
     }
 }
 
-/// serde names Rust types (`expected i64`); say what a preset writes instead.
+/// serde names Rust types (`expected i64`, `expected struct RawBulkhead`, `invalid type:
+/// integer`); say what a preset writes instead.
 fn plain_types(message: &str) -> String {
-    message
+    let message = without_struct_names(message);
+    let mut message = message
         .replace("expected i64", "expected an integer")
+        .replace("expected u64", "expected an integer")
+        .replace("expected u32", "expected an integer")
         .replace("expected f64", "expected a number")
         .replace("expected a sequence", "expected an array")
+        .replace("expected a map", "expected a table")
+        .replace("expected a boolean", "expected true or false");
+    for (serde, words) in [
+        ("invalid type: integer", "got the integer"),
+        ("invalid type: floating point", "got the number"),
+        ("invalid type: string", "got the string"),
+        ("invalid type: boolean", "got the boolean"),
+        ("invalid type: sequence", "got an array"),
+        ("invalid type: map", "got a table"),
+        ("invalid type: ", "got "),
+        ("invalid length ", "got an array of length "),
+        ("invalid value: ", "got "),
+    ] {
+        message = message.replace(serde, words);
+    }
+    elide(&message, 300)
+}
+
+/// `struct RawService with 9 elements` and `struct RawBulkhead` become `a table`.
+fn without_struct_names(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("struct ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "struct ".len()..];
+        let name_end = after
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .unwrap_or(after.len());
+        let mut tail = &after[name_end..];
+        if let Some(more) = tail.strip_prefix(" with ")
+            && let Some(end) = more.find(" element")
+        {
+            let words = &more[end..];
+            let skip = if words.starts_with(" elements") { 9 } else { 8 };
+            tail = &more[end + skip..];
+        }
+        out.push_str("a table");
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `[scenario] about` of a preset text, or empty if it has none.
@@ -177,6 +250,15 @@ mod tests {
             uses: None,
             pinned: false,
         }
+    }
+
+    #[test]
+    fn a_syntax_error_quotes_its_line_with_control_characters_escaped() {
+        let error = parse("x.toml", "a = \u{1b}[2J oops\n", &[]).expect_err("not TOML");
+        let message = error.to_string();
+        assert!(message.contains("x.toml: invalid TOML"), "{message}");
+        assert!(message.contains("line 1"), "{message}");
+        assert!(!message.contains('\u{1b}'), "{message:?}");
     }
 
     #[test]

@@ -13,13 +13,9 @@ use super::raw::{
     RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawServer,
     RawService, RawThreads, RawTourStep,
 };
-use super::trace::parse_trace;
-
-/// Most calls one request may make (every stage, fan-out included).
-const MAX_CALLS: usize = 10_000;
-
-/// Upper bound for counts that only memory limits (connections, queue slots).
-const LARGE: u32 = 10_000_000;
+// LARGE: counts that only memory limits (connections, queue slots).
+use super::limits::{MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
+use super::trace::{parse_trace_bytes, read_limited};
 
 /// Checks every rule of the preset schema and builds the model. `origin` names the source in errors.
 pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, ScenarioError> {
@@ -44,7 +40,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     Ok(Scenario {
         source: origin.to_owned(),
         name,
-        about: raw.scenario.about,
+        about: check.text("scenario.about", &raw.scenario.about, false)?,
         seed,
         duration,
         cores,
@@ -79,7 +75,7 @@ fn tour(check: &Checker, raw: &[RawTourStep]) -> Result<Vec<TourStep>, ScenarioE
             Ok(TourStep {
                 at,
                 keys: tour_keys(check, &format!("{path}.keys"), &step.keys)?,
-                caption: step.caption.clone(),
+                caption: check.text(&format!("{path}.caption"), &step.caption, true)?,
             })
         })
         .collect()
@@ -164,8 +160,8 @@ fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<Figure>, ScenarioEr
                 ));
             }
             Ok(Figure {
-                what: f.what.clone(),
-                article: f.article.clone(),
+                what: check.text(&format!("{path}.what"), &f.what, false)?,
+                article: check.text(&format!("{path}.article"), &f.article, false)?,
                 strategy: check.one_of(&format!("{path}.strategy"), &f.strategy, &choices)?,
                 metric: f.metric.clone(),
                 expect: f.expect,
@@ -196,7 +192,7 @@ fn jdk(check: &Checker, version: i64) -> Result<Jdk, ScenarioError> {
 /// Fields of the other modes are ignored (see [`RawLoad`]).
 fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, ScenarioError> {
     let count = |path: &str, value: Option<i64>, what: &str| match value {
-        Some(v) => check.count(path, v, 1..=1_000_000),
+        Some(v) => check.count(path, v, 1..=MAX_CLIENTS),
         None => Err(check.missing(
             path,
             format!("required when load.mode = {:?} ({what})", raw.mode),
@@ -253,12 +249,9 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
                 .filter(|p| !p.as_os_str().is_empty() && check.origin.ends_with(".toml"));
             let path = base.map_or_else(|| std::path::PathBuf::from(file), |b| b.join(file));
             let label = path.display().to_string();
-            let text = std::fs::read_to_string(&path).map_err(|error| ScenarioError::Read {
-                path: label.clone(),
-                error,
-            })?;
+            let bytes = read_limited(&path)?;
             LoadMode::Trace {
-                rows: parse_trace(&label, &text, services)?,
+                rows: parse_trace_bytes(&label, &bytes, services)?,
             }
         }
         other => {
@@ -331,6 +324,13 @@ fn services(
             "is empty: define at least one [[services]] with a name and a latency",
         ));
     }
+    if raw.len() > MAX_SERVICES {
+        return Err(check.invalid(
+            "services",
+            format!("[{} services]", raw.len()),
+            format!("has too many entries: allowed at most {MAX_SERVICES}"),
+        ));
+    }
     let mut services: Vec<Service> = Vec::with_capacity(raw.len());
     for (i, service) in raw.iter().enumerate() {
         let path = format!("services[{i}]");
@@ -387,7 +387,10 @@ fn services(
             name,
             latency: latency(check, &format!("{path}.latency"), &service.latency)?,
             failure: check.probability(&format!("{path}.failure"), service.failure)?,
-            fallback: service.fallback.clone(),
+            fallback: match &service.fallback {
+                Some(text) => Some(check.text(&format!("{path}.fallback"), text, false)?),
+                None => None,
+            },
             timeout,
             hang,
             cpu,
@@ -528,10 +531,15 @@ fn endpoint(
     };
     let total: usize = resolved.iter().map(Vec::len).sum::<usize>() * fan_out;
     if total > MAX_CALLS {
+        // Blame the field that was set: fan_out when given, else the list of calls.
+        let (field, value) = match raw.fan_out {
+            Some(_) => ("endpoint.fan_out", fan_out.to_string()),
+            None => ("endpoint", format!("[{total} calls]")),
+        };
         return Err(check.invalid(
-            "endpoint.fan_out",
-            fan_out,
-            format!("makes {total} calls per request: at most {MAX_CALLS}"),
+            field,
+            value,
+            format!("makes {total} calls per request: allowed at most {MAX_CALLS}"),
         ));
     }
     if fan_out > 1 {
@@ -557,11 +565,11 @@ pub(crate) fn service_id(
         .position(|s| s.name == name)
         .map(ServiceId)
         .ok_or_else(|| {
-            let known: Vec<&str> = services.iter().map(|s| s.name.as_str()).collect();
+            let known = elide_list(services.iter().map(|s| s.name.as_str()), 10);
             check.invalid(
                 path,
                 quoted(name),
-                format!("is not a known service: services are {}", known.join(", ")),
+                format!("is not a known service: services are {known}"),
             )
         })
 }

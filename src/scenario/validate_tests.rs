@@ -472,13 +472,59 @@ fn unknown_field_is_rejected_with_its_path_and_the_expected_fields() {
 fn wrong_type_and_missing_fields_name_the_path() {
     assert_mentions(
         &rejection(&["scenario.cores=eight"]),
-        &["scenario.cores", "invalid type"],
+        &[
+            "scenario.cores",
+            "got the string \"eight\", expected an integer",
+        ],
     );
     let text = BASE.replace("name = \"base\"", "");
     assert_mentions(
         &rejection_of(&text, &[]),
         &["base.toml: scenario", "missing field `name`"],
     );
+}
+
+#[test]
+fn type_errors_never_name_rust_structs() {
+    for (set, expected) in [
+        (
+            "scenario=1",
+            "scenario: got the integer `1`, expected a table",
+        ),
+        (
+            "services=[[]]",
+            "services[0]: got an array of length 0, expected a table",
+        ),
+        (
+            "strategy.bulkhead=[1]",
+            "strategy.bulkhead[0]: got the integer `1`, expected a table",
+        ),
+    ] {
+        let message = rejection(&[set]);
+        assert_mentions(&message, &[expected]);
+        for rust in ["struct", "Raw", "invalid type", "invalid length"] {
+            assert!(!message.contains(rust), "{message}");
+        }
+    }
+}
+
+#[test]
+fn a_set_through_a_value_says_an_integer_not_a_integer() {
+    assert_mentions(
+        &rejection(&["load.count.x=1"]),
+        &["`load.count` is an integer, not a table"],
+    );
+}
+
+#[test]
+fn a_set_key_of_thirty_thousand_segments_is_refused_with_the_count() {
+    let key = vec!["a"; 30_000].join(".");
+    let message = rejection(&[&format!("{key}=1")]);
+    assert_mentions(
+        &message,
+        &["30000 segments", "at most 16", "(60001 characters)"],
+    );
+    assert!(message.len() < 300, "{message}");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Live reconfiguration, as a person steers a running scenario.
 
-use crate::scenario::{LoadMode, ServiceId, Strategy};
+use crate::scenario::{
+    LoadMode, MAX_CLIENTS, MAX_QUEUE, MAX_RATE, MAX_THREADS, ServiceId, Strategy,
+};
 
 use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
 use super::pool::PoolKind;
@@ -48,6 +50,28 @@ pub struct CommandError(pub String);
 
 fn err<T>(msg: impl Into<String>) -> Result<T, CommandError> {
     Err(CommandError(msg.into()))
+}
+
+/// `wanted` held to `max` (the bound presets have too, see `scenario::limits`); an error when
+/// that changes nothing, so a key held at a bound says so instead of logging `5 -> 5`.
+fn bounded(what: &str, old: u32, wanted: u32, max: u32) -> Result<u32, CommandError> {
+    let new = wanted.min(max);
+    if new == old && wanted > max {
+        err(format!("{what} is already {old}, the most allowed"))
+    } else if new == old {
+        err(format!("{what} is already {old}"))
+    } else {
+        Ok(new)
+    }
+}
+
+/// ` (the most allowed)` when a change stopped at the bound.
+fn at_bound(wanted: u32, new: u32) -> &'static str {
+    if wanted > new {
+        " (the most allowed)"
+    } else {
+        ""
+    }
 }
 
 impl Engine {
@@ -104,35 +128,56 @@ impl Engine {
             PoolKind::PerTask => err(format!("{name} starts a new thread per task: no size")),
             PoolKind::ThreadPool => {
                 let old = self.pools[pool].spec().core;
+                let (wanted, size) = (
+                    size,
+                    bounded(&format!("{name} core"), old, size, MAX_THREADS)?,
+                );
                 if size > self.pools[pool].spec().max {
                     self.pools[pool].set_max(size);
                 }
                 self.resize_core(pool, size);
                 self.store_sizes(pool)?;
-                Ok(format!("{name} core {old} -> {size}"))
+                Ok(format!(
+                    "{name} core {old} -> {size}{}",
+                    at_bound(wanted, size)
+                ))
             }
             PoolKind::Tomcat => {
                 if size == 0 {
                     return err("server threads must be at least 1");
                 }
                 let old = self.pools[pool].spec().max;
+                let (wanted, size) = (
+                    size,
+                    bounded(&format!("{name} threads"), old, size, MAX_THREADS)?,
+                );
                 if self.pools[pool].spec().core > size {
                     self.resize_core(pool, size);
                 }
                 self.pools[pool].set_max(size);
                 self.store_sizes(pool)?;
-                Ok(format!("{name} threads {old} -> {size}"))
+                Ok(format!(
+                    "{name} threads {old} -> {size}{}",
+                    at_bound(wanted, size)
+                ))
             }
             PoolKind::ForkJoin => {
                 if size == 0 {
                     return err("parallelism must be at least 1");
                 }
                 let old = self.pools[pool].spec().core;
+                let (wanted, size) = (
+                    size,
+                    bounded(&format!("{name} parallelism"), old, size, MAX_THREADS)?,
+                );
                 // Shrinking: idle workers beyond the parallelism go at once.
                 self.pools[pool].set_max(size);
                 self.resize_core(pool, size);
                 self.store_sizes(pool)?;
-                Ok(format!("{name} parallelism {old} -> {size}"))
+                Ok(format!(
+                    "{name} parallelism {old} -> {size}{}",
+                    at_bound(wanted, size)
+                ))
             }
         }
     }
@@ -152,9 +197,16 @@ impl Engine {
             ));
         }
         let old = spec.max;
+        let (wanted, size) = (
+            size,
+            bounded(&format!("{name} max"), old, size, MAX_THREADS)?,
+        );
         self.pools[pool].set_max(size);
         self.store_sizes(pool)?;
-        Ok(format!("{name} max {old} -> {size}"))
+        Ok(format!(
+            "{name} max {old} -> {size}{}",
+            at_bound(wanted, size)
+        ))
     }
 
     fn resize_core(&mut self, pool: PoolId, size: u32) {
@@ -204,10 +256,24 @@ impl Engine {
             }
         }
         let old = self.pools[pool].spec().queue_capacity;
+        let wanted = capacity;
+        let capacity = match (old, capacity) {
+            (Some(o), Some(c)) => Some(bounded(&format!("{name} queue"), o, c, MAX_QUEUE)?),
+            (None, None) => return err(format!("{name} queue is already unbounded")),
+            (_, c) => c.map(|c| c.min(MAX_QUEUE)),
+        };
         self.pools[pool].set_queue_capacity(capacity);
         self.store_sizes(pool)?;
         let show = |c: Option<u32>| c.map_or_else(|| "unbounded".to_string(), |c| c.to_string());
-        Ok(format!("{name} queue {} -> {}", show(old), show(capacity)))
+        let bound = match (wanted, capacity) {
+            (Some(w), Some(c)) => at_bound(w, c),
+            _ => "",
+        };
+        Ok(format!(
+            "{name} queue {} -> {}{bound}",
+            show(old),
+            show(capacity)
+        ))
     }
 
     /// Writes the pool's live sizes into the scenario, the run's one configuration (read by
@@ -223,9 +289,19 @@ impl Engine {
         let LoadMode::Open { rate: old, .. } = self.load else {
             return err("the load is not open (Poisson): change clients instead");
         };
-        if !(rate.is_finite() && rate > 0.0 && rate <= 1_000_000.0) {
+        if !(rate.is_finite() && rate > 0.0) {
+            return err(format!("rate must be above 0 per second, got {rate}"));
+        }
+        let wanted = rate;
+        let rate = rate.min(MAX_RATE);
+        if rate == old {
             return err(format!(
-                "rate must be in (0, 1000000] per second, got {rate}"
+                "rate is already {old}/s{}",
+                if wanted > rate {
+                    ", the most allowed"
+                } else {
+                    ""
+                }
             ));
         }
         self.load = LoadMode::Open { rate, ramp: None };
@@ -233,7 +309,12 @@ impl Engine {
         self.rate_changed_at = self.now;
         self.arrival_generation = self.arrival_generation.wrapping_add(1);
         self.schedule_next_arrival();
-        Ok(format!("rate {old}/s -> {rate}/s"))
+        let bound = if wanted > rate {
+            " (the most allowed)"
+        } else {
+            ""
+        };
+        Ok(format!("rate {old}/s -> {rate}/s{bound}"))
     }
 
     fn set_clients(&mut self, n: u32) -> Result<String, CommandError> {
@@ -244,9 +325,10 @@ impl Engine {
         else {
             return err("the load is not closed (clients): change the rate instead");
         };
-        if n == 0 || n > 1_000_000 {
-            return err(format!("clients must be in 1..=1000000, got {n}"));
+        if n == 0 {
+            return err("clients must be at least 1");
         }
+        let (wanted, n) = (n, bounded("clients", old, n, MAX_CLIENTS)?);
         self.load = LoadMode::Closed { clients: n, think };
         self.scenario.load.mode = self.load.clone();
         self.client_target = n;
@@ -259,11 +341,93 @@ impl Engine {
                 self.events.push(self.now, Event::ClientSend { client });
             }
         }
-        Ok(format!("clients {old} -> {n}"))
+        Ok(format!("clients {old} -> {n}{}", at_bound(wanted, n)))
     }
 
     /// The pools a strategy uses (for the TUI's pool selection).
     pub fn pools_of(&self, strategy: Strategy) -> Vec<PoolId> {
         self.topology.pools_in_use(strategy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{MAX_CONNECTIONS, load};
+
+    fn engine(preset: &str, sets: &[&str], strategy: Strategy) -> Engine {
+        let sets: Vec<String> = sets.iter().map(|s| (*s).to_owned()).collect();
+        Engine::new(&load(preset, &sets).expect("valid preset"), strategy)
+    }
+
+    #[test]
+    fn server_threads_stop_at_the_preset_bound_and_say_so_then_refuse_the_no_op() {
+        let mut e = engine("tomcat-ceiling", &[], Strategy::Sequential);
+        let text = e
+            .apply(Command::SetPoolSize {
+                pool: SERVER_POOL,
+                size: u32::MAX,
+            })
+            .expect("grows to the bound");
+        assert!(text.ends_with("-> 100000 (the most allowed)"), "{text}");
+        let again = e.apply(Command::SetPoolSize {
+            pool: SERVER_POOL,
+            size: u32::MAX,
+        });
+        let message = again.expect_err("a no-op").0;
+        assert!(
+            message.ends_with("threads is already 100000, the most allowed"),
+            "{message}"
+        );
+        assert_eq!(e.pools[SERVER_POOL].spec().max, MAX_THREADS);
+    }
+
+    #[test]
+    fn a_bulkhead_queue_and_max_stop_at_their_bounds() {
+        let mut e = engine("ironthread", &[], Strategy::Bulkhead);
+        let pool = e
+            .topology
+            .id_of(crate::topology::PoolRole::Bulkhead(0))
+            .expect("ironthread has a bulkhead");
+        e.apply(Command::SetQueueCapacity {
+            pool,
+            capacity: Some(u32::MAX),
+        })
+        .expect("grows to the bound");
+        assert_eq!(e.pools[pool].spec().queue_capacity, Some(MAX_QUEUE));
+        e.apply(Command::SetPoolMax {
+            pool,
+            size: u32::MAX,
+        })
+        .expect("grows to the bound");
+        assert_eq!(e.pools[pool].spec().max, MAX_THREADS);
+        assert_eq!(MAX_QUEUE, MAX_CONNECTIONS);
+    }
+
+    #[test]
+    fn clients_stop_at_a_million_and_a_repeated_change_logs_nothing() {
+        let mut e = engine(
+            "tomcat-ceiling",
+            &["load.clients=999999"],
+            Strategy::Sequential,
+        );
+        let text = e.apply(Command::SetClients(u32::MAX)).expect("grows");
+        assert_eq!(text, "clients 999999 -> 1000000 (the most allowed)");
+        let logged = e.log.len();
+        assert!(e.apply(Command::SetClients(u32::MAX)).is_err());
+        assert!(e.apply(Command::SetClients(1_000_000)).is_err());
+        assert_eq!(e.log.len(), logged, "a no-op is not logged");
+    }
+
+    #[test]
+    fn the_rate_stops_at_a_million_per_second() {
+        let mut e = engine("erlang-c", &[], Strategy::Sequential);
+        let text = e.apply(Command::SetRate(f64::MAX)).expect("grows");
+        assert!(text.ends_with("-> 1000000/s (the most allowed)"), "{text}");
+        let again = e.apply(Command::SetRate(f64::MAX)).map_err(|e| e.0);
+        assert_eq!(
+            again,
+            Err("rate is already 1000000/s, the most allowed".to_owned())
+        );
     }
 }

@@ -101,6 +101,11 @@ const SAMPLE_INTERVAL: Nanos = Nanos::from_millis(100);
 /// How many log entries the engine keeps.
 pub const LOG_CAPACITY: usize = 500;
 
+/// Events at one simulated instant after which a run counts as stalled. A legitimate burst
+/// (a batch fanning out at t = 0) stays far below it: the up-front cost estimate caps the calls
+/// in flight at [`crate::scenario::MAX_CALLS_IN_FLIGHT`].
+pub const STALL_EVENTS: u64 = 50_000_000;
+
 /// The deterministic discrete-event engine playing one scenario.
 #[derive(Debug)]
 pub struct Engine {
@@ -142,6 +147,8 @@ pub struct Engine {
     /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
     pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
+    /// Events handled since simulated time last moved; see [`STALL_EVENTS`].
+    pub(super) events_at_now: u64,
     /// ∫ in-flight dt, for the time-average number in the system (Little's L).
     pub(super) in_flight_area: f64,
     pub(super) cpu: Cpu,
@@ -199,6 +206,7 @@ impl Engine {
             log: std::collections::VecDeque::new(),
             runs: Vec::new(),
             events_processed: 0,
+            events_at_now: 0,
             in_flight_area: 0.0,
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
@@ -257,13 +265,22 @@ impl Engine {
 
     /// Processes the next event (and samples the series up to its time). Returns false when
     /// there is nothing left to do.
+    /// A stalled engine (see [`Engine::stalled`]) does nothing and returns false too.
     pub fn step(&mut self) -> bool {
         let Some(t) = self.events.peek_time() else {
             return false;
         };
+        if self.stalled() {
+            return false;
+        }
         self.sample_until(t);
         if let Some((time, event)) = self.events.pop() {
             self.accumulate_in_flight(time);
+            self.events_at_now = if time > self.now {
+                0
+            } else {
+                self.events_at_now + 1
+            };
             self.now = time;
             self.events_processed += 1;
             self.handle(event);
@@ -271,13 +288,19 @@ impl Engine {
         true
     }
 
+    /// True when the run makes no progress: [`STALL_EVENTS`] events in a row happened at the
+    /// same simulated instant (a livelock: something answers at once and is retried at once).
+    /// The engine then stops; callers say so instead of spinning.
+    pub fn stalled(&self) -> bool {
+        self.events_at_now >= STALL_EVENTS
+    }
+
     /// Processes every event up to and including `t`, then sets the clock to `t`.
     pub fn advance_to(&mut self, t: Nanos) {
         while let Some(next) = self.events.peek_time() {
-            if next > t {
+            if next > t || !self.step() {
                 break;
             }
-            self.step();
         }
         self.sample_until(t);
         if t > self.now {
@@ -310,13 +333,11 @@ impl Engine {
     pub fn run_until(&mut self, limit: Nanos) {
         while !self.is_finished() {
             match self.events.peek_time() {
-                Some(t) if t <= limit => {
-                    self.step();
-                }
+                Some(t) if t <= limit && self.step() => {}
                 _ => break,
             }
         }
-        if !self.is_finished() {
+        if !self.is_finished() && !self.stalled() {
             self.advance_to(limit);
         }
     }

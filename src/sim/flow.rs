@@ -743,7 +743,7 @@ impl Engine {
             }
             LoadMode::Closed { think, .. } => {
                 if let Some(client) = client {
-                    let pause = flow::client_pause(outcome, latency == Nanos::ZERO, think);
+                    let pause = flow::client_pause(outcome, latency, think);
                     self.events
                         .push(self.now + pause, Event::ClientSend { client });
                 }

@@ -19,7 +19,7 @@ pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
 pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
 pub use command::{Command, CommandError};
-pub use engine::{Engine, ServiceStats, ThreadName};
+pub use engine::{Engine, STALL_EVENTS, ServiceStats, ThreadName};
 pub use flow::arrival_gap;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,

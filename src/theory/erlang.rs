@@ -172,11 +172,32 @@ impl ErlangC {
 
 /// Erlang B, the probability that all `c` servers are busy in a loss system with offered load
 /// `a`, by the recurrence `B(k) = a · B(k−1) / (k + a · B(k−1))` from `B(0) = 1`.
+///
+/// The recurrence is O(c); the TUI asks every frame with the same inputs, so the last answer
+/// is kept and a repeated question costs nothing. Once `B` underflows to 0 it stays 0, so the
+/// loop stops there.
 fn erlang_b(servers: u32, offered_load: f64) -> f64 {
-    (1..=servers).fold(1.0, |previous, k| {
-        let carried = offered_load * previous;
-        carried / (f64::from(k) + carried)
-    })
+    type Key = (u32, u64);
+    static LAST: std::sync::Mutex<Option<(Key, f64)>> = std::sync::Mutex::new(None);
+    let key = (servers, offered_load.to_bits());
+    let cached = LAST.lock().ok().and_then(|last| *last);
+    if let Some((k, b)) = cached
+        && k == key
+    {
+        return b;
+    }
+    let mut b = 1.0;
+    for k in 1..=servers {
+        let carried = offered_load * b;
+        b = carried / (f64::from(k) + carried);
+        if b == 0.0 {
+            break;
+        }
+    }
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((key, b));
+    }
+    b
 }
 
 /// P(Exp(rate1) + Exp(rate2) > t) for independent exponentials; see

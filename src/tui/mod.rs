@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{Event, EventStream};
+use ratatui::crossterm::event::{
+    Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::MissedTickBehavior;
 
@@ -60,10 +62,25 @@ impl Default for TuiOptions {
     }
 }
 
-/// Runs the TUI on `scenario`, starting with `strategy`, until the user quits (q, Esc,
-/// Ctrl-C) or a SIGTERM/SIGHUP arrives. The terminal is restored on every way out: normal
-/// exit, error, and panic (`ratatui::init`'s hook); a real run is stopped after it, in the
-/// background, so quitting is immediate.
+/// The TUI ended because a signal asked it to: the process should exit with
+/// `128 + signal` (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as a shell reports a
+/// process the signal killed. The terminal is already restored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("stopped by signal {0}")]
+pub struct Interrupted(pub i32);
+
+impl Interrupted {
+    /// The exit code a shell shows for it.
+    pub fn exit_code(self) -> u8 {
+        u8::try_from(128 + self.0).unwrap_or(255)
+    }
+}
+
+/// Runs the TUI on `scenario`, starting with `strategy`, until the user quits (q, Ctrl-C) or
+/// a terminating signal arrives (then the error is [`Interrupted`]). The terminal is restored
+/// on every way out: normal exit, error, signal, and panic (`ratatui::init`'s hook); on
+/// SIGTSTP it is restored before the process stops and taken again on SIGCONT. A real run is
+/// stopped after it, in the background, so quitting is immediate.
 pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -77,15 +94,87 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
     }
     let mut terminal = ratatui::try_init()?;
     let result = runtime.block_on(event_loop(&mut terminal, &mut app, options.fps));
-    ratatui::restore();
+    restore_terminal();
     drop(app);
     result
 }
 
+/// Leaves raw mode and the alternate screen and shows the cursor again.
+fn restore_terminal() {
+    ratatui::restore();
+    let _ = ratatui::crossterm::execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
+}
+
+/// Takes the terminal again after a suspend, and repaints everything. (Not
+/// `Terminal::clear`: it asks the terminal for the cursor position, and the answer would go to
+/// the input stream.)
+fn reenter_terminal(terminal: &mut DefaultTerminal) -> anyhow::Result<()> {
+    use ratatui::crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, enable_raw_mode};
+    enable_raw_mode()?;
+    ratatui::crossterm::execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        Clear(ClearType::All)
+    )?;
+    // Both buffers empty: the next draw writes every cell.
+    terminal.swap_buffers();
+    Ok(())
+}
+
+/// The signals that end the TUI (each one's default action would kill the process and leave
+/// the terminal raw).
+const TERMINATING: [SignalKind; 6] = [
+    SignalKind::interrupt(),
+    SignalKind::terminate(),
+    SignalKind::hangup(),
+    SignalKind::quit(),
+    SignalKind::user_defined1(),
+    SignalKind::alarm(),
+];
+
+/// What the loop waits for besides input and frames.
+struct Signals {
+    terminating: Vec<(i32, tokio::signal::unix::Signal)>,
+    suspend: tokio::signal::unix::Signal,
+    resume: tokio::signal::unix::Signal,
+}
+
+enum SignalEvent {
+    Terminate(i32),
+    Suspend,
+    Resume,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        let terminating = TERMINATING
+            .iter()
+            .map(|&kind| Ok((kind.as_raw_value(), signal(kind)?)))
+            .collect::<std::io::Result<_>>()?;
+        Ok(Signals {
+            terminating,
+            suspend: signal(SignalKind::from_raw(signal_hook::consts::SIGTSTP))?,
+            resume: signal(SignalKind::from_raw(signal_hook::consts::SIGCONT))?,
+        })
+    }
+
+    async fn next(&mut self) -> SignalEvent {
+        let any_terminating = futures_util::future::select_all(
+            self.terminating
+                .iter_mut()
+                .map(|(number, s)| Box::pin(async move { s.recv().await.map(|_| *number) })),
+        );
+        tokio::select! {
+            (number, _, _) = any_terminating => SignalEvent::Terminate(number.unwrap_or(15)),
+            _ = self.suspend.recv() => SignalEvent::Suspend,
+            _ = self.resume.recv() => SignalEvent::Resume,
+        }
+    }
+}
+
 async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> anyhow::Result<()> {
     let mut events = EventStream::new();
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut hangup = signal(SignalKind::hangup())?;
+    let mut signals = Signals::new()?;
     let mut frames = tokio::time::interval(Duration::from_secs(1) / fps.clamp(1, 120));
     frames.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut last = Instant::now();
@@ -100,14 +189,23 @@ async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> 
                 last = now;
             }
             event = events.next() => match event {
-                Some(Ok(Event::Key(key))) => app.handle_key(key),
-                Some(Ok(Event::Resize(..))) => {}
-                Some(Ok(_)) => continue,
+                Some(Ok(first)) => handle_input(app, first)?,
                 Some(Err(err)) => return Err(err.into()),
                 None => break,
             },
-            _ = terminate.recv() => break,
-            _ = hangup.recv() => break,
+            signal = signals.next() => match signal {
+                SignalEvent::Terminate(number) => return Err(Interrupted(number).into()),
+                SignalEvent::Suspend => {
+                    suspend()?;
+                    reenter_terminal(terminal)?;
+                    last = Instant::now();
+                }
+                SignalEvent::Resume => {
+                    reenter_terminal(terminal)?;
+                    // The time spent stopped does not count.
+                    last = Instant::now();
+                }
+            },
         }
         if !ticking && app.needs_ticks() {
             // The clock resumes from now: the time spent paused does not count.
@@ -117,6 +215,64 @@ async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> 
         draw(terminal, app)?;
     }
     Ok(())
+}
+
+/// SIGTSTP (`kill -TSTP`): give the terminal back, then stop for real (SIGSTOP, which cannot
+/// be caught). Returns when SIGCONT continues the process; the caller takes the terminal back
+/// (and again on the SIGCONT event, which also follows a `kill -STOP` from outside).
+fn suspend() -> anyhow::Result<()> {
+    restore_terminal();
+    signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    Ok(())
+}
+
+/// Handles `first` and every input already waiting behind it, before the next frame, so a
+/// backlog of thousands of keys costs one redraw. Input that arrives meanwhile is read
+/// between two keys, and a quit key anywhere in what was read wins over the keys before it.
+///
+/// The backlog is read with a zero-timeout `poll` + `read`, not by polling the stream with a
+/// dummy waker: the stream would hand that waker to its wake-up thread and the loop would
+/// sleep through the next key.
+fn handle_input(app: &mut App, first: Event) -> anyhow::Result<()> {
+    use ratatui::crossterm::event::{poll, read};
+    let mut pending = std::collections::VecDeque::new();
+    push_key(&mut pending, first);
+    loop {
+        while pending.len() < MAX_KEYS_PER_FRAME && poll(Duration::ZERO)? {
+            push_key(&mut pending, read()?);
+        }
+        if let Some(&quit) = pending.iter().find(|k| is_quit_key(k)) {
+            app.handle_key(quit);
+            if app.should_quit() {
+                return Ok(());
+            }
+        }
+        let Some(key) = pending.pop_front() else {
+            return Ok(());
+        };
+        if !is_quit_key(&key) {
+            app.handle_key(key);
+        }
+    }
+}
+
+fn push_key(pending: &mut std::collections::VecDeque<KeyEvent>, event: Event) {
+    if let Event::Key(key) = event {
+        pending.push_back(key);
+    }
+}
+
+/// Most keys read in one go; the rest wait for the next turn of the loop.
+const MAX_KEYS_PER_FRAME: usize = 4096;
+
+/// `q` and Ctrl-C: the keys that quit (q only where the key table says so).
+fn is_quit_key(key: &KeyEvent) -> bool {
+    key.kind != KeyEventKind::Release
+        && match key.code {
+            KeyCode::Char('q') => key.modifiers.difference(KeyModifiers::SHIFT).is_empty(),
+            KeyCode::Char('c') => key.modifiers.contains(KeyModifiers::CONTROL),
+            _ => false,
+        }
 }
 
 fn draw(terminal: &mut DefaultTerminal, app: &App) -> anyhow::Result<()> {

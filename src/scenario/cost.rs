@@ -1,0 +1,169 @@
+//! An up-front estimate of what a run will cost (events handled and peak memory) from the
+//! load, the durations and the fan-out, so a run beyond what a laptop does in reasonable time
+//! or memory is refused with the numbers before it starts (`--force` runs it anyway).
+
+use super::model::{LoadMode, Scenario};
+use crate::time::Nanos;
+
+/// Most events a run may be expected to handle (minutes on a laptop; the bound is loose for
+/// closed loops, whose retried refusals cost far fewer events than counted).
+pub const MAX_EVENTS: f64 = 1e10;
+/// Most memory a run may be expected to hold at its peak.
+pub const MAX_PEAK_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
+/// Most downstream calls in flight at once (requests in flight × calls per request).
+pub const MAX_CALLS_IN_FLIGHT: f64 = 10_000_000.0;
+
+/// The shortest time between two requests of one closed-loop client: the engine's retry
+/// floor for an answer that came at once.
+const CLIENT_FLOOR: Nanos = Nanos::from_millis(1);
+/// Engine memory per request in flight and per call of it, measured (a 100-million-call batch
+/// held 7.2 GB).
+const REQUEST_BYTES: f64 = 512.0;
+const CALL_BYTES: f64 = 72.0;
+/// Events per request besides its calls (arrival, response) and per call (start, end, timer).
+const EVENTS_PER_REQUEST: f64 = 2.0;
+const EVENTS_PER_CALL: f64 = 3.0;
+
+/// What a run of a scenario is expected to cost, at most.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cost {
+    pub requests: f64,
+    pub events: f64,
+    pub calls_in_flight: f64,
+    pub peak_bytes: f64,
+}
+
+/// Estimates a run of `scenario` for `duration` of simulated time (an upper bound: a closed
+/// client is counted at one request per think time or per retry floor).
+pub fn estimate_cost(scenario: &Scenario, duration: Nanos) -> Cost {
+    let secs = duration.as_secs_f64();
+    let server = &scenario.server;
+    let connections = f64::from(server.max_connections) + f64::from(server.accept_count);
+    let (requests, in_flight, trace_bytes) = match &scenario.load.mode {
+        LoadMode::Runs { count } => (f64::from(*count), 1.0, 0.0),
+        LoadMode::Open { rate, ramp } => {
+            let peak = ramp.map_or(*rate, |r| r.to.max(*rate));
+            let requests = peak * secs;
+            (requests, requests.min(connections), 0.0)
+        }
+        LoadMode::Closed { clients, think } => {
+            let gap = (*think).max(CLIENT_FLOOR).as_secs_f64();
+            let clients = f64::from(*clients);
+            (clients * (secs / gap).ceil(), clients, 0.0)
+        }
+        LoadMode::Batch { count } => (f64::from(*count), f64::from(*count), 0.0),
+        LoadMode::Trace { rows } => {
+            let row = 48.0 + 16.0 * scenario.services.len() as f64;
+            let n = rows.len() as f64;
+            (n, n.min(connections), n * row)
+        }
+    };
+    let calls = scenario.endpoint.call_count().max(1) as f64;
+    let calls_in_flight = in_flight * calls;
+    Cost {
+        requests,
+        events: requests * (EVENTS_PER_REQUEST + EVENTS_PER_CALL * calls),
+        calls_in_flight,
+        peak_bytes: in_flight * REQUEST_BYTES + calls_in_flight * CALL_BYTES + trace_bytes,
+    }
+}
+
+impl Cost {
+    /// Why this run is too large for a laptop, if it is.
+    pub fn refusal(&self) -> Option<String> {
+        let mb = |bytes: f64| format!("{:.0} MB", bytes / 1e6);
+        if self.events > MAX_EVENTS {
+            Some(format!(
+                "about {} events ({} requests) is more than {} this machine handles in several \
+                 minutes",
+                sci(self.events),
+                sci(self.requests),
+                sci(MAX_EVENTS)
+            ))
+        } else if self.calls_in_flight > MAX_CALLS_IN_FLIGHT {
+            Some(format!(
+                "up to {} calls in flight at once is more than {}",
+                sci(self.calls_in_flight),
+                sci(MAX_CALLS_IN_FLIGHT)
+            ))
+        } else if self.peak_bytes > MAX_PEAK_BYTES {
+            Some(format!(
+                "up to {} of memory is more than {}",
+                mb(self.peak_bytes),
+                mb(MAX_PEAK_BYTES)
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// A large count for messages: `3.2e9`, or plain below a million.
+fn sci(value: f64) -> String {
+    if value < 1e6 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load;
+
+    fn cost(preset: &str, sets: &[&str]) -> Cost {
+        let sets: Vec<String> = sets.iter().map(|s| (*s).to_owned()).collect();
+        let s = load(preset, &sets).expect("valid preset");
+        estimate_cost(&s, s.duration)
+    }
+
+    #[test]
+    fn every_builtin_preset_is_within_the_limits() {
+        for name in crate::scenario::builtin_names() {
+            let s = load(name, &[]).expect("valid preset");
+            let cost = estimate_cost(&s, s.duration);
+            assert_eq!(cost.refusal(), None, "{name}: {cost:?}");
+        }
+    }
+
+    #[test]
+    fn a_huge_batch_fanning_out_is_refused_for_its_calls_in_flight() {
+        let c = cost(
+            "ironthread",
+            &[
+                "load.mode=\"batch\"",
+                "load.count=10000",
+                "endpoint.fan_out=1000",
+            ],
+        );
+        assert_eq!(c.calls_in_flight, 10_000.0 * 3_000.0);
+        assert!(
+            c.refusal().is_some_and(|r| r.contains("calls in flight")),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_closed_client_is_counted_at_one_request_per_millisecond_without_think_time() {
+        let c = cost(
+            "ironthread",
+            &[
+                "load.mode=\"closed\"",
+                "load.clients=10",
+                "load.think=\"0ms\"",
+            ],
+        );
+        let s = load("ironthread", &[]).expect("valid preset");
+        assert_eq!(c.requests, 10.0 * (s.duration.as_secs_f64() * 1e3).ceil());
+    }
+
+    #[test]
+    fn an_open_load_at_a_million_per_second_for_an_hour_is_refused_for_its_events() {
+        let c = cost(
+            "erlang-c",
+            &["load.rate=1000000", "scenario.duration=\"60m\""],
+        );
+        assert!(c.refusal().is_some_and(|r| r.contains("events")), "{c:?}");
+    }
+}

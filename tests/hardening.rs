@@ -1,0 +1,202 @@
+//! Adversarial input from the command line: each case once panicked, hung, ran out of memory or
+//! printed a confusing message. Each must now end with exit 2 and a clear message, or a bounded
+//! result.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn threadlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("threadlab runs")
+}
+
+/// Runs `args`, expects exit 2, and returns stderr, checked for every `part`.
+fn refused(args: &[&str], parts: &[&str]) -> String {
+    let out = threadlab(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    for part in parts {
+        assert!(stderr.contains(part), "`{part}` missing from: {stderr}");
+    }
+    for leak in [
+        "panicked",
+        "RUST_BACKTRACE",
+        "struct ",
+        "Raw",
+        "invalid type",
+    ] {
+        assert!(!stderr.contains(leak), "`{leak}` in: {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "{args:?} printed a result");
+    stderr
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("threadlab-hardening-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    let mut file = std::fs::File::create(&path).expect("temp file");
+    file.write_all(bytes).expect("write temp file");
+    path
+}
+
+#[test]
+fn a_time_scale_too_small_or_negative_is_refused_before_any_real_run() {
+    for scale in ["1e-300", "5e-324", "1e-5", "-1", "0"] {
+        for command in ["run", "compare"] {
+            let args = [
+                command,
+                "ironthread",
+                "--engine",
+                "real",
+                "--time-scale",
+                scale,
+            ];
+            refused(&args, &["--time-scale", "allowed 0.01..=100"]);
+        }
+    }
+}
+
+#[test]
+fn a_seed_above_the_presets_largest_is_refused_with_the_range() {
+    refused(
+        &["run", "ironthread", "--seed", "18446744073709551615"],
+        &["--seed", "0..=9223372036854775807"],
+    );
+}
+
+#[test]
+fn a_huge_tolerance_is_refused_in_short_scientific_form() {
+    let stderr = refused(
+        &["verify", "ironthread", "--tolerance", "1e308"],
+        &["--tolerance", "1e308", "allowed 0..=10"],
+    );
+    assert!(!stderr.contains("inf %"), "{stderr}");
+}
+
+#[test]
+fn a_set_key_of_thirty_thousand_segments_is_refused_not_a_stack_overflow() {
+    let spec = format!("{}=1", vec!["a"; 30_000].join("."));
+    let stderr = refused(&["check", "ironthread", "--set", &spec], &["at most 16"]);
+    assert!(stderr.len() < 400, "{stderr}");
+}
+
+#[test]
+fn closed_clients_whose_calls_fail_at_once_finish_instead_of_livelocking() {
+    let out = threadlab(&[
+        "run",
+        "ironthread",
+        "--set",
+        "load.mode=closed",
+        "--set",
+        "load.clients=100",
+        "--set",
+        "services.user.timeout=1ns",
+        "--strategy",
+        "sequential",
+        "--duration",
+        "100ms",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    // At most one request per client per millisecond: the retry floor.
+    let sent = json["requests"]["sent"].as_u64().expect("sent");
+    assert!(sent <= 100 * 101, "{sent}");
+}
+
+#[test]
+fn a_pool_query_timing_out_at_once_stays_small() {
+    let out = threadlab(&[
+        "run",
+        "connection-pool",
+        "--strategy",
+        "shared",
+        "--set",
+        "services.query.timeout=1ns",
+        "--duration",
+        "1ms",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let sent = json["requests"]["sent"].as_u64().expect("sent");
+    assert!(sent <= 2 * 2000, "{sent}");
+}
+
+#[test]
+fn a_run_beyond_the_cost_estimate_is_refused_with_the_numbers_unless_forced() {
+    let sets = [
+        "--set",
+        "load.mode=batch",
+        "--set",
+        "load.count=10000",
+        "--set",
+        "endpoint.fan_out=1000",
+    ];
+    for command in ["run", "compare", "check"] {
+        let args = [&[command, "ironthread"][..], &sets].concat();
+        refused(&args, &["too large", "3.0e7 calls in flight", "--force"]);
+    }
+    // `check --force` validates without the estimate (a forced run would take gigabytes).
+    let forced = [&["check", "ironthread"][..], &sets, &["--force"]].concat();
+    assert!(threadlab(&forced).status.success());
+}
+
+#[test]
+fn an_escape_sequence_in_a_name_is_refused_at_check_with_its_position() {
+    let preset = "[scenario]\nname = \"x\\u001b]0;owned\\u0007\"\n[load]\nmode = \"runs\"\n\
+                  count = 1\n[[services]]\nname = \"user\"\nlatency = \"1ms\"\n[endpoint]\n\
+                  calls = [\"user\"]\n";
+    let path = temp_file("escape.toml", preset.as_bytes());
+    let stderr = refused(
+        &["check", path.to_str().expect("utf-8 path")],
+        &["scenario.name", "control character", "at character 2"],
+    );
+    assert!(!stderr.contains('\u{1b}'), "raw escape in: {stderr:?}");
+}
+
+#[test]
+fn a_preset_path_with_an_escape_sequence_is_refused_escaped() {
+    let stderr = refused(
+        &["check", "a\u{1b}[2Jb"],
+        &["character 2", "control character"],
+    );
+    assert!(!stderr.contains('\u{1b}'), "raw escape in: {stderr:?}");
+}
+
+#[test]
+fn reading_dev_zero_as_a_preset_stops_at_the_size_limit() {
+    refused(&["check", "/dev/zero"], &["/dev/zero", "too large"]);
+}
+
+#[test]
+fn invalid_utf8_in_a_preset_gives_the_line_and_column() {
+    let path = temp_file("latin1.toml", b"[scenario]\nname = \"caf\xe9\"\n");
+    refused(
+        &["check", path.to_str().expect("utf-8 path")],
+        &["line 2, column 12", "0xE9", "not UTF-8"],
+    );
+}
+
+#[test]
+fn an_unknown_service_lists_ten_names_and_how_many_more() {
+    let services: String = (0..5000)
+        .map(|i| format!("[[services]]\nname = \"s{i}\"\nlatency = \"1ms\"\n"))
+        .collect();
+    let preset = format!(
+        "[scenario]\nname = \"many\"\n[load]\nmode = \"runs\"\ncount = 1\n{services}\
+         [endpoint]\ncalls = [\"nope\"]\n"
+    );
+    let path = temp_file("many.toml", preset.as_bytes());
+    let stderr = refused(
+        &["check", path.to_str().expect("utf-8 path")],
+        &["services", "5000 services", "at most 1000"],
+    );
+    assert!(stderr.len() < 400, "{stderr}");
+}

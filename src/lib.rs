@@ -5,10 +5,12 @@
 //! renders the engine's snapshots live.
 
 pub mod metrics;
+pub mod progress;
 pub mod real;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod theory;
 pub mod time;
 pub mod tui;

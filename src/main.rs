@@ -5,9 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
 use threadlab::report::{self, Format, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::sweep;
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
 
@@ -81,6 +83,30 @@ enum Command {
         /// Largest relative difference allowed for each figure (0.05 = 5 %).
         #[arg(long, default_value_t = 0.05)]
         tolerance: f64,
+    },
+    /// Play a preset at every point of a grid of `--set` values (each a full run with the
+    /// same seed) and print goodput, failures, latency and theory's ceiling per point.
+    Sweep {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
+        preset: String,
+        /// What to vary: PATH=a..b:step, PATH=a..b*factor or PATH=a,b,c, where PATH is any
+        /// `--set` path. Twice gives a grid.
+        #[arg(long, value_name = "PATH=SPEC", required = true)]
+        vary: Vec<String>,
+        /// A strategy name, or `all` for every strategy (default: the preset's).
+        #[arg(long, value_name = "S|all")]
+        strategy: Option<String>,
+        /// Seed for every random draw (default: the preset's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Simulated time of each point, e.g. 60s (default: the preset's).
+        #[arg(long)]
+        duration: Option<String>,
+        /// Override a preset value for every point: key.path=value (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// List the built-in presets.
     Presets,
@@ -231,6 +257,10 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(2)
         }
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+            eprintln!("threadlab: {e}");
+            ExitCode::from(progress::INTERRUPTED_EXIT)
+        }
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -299,6 +329,29 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             EngineArg::Sim => compare(&preset, &scenario, output.format),
             EngineArg::Real => compare_real(&preset, &scenario, &engine.real, output.format),
         },
+        Some(Command::Sweep {
+            preset,
+            vary,
+            strategy,
+            seed,
+            duration,
+            set,
+            output,
+        }) => {
+            let scenario = ScenarioArgs {
+                strategy: None,
+                seed,
+                duration,
+                set,
+            };
+            sweep(
+                &preset,
+                &scenario,
+                &vary,
+                strategy.as_deref(),
+                output.format,
+            )
+        }
         Some(Command::Verify {
             preset,
             scenario,
@@ -353,33 +406,114 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
 
 fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    let engine = report::play(&s, strategy, duration);
+    progress::catch_ctrl_c();
+    let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
+    let (engine, complete) = progress::play(&s, strategy, duration, Some(&bar));
+    bar.finish();
     let r = RunReport::new(&s, &engine);
     let out = match format_of(format) {
         Format::Table => report::run_table(&s, &r),
-        Format::Json => report::to_json(&r)?,
+        Format::Json => progress::json(&r, complete)?,
         Format::Csv => report::run_csv(&r),
     };
     print!("{out}");
-    Ok(())
+    finished(complete, &r.simulated_s.to_string())
 }
 
 fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
-    print!("{}", compare_output(&s, duration, format_of(format))?);
-    Ok(())
+    progress::catch_ctrl_c();
+    let (out, complete) = compare_output(&s, duration, format_of(format))?;
+    print!("{out}");
+    finished(complete, "each finished strategy's")
 }
 
-fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<String> {
-    let reports: Vec<RunReport> = report::compare(s, duration)
-        .into_iter()
-        .map(|(r, _)| r)
-        .collect();
-    Ok(match format {
-        Format::Table => report::compare_table(s, &reports),
-        Format::Json => report::to_json(&reports)?,
-        Format::Csv => report::compare_csv(&reports),
-    })
+/// Plays the strategies one after another until the end or Ctrl-C; the one Ctrl-C stopped
+/// is reported up to where it got (its JSON says `"partial": true`).
+fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<(String, bool)> {
+    let strategies = Strategy::ALL;
+    let bar = Progress::new(strategies.len() as u64, "strategies");
+    let mut reports = Vec::new();
+    let mut complete = true;
+    for strategy in strategies {
+        let (engine, done) = progress::play(s, strategy, duration, None);
+        reports.push((RunReport::new(s, &engine), done));
+        bar.inc();
+        if !done {
+            complete = false;
+            break;
+        }
+    }
+    bar.finish();
+    let out = match format {
+        Format::Json => progress::json_all(&reports)?,
+        _ => {
+            let runs: Vec<RunReport> = reports.into_iter().map(|(r, _)| r).collect();
+            match format {
+                Format::Csv => report::compare_csv(&runs),
+                _ => report::compare_table(s, &runs),
+            }
+        }
+    };
+    Ok((out, complete))
+}
+
+/// After printing: Ctrl-C makes the exit code 130 and says what the output covers.
+fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
+    if complete {
+        Ok(())
+    } else {
+        Err(Interrupted(format!(
+            "interrupted by Ctrl-C: the output is partial ({covered} simulated seconds so far)"
+        ))
+        .into())
+    }
+}
+
+fn sweep(
+    preset: &str,
+    args: &ScenarioArgs,
+    vary: &[String],
+    strategy: Option<&str>,
+    format: FormatArg,
+) -> anyhow::Result<()> {
+    let (base, _, _) = load(preset, args)?;
+    let strategies = match strategy {
+        None => vec![base.strategy.default],
+        Some("all") => Strategy::ALL.to_vec(),
+        Some(name) => vec![Strategy::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+            BadInput(format!(
+                "--strategy {name:?}: unknown; one of {} or all",
+                names.join(", ")
+            ))
+        })?],
+    };
+    let axes = vary
+        .iter()
+        .map(|v| sweep::parse_vary(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| BadInput(e.to_string()))?;
+    let plan = sweep::Plan {
+        preset: preset.to_owned(),
+        set: args.set.clone(),
+        seed: Some(base.seed),
+        duration: Some(base.duration),
+        axes,
+        strategies,
+    };
+    let points = plan.points().map_err(|e| BadInput(e.to_string()))?;
+    progress::catch_ctrl_c();
+    let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
+    let r = sweep::run(&plan, &points, Some(&bar));
+    bar.finish();
+    let out = match format_of(format) {
+        Format::Table => sweep::table(&r),
+        Format::Json => report::to_json(&r)?,
+        Format::Csv => sweep::csv(&r),
+    };
+    print!("{out}");
+    finished(!r.partial, "each finished point's")
 }
 
 /// A real-mode refusal is bad input (exit 2); a failed run is an internal error (exit 1).
@@ -461,6 +595,18 @@ fn verify(
     }
 }
 
+/// Ctrl-C stopped the work; what finished was printed (exit 130).
+#[derive(Debug)]
+struct Interrupted(String);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// A figure differed by more than the tolerance (exit 1).
 #[derive(Debug)]
 struct VerifyFailed(f64);
@@ -537,7 +683,7 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
             "threadlab: no terminal attached, so no live view; here is the headless comparison \
              (open `threadlab tui` in a terminal, or see `threadlab --help`)"
         );
-        print!("{}", compare_output(&s, duration, Format::Table)?);
+        print!("{}", compare_output(&s, duration, Format::Table)?.0);
         return Ok(());
     }
     let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());

@@ -5,6 +5,7 @@
 //! renders the engine's snapshots live.
 
 pub mod metrics;
+pub mod plot;
 pub mod progress;
 pub mod real;
 pub mod report;

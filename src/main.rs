@@ -1,10 +1,12 @@
 //! The `threadlab` command line: the TUI, headless runs and comparisons, preset tools.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
 use threadlab::report::{self, Format, RunReport};
@@ -203,6 +205,34 @@ struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
+    /// Also draw a chart to FILE.svg or FILE.png (sweep: goodput and p99 against the varied
+    /// value; run and compare: the series over simulated time).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// The chart's colours: `light` for pages and white screens, `dark` for dark slides.
+    #[arg(long = "theme", value_enum, default_value_t = PlotThemeArg::Light)]
+    plot_theme: PlotThemeArg,
+}
+
+impl OutputArgs {
+    /// The chart to draw, if any, its path checked before any work starts.
+    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
+        let Some(path) = &self.plot else {
+            return Ok(None);
+        };
+        plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+        let theme = match self.plot_theme {
+            PlotThemeArg::Light => plot::Theme::Light,
+            PlotThemeArg::Dark => plot::Theme::Dark,
+        };
+        Ok(Some((path, theme)))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PlotThemeArg {
+    Light,
+    Dark,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -317,8 +347,11 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             engine,
             output,
         }) => match engine.engine {
-            EngineArg::Sim => run(&preset, &scenario, output.format),
-            EngineArg::Real => run_real(&preset, &scenario, &engine.real, output.format),
+            EngineArg::Sim => run(&preset, &scenario, &output),
+            EngineArg::Real => {
+                no_plot_for_real(&output)?;
+                run_real(&preset, &scenario, &engine.real, output.format)
+            }
         },
         Some(Command::Compare {
             preset,
@@ -326,8 +359,11 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             engine,
             output,
         }) => match engine.engine {
-            EngineArg::Sim => compare(&preset, &scenario, output.format),
-            EngineArg::Real => compare_real(&preset, &scenario, &engine.real, output.format),
+            EngineArg::Sim => compare(&preset, &scenario, &output),
+            EngineArg::Real => {
+                no_plot_for_real(&output)?;
+                compare_real(&preset, &scenario, &engine.real, output.format)
+            }
         },
         Some(Command::Sweep {
             preset,
@@ -344,13 +380,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 duration,
                 set,
             };
-            sweep(
-                &preset,
-                &scenario,
-                &vary,
-                strategy.as_deref(),
-                output.format,
-            )
+            sweep(&preset, &scenario, &vary, strategy.as_deref(), &output)
         }
         Some(Command::Verify {
             preset,
@@ -404,40 +434,76 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     Ok((s, strategy, duration))
 }
 
-fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
+    let chart = output.plot()?;
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
-    let (engine, complete) = progress::play(&s, strategy, duration, Some(&bar));
+    let mut rec = timeline::Recorder::new(strategy, duration);
+    let (engine, complete) = progress::play(&s, strategy, duration, Some(&bar), &mut |e, t| {
+        rec.observe(e, t)
+    });
     bar.finish();
     let r = RunReport::new(&s, &engine);
-    let out = match format_of(format) {
+    let out = match format_of(output.format) {
         Format::Table => report::run_table(&s, &r),
         Format::Json => progress::json(&r, complete)?,
         Format::Csv => report::run_csv(&r),
     };
     print!("{out}");
+    if let Some((path, theme)) = chart {
+        let title = format!("{}: {strategy}", s.name);
+        draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
+    }
     finished(complete, &r.simulated_s.to_string())
 }
 
-fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
+    let chart = output.plot()?;
     progress::catch_ctrl_c();
-    let (out, complete) = compare_output(&s, duration, format_of(format))?;
+    let (out, timelines, complete) = compare_output(&s, duration, format_of(output.format))?;
     print!("{out}");
+    if let Some((path, theme)) = chart {
+        let title = format!("{}: every strategy", s.name);
+        draw(&timeline::figure(&title, &timelines), path, theme)?;
+    }
     finished(complete, "each finished strategy's")
+}
+
+fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
+    plot::write(figure, path, theme).map_err(|e| BadInput(e.to_string()))?;
+    eprintln!("threadlab: wrote {}", path.display());
+    Ok(())
+}
+
+fn no_plot_for_real(output: &OutputArgs) -> anyhow::Result<()> {
+    match output.plot {
+        Some(_) => {
+            Err(BadInput("--plot draws simulated runs only; drop --engine real".into()).into())
+        }
+        None => Ok(()),
+    }
 }
 
 /// Plays the strategies one after another until the end or Ctrl-C; the one Ctrl-C stopped
 /// is reported up to where it got (its JSON says `"partial": true`).
-fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<(String, bool)> {
+fn compare_output(
+    s: &Scenario,
+    duration: Nanos,
+    format: Format,
+) -> anyhow::Result<(String, Vec<timeline::Timeline>, bool)> {
     let strategies = Strategy::ALL;
     let bar = Progress::new(strategies.len() as u64, "strategies");
     let mut reports = Vec::new();
+    let mut timelines = Vec::new();
     let mut complete = true;
     for strategy in strategies {
-        let (engine, done) = progress::play(s, strategy, duration, None);
+        let mut rec = timeline::Recorder::new(strategy, duration);
+        let (engine, done) =
+            progress::play(s, strategy, duration, None, &mut |e, t| rec.observe(e, t));
         reports.push((RunReport::new(s, &engine), done));
+        timelines.push(rec.finish());
         bar.inc();
         if !done {
             complete = false;
@@ -455,7 +521,7 @@ fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Resu
             }
         }
     };
-    Ok((out, complete))
+    Ok((out, timelines, complete))
 }
 
 /// After printing: Ctrl-C makes the exit code 130 and says what the output covers.
@@ -475,9 +541,10 @@ fn sweep(
     args: &ScenarioArgs,
     vary: &[String],
     strategy: Option<&str>,
-    format: FormatArg,
+    output: &OutputArgs,
 ) -> anyhow::Result<()> {
     let (base, _, _) = load(preset, args)?;
+    let chart = output.plot()?;
     let strategies = match strategy {
         None => vec![base.strategy.default],
         Some("all") => Strategy::ALL.to_vec(),
@@ -507,12 +574,15 @@ fn sweep(
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
-    let out = match format_of(format) {
+    let out = match format_of(output.format) {
         Format::Table => sweep::table(&r),
         Format::Json => report::to_json(&r)?,
         Format::Csv => sweep::csv(&r),
     };
     print!("{out}");
+    if let Some((path, theme)) = chart {
+        draw(&plot::sweep::figure(&r), path, theme)?;
+    }
     finished(!r.partial, "each finished point's")
 }
 

@@ -84,6 +84,10 @@ impl Progress {
     }
 }
 
+/// Looks at the engine before each event with that event's time, and once more at the end
+/// (with a time just past the limit): how charts sample the run without changing it.
+pub type Observer<'a> = &'a mut dyn FnMut(&Engine, Nanos);
+
 /// Plays `scenario` like [`crate::report::play`], event for event the same, but stops
 /// early on Ctrl-C. Returns the engine and whether it reached the end.
 pub fn play(
@@ -91,12 +95,14 @@ pub fn play(
     strategy: Strategy,
     limit: Nanos,
     progress: Option<&Progress>,
+    observe: Observer<'_>,
 ) -> (Engine, bool) {
     let mut engine = Engine::new(scenario, strategy);
     let mut events = 0u64;
     while !engine.is_finished() {
         match engine.next_event_time() {
             Some(t) if t <= limit => {
+                observe(&engine, t);
                 engine.step();
             }
             _ => break,
@@ -114,8 +120,12 @@ pub fn play(
     if !engine.is_finished() {
         engine.advance_to(limit);
     }
+    observe(&engine, engine.now().saturating_add(Nanos(1)));
     (engine, true)
 }
+
+/// An observer that looks at nothing.
+pub fn unobserved(_: &Engine, _: Nanos) {}
 
 /// A report as pretty JSON; a run Ctrl-C stopped says `"partial": true` as its first field
 /// (inserted into the text so the other fields keep their order).

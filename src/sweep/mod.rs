@@ -196,7 +196,8 @@ fn play_point(point: &Point, strategy: Strategy) -> Option<PointReport> {
         return None;
     }
     let s = &point.scenario;
-    let (engine, complete) = progress::play(s, strategy, s.duration, None);
+    let (engine, complete) =
+        progress::play(s, strategy, s.duration, None, &mut progress::unobserved);
     if !complete {
         return None;
     }

@@ -446,6 +446,11 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     bar.finish();
     let r = RunReport::new(&s, &engine);
     let out = match format_of(output.format) {
+        Format::Table if !complete => format!(
+            "{}{}",
+            report::run_table(&s, &r),
+            progress::PARTIAL_TABLE_NOTE
+        ),
         Format::Table => report::run_table(&s, &r),
         Format::Json => progress::json(&r, complete)?,
         Format::Csv => report::run_csv(&r),
@@ -517,6 +522,13 @@ fn compare_output(
             let runs: Vec<RunReport> = reports.into_iter().map(|(r, _)| r).collect();
             match format {
                 Format::Csv => report::compare_csv(&runs),
+                _ if !complete => {
+                    format!(
+                        "{}{}",
+                        report::compare_table(s, &runs),
+                        progress::PARTIAL_TABLE_NOTE
+                    )
+                }
                 _ => report::compare_table(s, &runs),
             }
         }

@@ -127,6 +127,10 @@ pub fn play(
 /// An observer that looks at nothing.
 pub fn unobserved(_: &Engine, _: Nanos) {}
 
+/// The last line of a table that Ctrl-C cut short.
+pub const PARTIAL_TABLE_NOTE: &str =
+    "PARTIAL: stopped by Ctrl-C; the figures cover the simulated time reached.\n";
+
 /// A report as pretty JSON; a run Ctrl-C stopped says `"partial": true` as its first field
 /// (inserted into the text so the other fields keep their order).
 pub fn json<T: serde::Serialize>(report: &T, complete: bool) -> anyhow::Result<String> {

@@ -231,21 +231,31 @@ fn bounds(panel: &Panel) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
     (x0..x1, 0.0..y1)
 }
 
-/// The legend goes where the lines are not: low when the right half of the chart is high.
+/// The legend goes in the corner with the fewest points (a box of 45 % by 40 % of the plot).
 fn legend_position(panel: &Panel) -> SeriesLabelPosition {
     let (xs, ys) = bounds(panel);
-    let mid_x = (xs.start + xs.end) / 2.0;
-    let right: Vec<f64> = panel
-        .lines
-        .iter()
-        .flat_map(|l| l.points.iter())
-        .filter(|p| p.0 >= mid_x)
-        .map(|p| p.1)
-        .collect();
-    let mean = right.iter().sum::<f64>() / right.len().max(1) as f64;
-    if mean > ys.end / 2.0 {
-        SeriesLabelPosition::LowerRight
-    } else {
-        SeriesLabelPosition::UpperRight
-    }
+    let fx = |x: f64| (x - xs.start) / (xs.end - xs.start);
+    let fy = |y: f64| (y - ys.start) / (ys.end - ys.start);
+    let corners = [
+        (SeriesLabelPosition::UpperLeft, false, true),
+        (SeriesLabelPosition::UpperRight, true, true),
+        (SeriesLabelPosition::LowerRight, true, false),
+        (SeriesLabelPosition::LowerLeft, false, false),
+    ];
+    let crowd = |right: bool, upper: bool| {
+        panel
+            .lines
+            .iter()
+            .flat_map(|l| l.points.iter())
+            .filter(|&&(x, y)| {
+                let inside_x = if right { fx(x) >= 0.55 } else { fx(x) <= 0.45 };
+                let inside_y = if upper { fy(y) >= 0.6 } else { fy(y) <= 0.4 };
+                inside_x && inside_y
+            })
+            .count()
+    };
+    corners
+        .into_iter()
+        .min_by_key(|&(_, right, upper)| crowd(right, upper))
+        .map_or(SeriesLabelPosition::UpperRight, |(p, _, _)| p)
 }

@@ -23,12 +23,11 @@ pub fn figure(r: &SweepReport) -> Figure {
         Some(path) => format!("{path} (point number)"),
         None => String::new(),
     };
-    let many = curves.len() > 1;
     let goodput = Panel {
         title: "Goodput (success + partial per second)".into(),
         x_label: x_label.clone(),
         y_label: "goodput (req/s)".into(),
-        lines: curves.iter().flat_map(|c| goodput_lines(c, many)).collect(),
+        lines: goodput_panel_lines(&curves),
         marks: curves.iter().filter_map(knee).collect(),
     };
     let p99 = Panel {
@@ -119,26 +118,41 @@ fn line(
     }
 }
 
-/// The measured goodput, theory's ceiling (dashed) and Little's-law throughput (dotted).
-fn goodput_lines(c: &Curve<'_>, many: bool) -> Vec<Line> {
-    let theory = |what: &str| {
-        if many {
-            format!("{} {what}", c.label)
-        } else {
-            what.to_owned()
-        }
-    };
-    vec![
-        line(c, Some(c.label.clone()), Stroke::Solid, |p| {
+/// Palette entry for legend samples that stand for every curve (black, or white on dark).
+const NEUTRAL: usize = 6;
+
+/// Each curve's measured goodput, theory's ceiling (dashed) and Little's-law throughput
+/// (dotted). With several curves the legend names the curves once and the two theory
+/// styles once, so it stays short enough for a slide.
+fn goodput_panel_lines(curves: &[Curve<'_>]) -> Vec<Line> {
+    let one = curves.len() == 1;
+    let named = |what: &str| one.then(|| what.to_owned());
+    let mut lines = Vec::new();
+    for c in curves {
+        lines.push(line(c, Some(c.label.clone()), Stroke::Solid, |p| {
             Some(p.goodput_rps)
-        }),
-        line(c, Some(theory("theory ceiling")), Stroke::Dashed, |p| {
+        }));
+        lines.push(line(c, named("theory ceiling"), Stroke::Dashed, |p| {
             p.ceiling_rps
-        }),
-        line(c, Some(theory("Little's law")), Stroke::Dotted, |p| {
+        }));
+        lines.push(line(c, named("Little's law"), Stroke::Dotted, |p| {
             p.predicted_rps
-        }),
-    ]
+        }));
+    }
+    if !one {
+        for (label, stroke) in [
+            ("theory ceiling", Stroke::Dashed),
+            ("Little's law", Stroke::Dotted),
+        ] {
+            lines.push(Line {
+                label: Some(label.into()),
+                points: Vec::new(),
+                colour: NEUTRAL,
+                stroke,
+            });
+        }
+    }
+    lines
 }
 
 /// Where adding more stops paying: the first point within 5 % of the curve's best goodput.

@@ -460,7 +460,14 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
         let title = format!("{}: {strategy}", s.name);
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
     }
-    finished(complete, &r.simulated_s.to_string())
+    finished(
+        complete,
+        &format!(
+            "{} of {} simulated seconds",
+            r.simulated_s,
+            duration.as_secs_f64()
+        ),
+    )
 }
 
 fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
@@ -473,7 +480,10 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
         let title = format!("{}: every strategy", s.name);
         draw(&timeline::figure(&title, &timelines), path, theme)?;
     }
-    finished(complete, "each finished strategy's")
+    finished(
+        complete,
+        "the strategies played so far, the last one cut short",
+    )
 }
 
 fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
@@ -542,7 +552,7 @@ fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
         Ok(())
     } else {
         Err(Interrupted(format!(
-            "interrupted by Ctrl-C: the output is partial ({covered} simulated seconds so far)"
+            "interrupted by Ctrl-C: the output is partial ({covered})"
         ))
         .into())
     }
@@ -595,7 +605,7 @@ fn sweep(
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
-    finished(!r.partial, "each finished point's")
+    finished(!r.partial, "only the points that finished")
 }
 
 /// A real-mode refusal is bad input (exit 2); a failed run is an internal error (exit 1).

@@ -3,7 +3,8 @@
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -37,8 +38,8 @@ pub const INTERRUPTED_EXIT: u8 = 130;
 #[derive(Debug)]
 pub struct Progress {
     bar: ProgressBar,
-    started: Instant,
-    allowed: bool,
+    /// Tells the thread that would reveal the bar that the work is done.
+    done: Option<mpsc::Sender<()>>,
 }
 
 impl Progress {
@@ -53,33 +54,36 @@ impl Progress {
             bar.set_style(style);
         }
         let allowed = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-        Progress {
-            bar,
-            started: Instant::now(),
-            allowed,
-        }
+        let done = allowed.then(|| {
+            let (tx, rx) = mpsc::channel::<()>();
+            let shown = bar.clone();
+            std::thread::spawn(move || {
+                // Work that ends within the second never draws a bar.
+                if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+                    shown.set_draw_target(ProgressDrawTarget::stderr());
+                    shown.enable_steady_tick(Duration::from_millis(200));
+                }
+            });
+            tx
+        });
+        Progress { bar, done }
     }
 
-    /// Moves the bar to `pos`, showing it once the work has lasted long enough.
+    /// Moves the bar to `pos`.
     pub fn set(&self, pos: u64) {
-        self.reveal();
         self.bar.set_position(pos);
     }
 
     /// Adds one to the bar.
     pub fn inc(&self) {
-        self.reveal();
         self.bar.inc(1);
-    }
-
-    fn reveal(&self) {
-        if self.allowed && self.bar.is_hidden() && self.started.elapsed() >= SHOW_AFTER {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-        }
     }
 
     /// Removes the bar from the screen.
     pub fn finish(&self) {
+        if let Some(done) = &self.done {
+            let _ = done.send(());
+        }
         self.bar.finish_and_clear();
     }
 }
@@ -108,7 +112,7 @@ pub fn play(
             _ => break,
         }
         events += 1;
-        if events % CHECK_EVERY == 0 {
+        if events.is_multiple_of(CHECK_EVERY) {
             if interrupted() {
                 return (engine, false);
             }

@@ -38,12 +38,12 @@ pub struct Point {
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
     #[error("{0}")]
-    Scenario(#[from] ScenarioError),
+    Scenario(Box<ScenarioError>),
     #[error("--vary {path}={value}: {error}; the allowed form is {VARY_FORM}")]
     Point {
         path: String,
         value: String,
-        error: ScenarioError,
+        error: Box<ScenarioError>,
     },
     #[error(
         "--vary: the grid has {0} points, more than the {MAX_POINTS} a sweep may have; the allowed form is {VARY_FORM}"
@@ -153,9 +153,9 @@ impl Plan {
             Some((axis, v)) => SweepError::Point {
                 path: axis.path.clone(),
                 value: v.clone(),
-                error,
+                error: Box::new(error),
             },
-            None => SweepError::Scenario(error),
+            None => SweepError::Scenario(Box::new(error)),
         }
     }
 }

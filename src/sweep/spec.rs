@@ -16,13 +16,6 @@ pub struct Axis {
     pub values: Vec<String>,
 }
 
-impl Axis {
-    /// The value at `i` as a number, when it is one (for charts).
-    pub fn number(&self, i: usize) -> Option<f64> {
-        self.values.get(i).and_then(|v| v.parse::<f64>().ok())
-    }
-}
-
 /// Why a `--vary` flag was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("--vary {flag:?}: {reason}; the allowed form is {VARY_FORM}")]

@@ -6,10 +6,13 @@
 
 pub mod flow;
 pub mod metrics;
+pub mod plot;
+pub mod progress;
 pub mod real;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod theory;
 pub mod time;
 pub mod topology;

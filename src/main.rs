@@ -1,13 +1,17 @@
 //! The `threadlab` command line: the TUI, headless runs and comparisons, preset tools.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use threadlab::plot::{self, timeline};
+use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
 use threadlab::report::{self, Format, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::sweep;
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
 
@@ -81,6 +85,33 @@ enum Command {
         /// Largest relative difference allowed for each figure, 0..=10 (0.05 = 5 %).
         #[arg(long, default_value_t = 0.05, allow_negative_numbers = true, value_parser = tolerance)]
         tolerance: f64,
+    },
+    /// Play a preset at every point of a grid of `--set` values (each a full run with the
+    /// same seed) and print goodput, failures, latency and theory's ceiling per point.
+    Sweep {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
+        preset: String,
+        /// What to vary: PATH=a..b:step, PATH=a..b*factor or PATH=a,b,c, where PATH is any
+        /// `--set` path. Twice gives a grid.
+        #[arg(long, value_name = "PATH=SPEC", required = true)]
+        vary: Vec<String>,
+        /// A strategy name, or `all` for every strategy (default: the preset's).
+        #[arg(long, value_name = "S|all")]
+        strategy: Option<String>,
+        /// Seed for every random draw (default: the preset's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Simulated time of each point, e.g. 60s (default: the preset's).
+        #[arg(long)]
+        duration: Option<String>,
+        /// Override a preset value for every point: key.path=value (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Run every point even when its estimated cost is beyond what this machine can do.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// List the built-in presets.
     Presets,
@@ -181,6 +212,34 @@ struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
+    /// Also draw a chart to FILE.svg or FILE.png (sweep: goodput and p99 against the varied
+    /// value; run and compare: the series over simulated time).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// The chart's colours: `light` for pages and white screens, `dark` for dark slides.
+    #[arg(long = "theme", value_enum, default_value_t = PlotThemeArg::Light)]
+    plot_theme: PlotThemeArg,
+}
+
+impl OutputArgs {
+    /// The chart to draw, if any, its path checked before any work starts.
+    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
+        let Some(path) = &self.plot else {
+            return Ok(None);
+        };
+        plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+        let theme = match self.plot_theme {
+            PlotThemeArg::Light => plot::Theme::Light,
+            PlotThemeArg::Dark => plot::Theme::Dark,
+        };
+        Ok(Some((path, theme)))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PlotThemeArg {
+    Light,
+    Dark,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -264,6 +323,10 @@ fn main() -> ExitCode {
         Err(e) if e.downcast_ref::<tui::Interrupted>().is_some() => e
             .downcast_ref::<tui::Interrupted>()
             .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+            eprintln!("threadlab: {e}");
+            ExitCode::from(progress::INTERRUPTED_EXIT)
+        }
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -320,8 +383,11 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             engine,
             output,
         }) => match engine.engine {
-            EngineArg::Sim => run(&preset, &scenario, output.format),
-            EngineArg::Real => run_real(&preset, &scenario, &engine.real, output.format),
+            EngineArg::Sim => run(&preset, &scenario, &output),
+            EngineArg::Real => {
+                no_plot_for_real(&output)?;
+                run_real(&preset, &scenario, &engine.real, output.format)
+            }
         },
         Some(Command::Compare {
             preset,
@@ -329,9 +395,31 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             engine,
             output,
         }) => match engine.engine {
-            EngineArg::Sim => compare(&preset, &scenario, output.format),
-            EngineArg::Real => compare_real(&preset, &scenario, &engine.real, output.format),
+            EngineArg::Sim => compare(&preset, &scenario, &output),
+            EngineArg::Real => {
+                no_plot_for_real(&output)?;
+                compare_real(&preset, &scenario, &engine.real, output.format)
+            }
         },
+        Some(Command::Sweep {
+            preset,
+            vary,
+            strategy,
+            seed,
+            duration,
+            set,
+            force,
+            output,
+        }) => {
+            let scenario = ScenarioArgs {
+                strategy: None,
+                seed,
+                duration,
+                set,
+                force,
+            };
+            sweep(&preset, &scenario, &vary, strategy.as_deref(), &output)
+        }
         Some(Command::Verify {
             preset,
             scenario,
@@ -394,37 +482,185 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     Ok((s, strategy, duration))
 }
 
-fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    let engine = report::play(&s, strategy, duration);
+    let chart = output.plot()?;
+    progress::catch_ctrl_c();
+    let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
+    let mut rec = timeline::Recorder::new(strategy, duration);
+    let (engine, complete) = progress::play(&s, strategy, duration, Some(&bar), &mut |e, t| {
+        rec.observe(e, t)
+    });
+    bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
-    let out = match format_of(format) {
+    let out = match format_of(output.format) {
+        Format::Table if !complete => format!(
+            "{}{}",
+            report::run_table(&s, &r),
+            progress::PARTIAL_TABLE_NOTE
+        ),
         Format::Table => report::run_table(&s, &r),
-        Format::Json => report::to_json(&r)?,
+        Format::Json => progress::json(&r, complete)?,
         Format::Csv => report::run_csv(&r),
     };
     print!("{out}");
-    Ok(())
-}
-
-fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
-    let (s, _, duration) = load(preset, args)?;
-    print!("{}", compare_output(&s, duration, format_of(format))?);
-    Ok(())
-}
-
-fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<String> {
-    let mut reports = Vec::new();
-    for (report, engine) in report::compare(s, duration) {
-        no_stall(&engine)?;
-        reports.push(report);
+    if let Some((path, theme)) = chart {
+        let title = format!("{}: {strategy}", s.name);
+        draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
     }
-    Ok(match format {
-        Format::Table => report::compare_table(s, &reports),
-        Format::Json => report::to_json(&reports)?,
-        Format::Csv => report::compare_csv(&reports),
-    })
+    finished(
+        complete,
+        &format!(
+            "{} of {} simulated seconds",
+            r.simulated_s,
+            duration.as_secs_f64()
+        ),
+    )
+}
+
+fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
+    let (s, _, duration) = load(preset, args)?;
+    let chart = output.plot()?;
+    progress::catch_ctrl_c();
+    let (out, timelines, complete) = compare_output(&s, duration, format_of(output.format))?;
+    print!("{out}");
+    if let Some((path, theme)) = chart {
+        let title = format!("{}: every strategy", s.name);
+        draw(&timeline::figure(&title, &timelines), path, theme)?;
+    }
+    finished(
+        complete,
+        "the strategies played so far, the last one cut short",
+    )
+}
+
+fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
+    plot::write(figure, path, theme).map_err(|e| BadInput(e.to_string()))?;
+    eprintln!("threadlab: wrote {}", path.display());
+    Ok(())
+}
+
+fn no_plot_for_real(output: &OutputArgs) -> anyhow::Result<()> {
+    match output.plot {
+        Some(_) => {
+            Err(BadInput("--plot draws simulated runs only; drop --engine real".into()).into())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Plays the strategies one after another until the end or Ctrl-C; the one Ctrl-C stopped
+/// is reported up to where it got (its JSON says `"partial": true`).
+fn compare_output(
+    s: &Scenario,
+    duration: Nanos,
+    format: Format,
+) -> anyhow::Result<(String, Vec<timeline::Timeline>, bool)> {
+    let strategies = Strategy::ALL;
+    let bar = Progress::new(strategies.len() as u64, "strategies");
+    let mut reports = Vec::new();
+    let mut timelines = Vec::new();
+    let mut complete = true;
+    for strategy in strategies {
+        let mut rec = timeline::Recorder::new(strategy, duration);
+        let (engine, done) =
+            progress::play(s, strategy, duration, None, &mut |e, t| rec.observe(e, t));
+        no_stall(&engine)?;
+        reports.push((RunReport::new(s, &engine), done));
+        timelines.push(rec.finish());
+        bar.inc();
+        if !done {
+            complete = false;
+            break;
+        }
+    }
+    bar.finish();
+    let out = match format {
+        Format::Json => progress::json_all(&reports)?,
+        _ => {
+            let runs: Vec<RunReport> = reports.into_iter().map(|(r, _)| r).collect();
+            match format {
+                Format::Csv => report::compare_csv(&runs),
+                _ if !complete => {
+                    format!(
+                        "{}{}",
+                        report::compare_table(s, &runs),
+                        progress::PARTIAL_TABLE_NOTE
+                    )
+                }
+                _ => report::compare_table(s, &runs),
+            }
+        }
+    };
+    Ok((out, timelines, complete))
+}
+
+/// After printing: Ctrl-C makes the exit code 130 and says what the output covers.
+fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
+    if complete {
+        Ok(())
+    } else {
+        Err(Interrupted(format!(
+            "interrupted by Ctrl-C: the output is partial ({covered})"
+        ))
+        .into())
+    }
+}
+
+fn sweep(
+    preset: &str,
+    args: &ScenarioArgs,
+    vary: &[String],
+    strategy: Option<&str>,
+    output: &OutputArgs,
+) -> anyhow::Result<()> {
+    let (base, _, _) = load(preset, args)?;
+    let chart = output.plot()?;
+    let strategies = match strategy {
+        None => vec![base.strategy.default],
+        Some("all") => Strategy::ALL.to_vec(),
+        Some(name) => vec![
+            Strategy::ALL
+                .into_iter()
+                .find(|s| s.name() == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+                    BadInput(format!(
+                        "--strategy {name:?}: unknown; one of {} or all",
+                        names.join(", ")
+                    ))
+                })?,
+        ],
+    };
+    let axes = vary
+        .iter()
+        .map(|v| sweep::parse_vary(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| BadInput(e.to_string()))?;
+    let plan = sweep::Plan {
+        preset: preset.to_owned(),
+        set: args.set.clone(),
+        seed: Some(base.seed),
+        duration: Some(base.duration),
+        axes,
+        strategies,
+    };
+    let points = plan.points().map_err(|e| BadInput(e.to_string()))?;
+    progress::catch_ctrl_c();
+    let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
+    let r = sweep::run(&plan, &points, Some(&bar));
+    bar.finish();
+    let out = match format_of(output.format) {
+        Format::Table => sweep::table(&r),
+        Format::Json => report::to_json(&r)?,
+        Format::Csv => sweep::csv(&r),
+    };
+    print!("{out}");
+    if let Some((path, theme)) = chart {
+        draw(&plot::sweep::figure(&r), path, theme)?;
+    }
+    finished(!r.partial, "only the points that finished")
 }
 
 /// A run that stopped making progress in simulated time is bad input: the scenario
@@ -521,6 +757,18 @@ fn verify(
     }
 }
 
+/// Ctrl-C stopped the work; what finished was printed (exit 130).
+#[derive(Debug)]
+struct Interrupted(String);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// A figure differed by more than the tolerance (exit 1).
 #[derive(Debug)]
 struct VerifyFailed(f64);
@@ -597,7 +845,7 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
             "threadlab: no terminal attached, so no live view; here is the headless comparison \
              (open `threadlab tui` in a terminal, or see `threadlab --help`)"
         );
-        print!("{}", compare_output(&s, duration, Format::Table)?);
+        print!("{}", compare_output(&s, duration, Format::Table)?.0);
         return Ok(());
     }
     let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());

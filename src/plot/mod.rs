@@ -1,0 +1,171 @@
+//! Charts for slides and articles: a [`Figure`] of panels drawn to SVG or PNG with plotters'
+//! pure-Rust backends and an embedded font (DejaVu Sans), so no system library is needed.
+
+mod draw;
+pub mod sweep;
+pub mod timeline;
+
+use std::path::Path;
+
+use plotters::style::RGBColor;
+
+use crate::scenario::Strategy;
+
+/// Light for printed pages and white projector screens, dark for dark slides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Theme {
+    #[default]
+    Light,
+    Dark,
+}
+
+/// How a line is drawn. Series lines are solid with a marker that differs per series (so
+/// they stay apart in greyscale); theory is dashed or dotted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stroke {
+    Solid,
+    Dashed,
+    Dotted,
+}
+
+/// One line of a panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// The legend entry; `None` keeps the line out of the legend.
+    pub label: Option<String>,
+    pub points: Vec<(f64, f64)>,
+    /// An index into the theme's palette (and the marker shapes).
+    pub colour: usize,
+    pub stroke: Stroke,
+}
+
+/// A labelled point on a panel (the knee of a curve).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub at: (f64, f64),
+    pub label: String,
+    pub colour: usize,
+}
+
+/// One chart: a title, axis titles with units, lines, marks.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Panel {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub lines: Vec<Line>,
+    pub marks: Vec<Mark>,
+}
+
+/// Panels laid out in a grid under one title.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Figure {
+    pub title: String,
+    pub panels: Vec<Panel>,
+    pub columns: usize,
+}
+
+/// Why a chart could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("--plot {0:?}: the file name must end in .svg or .png")]
+    Extension(String),
+    #[error("--plot {path:?}: {message}")]
+    Draw { path: String, message: String },
+}
+
+/// Checks a `--plot` path before any work is done.
+pub fn check_path(path: &Path) -> Result<(), PlotError> {
+    match extension(path) {
+        Some("svg" | "png") => Ok(()),
+        _ => Err(PlotError::Extension(path.display().to_string())),
+    }
+}
+
+fn extension(path: &Path) -> Option<&str> {
+    path.extension().and_then(|e| e.to_str())
+}
+
+/// Draws `figure` to `path` (`.svg` or `.png`).
+pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError> {
+    check_path(path)?;
+    let fail = |message: String| PlotError::Draw {
+        path: path.display().to_string(),
+        message,
+    };
+    draw::register_font().map_err(fail)?;
+    let size = draw::size(figure);
+    if extension(path) == Some("svg") {
+        let root = plotters::prelude::SVGBackend::new(path, size);
+        draw::figure(root, figure, theme).map_err(fail)
+    } else {
+        let root = plotters::prelude::BitMapBackend::new(path, size);
+        draw::figure(root, figure, theme).map_err(fail)
+    }
+}
+
+/// Okabe and Ito's colour-blind-safe palette, ordered so neighbours differ in lightness too
+/// (they stay apart when printed in grey).
+const LIGHT: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+];
+
+/// The same palette for a dark background: black becomes white, deep blue becomes sky blue.
+const DARK: [RGBColor; 7] = [
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(240, 228, 66),
+    RGBColor(213, 94, 0),
+    RGBColor(255, 255, 255),
+];
+
+impl Theme {
+    fn palette(self) -> &'static [RGBColor; 7] {
+        match self {
+            Theme::Light => &LIGHT,
+            Theme::Dark => &DARK,
+        }
+    }
+
+    fn colour(self, i: usize) -> RGBColor {
+        let p = self.palette();
+        p[i % p.len()]
+    }
+
+    fn background(self) -> RGBColor {
+        match self {
+            Theme::Light => RGBColor(255, 255, 255),
+            Theme::Dark => RGBColor(24, 24, 28),
+        }
+    }
+
+    fn foreground(self) -> RGBColor {
+        match self {
+            Theme::Light => RGBColor(20, 20, 20),
+            Theme::Dark => RGBColor(235, 235, 235),
+        }
+    }
+
+    fn grid(self) -> RGBColor {
+        match self {
+            Theme::Light => RGBColor(225, 225, 225),
+            Theme::Dark => RGBColor(60, 60, 66),
+        }
+    }
+}
+
+/// A strategy's colour: its place in the strategy list, the same in every chart.
+pub fn strategy_colour(strategy: Strategy) -> usize {
+    Strategy::ALL
+        .iter()
+        .position(|&s| s == strategy)
+        .unwrap_or(0)
+}

@@ -1,0 +1,177 @@
+//! A sweep as a figure: goodput and p99 against the first varied value, one line per
+//! strategy (and per value of a second axis), theory dashed, the knee marked.
+
+use crate::sweep::{PointReport, SweepReport};
+
+use super::{Figure, Line, Mark, Panel, Stroke, strategy_colour};
+
+/// The knee: the first point whose goodput reaches this share of the line's best.
+const KNEE_SHARE: f64 = 0.95;
+
+/// One curve: the points of one strategy at one value of the other axes.
+struct Curve<'a> {
+    label: String,
+    colour: usize,
+    points: Vec<(f64, &'a PointReport)>,
+}
+
+/// The sweep's chart. A first axis whose values are not all numbers is drawn by position.
+pub fn figure(r: &SweepReport) -> Figure {
+    let curves = curves(r);
+    let x_label = match r.vary.first() {
+        Some(path) if numeric(r) => path.clone(),
+        Some(path) => format!("{path} (point number)"),
+        None => String::new(),
+    };
+    let goodput = Panel {
+        title: "Goodput (success + partial per second)".into(),
+        x_label: x_label.clone(),
+        y_label: "goodput (req/s)".into(),
+        lines: goodput_panel_lines(&curves),
+        marks: curves.iter().filter_map(knee).collect(),
+    };
+    let p99 = Panel {
+        title: "p99 latency".into(),
+        x_label,
+        y_label: "p99 latency (ms)".into(),
+        lines: curves
+            .iter()
+            .map(|c| line(c, Some(c.label.clone()), Stroke::Solid, |p| Some(p.p99_ms)))
+            .collect(),
+        marks: Vec::new(),
+    };
+    Figure {
+        title: format!(
+            "{}: sweep of {}{}",
+            r.scenario,
+            r.vary.join(" x "),
+            if r.partial { " (partial)" } else { "" }
+        ),
+        panels: vec![goodput, p99],
+        columns: 1,
+    }
+}
+
+fn numeric(r: &SweepReport) -> bool {
+    r.points
+        .iter()
+        .all(|p| p.values.first().is_some_and(|v| v.parse::<f64>().is_ok()))
+}
+
+fn curves(r: &SweepReport) -> Vec<Curve<'_>> {
+    let numeric = numeric(r);
+    let mut firsts: Vec<&str> = Vec::new();
+    let mut curves: Vec<Curve<'_>> = Vec::new();
+    for p in &r.points {
+        let first = p.values.first().map_or("", String::as_str);
+        if !firsts.contains(&first) {
+            firsts.push(first);
+        }
+        let x = match first.parse::<f64>() {
+            Ok(v) if numeric => v,
+            _ => firsts.iter().position(|f| *f == first).unwrap_or(0) as f64,
+        };
+        let label = label(r, p);
+        match curves.iter_mut().find(|c| c.label == label) {
+            Some(c) => c.points.push((x, p)),
+            None => curves.push(Curve {
+                colour: strategy_colour(p.strategy) + curves.len() / r.strategies.len().max(1),
+                label,
+                points: vec![(x, p)],
+            }),
+        }
+    }
+    curves
+}
+
+/// The strategy, and the other axes' values when there are any.
+fn label(r: &SweepReport, p: &PointReport) -> String {
+    let rest: Vec<String> = r
+        .vary
+        .iter()
+        .zip(&p.values)
+        .skip(1)
+        .map(|(path, v)| format!("{path}={v}"))
+        .collect();
+    if rest.is_empty() {
+        p.strategy.to_string()
+    } else {
+        format!("{} {}", p.strategy, rest.join(" "))
+    }
+}
+
+fn line(
+    c: &Curve<'_>,
+    label: Option<String>,
+    stroke: Stroke,
+    y: impl Fn(&PointReport) -> Option<f64>,
+) -> Line {
+    Line {
+        label,
+        points: c
+            .points
+            .iter()
+            .filter_map(|(x, p)| y(p).filter(|v| v.is_finite()).map(|v| (*x, v)))
+            .collect(),
+        colour: c.colour,
+        stroke,
+    }
+}
+
+/// Palette entry for legend samples that stand for every curve (black, or white on dark).
+const NEUTRAL: usize = 6;
+
+/// Each curve's measured goodput, theory's ceiling (dashed) and Little's-law throughput
+/// (dotted). With several curves the legend names the curves once and the two theory
+/// styles once, so it stays short enough for a slide.
+fn goodput_panel_lines(curves: &[Curve<'_>]) -> Vec<Line> {
+    let one = curves.len() == 1;
+    let named = |what: &str| one.then(|| what.to_owned());
+    let mut lines = Vec::new();
+    for c in curves {
+        lines.push(line(c, Some(c.label.clone()), Stroke::Solid, |p| {
+            Some(p.goodput_rps)
+        }));
+        lines.push(line(c, named("theory ceiling"), Stroke::Dashed, |p| {
+            p.ceiling_rps
+        }));
+        lines.push(line(c, named("Little's law"), Stroke::Dotted, |p| {
+            p.predicted_rps
+        }));
+    }
+    if !one {
+        for (label, stroke) in [
+            ("theory ceiling", Stroke::Dashed),
+            ("Little's law", Stroke::Dotted),
+        ] {
+            lines.push(Line {
+                label: Some(label.into()),
+                points: Vec::new(),
+                colour: NEUTRAL,
+                stroke,
+            });
+        }
+    }
+    lines
+}
+
+/// Where adding more stops paying: the first point within 5 % of the curve's best goodput.
+fn knee(c: &Curve<'_>) -> Option<Mark> {
+    let best = c
+        .points
+        .iter()
+        .map(|(_, p)| p.goodput_rps)
+        .fold(0.0, f64::max);
+    if best <= 0.0 {
+        return None;
+    }
+    let (x, p) = c
+        .points
+        .iter()
+        .find(|(_, p)| p.goodput_rps >= KNEE_SHARE * best)?;
+    Some(Mark {
+        at: (*x, p.goodput_rps),
+        label: format!("knee: {}", p.values.first().map_or("", String::as_str)),
+        colour: c.colour,
+    })
+}

@@ -1,0 +1,173 @@
+//! A run over simulated time, the series the TUI shows: goodput, failures, p99, and each
+//! pool's busy threads and queue depth. Sampled by watching the engine, never by driving
+//! it, so a run with a chart reports exactly what it reports without one.
+
+use crate::metrics::Outcome;
+use crate::scenario::Strategy;
+use crate::sim::Engine;
+use crate::time::Nanos;
+
+use super::{Figure, Line, Panel, Stroke, strategy_colour};
+
+/// Samples per run at most: smooth on a slide, small in an SVG...
+const SAMPLES: u64 = 120;
+
+/// ...and no shorter than a second, so a rate counts enough requests to mean something.
+const MIN_INTERVAL: Nanos = Nanos::from_secs(1);
+
+/// One pool's gauges over time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolTrack {
+    pub name: String,
+    pub busy: Vec<f64>,
+    pub queued: Vec<f64>,
+}
+
+/// One strategy's series, one value per sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    pub strategy: Strategy,
+    pub t_s: Vec<f64>,
+    pub goodput: Vec<f64>,
+    pub failures: Vec<f64>,
+    pub p99_ms: Vec<f64>,
+    pub pools: Vec<PoolTrack>,
+}
+
+/// Records a [`Timeline`] as an observer of [`crate::progress::play`].
+#[derive(Debug)]
+pub struct Recorder {
+    every: Nanos,
+    next: Nanos,
+    answered: u64,
+    failed: u64,
+    timeline: Timeline,
+}
+
+impl Recorder {
+    pub fn new(strategy: Strategy, duration: Nanos) -> Self {
+        let every = Nanos((duration.as_nanos() / SAMPLES).max(MIN_INTERVAL.as_nanos()));
+        Recorder {
+            every,
+            next: every,
+            answered: 0,
+            failed: 0,
+            timeline: Timeline {
+                strategy,
+                t_s: Vec::new(),
+                goodput: Vec::new(),
+                failures: Vec::new(),
+                p99_ms: Vec::new(),
+                pools: Vec::new(),
+            },
+        }
+    }
+
+    /// Called before the event at `upto`: every sample time before it sees the state now.
+    pub fn observe(&mut self, engine: &Engine, upto: Nanos) {
+        if self.next >= upto {
+            return;
+        }
+        let snap = engine.snapshot();
+        let count = |o: &[Outcome]| o.iter().map(|&o| snap.outcomes.get(o)).sum::<u64>();
+        let answered = count(&[Outcome::Success, Outcome::Partial]);
+        let failed = count(&[Outcome::Failed, Outcome::Timeout, Outcome::Refused]);
+        let secs = self.every.as_secs_f64();
+        while self.next < upto {
+            let t = &mut self.timeline;
+            t.t_s.push(self.next.as_secs_f64());
+            t.goodput.push((answered - self.answered) as f64 / secs);
+            t.failures.push((failed - self.failed) as f64 / secs);
+            t.p99_ms.push(snap.window.p99);
+            for p in snap.pools.iter().filter(|p| p.in_use) {
+                let track = match t.pools.iter().position(|k| k.name == p.name) {
+                    Some(i) => &mut t.pools[i],
+                    None => {
+                        t.pools.push(PoolTrack {
+                            name: p.name.clone(),
+                            busy: Vec::new(),
+                            queued: Vec::new(),
+                        });
+                        let last = t.pools.len() - 1;
+                        &mut t.pools[last]
+                    }
+                };
+                track.busy.push(f64::from(p.active));
+                track.queued.push(f64::from(p.queued));
+            }
+            self.answered = answered;
+            self.failed = failed;
+            self.next = self.next.saturating_add(self.every);
+        }
+    }
+
+    pub fn finish(self) -> Timeline {
+        self.timeline
+    }
+}
+
+/// The figure: one panel per series, the strategies overlaid.
+pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
+    let x = "simulated time (s)";
+    let panel = |title: String, y: &str, pick: &dyn Fn(&Timeline) -> Option<Vec<f64>>| Panel {
+        title,
+        x_label: x.into(),
+        y_label: y.into(),
+        lines: timelines
+            .iter()
+            .filter_map(|t| {
+                pick(t).map(|ys| Line {
+                    label: Some(t.strategy.to_string()),
+                    points: t.t_s.iter().copied().zip(ys).collect(),
+                    colour: strategy_colour(t.strategy),
+                    stroke: Stroke::Solid,
+                })
+            })
+            .collect(),
+        marks: Vec::new(),
+    };
+    let mut panels = vec![
+        panel("Goodput".into(), "success + partial (req/s)", &|t| {
+            Some(t.goodput.clone())
+        }),
+        panel(
+            "Failures".into(),
+            "failed + timeout + refused (req/s)",
+            &|t| Some(t.failures.clone()),
+        ),
+        panel(
+            "p99 latency (rolling window)".into(),
+            "p99 latency (ms)",
+            &|t| Some(t.p99_ms.clone()),
+        ),
+    ];
+    for name in pool_names(timelines) {
+        let track = |t: &Timeline| t.pools.iter().find(|p| p.name == name).cloned();
+        panels.push(panel(
+            format!("{name}: busy threads"),
+            "busy threads",
+            &|t| track(t).map(|p| p.busy),
+        ));
+        panels.push(panel(
+            format!("{name}: queue depth"),
+            "queued tasks",
+            &|t| track(t).map(|p| p.queued),
+        ));
+    }
+    Figure {
+        title: title.to_owned(),
+        panels,
+        columns: 2,
+    }
+}
+
+/// Every pool any strategy used, in first-use order.
+fn pool_names(timelines: &[Timeline]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for p in timelines.iter().flat_map(|t| &t.pools) {
+        if !names.contains(&p.name) {
+            names.push(p.name.clone());
+        }
+    }
+    names
+}

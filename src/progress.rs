@@ -1,0 +1,161 @@
+//! Long headless work: a progress bar on stderr (only when stderr is a terminal and not in
+//! CI) and Ctrl-C, which stops the work so the finished part can still be reported.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::scenario::{Scenario, Strategy};
+use crate::sim::Engine;
+use crate::time::Nanos;
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Events between two looks at the Ctrl-C flag and the bar: cheap next to the events.
+const CHECK_EVERY: u64 = 4096;
+
+/// Work shorter than this shows no bar at all.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// Makes Ctrl-C set a flag instead of ending the process. Installing twice is harmless.
+pub fn catch_ctrl_c() {
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+}
+
+/// True once Ctrl-C was pressed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+/// A progress bar that stays hidden until the work has taken a second, and for good when
+/// stderr is not a terminal or `CI` is set (so logs and redirected output stay clean).
+#[derive(Debug)]
+pub struct Progress {
+    bar: ProgressBar,
+    /// Tells the thread that would reveal the bar that the work is done.
+    done: Option<mpsc::Sender<()>>,
+}
+
+impl Progress {
+    /// A bar counting to `len` in `unit`s.
+    pub fn new(len: u64, unit: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+        let template = format!(
+            "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} \
+             (about {{eta}} left; Ctrl-C stops and reports what finished)"
+        );
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style);
+        }
+        let allowed = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        let done = allowed.then(|| {
+            let (tx, rx) = mpsc::channel::<()>();
+            let shown = bar.clone();
+            std::thread::spawn(move || {
+                // Work that ends within the second never draws a bar.
+                if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+                    shown.set_draw_target(ProgressDrawTarget::stderr());
+                    shown.enable_steady_tick(Duration::from_millis(200));
+                }
+            });
+            tx
+        });
+        Progress { bar, done }
+    }
+
+    /// Moves the bar to `pos`.
+    pub fn set(&self, pos: u64) {
+        self.bar.set_position(pos);
+    }
+
+    /// Adds one to the bar.
+    pub fn inc(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Removes the bar from the screen.
+    pub fn finish(&self) {
+        if let Some(done) = &self.done {
+            let _ = done.send(());
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Looks at the engine before each event with that event's time, and once more at the end
+/// (with a time just past the limit): how charts sample the run without changing it.
+pub type Observer<'a> = &'a mut dyn FnMut(&Engine, Nanos);
+
+/// Plays `scenario` like [`crate::report::play`], event for event the same, but stops
+/// early on Ctrl-C. Returns the engine and whether it reached the end.
+pub fn play(
+    scenario: &Scenario,
+    strategy: Strategy,
+    limit: Nanos,
+    progress: Option<&Progress>,
+    observe: Observer<'_>,
+) -> (Engine, bool) {
+    let mut engine = Engine::new(scenario, strategy);
+    let mut events = 0u64;
+    while !engine.is_finished() {
+        match engine.next_event_time() {
+            Some(t) if t <= limit => {
+                observe(&engine, t);
+                engine.step();
+            }
+            _ => break,
+        }
+        events += 1;
+        if events.is_multiple_of(CHECK_EVERY) {
+            if interrupted() {
+                return (engine, false);
+            }
+            if let Some(p) = progress {
+                p.set(engine.now().as_millis_f64() as u64);
+            }
+        }
+    }
+    if !engine.is_finished() {
+        engine.advance_to(limit);
+    }
+    observe(&engine, engine.now().saturating_add(Nanos(1)));
+    (engine, true)
+}
+
+/// An observer that looks at nothing.
+pub fn unobserved(_: &Engine, _: Nanos) {}
+
+/// The last line of a table that Ctrl-C cut short.
+pub const PARTIAL_TABLE_NOTE: &str =
+    "PARTIAL: stopped by Ctrl-C; the figures cover the simulated time reached.\n";
+
+/// A report as pretty JSON; a run Ctrl-C stopped says `"partial": true` as its first field
+/// (inserted into the text so the other fields keep their order).
+pub fn json<T: serde::Serialize>(report: &T, complete: bool) -> anyhow::Result<String> {
+    let text = crate::report::to_json(report)?;
+    Ok(match (complete, text.strip_prefix("{\n")) {
+        (false, Some(rest)) => format!("{{\n  \"partial\": true,\n{rest}"),
+        _ => text,
+    })
+}
+
+/// Reports as a pretty JSON array, each marked as [`json`] marks one.
+pub fn json_all<T: serde::Serialize>(reports: &[(T, bool)]) -> anyhow::Result<String> {
+    if reports.iter().all(|(_, complete)| *complete) {
+        let all: Vec<&T> = reports.iter().map(|(r, _)| r).collect();
+        return crate::report::to_json(&all);
+    }
+    let mut items = Vec::with_capacity(reports.len());
+    for (report, complete) in reports {
+        let text = json(report, *complete)?;
+        let indented: Vec<String> = text.lines().map(|l| format!("  {l}")).collect();
+        items.push(indented.join("\n"));
+    }
+    Ok(format!("[\n{}\n]\n", items.join(",\n")))
+}

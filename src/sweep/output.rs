@@ -1,0 +1,127 @@
+//! A sweep as a table (one row per point and strategy) or CSV; JSON is the report itself.
+
+use std::fmt::Write as _;
+
+use super::{PointReport, SweepReport};
+
+/// Columns after the varied values: header and cell.
+type Column = (&'static str, fn(&PointReport) -> String);
+
+const COLUMNS: [Column; 13] = [
+    ("strategy", |p| p.strategy.to_string()),
+    ("goodput/s", |p| fixed(p.goodput_rps)),
+    ("throughput/s", |p| fixed(p.throughput_rps)),
+    ("success", |p| p.success.to_string()),
+    ("partial", |p| p.partial.to_string()),
+    ("failed", |p| p.failed.to_string()),
+    ("timeout", |p| p.timeout.to_string()),
+    ("refused", |p| p.refused.to_string()),
+    ("p50 ms", |p| fixed(p.p50_ms)),
+    ("p99 ms", |p| fixed(p.p99_ms)),
+    ("bottleneck", |p| {
+        p.bottleneck.clone().unwrap_or_else(|| "-".into())
+    }),
+    ("ceiling/s", |p| {
+        p.ceiling_rps.map_or_else(|| "unbounded".into(), fixed)
+    }),
+    ("predicted/s", |p| {
+        p.predicted_rps.map_or_else(|| "-".into(), fixed)
+    }),
+];
+
+fn fixed(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+fn rows(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut headers: Vec<String> = r.vary.clone();
+    headers.extend(COLUMNS.iter().map(|(h, _)| (*h).to_owned()));
+    let rows = r
+        .points
+        .iter()
+        .map(|p| {
+            let mut row = p.values.clone();
+            row.extend(COLUMNS.iter().map(|(_, cell)| cell(p)));
+            row
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// The aligned table: text left, numbers right.
+pub fn table(r: &SweepReport) -> String {
+    let (headers, rows) = rows(r);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({}): sweep of {} point(s), seed {}, {} s simulated each{}",
+        r.scenario,
+        r.preset,
+        r.points.len(),
+        r.seed,
+        r.simulated_s,
+        if r.partial {
+            " -- PARTIAL: stopped by Ctrl-C, only finished points shown"
+        } else {
+            ""
+        }
+    );
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| {
+            rows.iter()
+                .map(|row| row[c].chars().count())
+                .chain([headers[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String], out: &mut String| {
+        let text: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, &w)| {
+                if cell.parse::<f64>().is_ok() {
+                    format!("{cell:>w$}")
+                } else {
+                    format!("{cell:<w$}")
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", text.join("  ").trim_end());
+    };
+    line(&headers, &mut out);
+    for row in &rows {
+        line(row, &mut out);
+    }
+    out
+}
+
+/// One header line, one line per point; `partial` is a column so a stopped sweep says so.
+pub fn csv(r: &SweepReport) -> String {
+    let (mut headers, rows) = rows(r);
+    headers.push("partial_sweep".into());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}",
+        headers
+            .iter()
+            .map(|h| quote(h))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for row in rows {
+        let mut cells: Vec<String> = row.iter().map(|c| quote(c)).collect();
+        cells.push(r.partial.to_string());
+        let _ = writeln!(out, "{}", cells.join(","));
+    }
+    out
+}
+
+fn quote(cell: &str) -> String {
+    if cell.contains([',', '"', '\n']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell.to_owned()
+    }
+}

@@ -41,6 +41,21 @@ pub struct TourStep {
     pub at: Nanos,
     pub keys: Vec<TourKey>,
     pub caption: String,
+    /// The panel the caption talks about: the caption is drawn away from it.
+    pub panel: TourPanel,
+    /// Conditions on the run report that hold when the caption shows, each
+    /// `path op number` (`pools.recs.busy == 30`); `threadlab`'s tests check them.
+    pub expect: Vec<String>,
+}
+
+/// The panel a tour caption talks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TourPanel {
+    /// Pools, outcomes, latency or the compare view: the caption goes at the bottom.
+    #[default]
+    Top,
+    /// The log or the theory row: the caption goes at the top.
+    Bottom,
 }
 
 /// A key a tour step presses: a character, or a named key written `<Tab>`, `<BackTab>`,

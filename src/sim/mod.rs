@@ -24,7 +24,7 @@ pub use flow::arrival_gap;
 pub use request::FailReason;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
-    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text, thread_memory_bytes,
+    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, per_second, status_text, thread_memory_bytes,
 };
 
 use crate::metrics::Outcome;

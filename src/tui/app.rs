@@ -42,7 +42,7 @@ pub enum Action {
     Reset,
     NewSeed,
     ToggleHelp,
-    /// Esc: close what is open, else quit.
+    /// Esc: close what is open (never quits).
     Back,
     Quit,
     MenuUp,
@@ -52,6 +52,14 @@ pub enum Action {
     MenuPick(usize),
     /// Close the tour's caption and play on to its next step.
     TourNext,
+    /// Replay the tour to its previous step.
+    TourBack,
+    /// Replay the tour from its first step.
+    TourRestart,
+    /// Open the list of the tour's steps.
+    TourSteps,
+    /// Replay the tour to step n (from 1).
+    TourJump(usize),
 }
 
 /// The faults the menu offers, in order; `None` heals.
@@ -73,6 +81,8 @@ pub enum Overlay {
     None,
     Help,
     Faults(FaultMenu),
+    /// The tour's steps, the highlighted one (from 0).
+    TourSteps(usize),
 }
 
 /// The fault menu: first a service, then a fault for it.
@@ -89,6 +99,9 @@ pub struct FaultMenu {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tour {
     steps: Vec<TourStep>,
+    /// What the tour started from, so any step can be replayed from t = 0.
+    scenario: Scenario,
+    strategy: Strategy,
     /// The next step to fire.
     next: usize,
     /// The caption on screen: (step number from 1, text).
@@ -101,6 +114,21 @@ impl Tour {
         self.caption
             .as_ref()
             .map(|(i, text)| (*i, self.steps.len(), text.as_str()))
+    }
+
+    /// The step whose caption is shown (from 0).
+    pub fn shown_step(&self) -> Option<&TourStep> {
+        let (number, _) = self.caption.as_ref()?;
+        self.steps.get(number.checked_sub(1)?)
+    }
+
+    pub fn steps(&self) -> &[TourStep] {
+        &self.steps
+    }
+
+    /// Steps fired so far.
+    pub fn fired(&self) -> usize {
+        self.next
     }
 
     fn pending(&self) -> Option<&TourStep> {
@@ -136,6 +164,8 @@ pub struct App {
     /// Some engine could not keep pace in the last frame.
     behind: bool,
     quit: bool,
+    /// `q` was pressed once during a tour: a second `q` quits.
+    quit_asked: bool,
     palette: Palette,
     tour: Option<Tour>,
     /// Real mode: the run on screen and why it is not keeping up.
@@ -174,6 +204,7 @@ impl App {
             status: None,
             behind: false,
             quit: false,
+            quit_asked: false,
             palette: Palette::of(theme),
             tour: None,
             real: None,
@@ -234,6 +265,8 @@ impl App {
         }
         self.tour = Some(Tour {
             steps: self.scenario.tour.clone(),
+            scenario: self.scenario.clone(),
+            strategy: self.engine.strategy(),
             next: 0,
             caption: None,
         });
@@ -275,6 +308,61 @@ impl App {
             self.clock.toggle_pause();
         }
         self.fire_due_tour_steps();
+    }
+
+    /// `←`: the previous step, replayed from t = 0.
+    pub fn tour_back(&mut self) {
+        let shown = self.tour.as_ref().map_or(0, |t| match t.caption {
+            Some((n, _)) => n.saturating_sub(1),
+            None => t.next,
+        });
+        self.tour_jump(shown.saturating_sub(1));
+    }
+
+    /// Replays the tour from t = 0 up to step `index` (from 0) and shows its caption. The run
+    /// is deterministic, so the screen is the one the step first showed.
+    pub fn tour_jump(&mut self, index: usize) {
+        let Some(tour) = &mut self.tour else {
+            self.info("no tour is playing: threadlab tour PRESET plays one".to_string());
+            return;
+        };
+        let Some(last) = tour.steps.len().checked_sub(1) else {
+            return;
+        };
+        let index = index.min(last);
+        tour.next = 0;
+        tour.caption = None;
+        let (scenario, strategy) = (tour.scenario.clone(), tour.strategy);
+        let times: Vec<Nanos> = tour.steps[..=index].iter().map(|s| s.at).collect();
+        self.scenario = scenario;
+        self.engine = Engine::new(&self.scenario, strategy);
+        self.compare = None;
+        self.overlay = Overlay::None;
+        self.selected = 0;
+        for at in times {
+            for engine in self.driven_mut() {
+                engine.run_until(at);
+            }
+            self.fire_due_tour_steps();
+            if let Some(t) = &mut self.tour
+                && t.next <= index
+            {
+                t.caption = None;
+            }
+        }
+        self.clock.pause();
+    }
+
+    /// The shown step's expectations that do not hold on screen (empty when all hold).
+    pub fn tour_expectation_failures(&self) -> Vec<String> {
+        let Some(step) = self.tour.as_ref().and_then(Tour::shown_step) else {
+            return Vec::new();
+        };
+        let value = super::expect::screen_value(&self.scenario, &self.engine);
+        step.expect
+            .iter()
+            .filter_map(|c| super::expect::check(&value, c).err())
+            .collect()
     }
 
     // ----- reading -----
@@ -380,6 +468,7 @@ impl App {
             Overlay::None => Context::Live,
             Overlay::Help => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,
+            Overlay::TourSteps(_) => Context::TourSteps,
         }
     }
 
@@ -440,6 +529,9 @@ impl App {
 
     pub fn apply(&mut self, action: Action) {
         self.status = None;
+        if action != Action::Quit {
+            self.quit_asked = false;
+        }
         if let Some(why) = self.refusal(action) {
             self.info(why.to_string());
             return;
@@ -470,6 +562,10 @@ impl App {
             Action::MenuChoose => self.choose_in_menu(),
             Action::MenuPick(n) => self.pick_in_menu(n),
             Action::TourNext => self.tour_next(),
+            Action::TourBack => self.tour_back(),
+            Action::TourRestart => self.tour_jump(0),
+            Action::TourSteps => self.open_tour_steps(),
+            Action::TourJump(n) => self.tour_jump(n.saturating_sub(1)),
         }
     }
 
@@ -714,7 +810,7 @@ impl App {
         };
     }
 
-    /// Esc: back one level (fault list, service list, overlay, compare view), else quit.
+    /// Esc: back one level (fault list, service list, overlay, compare view); never quits.
     pub fn back(&mut self) {
         match self.overlay {
             Overlay::Faults(FaultMenu {
@@ -726,13 +822,22 @@ impl App {
                     cursor: service,
                 })
             }
-            Overlay::Faults(_) | Overlay::Help => self.overlay = Overlay::None,
+            Overlay::Faults(_) | Overlay::Help | Overlay::TourSteps(_) => {
+                self.overlay = Overlay::None;
+            }
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
-            Overlay::None => self.quit = true,
+            // Esc never quits: on a projector a stray Esc must not end the lesson.
+            Overlay::None => self.info("nothing to close: q quits".to_string()),
         }
     }
 
+    /// `q`: quits at once, except during a tour, where it asks first.
     pub fn quit(&mut self) {
+        if self.tour.is_some() && !self.quit_asked {
+            self.quit_asked = true;
+            self.info("quit the tour? q again quits, any other key goes on".to_string());
+            return;
+        }
         self.quit = true;
     }
 
@@ -743,7 +848,24 @@ impl App {
         }
     }
 
+    fn open_tour_steps(&mut self) {
+        match &self.tour {
+            Some(t) => self.overlay = Overlay::TourSteps(t.next.saturating_sub(1)),
+            None => self.info("no tour is playing: threadlab tour PRESET plays one".to_string()),
+        }
+    }
+
     fn move_menu_cursor(&mut self, down: bool) {
+        if let Overlay::TourSteps(cursor) = self.overlay {
+            let n = self.tour.as_ref().map_or(1, |t| t.steps.len().max(1));
+            let cursor = if down {
+                (cursor + 1) % n
+            } else {
+                (cursor + n - 1) % n
+            };
+            self.overlay = Overlay::TourSteps(cursor);
+            return;
+        }
         let Overlay::Faults(mut menu) = self.overlay else {
             return;
         };
@@ -769,6 +891,10 @@ impl App {
     }
 
     fn choose_in_menu(&mut self) {
+        if let Overlay::TourSteps(cursor) = self.overlay {
+            self.tour_jump(cursor);
+            return;
+        }
         let Overlay::Faults(menu) = self.overlay else {
             return;
         };
@@ -849,6 +975,10 @@ fn step_of(size: u32) -> u32 {
 #[cfg(test)]
 #[path = "app_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "tour_tests.rs"]
+mod tour_tests;
 
 /// The live key a tour key stands for.
 fn tour_key(key: TourKey) -> Key {

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod clock;
+pub mod expect;
 pub mod keys;
 pub mod theme;
 pub mod ui;

@@ -15,10 +15,11 @@ const TEXT: usize = 28;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.palette();
-    let sections: [(&str, &[Binding]); 4] = [
+    let sections: [(&str, &[Binding]); 5] = [
         ("Live", keys::LIVE),
         ("Fault menu", keys::FAULT_MENU),
         ("Tour", keys::TOUR),
+        ("Tour steps", keys::TOUR_STEPS),
         ("Everywhere", keys::ALWAYS),
     ];
     let mut lines = Vec::new();

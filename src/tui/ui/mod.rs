@@ -43,6 +43,7 @@ mod runtime;
 mod status;
 mod theory;
 mod tour;
+mod tour_steps;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -85,6 +86,7 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         Overlay::None => {}
         Overlay::Help => help::render(frame, area, app),
         Overlay::Faults(menu) => fault_menu::render(frame, area, app, snapshot, menu),
+        Overlay::TourSteps(cursor) => tour_steps::render(frame, area, app, cursor),
     }
 }
 

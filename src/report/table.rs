@@ -303,8 +303,13 @@ fn theory(r: &RunReport, out: &mut String) {
     if let Some(e) = &p.erlang_c {
         let _ = writeln!(
             out,
-            "Erlang C (M/M/{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
+            "Erlang C (M/M/{}{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
             e.servers,
+            if e.approximation {
+                ", an approximation: the hold time is not exponential"
+            } else {
+                ""
+            },
             e.offered_load_erlangs,
             e.prob_wait * 100.0,
             e.mean_wait_ms,

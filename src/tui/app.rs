@@ -52,6 +52,10 @@ pub enum Action {
     MenuPick(usize),
     /// Close the tour's caption and play on to its next step.
     TourNext,
+    /// The server between platform and virtual threads (restarts the run).
+    ToggleServerThreads,
+    /// The unbounded strategy between virtual and platform threads (restarts the run).
+    ToggleUnboundedThreads,
     /// Replay the tour to its previous step.
     TourBack,
     /// Replay the tour from its first step.
@@ -79,7 +83,10 @@ pub const FAULTS: [(&str, Option<Fault>); 4] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overlay {
     None,
+    /// `?`: the keys of the live screen.
     Help,
+    /// `?` again: the menus' and tours' keys, and what every marker and term means.
+    Legend,
     Faults(FaultMenu),
     /// The tour's steps, the highlighted one (from 0).
     TourSteps(usize),
@@ -151,8 +158,12 @@ pub enum Status {
 /// The TUI's state.
 #[derive(Debug)]
 pub struct App {
-    /// What `r` rebuilds from; `s` changes its seed.
+    /// What `r` rebuilds from; `s` changes its seed, `v` and `u` its threads.
     scenario: Scenario,
+    /// The preset as loaded: the badges show what differs from it.
+    preset: Scenario,
+    /// Every pool's settings at the start of a run, to show the ones changed since.
+    baseline: Vec<settings::PoolSettings>,
     engine: Engine,
     /// The four strategies side by side, while the compare view is open.
     compare: Option<Vec<Engine>>,
@@ -195,6 +206,8 @@ impl App {
     pub fn new(scenario: Scenario, strategy: Strategy, theme: Theme) -> App {
         let engine = Engine::new(&scenario, strategy);
         App {
+            preset: scenario.clone(),
+            baseline: settings::baseline(&engine),
             scenario,
             engine,
             compare: None,
@@ -417,9 +430,17 @@ impl App {
         }
     }
 
-    /// The pools the current strategy uses, the ones Tab walks through.
+    /// The pools the current strategy uses, the ones Tab walks through first...
+    /// ...then the pools it no longer uses that still hold threads or queued tasks (the hung
+    /// calls of a strategy left behind), so none is out of reach.
     pub fn pool_ids(&self) -> Vec<PoolId> {
-        self.engine.pools_of(self.engine.strategy())
+        let mut ids = self.engine.pools_of(self.engine.strategy());
+        for pool in self.engine.snapshot().pools {
+            if !ids.contains(&pool.id) && (pool.pool_size > 0 || pool.queued > 0) {
+                ids.push(pool.id);
+            }
+        }
+        ids
     }
 
     pub fn selected_pool(&self) -> Option<PoolId> {
@@ -466,7 +487,7 @@ impl App {
                 Context::Tour
             }
             Overlay::None => Context::Live,
-            Overlay::Help => Context::Help,
+            Overlay::Help | Overlay::Legend => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,
             Overlay::TourSteps(_) => Context::TourSteps,
         }
@@ -562,6 +583,8 @@ impl App {
             Action::MenuChoose => self.choose_in_menu(),
             Action::MenuPick(n) => self.pick_in_menu(n),
             Action::TourNext => self.tour_next(),
+            Action::ToggleServerThreads => self.toggle_server_threads(),
+            Action::ToggleUnboundedThreads => self.toggle_unbounded_threads(),
             Action::TourBack => self.tour_back(),
             Action::TourRestart => self.tour_jump(0),
             Action::TourSteps => self.open_tour_steps(),
@@ -578,6 +601,15 @@ impl App {
         }
         if self.real.is_some() {
             self.restart_real(strategy);
+            return;
+        }
+        if self.is_finished() {
+            // The load has ended: a new strategy would see no request, so the run restarts.
+            self.engine = Engine::new(&self.scenario, strategy);
+            self.selected = 0;
+            self.info(format!(
+                "strategy {strategy}: the load had ended, so the run restarted"
+            ));
             return;
         }
         // The compare engines keep their own strategies.
@@ -694,10 +726,15 @@ impl App {
 
     /// `.`: pause, then process exactly one event of the main engine; the compare engines
     /// follow to its clock on the next tick.
+    /// `.`: pauses and plays one event, then says what it did.
     pub fn step(&mut self) {
         self.clock.pause();
+        let before = self.engine.snapshot();
         if !self.engine.step() {
             self.info("no event left".to_string());
+        } else {
+            let text = step_text(&before, &self.engine.snapshot());
+            self.info(text);
         }
         self.behind = self.compare.is_some();
     }
@@ -803,9 +840,11 @@ impl App {
         }
     }
 
+    /// `?`: the keys, then the legend, then closed.
     pub fn toggle_help(&mut self) {
         self.overlay = match self.overlay {
-            Overlay::Help => Overlay::None,
+            Overlay::Help => Overlay::Legend,
+            Overlay::Legend => Overlay::None,
             _ => Overlay::Help,
         };
     }
@@ -822,7 +861,7 @@ impl App {
                     cursor: service,
                 })
             }
-            Overlay::Faults(_) | Overlay::Help | Overlay::TourSteps(_) => {
+            Overlay::Faults(_) | Overlay::Help | Overlay::Legend | Overlay::TourSteps(_) => {
                 self.overlay = Overlay::None;
             }
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
@@ -967,10 +1006,43 @@ impl App {
     }
 }
 
+/// What one event changed, from the snapshots around it: a request sent or ended, else the
+/// pools whose busy threads or queue moved.
+fn step_text(before: &Snapshot, after: &Snapshot) -> String {
+    let mut what = Vec::new();
+    if after.sent > before.sent {
+        what.push(format!("request {} arrived", after.sent));
+    }
+    if let Some(crate::sim::LogLine::Run(run)) = after.log.last()
+        && after.outcomes.total() > before.outcomes.total()
+    {
+        what.push(format!("run {} ended {}", run.run, run.status));
+    }
+    for (a, b) in after.pools.iter().zip(&before.pools) {
+        if a.active != b.active || a.queued != b.queued {
+            what.push(format!(
+                "{} busy {}->{} queue {}->{}",
+                a.name, b.active, a.active, b.queued, a.queued
+            ));
+        }
+    }
+    if what.is_empty() {
+        what.push("a timer fired, nothing visible changed".to_string());
+    }
+    format!(
+        "step to t {}: {}",
+        super::ui::clock_text(after.now),
+        what.join(" · ")
+    )
+}
+
 /// About 10% of a size, at least 1.
 fn step_of(size: u32) -> u32 {
     (size / 10).max(1)
 }
+
+#[path = "settings.rs"]
+mod settings;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]
@@ -979,6 +1051,10 @@ mod tests;
 #[cfg(test)]
 #[path = "tour_tests.rs"]
 mod tour_tests;
+
+#[cfg(test)]
+#[path = "settings_tests.rs"]
+mod settings_tests;
 
 /// The live key a tour key stands for.
 fn tour_key(key: TourKey) -> Key {

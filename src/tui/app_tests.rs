@@ -295,6 +295,8 @@ fn help_opens_and_closes_and_takes_the_keys() {
     assert!(!a.should_quit());
     a.press(Key::Char('?'));
     a.press(Key::Char('?'));
+    assert_eq!(a.overlay(), Overlay::Legend);
+    a.press(Key::Char('?'));
     assert_eq!(a.overlay(), Overlay::None);
 }
 

@@ -162,6 +162,12 @@ pub const LIVE: &[Binding] = &[
         Action::ToggleCompare
     })
     .hint("compare"),
+    bind(&[C('v')], "v", "server: platform/virtual", |_| {
+        Action::ToggleServerThreads
+    }),
+    bind(&[C('u')], "u", "unbounded: virtual/platform", |_| {
+        Action::ToggleUnboundedThreads
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
@@ -208,9 +214,10 @@ pub const FAULT_MENU: &[Binding] = &[
 
 /// The help overlay.
 pub const HELP: &[Binding] = &[
-    bind(&[C('?'), Key::Esc], "? Esc", "close the help", |_| {
-        Action::Back
+    bind(&[C('?')], "?", "next page, then close", |_| {
+        Action::ToggleHelp
     }),
+    bind(&[Key::Esc], "Esc", "close the help", |_| Action::Back),
     bind(&[C('q')], "q", "quit", |_| Action::Quit),
 ];
 

@@ -67,7 +67,8 @@ pub fn percent(ratio: f64) -> String {
     format!("{:.0}%", ratio * 100.0)
 }
 
-/// `text` cut or padded to exactly `width` columns (ellipsis when cut).
+/// `text` cut or padded to exactly `width` columns. When cut, whole words are dropped from
+/// the end and an ellipsis says so; a word is cut only when the first one alone is too long.
 pub fn fit(text: &str, width: usize) -> String {
     let len = text.chars().count();
     if len <= width {
@@ -75,9 +76,15 @@ pub fn fit(text: &str, width: usize) -> String {
     } else if width == 0 {
         String::new()
     } else {
-        let mut s: String = text.chars().take(width - 1).collect();
+        let head: String = text.chars().take(width - 1).collect();
+        let next_is_break = text.chars().nth(width - 1).is_some_and(char::is_whitespace);
+        let mut s = match head.rfind(' ') {
+            _ if next_is_break => head.trim_end().to_string(),
+            Some(i) if i > 0 => head[..i].trim_end().to_string(),
+            _ => head,
+        };
         s.push('…');
-        s
+        format!("{s:<width$}")
     }
 }
 
@@ -158,6 +165,9 @@ mod tests {
     fn fit_pads_and_cuts_with_an_ellipsis() {
         assert_eq!(fit("abc", 5), "abc  ");
         assert_eq!(fit("abcdef", 4), "abc…");
+        // Whole words go, never half a word.
+        assert_eq!(fit("threads 200 spare 10", 16), "threads 200…    ");
+        assert_eq!(fit("threads 200 spare", 12), "threads 200…");
         assert_eq!(fit_right("42", 4), "  42");
         assert_eq!(fit_left("worker-12", 6), "…er-12");
     }

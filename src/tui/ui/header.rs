@@ -1,5 +1,6 @@
 //! Two header rows: preset and strategy tabs with the simulated clock; run state, speed,
-//! load and seed.
+//! load and seed. A third row, when anything differs from the preset, lists it as badges:
+//! active faults and changed settings, so the class always sees what was changed.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,7 +13,7 @@ use crate::tui::app::App;
 
 use super::fmt;
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot, badges: &[String]) {
     let p = app.palette();
     // Tabs take 49 columns and the clock 14: the preset name gets the rest.
     let name_width = usize::from(area.width.saturating_sub(66)).max(8);
@@ -89,6 +90,41 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         right(top, 14),
     );
     frame.render_widget(Paragraph::new(Line::from(info)), bottom);
+    if !badges.is_empty() && area.height > 2 {
+        let row = Rect {
+            y: area.y + 2,
+            height: 1,
+            ..area
+        };
+        frame.render_widget(Paragraph::new(badge_line(app, badges, row.width)), row);
+    }
+}
+
+/// ` CHANGED  orders slow x5 · IronThread core 12 · +2`: as many whole badges as fit, then
+/// how many more there are.
+fn badge_line(app: &App, badges: &[String], width: u16) -> Line<'static> {
+    let p = app.palette();
+    let mut room = usize::from(width).saturating_sub(11);
+    let mut spans = vec![
+        Span::raw(" "),
+        Span::styled(" CHANGED ", p.paused),
+        Span::raw(" "),
+    ];
+    for (i, badge) in badges.iter().enumerate() {
+        let left = badges.len() - i - 1;
+        // Keep room for the `+N` of the badges that would not fit after this one.
+        let need = badge.chars().count() + 3 + if left > 0 { 5 } else { 0 };
+        if need > room {
+            spans.push(Span::styled(format!("+{}", badges.len() - i), p.title));
+            break;
+        }
+        room -= badge.chars().count() + 3;
+        spans.push(Span::styled(badge.clone(), p.change));
+        if left > 0 {
+            spans.push(Span::styled(" · ", p.dim));
+        }
+    }
+    Line::from(spans)
 }
 
 /// The load in a few words.

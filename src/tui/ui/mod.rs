@@ -45,6 +45,8 @@ mod theory;
 mod tour;
 mod tour_steps;
 
+pub(crate) use fmt::clock as clock_text;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -68,13 +70,16 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         render_too_small(frame, area);
         return;
     }
+    // A third header row, the badges, whenever something differs from the preset.
+    let badges = app.badges(snapshot);
+    let header_rows = HEADER_ROWS + u16::from(!badges.is_empty());
     let [header, body, status] = Layout::vertical([
-        Constraint::Length(HEADER_ROWS),
+        Constraint::Length(header_rows),
         Constraint::Min(0),
         Constraint::Length(STATUS_ROWS),
     ])
     .areas(area);
-    header::render(frame, header, app, snapshot);
+    header::render(frame, header, app, snapshot, &badges);
     status::render(frame, status, app);
     if app.compare_engines().is_some() {
         compare::render(frame, body, app);
@@ -85,6 +90,7 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
     match app.overlay() {
         Overlay::None => {}
         Overlay::Help => help::render(frame, area, app),
+        Overlay::Legend => help::render_legend(frame, area, app),
         Overlay::Faults(menu) => fault_menu::render(frame, area, app, snapshot, menu),
         Overlay::TourSteps(cursor) => tour_steps::render(frame, area, app, cursor),
     }

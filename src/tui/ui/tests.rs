@@ -80,15 +80,40 @@ fn help_overlay() {
 }
 
 #[test]
+fn help_legend_page() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::ToggleHelp);
+    a.apply(Action::ToggleHelp);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
 fn help_lists_every_binding() {
     let mut a = live(Strategy::Bulkhead);
     a.apply(Action::ToggleHelp);
     let text = screen(&a, 80, 24);
     for b in crate::tui::keys::LIVE
         .iter()
-        .chain(crate::tui::keys::FAULT_MENU)
+        .chain(crate::tui::keys::ALWAYS)
     {
         assert!(text.contains(b.help), "{} missing from the help", b.help);
+    }
+    a.apply(Action::ToggleHelp);
+    let text = screen(&a, 80, 24);
+    for b in crate::tui::keys::FAULT_MENU
+        .iter()
+        .chain(crate::tui::keys::TOUR)
+        .chain(crate::tui::keys::TOUR_STEPS)
+    {
+        assert!(
+            text.contains(b.help),
+            "{} missing from the second page",
+            b.help
+        );
+    }
+    for (mark, meaning) in super::help::LEGEND {
+        assert!(text.contains(mark), "{mark} missing from the legend");
+        assert!(text.contains(meaning), "{meaning} missing from the legend");
     }
 }
 
@@ -206,4 +231,62 @@ fn real_mode_shows_the_runtime_panel_and_the_wall_clock() {
         assert!(text.contains("REAL time x0.01"), "{text}");
         assert!(!text.contains("speed 1x"), "{text}");
     }
+}
+
+/// Bulkhead containment switched to the shared pool at 6 s with `orders` slowed: the recs pool
+/// still holds hung threads, the fault and the server switch are badges.
+fn containment_after_switch() -> App {
+    let mut a = preset_app(
+        "bulkhead-containment",
+        &[],
+        Strategy::Bulkhead,
+        Nanos::from_secs(6),
+    );
+    a.apply(Action::SelectStrategy(Strategy::Shared));
+    a.apply(Action::OpenFaultMenu);
+    a.apply(Action::MenuPick(2));
+    a.apply(Action::MenuPick(1));
+    play_to(&mut a, Nanos::from_secs(12));
+    a
+}
+
+#[test]
+fn containment_on_shared_keeps_every_pool_in_reach_and_shows_the_fault() {
+    let a = containment_after_switch();
+    for (w, h) in [(80, 24), (120, 40)] {
+        let text = screen(&a, w, h);
+        assert!(text.contains("CHANGED"), "{w}x{h}: the badge row\n{text}");
+        assert!(
+            text.contains("orders slow x5"),
+            "{w}x{h}: the fault badge\n{text}"
+        );
+        assert!(
+            text.contains("recs busy") || text.contains("pools (Tab"),
+            "{w}x{h}: the recs pool or a marker for it\n{text}"
+        );
+        insta::assert_snapshot!(format!("containment_shared_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn no_percentiles_or_rates_are_shown_before_the_first_answer() {
+    let a = app(&[], Strategy::Bulkhead, Nanos::ZERO);
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("no answer yet"), "{text}");
+    assert!(text.contains("waiting for the first request"), "{text}");
+    assert!(!text.contains("p50 0.00"), "{text}");
+}
+
+#[test]
+fn the_hint_bar_starts_with_q_help_fault_compare_and_space() {
+    let text = screen(&live(Strategy::Bulkhead), 80, 24);
+    let last = text.lines().last().expect("a status line");
+    let order: Vec<usize> = ["q quit", "? help", "f fault", "c compare", "space pause"]
+        .iter()
+        .map(|k| {
+            last.find(k)
+                .unwrap_or_else(|| panic!("{k} missing: {last}"))
+        })
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{last}");
 }

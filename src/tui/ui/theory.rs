@@ -43,10 +43,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             .utilisation
             .map(|u| format!("ρ {}", fmt::percent(u))),
     );
-    theory.push(format!(
-        "alone {} ms",
-        fmt::ms(prediction.single_request_ms)
-    ));
+    theory.push(alone(app));
+    // Theory is of the preset's latencies: say so while a fault changes them.
+    if snapshot.services.iter().any(|s| s.fault.is_some()) {
+        theory.insert(0, "faults not modelled".to_string());
+    }
     // The ceiling is compared with goodput: a rejection answered in no time is not work done.
     let measured = if snapshot.outcomes.total() == 0 {
         vec!["waiting for the first request to end".to_string()]
@@ -71,7 +72,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         rows.push((
             " Erlang C ",
             vec![
-                "≈ (exact only for exponential holds)".to_string(),
+                if e.approximation {
+                    "≈ holds not exponential".to_string()
+                } else {
+                    "exact (M/M/c)".to_string()
+                },
                 format!(
                     "{} threads, {:.1} erlangs",
                     e.servers, e.offered_load_erlangs
@@ -93,4 +98,31 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// One request alone. With hanging services the mean (a 1 s call and a 30 s hang averaged)
+/// is a time no request takes, so the typical request and the hung one are shown apart.
+fn alone(app: &App) -> String {
+    let scenario = app.engine().scenario();
+    let strategy = app.engine().strategy();
+    let hangs: Vec<_> = scenario
+        .services
+        .iter()
+        .filter_map(|s| s.hang.map(|h| (s.name.as_str(), h)))
+        .collect();
+    let Some((_, hang)) = hangs.first() else {
+        let single = app.engine().prediction().single_request_ms;
+        return format!("alone {} ms", fmt::ms(single));
+    };
+    let mut healthy = scenario.clone();
+    for s in &mut healthy.services {
+        s.hang = None;
+    }
+    let typical = crate::theory::predict(&healthy, strategy).single_request_ms;
+    format!(
+        "alone {} ms, {} hang {}",
+        fmt::ms(typical),
+        fmt::percent(hang.probability),
+        hang.duration
+    )
 }

@@ -1,0 +1,92 @@
+//! Badges, the thread switches and the keys that used to do nothing silently.
+
+use std::time::Duration;
+
+use super::*;
+use crate::scenario::{self, ServerThreads, UnboundedThreads};
+use crate::tui::clock::BudgetSpec;
+
+fn preset(name: &str, strategy: Strategy) -> App {
+    App::new(
+        scenario::load(name, &[]).expect("preset"),
+        strategy,
+        Theme::Dark,
+    )
+}
+
+fn play(app: &mut App, secs: u64) {
+    for _ in 0..secs * 10 {
+        app.advance(Duration::from_millis(100), BudgetSpec::Events(u64::MAX));
+    }
+}
+
+fn info(app: &App) -> String {
+    match app.status() {
+        Some(Status::Info(t)) => t.clone(),
+        other => panic!("expected info, got {other:?}"),
+    }
+}
+
+#[test]
+fn v_switches_the_server_to_virtual_threads_and_back_with_a_badge() {
+    let mut a = preset("virtual-threads", Strategy::Sequential);
+    assert!(a.badges(&a.snapshot()).is_empty());
+    a.press(Key::Char('v'));
+    assert_eq!(a.scenario().server.threads, ServerThreads::Virtual);
+    assert_eq!(a.engine().scenario().server.threads, ServerThreads::Virtual);
+    assert!(info(&a).contains("server virtual"));
+    assert_eq!(a.badges(&a.snapshot()), vec!["server virtual".to_string()]);
+    a.press(Key::Char('v'));
+    assert_eq!(a.scenario().server.threads, ServerThreads::Platform(200));
+    assert!(a.badges(&a.snapshot()).is_empty());
+}
+
+#[test]
+fn u_switches_unbounded_between_virtual_and_platform_threads() {
+    let mut a = preset("ironthread", Strategy::Unbounded);
+    a.press(Key::Char('u'));
+    let threads = a.engine().scenario().strategy.unbounded_threads;
+    assert_eq!(threads, UnboundedThreads::Platform);
+    assert_eq!(
+        a.badges(&a.snapshot()),
+        vec!["unbounded platform".to_string()]
+    );
+}
+
+#[test]
+fn faults_and_resized_pools_stay_on_the_badge_row() {
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    a.press(Key::Char('f'));
+    a.press(Key::Char('2'));
+    a.press(Key::Char('1'));
+    a.press(Key::Tab);
+    a.press(Key::Char('+'));
+    play(&mut a, 3);
+    let badges = a.badges(&a.snapshot());
+    assert!(badges.contains(&"orders slow x5".to_string()), "{badges:?}");
+    assert!(
+        badges.contains(&"IronThread core 11".to_string()),
+        "{badges:?}"
+    );
+}
+
+#[test]
+fn a_strategy_key_after_the_load_ended_restarts_the_run_and_says_so() {
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    play(&mut a, 10);
+    assert!(a.is_finished());
+    a.press(Key::Char('1'));
+    assert_eq!(a.engine().strategy(), Strategy::Sequential);
+    assert_eq!(a.now(), Nanos::ZERO);
+    assert!(!a.is_finished());
+    assert!(info(&a).contains("restarted"));
+}
+
+#[test]
+fn a_step_says_what_the_event_did() {
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    a.press(Key::Char('.'));
+    let text = info(&a);
+    assert!(text.starts_with("step to t "), "{text}");
+    assert!(text.contains("arrived") || text.contains("busy"), "{text}");
+}

@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use threadlab::real::{self, RealOptions};
 use threadlab::report::{self, Format, RunReport};
-use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
 
@@ -297,7 +297,8 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             output,
         }) => match engine.engine {
             EngineArg::Sim => compare(&preset, &scenario, output.format),
-            EngineArg::Real => compare_real(&preset, &scenario, &engine.real, output.format),
+            EngineArg::Real => refuse_strategy_on_compare(&scenario)
+                .and_then(|()| compare_real(&preset, &scenario, &engine.real, output.format)),
         },
         Some(Command::Verify {
             preset,
@@ -346,9 +347,36 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         }
         s.duration = d;
     }
+    if let Some(why) = load_set_that_does_not_apply(&s, &args.set) {
+        return Err(BadInput(why).into());
+    }
     let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
     let duration = s.duration;
     Ok((s, strategy, duration))
+}
+
+/// A `--set load.FIELD=...` that the scenario's load mode ignores (`load.clients` on a `runs`
+/// load): said rather than silently dropped.
+fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String> {
+    let (mode, fields): (&str, &[&str]) = match s.load.mode {
+        LoadMode::Runs { .. } => ("runs", &["count"]),
+        LoadMode::Batch { .. } => ("batch", &["count"]),
+        LoadMode::Open { .. } => ("open", &["rate", "ramp"]),
+        LoadMode::Closed { .. } => ("closed", &["clients", "think"]),
+        LoadMode::Trace { .. } => ("trace", &["file"]),
+    };
+    sets.iter().find_map(|set| {
+        let key = set.split('=').next()?.trim();
+        let field = key.strip_prefix("load.")?.split('.').next()?;
+        let applies = matches!(field, "mode" | "timeout") || fields.contains(&field);
+        (!applies).then(|| {
+            format!(
+                "--set {key}: a {mode} load has no {field} (it uses {}, timeout); \
+                 change load.mode too to use it",
+                fields.join(", ")
+            )
+        })
+    })
 }
 
 fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
@@ -365,6 +393,7 @@ fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<(
 }
 
 fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+    refuse_strategy_on_compare(args)?;
     let (s, _, duration) = load(preset, args)?;
     print!("{}", compare_output(&s, duration, format_of(format))?);
     Ok(())
@@ -380,6 +409,19 @@ fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Resu
         Format::Json => report::to_json(&reports)?,
         Format::Csv => report::compare_csv(&reports),
     })
+}
+
+/// `compare` plays every strategy: a `--strategy` would be ignored, so it is refused.
+fn refuse_strategy_on_compare(args: &ScenarioArgs) -> anyhow::Result<()> {
+    if args.strategy.is_some() {
+        return Err(BadInput(
+            "compare --strategy: compare plays every strategy on the same requests; \
+             use run --strategy NAME for one"
+                .into(),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// A real-mode refusal is bad input (exit 2); a failed run is an internal error (exit 1).

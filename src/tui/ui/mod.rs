@@ -87,12 +87,34 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         render_live(frame, body, app, snapshot);
     }
     tour::render(frame, area, app);
+    render_overlay(frame, app, snapshot);
+    paint_background(frame, app);
+}
+
+fn render_overlay(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
+    let area = frame.area();
     match app.overlay() {
         Overlay::None => {}
         Overlay::Help => help::render(frame, area, app),
         Overlay::Legend => help::render_legend(frame, area, app),
         Overlay::Faults(menu) => fault_menu::render(frame, area, app, snapshot, menu),
         Overlay::TourSteps(cursor) => tour_steps::render(frame, area, app, cursor),
+    }
+}
+
+/// Themes with their own background (light) paint every cell the panels left at the
+/// terminal's default, so the screen looks the same whatever the terminal's colours.
+fn paint_background(frame: &mut Frame, app: &App) {
+    let Some((bg, fg)) = app.palette().background else {
+        return;
+    };
+    for cell in &mut frame.buffer_mut().content {
+        if cell.bg == ratatui::style::Color::Reset {
+            cell.set_bg(bg);
+        }
+        if cell.fg == ratatui::style::Color::Reset {
+            cell.set_fg(fg);
+        }
     }
 }
 

@@ -649,10 +649,38 @@ impl App {
             self.info(format!("{} is at its smallest size", pool.name));
             return;
         }
-        self.command(Command::SetPoolSize {
+        let core = Command::SetPoolSize {
             pool: pool.id,
             size: new,
-        });
+        };
+        let max = Command::SetPoolMax {
+            pool: pool.id,
+            size: new,
+        };
+        // `+` and `-` are mirror images and say everything they change: core beyond max
+        // raises max too, and a fixed pool (core = max) stays fixed when it shrinks.
+        let commands = match pool.kind {
+            PoolKind::ThreadPool if grow && new > pool.max => vec![max, core],
+            PoolKind::ThreadPool if !grow && pool.core == pool.max => vec![core, max],
+            _ => vec![core],
+        };
+        self.commands(&commands);
+    }
+
+    /// Applies `commands` in order and reports them on one status line (stops at an error).
+    fn commands(&mut self, commands: &[Command]) {
+        let mut said = Vec::new();
+        for &command in commands {
+            self.command(command);
+            match self.status.take() {
+                Some(Status::Info(text)) => said.push(text),
+                other => {
+                    self.status = other;
+                    return;
+                }
+            }
+        }
+        self.info(said.join(" · "));
     }
 
     /// `]`/`[`: the selected pool's queue capacity by about 10%, at least 1. An unbounded

@@ -90,3 +90,37 @@ fn a_step_says_what_the_event_did() {
     assert!(text.starts_with("step to t "), "{text}");
     assert!(text.contains("arrived") || text.contains("busy"), "{text}");
 }
+
+#[test]
+fn plus_and_minus_are_mirror_images_and_say_what_they_change() {
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    // IronThread: core 10, max 20. + and - move core only while core < max.
+    a.press(Key::Tab);
+    a.press(Key::Char('+'));
+    assert_eq!(info(&a), "IronThread core 10 -> 11");
+    a.press(Key::Char('-'));
+    assert_eq!(info(&a), "IronThread core 11 -> 10");
+    // A fixed pool (core = max): + raises both and says so, - lowers both.
+    let mut a = App::new(
+        scenario::load(
+            "ironthread",
+            &["strategy.bulkhead.IronThread.max=10".to_string()],
+        )
+        .expect("preset"),
+        Strategy::Bulkhead,
+        Theme::Dark,
+    );
+    a.press(Key::Tab);
+    a.press(Key::Char('+'));
+    let grew = info(&a);
+    assert!(
+        grew.contains("core 10 -> 11") && grew.contains("max 10 -> 11"),
+        "{grew}"
+    );
+    a.press(Key::Char('-'));
+    let shrank = info(&a);
+    assert!(
+        shrank.contains("core 11 -> 10") && shrank.contains("max 11 -> 10"),
+        "{shrank}"
+    );
+}

@@ -290,3 +290,19 @@ fn the_hint_bar_starts_with_q_help_fault_compare_and_space() {
         .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{last}");
 }
+
+#[test]
+fn the_log_columns_stay_put_from_frame_to_frame() {
+    let header = |a: &App| {
+        screen(a, 80, 24)
+            .lines()
+            .find(|l| l.contains("Thread Name"))
+            .map(str::to_string)
+            .expect("the log header")
+    };
+    let mut a = app(CLOSED, Strategy::Bulkhead, Nanos::from_millis(300));
+    let early = header(&a);
+    a.apply(Action::SelectStrategy(Strategy::Shared));
+    play_to(&mut a, Nanos::from_secs(6));
+    assert_eq!(early, header(&a));
+}

@@ -713,8 +713,9 @@ impl App {
     /// Up/Down: open load x1.25 or /1.25; closed load +-10% clients (at least 1).
     pub fn change_load(&mut self, more: bool) {
         let command = match &self.engine.scenario().load.mode {
+            // Three significant digits, so the rate set is the rate the screen shows.
             &LoadMode::Open { rate, .. } => {
-                Command::SetRate(if more { rate * 1.25 } else { rate / 1.25 })
+                Command::SetRate(three_digits(if more { rate * 1.25 } else { rate / 1.25 }))
             }
             &LoadMode::Closed { clients, .. } => {
                 let step = (clients / 10).max(1);
@@ -1062,6 +1063,15 @@ fn step_text(before: &Snapshot, after: &Snapshot) -> String {
         super::ui::clock_text(after.now),
         what.join(" · ")
     )
+}
+
+/// `v` rounded to three significant digits (7.8125 -> 7.81, 1234.5 -> 1230).
+fn three_digits(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(2 - v.log10().floor() as i32);
+    (v * scale).round() / scale
 }
 
 /// About 10% of a size, at least 1.

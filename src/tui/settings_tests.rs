@@ -124,3 +124,22 @@ fn plus_and_minus_are_mirror_images_and_say_what_they_change() {
         "{shrank}"
     );
 }
+
+#[test]
+fn up_sets_a_rate_the_screen_can_show_exactly() {
+    let mut a = App::new(
+        scenario::load(
+            "ironthread",
+            &["load.mode=open".to_string(), "load.rate=6.25".to_string()],
+        )
+        .expect("preset"),
+        Strategy::Bulkhead,
+        Theme::Dark,
+    );
+    a.press(Key::Up);
+    let LoadMode::Open { rate, .. } = a.engine().scenario().load.mode else {
+        panic!("open load")
+    };
+    assert_eq!(rate, 7.81);
+    assert!(info(&a).contains("7.81/s"), "{}", info(&a));
+}

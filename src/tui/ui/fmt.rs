@@ -18,14 +18,17 @@ pub fn ms(v: f64) -> String {
     }
 }
 
-/// Requests per second: `0.59/s`, `118/s`, `12.3k/s`.
+/// Requests per second, the one rate format of the screen: `0.59/s`, `117.6/s`, `1988/s`,
+/// `12.3k/s` (four significant digits at most, as the README's figures).
 pub fn rate(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
     } else if v >= 10_000.0 {
         format!("{:.1}k/s", v / 1e3)
-    } else if v >= 100.0 {
+    } else if v >= 1_000.0 {
         format!("{v:.0}/s")
+    } else if v >= 100.0 {
+        format!("{v:.1}/s")
     } else if v >= 10.0 {
         format!("{v:.1}/s")
     } else {
@@ -177,6 +180,9 @@ mod tests {
         assert_eq!(ms(1000.4), "1000");
         assert_eq!(ms(12.25), "12.2");
         assert_eq!(rate(0.588), "0.59/s");
+        assert_eq!(rate(117.647), "117.6/s");
+        assert_eq!(rate(1988.8), "1989/s");
+        assert_eq!(rate(14_195.0), "14.2k/s");
         assert_eq!(count(123_456), "123.5k");
         assert_eq!(bytes(200 << 10), "200 KiB");
         assert_eq!(bytes(10 << 20), "10 MiB");

@@ -2,6 +2,7 @@
 //! the TUI's compare view give in words, from the same reports.
 
 use super::RunReport;
+use crate::scenario::Scenario;
 
 /// The strategies marked best: the highest goodput, ties broken by the lower p99 of answered
 /// requests. Both are compared as displayed (0.01 req/s, 0.1 ms), so strategies the table
@@ -24,9 +25,10 @@ pub fn best(reports: &[RunReport]) -> Vec<usize> {
         .collect()
 }
 
-/// One short phrase saying what limits a strategy's goodput: rejections, client timeouts,
-/// refused connections, else the pool whose ceiling it runs at, else the load itself.
-pub fn limited_by(r: &RunReport) -> String {
+/// One short phrase saying what limits a strategy's goodput: rejections, client timeouts
+/// (naming a hanging service), refused connections, else the pool whose queue built up or
+/// that runs at its ceiling, else the load itself.
+pub fn limited_by(scenario: &Scenario, r: &RunReport) -> String {
     let q = &r.requests;
     let rejecting = r
         .pools
@@ -37,6 +39,9 @@ pub fn limited_by(r: &RunReport) -> String {
         return format!("{} rejects", pool.name);
     }
     if q.timeout > 0 {
+        if let Some(hung) = scenario.services.iter().find(|s| s.hang.is_some()) {
+            return format!("timeouts: {} hangs", hung.name);
+        }
         return match slowest_service(r) {
             Some(name) => format!("timeouts on {name}"),
             None => "client timeouts".to_string(),
@@ -45,20 +50,19 @@ pub fn limited_by(r: &RunReport) -> String {
     if q.refused > 0 {
         return "refused: backlog full".to_string();
     }
+    // A queue that built up marks the pool that could not keep up, even while a run is
+    // young and its rate still below the ceiling.
+    let queued = r
+        .pools
+        .iter()
+        .filter(|x| x.max_queue > 0)
+        .max_by_key(|x| x.max_queue);
+    if let Some(pool) = queued {
+        return format!("{} full, queue {}", pool.name, pool.max_queue);
+    }
     let p = &r.theory.prediction;
     match (&p.bottleneck, p.ceiling_rps) {
-        (Some(b), Some(c)) if r.throughput_rps >= 0.9 * c => {
-            let queued = r
-                .pools
-                .iter()
-                .find(|x| &x.name == b)
-                .map_or(0, |x| x.max_queue);
-            if queued > 0 {
-                format!("{b} full, queue {queued}")
-            } else {
-                format!("{b} full")
-            }
-        }
+        (Some(b), Some(c)) if r.throughput_rps >= 0.9 * c => format!("{b} full"),
         _ => "load (below ceiling)".to_string(),
     }
 }

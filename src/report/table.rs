@@ -442,7 +442,7 @@ pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
             .unwrap_or_else(|| "-".into())
     });
     add("responses (req/s)", &|r| format!("{:.2}", r.throughput_rps));
-    add("limited by", &|r| super::limited_by(r));
+    add("limited by", &|r| super::limited_by(scenario, r));
     t.render(&mut out);
     out.push('\n');
     let _ = writeln!(out, "{}", verdict(reports, &best));

@@ -111,7 +111,10 @@ fn render_table(
                 if failed > 0.0 { p.error } else { p.text },
             ),
             Span::styled(
-                format!("  {}", fmt::fit(&limited_by(r), limit_width)),
+                format!(
+                    "  {}",
+                    fmt::fit(&limited_by(app.scenario(), r), limit_width)
+                ),
                 p.dim,
             ),
         ];

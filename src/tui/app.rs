@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use crate::real::{Lag, LiveRun, RealError, RealOptions};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
@@ -20,6 +20,7 @@ use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Pace, catch_up, run_for};
 use super::keys::{self, Context, Key};
 use super::theme::Palette;
+use super::ui::mouse as ui_mouse;
 
 /// Everything a key can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +178,8 @@ pub struct App {
     quit: bool,
     /// `q` was pressed once during a tour: a second `q` quits.
     quit_asked: bool,
+    /// Log entries scrolled back from the newest (the mouse wheel).
+    log_scroll: usize,
     palette: Palette,
     tour: Option<Tour>,
     /// Real mode: the run on screen and why it is not keeping up.
@@ -218,6 +221,7 @@ impl App {
             behind: false,
             quit: false,
             quit_asked: false,
+            log_scroll: 0,
             palette: Palette::of(theme),
             tour: None,
             real: None,
@@ -539,6 +543,37 @@ impl App {
         if let Some(key) = Key::from_event(event) {
             self.press(key);
         }
+    }
+
+    /// A mouse event on a `width` x `height` screen: a click on a strategy tab or a fault
+    /// menu line does what its key does; the wheel scrolls the log.
+    pub fn handle_mouse(&mut self, event: MouseEvent, width: u16, height: u16) {
+        match event.kind {
+            MouseEventKind::ScrollUp => self.scroll_log(true),
+            MouseEventKind::ScrollDown => self.scroll_log(false),
+            MouseEventKind::Down(MouseButton::Left) => {
+                let target = ui_mouse::target(self, width, height, event.column, event.row);
+                if let Some(action) = ui_mouse::click(target) {
+                    self.apply(action);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Scrolls the log back (towards older entries) or forward, three entries at a time.
+    pub fn scroll_log(&mut self, back: bool) {
+        let len = self.snapshot().log.len();
+        self.log_scroll = if back {
+            (self.log_scroll + 3).min(len.saturating_sub(1))
+        } else {
+            self.log_scroll.saturating_sub(3)
+        };
+    }
+
+    /// Log entries scrolled back from the newest.
+    pub fn log_scroll(&self) -> usize {
+        self.log_scroll
     }
 
     /// What a key does where the person is.

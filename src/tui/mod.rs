@@ -61,7 +61,7 @@ impl Default for TuiOptions {
     }
 }
 
-/// Runs the TUI on `scenario`, starting with `strategy`, until the user quits (q, Esc,
+/// Runs the TUI on `scenario`, starting with `strategy`, until the user quits (q,
 /// Ctrl-C) or a SIGTERM/SIGHUP arrives. The terminal is restored on every way out: normal
 /// exit, error, and panic (`ratatui::init`'s hook); a real run is stopped after it, in the
 /// background, so quitting is immediate.
@@ -77,7 +77,9 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
     }
     let mut terminal = ratatui::try_init()?;
+    mouse_capture(true);
     let result = runtime.block_on(event_loop(&mut terminal, &mut app, options.fps));
+    mouse_capture(false);
     ratatui::restore();
     drop(app);
     result
@@ -102,6 +104,10 @@ async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> 
             }
             event = events.next() => match event {
                 Some(Ok(Event::Key(key))) => app.handle_key(key),
+                Some(Ok(Event::Mouse(mouse))) => {
+                    let size = terminal.size()?;
+                    app.handle_mouse(mouse, size.width, size.height);
+                }
                 Some(Ok(Event::Resize(..))) => {}
                 Some(Ok(_)) => continue,
                 Some(Err(err)) => return Err(err.into()),
@@ -118,6 +124,23 @@ async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> 
         draw(terminal, app)?;
     }
     Ok(())
+}
+
+/// Mouse reporting on or off. A panic turns it off before ratatui's own hook restores the
+/// rest of the terminal, so no way out leaves the shell receiving mouse codes.
+fn mouse_capture(on: bool) {
+    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+    let mut out = std::io::stdout();
+    if on {
+        let _ = ratatui::crossterm::execute!(out, EnableMouseCapture);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+            previous(info);
+        }));
+    } else {
+        let _ = ratatui::crossterm::execute!(out, DisableMouseCapture);
+    }
 }
 
 fn draw(terminal: &mut DefaultTerminal, app: &App) -> anyhow::Result<()> {

@@ -143,3 +143,47 @@ fn up_sets_a_rate_the_screen_can_show_exactly() {
     assert_eq!(rate, 7.81);
     assert!(info(&a).contains("7.81/s"), "{}", info(&a));
 }
+
+fn mouse(kind: ratatui::crossterm::event::MouseEventKind, column: u16, row: u16) -> MouseEvent {
+    MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: ratatui::crossterm::event::KeyModifiers::NONE,
+    }
+}
+
+#[test]
+fn clicking_a_strategy_tab_or_a_fault_menu_line_does_what_its_key_does() {
+    use ratatui::crossterm::event::MouseEventKind::Down;
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    play(&mut a, 1);
+    // At 80 columns: " IronThread " then "│", then " 1 sequential " from column 13.
+    a.handle_mouse(mouse(Down(MouseButton::Left), 15, 0), 80, 24);
+    assert_eq!(a.engine().strategy(), Strategy::Sequential);
+    a.press(Key::Char('f'));
+    // The menu box is centred: 3 services + the scope line, in a 6-row box from row 9.
+    a.handle_mouse(mouse(Down(MouseButton::Left), 40, 11), 80, 24);
+    assert!(
+        matches!(
+            a.overlay(),
+            Overlay::Faults(FaultMenu {
+                service: Some(1),
+                ..
+            })
+        ),
+        "{:?}",
+        a.overlay()
+    );
+}
+
+#[test]
+fn the_wheel_scrolls_the_log_back_and_forth() {
+    use ratatui::crossterm::event::MouseEventKind::{ScrollDown, ScrollUp};
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    play(&mut a, 6);
+    a.handle_mouse(mouse(ScrollUp, 10, 20), 80, 24);
+    assert_eq!(a.log_scroll(), 3);
+    a.handle_mouse(mouse(ScrollDown, 10, 20), 80, 24);
+    assert_eq!(a.log_scroll(), 0);
+}

@@ -27,8 +27,6 @@ pub fn rate(v: f64) -> String {
         format!("{:.1}k/s", v / 1e3)
     } else if v >= 1_000.0 {
         format!("{v:.0}/s")
-    } else if v >= 100.0 {
-        format!("{v:.1}/s")
     } else if v >= 10.0 {
         format!("{v:.1}/s")
     } else {

@@ -127,6 +127,22 @@ fn badge_line(app: &App, badges: &[String], width: u16) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The strategy whose tab is at `column` of the first row (the same arithmetic as the
+/// tabs drawn above: the preset's name, a bar, then ` N name ` per strategy).
+pub fn tab_at(app: &App, width: u16, column: u16) -> Option<Strategy> {
+    let name_width = usize::from(width.saturating_sub(66)).max(8);
+    let name = fmt::fit(&app.scenario().name, name_width);
+    let mut x = format!(" {} ", name.trim_end()).chars().count() + 1;
+    for (i, s) in Strategy::ALL.iter().enumerate() {
+        let tab = format!(" {} {} ", i + 1, s.name()).chars().count();
+        if (x..x + tab).contains(&usize::from(column)) {
+            return Some(*s);
+        }
+        x += tab;
+    }
+    None
+}
+
 /// The load in a few words.
 fn load(mode: &LoadMode) -> String {
     match mode {

@@ -21,16 +21,23 @@ const SEP_WIDTH: usize = 3;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
+    let back = app.log_scroll().min(snapshot.log.len().saturating_sub(1));
+    let title = if back > 0 {
+        format!(" Log · {back} newer entries below (wheel down) ")
+    } else {
+        " Log ".to_string()
+    };
     let block = Block::bordered()
-        .title(Line::styled(" Log ", p.title))
+        .title(Line::styled(title, p.title))
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
     let width = usize::from(inner.width);
     let rows = usize::from(inner.height).saturating_sub(1);
-    let skip = snapshot.log.len().saturating_sub(rows);
-    let shown = &snapshot.log[skip..];
+    let end = snapshot.log.len() - back;
+    let skip = end.saturating_sub(rows);
+    let shown = &snapshot.log[skip..end];
     let columns = Columns::fitted(snapshot, width);
     let mut lines = vec![columns.header(p)];
     lines.extend(shown.iter().map(|entry| match entry {

@@ -37,6 +37,7 @@ mod header;
 mod help;
 mod latency;
 mod log;
+pub mod mouse;
 mod outcomes;
 mod pools;
 mod runtime;

@@ -51,11 +51,20 @@ pub struct TourStep {
 /// The panel a tour caption talks about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TourPanel {
-    /// Pools, outcomes, latency or the compare view: the caption goes at the bottom.
     #[default]
-    Top,
-    /// The log or the theory row: the caption goes at the top.
-    Bottom,
+    Pools,
+    Outcomes,
+    Latency,
+    Compare,
+    Theory,
+    Log,
+}
+
+impl TourPanel {
+    /// The panel sits low on the screen, so its caption goes at the top.
+    pub fn is_low(self) -> bool {
+        matches!(self, TourPanel::Theory | TourPanel::Log)
+    }
 }
 
 /// A key a tour step presses: a character, or a named key written `<Tab>`, `<BackTab>`,

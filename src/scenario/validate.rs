@@ -90,8 +90,12 @@ fn tour(check: &Checker, raw: &[RawTourStep]) -> Result<Vec<TourStep>, ScenarioE
 /// Which part of the screen a caption talks about.
 fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPanel, ScenarioError> {
     match text {
-        None | Some("pools" | "outcomes" | "latency" | "compare") => Ok(TourPanel::Top),
-        Some("log" | "theory") => Ok(TourPanel::Bottom),
+        None | Some("pools") => Ok(TourPanel::Pools),
+        Some("outcomes") => Ok(TourPanel::Outcomes),
+        Some("latency") => Ok(TourPanel::Latency),
+        Some("compare") => Ok(TourPanel::Compare),
+        Some("theory") => Ok(TourPanel::Theory),
+        Some("log") => Ok(TourPanel::Log),
         Some(other) => Err(check.invalid(
             path,
             quoted(other),

@@ -306,3 +306,62 @@ fn the_log_columns_stay_put_from_frame_to_frame() {
     play_to(&mut a, Nanos::from_secs(6));
     assert_eq!(early, header(&a));
 }
+
+/// Strings that show the panel a caption talks about is in sight.
+fn anchors(panel: crate::scenario::TourPanel) -> &'static [&'static str] {
+    use crate::scenario::TourPanel;
+    match panel {
+        TourPanel::Pools => &["Pools", "Tab select"],
+        TourPanel::Outcomes => &["Outcomes", "answered"],
+        TourPanel::Latency => &["Latency"],
+        TourPanel::Compare => &["1 sequential", "4 unbounded", "best:"],
+        TourPanel::Theory => &["theory ", "measured"],
+        TourPanel::Log => &["Thread Name", "└──"],
+    }
+}
+
+#[test]
+fn at_80x24_no_tour_caption_covers_the_panel_it_names() {
+    use crate::tui::app::Tour;
+    for name in scenario::builtin_names() {
+        let s = scenario::load(name, &[]).expect("preset loads");
+        if s.tour.is_empty() {
+            continue;
+        }
+        let strategy = s.strategy.default;
+        let mut a = App::new(s, strategy, Theme::Dark);
+        assert!(a.start_tour());
+        for _ in 0..6_000 {
+            let Some(step) = a.tour().and_then(Tour::shown_step).cloned() else {
+                if a.tour().is_none() {
+                    break;
+                }
+                // One frame at a time: a step that fires pauses the clock.
+                a.advance(
+                    std::time::Duration::from_millis(100),
+                    BudgetSpec::Events(u64::MAX),
+                );
+                continue;
+            };
+            // Let behind engines (a fresh compare view) catch up to the paused clock.
+            a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+            let text = screen(&a, 80, 24);
+            let caption_top = text
+                .lines()
+                .position(|l| l.contains("Tour "))
+                .expect("caption");
+            for anchor in anchors(step.panel) {
+                let row = text
+                    .lines()
+                    .enumerate()
+                    .filter(|(i, _)| *i != caption_top)
+                    .position(|(_, l)| l.contains(anchor));
+                assert!(
+                    row.is_some(),
+                    "{name}: {anchor:?} hidden by the caption\n{text}"
+                );
+            }
+            a.press(crate::tui::keys::Key::Char(' '));
+        }
+    }
+}

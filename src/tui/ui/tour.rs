@@ -24,11 +24,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let panel = app
         .tour()
         .and_then(|t| t.shown_step())
-        .map_or(TourPanel::Top, |s| s.panel);
+        .map_or(TourPanel::Pools, |s| s.panel);
     // Below the two header rows, or above the status line.
-    let y = match panel {
-        TourPanel::Bottom => area.y + 2,
-        TourPanel::Top => area.y + area.height.saturating_sub(height + 1),
+    let y = if panel.is_low() {
+        area.y + 2
+    } else {
+        area.y + area.height.saturating_sub(height + 1)
     };
     let caption = Rect {
         x: area.x + (area.width - width) / 2,

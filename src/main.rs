@@ -10,7 +10,7 @@ use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
 use threadlab::report::{self, Format, RunReport};
-use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
 use threadlab::sweep;
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
@@ -398,6 +398,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             EngineArg::Sim => compare(&preset, &scenario, &output),
             EngineArg::Real => {
                 no_plot_for_real(&output)?;
+                refuse_strategy_on_compare(&scenario)?;
                 compare_real(&preset, &scenario, &engine.real, output.format)
             }
         },
@@ -467,6 +468,9 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         }
         s.duration = d;
     }
+    if let Some(why) = load_set_that_does_not_apply(&s, &args.set) {
+        return Err(BadInput(why).into());
+    }
     let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
     let duration = s.duration;
     if let Some(why) = scenario::estimate_cost(&s, duration).refusal()
@@ -480,6 +484,30 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         .into());
     }
     Ok((s, strategy, duration))
+}
+
+/// A `--set load.FIELD=...` that the scenario's load mode ignores (`load.clients` on a `runs`
+/// load): said rather than silently dropped.
+fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String> {
+    let (mode, fields): (&str, &[&str]) = match s.load.mode {
+        LoadMode::Runs { .. } => ("runs", &["count"]),
+        LoadMode::Batch { .. } => ("batch", &["count"]),
+        LoadMode::Open { .. } => ("open", &["rate", "ramp"]),
+        LoadMode::Closed { .. } => ("closed", &["clients", "think"]),
+        LoadMode::Trace { .. } => ("trace", &["file"]),
+    };
+    sets.iter().find_map(|set| {
+        let key = set.split('=').next()?.trim();
+        let field = key.strip_prefix("load.")?.split('.').next()?;
+        let applies = matches!(field, "mode" | "timeout") || fields.contains(&field);
+        (!applies).then(|| {
+            format!(
+                "--set {key}: a {mode} load has no {field} (it uses {}, timeout); \
+                 change load.mode too to use it",
+                fields.join(", ")
+            )
+        })
+    })
 }
 
 fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
@@ -520,6 +548,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
 }
 
 fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
+    refuse_strategy_on_compare(args)?;
     let (s, _, duration) = load(preset, args)?;
     let chart = output.plot()?;
     progress::catch_ctrl_c();
@@ -676,6 +705,19 @@ fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
             engine.now(),
             threadlab::sim::STALL_EVENTS
         ))
+        .into());
+    }
+    Ok(())
+}
+
+/// `compare` plays every strategy: a `--strategy` would be ignored, so it is refused.
+fn refuse_strategy_on_compare(args: &ScenarioArgs) -> anyhow::Result<()> {
+    if args.strategy.is_some() {
+        return Err(BadInput(
+            "compare --strategy: compare plays every strategy on the same requests; \
+             use run --strategy NAME for one"
+                .into(),
+        )
         .into());
     }
     Ok(())

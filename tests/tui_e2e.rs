@@ -132,3 +132,32 @@ fn a_too_small_terminal_says_how_big_it_must_be() {
     tmux.keys(&["C-c"]);
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
 }
+
+#[test]
+fn escape_in_a_tour_and_in_the_fault_menu_leaves_the_program_running() {
+    let tmux = Tmux::start(80, 24);
+    tmux.wait_for("the shell prompt", |s| s.contains('$'));
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.keys(&[&format!("{bin} tour ironthread; echo EXIT=$?"), "Enter"]);
+    tmux.wait_for("the first caption", |s| s.contains("Tour 1/4"));
+    // Esc on a caption: nothing to close, so it says how to quit instead of quitting.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the hint that q quits", |s| s.contains("q quits"));
+    // f, Esc, Esc, Esc: the menu closes and the program still takes keys.
+    tmux.keys(&["f"]);
+    tmux.wait_for("the fault menu", |s| s.contains("which service"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the menu to close", |s| !s.contains("which service"));
+    tmux.keys(&["Escape"]);
+    tmux.keys(&["Escape"]);
+    tmux.keys(&["?"]);
+    let screen = tmux.wait_for("the help overlay", |s| s.contains("this help"));
+    assert!(!screen.contains("EXIT="), "the program quit:\n{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help to close", |s| !s.contains("this help"));
+    // In a tour q asks first; a second q quits cleanly.
+    tmux.keys(&["q"]);
+    tmux.wait_for("the question", |s| s.contains("quit the tour?"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+}

@@ -46,6 +46,15 @@ impl Outcome {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// Whether the client got an answer it can use (Success or Partial): the requests
+    /// goodput counts and the answered latency percentiles describe.
+    pub fn is_answered(self) -> bool {
+        matches!(self, Outcome::Success | Outcome::Partial)
+    }
+
+    /// The outcomes that are not answers (Failed, Timeout, Refused), in display order.
+    pub const FAILURES: [Outcome; 3] = [Outcome::Failed, Outcome::Timeout, Outcome::Refused];
 }
 
 /// Requests by outcome.
@@ -64,6 +73,14 @@ impl OutcomeCounts {
     /// Requests that ended, in any outcome.
     pub fn total(&self) -> u64 {
         self.by_outcome.iter().sum()
+    }
+    /// Requests the client got a usable answer for (success or partial): goodput's count.
+    pub fn answered(&self) -> u64 {
+        self.get(Outcome::Success) + self.get(Outcome::Partial)
+    }
+    /// Requests that ended without an answer (failed, timed out or refused).
+    pub fn failures(&self) -> u64 {
+        self.total() - self.answered()
     }
     /// Requests that got a response from the server in time (success, partial or failed).
     pub fn responded(&self) -> u64 {

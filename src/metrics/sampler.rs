@@ -12,13 +12,13 @@ pub const SERIES_CAPACITY: usize = 600;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SeriesSnapshot {
     pub interval: Nanos,
-    /// Responses (success, partial, failed) per interval.
-    pub completed: Vec<f64>,
+    /// Answered requests (success, partial) per interval.
+    pub answered: Vec<f64>,
     pub failed: Vec<f64>,
     pub partial: Vec<f64>,
     pub timeout: Vec<f64>,
     pub refused: Vec<f64>,
-    /// Mean and max latency (ms) of the outcomes of each interval.
+    /// Mean and max latency (ms) of the requests answered in each interval.
     pub latency_mean: Vec<f64>,
     pub latency_max: Vec<f64>,
     pub in_flight: Vec<f64>,
@@ -35,7 +35,7 @@ pub struct PoolGauges {
 /// Accumulates outcomes during an interval and closes it into the series.
 #[derive(Debug, Clone)]
 pub struct Sampler {
-    completed: Series,
+    answered: Series,
     failed: Series,
     partial: Series,
     timeout: Series,
@@ -56,7 +56,7 @@ impl Sampler {
     pub fn new(pools: usize) -> Self {
         let series = || Series::new(SERIES_CAPACITY);
         Sampler {
-            completed: series(),
+            answered: series(),
             failed: series(),
             partial: series(),
             timeout: series(),
@@ -74,10 +74,10 @@ impl Sampler {
         }
     }
 
-    /// An outcome seen in the current interval (a refusal has no latency).
+    /// An outcome seen in the current interval (only answers count towards its latency).
     pub fn record(&mut self, outcome: Outcome, latency: Nanos) {
         self.outcomes.add(outcome);
-        if outcome != Outcome::Refused {
+        if outcome.is_answered() {
             let ms = latency.as_millis_f64();
             self.latency_sum_ms += ms;
             self.latency_n += 1;
@@ -88,7 +88,7 @@ impl Sampler {
     /// Closes the interval: pushes one sample to every series and starts the next.
     pub fn close_interval(&mut self, in_flight: u64, pools: impl IntoIterator<Item = PoolGauges>) {
         let acc = std::mem::take(&mut self.outcomes);
-        self.completed.push(acc.responded() as f64);
+        self.answered.push(acc.answered() as f64);
         self.failed.push(acc.get(Outcome::Failed) as f64);
         self.partial.push(acc.get(Outcome::Partial) as f64);
         self.timeout.push(acc.get(Outcome::Timeout) as f64);
@@ -132,7 +132,7 @@ impl Sampler {
         };
         SeriesSnapshot {
             interval,
-            completed: with_open(&self.completed, acc.responded() as f64),
+            answered: with_open(&self.answered, acc.answered() as f64),
             failed: with_open(&self.failed, acc.get(Outcome::Failed) as f64),
             partial: with_open(&self.partial, acc.get(Outcome::Partial) as f64),
             timeout: with_open(&self.timeout, acc.get(Outcome::Timeout) as f64),
@@ -165,7 +165,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_interval_counts_its_outcomes_and_latencies_then_starts_afresh() {
+    fn an_interval_counts_its_outcomes_and_the_latencies_of_its_answers_then_starts_afresh() {
         let mut s = Sampler::new(1);
         s.record(Outcome::Success, Nanos::from_millis(100));
         s.record(Outcome::Failed, Nanos::from_millis(300));
@@ -182,12 +182,13 @@ mod tests {
         s.record(Outcome::Partial, Nanos::from_millis(50));
         let series = s.series(Nanos::from_millis(100));
         // Two closed intervals, then the open one with the partial seen so far.
-        assert_eq!(series.completed, vec![2.0, 0.0, 1.0]);
+        assert_eq!(series.answered, vec![1.0, 0.0, 1.0]);
         assert_eq!(series.partial, vec![0.0, 0.0, 1.0]);
         assert_eq!(series.failed, vec![1.0, 0.0, 0.0]);
         assert_eq!(series.refused, vec![1.0, 0.0, 0.0]);
-        assert_eq!(series.latency_mean, vec![200.0, 0.0, 50.0]);
-        assert_eq!(series.latency_max, vec![300.0, 0.0, 50.0]);
+        // The failed request's 300 ms is a time to failure, not an answer's latency.
+        assert_eq!(series.latency_mean, vec![100.0, 0.0, 50.0]);
+        assert_eq!(series.latency_max, vec![100.0, 0.0, 50.0]);
         assert_eq!(series.in_flight, vec![4.0, 0.0]);
         assert_eq!(s.pool_queued(0), vec![5.0, 0.0]);
         assert_eq!(s.pool_active(0), vec![2.0, 0.0]);

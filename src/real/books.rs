@@ -7,9 +7,7 @@ use crate::metrics::{
     LatencyHistogram, Outcome, OutcomeCounts, PoolGauges, RollingHistogram, Sampler,
 };
 use crate::scenario::{LoadMode, Scenario};
-use crate::sim::{
-    PoolSnapshot, RunLine, ServiceStats, Snapshot, service_snapshots, throughput_rps,
-};
+use crate::sim::{PoolSnapshot, RunLine, ServiceStats, Snapshot, service_snapshots};
 use crate::time::Nanos;
 
 use super::sync::lock;
@@ -23,6 +21,7 @@ pub(super) struct Books {
     pub sent: u64,
     pub outcomes: OutcomeCounts,
     latency: LatencyHistogram,
+    failed_latency: LatencyHistogram,
     window: RollingHistogram,
     pub services: Vec<ServiceStats>,
     pub late_responses: u64,
@@ -44,6 +43,7 @@ impl Books {
             sent: 0,
             outcomes: OutcomeCounts::default(),
             latency: LatencyHistogram::default(),
+            failed_latency: LatencyHistogram::default(),
             window: RollingHistogram::new(10, Nanos::from_secs(1)),
             services: vec![ServiceStats::default(); scenario.services.len()],
             late_responses: 0,
@@ -86,9 +86,11 @@ impl Books {
         let latency = now.saturating_sub(req.arrival);
         self.outcomes.add(outcome);
         self.sampled.record(outcome, latency);
-        if outcome != Outcome::Refused {
+        if outcome.is_answered() {
             self.latency.record(latency);
             self.window.record(now, latency);
+        } else {
+            self.failed_latency.record(latency);
         }
         self.last_outcome_at = now;
         let line = RunLine {
@@ -153,8 +155,10 @@ impl World {
             mean_in_flight: if secs > 0.0 { area / secs } else { 0.0 },
             outcomes: b.outcomes,
             late_responses: b.late_responses,
-            throughput_rps: throughput_rps(&b.outcomes, secs),
+            throughput_rps: crate::sim::per_second(b.outcomes.responded(), now),
+            goodput_rps: crate::sim::per_second(b.outcomes.answered(), now),
             latency: b.latency.summary(),
+            failed_latency: b.failed_latency.summary(),
             window: b.window.summary(now),
             window_len: b.window.window(),
             connections,

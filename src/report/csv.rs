@@ -3,8 +3,8 @@
 use super::RunReport;
 
 const SUMMARY_HEADER: &str = "preset,strategy,seed,simulated_s,sent,completed,success,partial,\
-failed,timeout,refused,throughput_rps,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
-max_queue,rejected,ceiling_rps";
+failed,timeout,refused,throughput_rps,goodput_rps,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
+max_queue,rejected,ceiling_rps,failed_mean_ms,failed_p99_ms";
 
 fn summary_row(r: &RunReport) -> String {
     let q = &r.requests;
@@ -17,7 +17,7 @@ fn summary_row(r: &RunReport) -> String {
         .ceiling_rps
         .map_or_else(String::new, |c| format!("{c:.3}"));
     format!(
-        "{},{},{},{:.3},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}",
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.3},{:.3}",
         field(&r.preset),
         r.strategy,
         r.seed,
@@ -30,6 +30,7 @@ fn summary_row(r: &RunReport) -> String {
         q.timeout,
         q.refused,
         r.throughput_rps,
+        r.goodput_rps,
         l.mean,
         l.p50,
         l.p90,
@@ -38,7 +39,9 @@ fn summary_row(r: &RunReport) -> String {
         l.max,
         max_queue,
         rejected,
-        ceiling
+        ceiling,
+        r.failed_latency_ms.mean,
+        r.failed_latency_ms.p99
     )
 }
 

@@ -3,6 +3,7 @@
 
 mod csv;
 pub mod figures;
+mod limits;
 mod table;
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use crate::theory::Prediction;
 use crate::time::Nanos;
 
 pub use csv::{compare_csv, run_csv};
+pub use limits::{best, limited_by};
 pub(crate) use table::{Align, Table};
 pub use table::{compare_table, run_table, run_table_measured};
 
@@ -42,9 +44,17 @@ pub struct RunReport {
     pub seed: u64,
     pub simulated_s: f64,
     pub requests: Requests,
-    /// Responses (success, partial, failed) per simulated second.
+    /// Server responses (success, partial, failed) per simulated second.
     pub throughput_rps: f64,
+    /// Answered requests (success, partial) per simulated second: the headline rate.
+    pub goodput_rps: f64,
+    /// Requests that ended without an answer, per simulated second, by outcome.
+    pub failure_rps: FailureRates,
+    /// Latency of answered requests (success, partial) as their client saw it.
     pub latency_ms: LatencySummary,
+    /// Time to failure of the others (failed, timeout, refused): how long a client waited
+    /// to learn it got no answer.
+    pub failed_latency_ms: LatencySummary,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
     /// The cores: utilisation since t = 0 and the most work that waited for one.
@@ -73,6 +83,14 @@ pub struct Requests {
     pub in_flight: u64,
     /// Responses that came after their client had given up.
     pub late_responses: u64,
+}
+
+/// Failed, timed-out and refused requests per simulated second.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FailureRates {
+    pub failed: f64,
+    pub timeout: f64,
+    pub refused: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -234,7 +252,14 @@ impl RunReport {
             simulated_s: snap.now.as_secs_f64(),
             requests: requests(snap),
             throughput_rps: snap.throughput_rps,
+            goodput_rps: snap.goodput_rps,
+            failure_rps: FailureRates {
+                failed: snap.rate_of(Outcome::Failed),
+                timeout: snap.rate_of(Outcome::Timeout),
+                refused: snap.rate_of(Outcome::Refused),
+            },
             latency_ms: snap.latency,
+            failed_latency_ms: snap.failed_latency,
             pools,
             services,
             cpu: CpuReport {

@@ -144,12 +144,26 @@ fn summary(r: &RunReport, out: &mut String) {
         "Requests: {} sent, {} completed: {} success, {} partial, {} failed, {} timeout, {} refused; {} in flight",
         q.sent, q.completed, q.success, q.partial, q.failed, q.timeout, q.refused, q.in_flight
     );
-    let _ = writeln!(out, "Throughput: {:.2} req/s", r.throughput_rps);
+    let f = &r.failure_rps;
     let _ = writeln!(
         out,
-        "Latency (ms): mean {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}\n",
+        "Goodput: {:.2} req/s answered (success + partial) · failed {:.2}/s, timeout {:.2}/s, refused {:.2}/s · responses {:.2}/s",
+        r.goodput_rps, f.failed, f.timeout, f.refused, r.throughput_rps
+    );
+    let _ = writeln!(
+        out,
+        "Latency of answered requests (ms): mean {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}",
         l.mean, l.p50, l.p90, l.p99, l.p999, l.max
     );
+    let e = &r.failed_latency_ms;
+    if e.count > 0 {
+        let _ = writeln!(
+            out,
+            "Time to failure (ms, failed + timeout + refused): mean {:.1}, p50 {:.1}, p99 {:.1}, max {:.1}",
+            e.mean, e.p50, e.p99, e.max
+        );
+    }
+    out.push('\n');
     let mut pools = Table::new(&[
         ("Pool", Left),
         ("Kind", Left),
@@ -268,7 +282,12 @@ fn theory(r: &RunReport, out: &mut String) {
     }
     out.push('\n');
     if let Some(x) = p.throughput_rps {
-        let _ = write!(out, "Expected: {} req/s", rps(x));
+        let _ = write!(
+            out,
+            "Expected: {} req/s (measured goodput {:.2})",
+            rps(x),
+            r.goodput_rps
+        );
         if let Some(ms) = p.latency_ms {
             let _ = write!(out, ", mean latency {ms:.1} ms");
         }
@@ -290,8 +309,13 @@ fn theory(r: &RunReport, out: &mut String) {
     if let Some(e) = &p.erlang_c {
         let _ = writeln!(
             out,
-            "Erlang C (M/M/{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
+            "Erlang C (M/M/{}{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
             e.servers,
+            if e.approximation {
+                ", an approximation: the hold time is not exponential"
+            } else {
+                ""
+            },
             e.offered_load_erlangs,
             e.prob_wait * 100.0,
             e.mean_wait_ms,
@@ -344,20 +368,47 @@ pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
         t.render(&mut out);
         out.push('\n');
     }
+    let best = super::best(reports);
+    let names: Vec<String> = reports
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if best.contains(&i) {
+                format!("{} (best)", r.strategy.name())
+            } else {
+                r.strategy.name().to_string()
+            }
+        })
+        .collect();
     let mut headers = vec![("", Left)];
-    headers.extend(reports.iter().map(|r| (r.strategy.name(), Right)));
+    headers.extend(names.iter().map(|n| (n.as_str(), Right)));
     let mut t = Table::new(&headers);
     let mut add = |name: &str, f: &dyn Fn(&RunReport) -> String| {
         let mut row = vec![name.to_string()];
         row.extend(reports.iter().map(f));
         t.row(row);
     };
-    add("throughput (req/s)", &|r| {
-        format!("{:.2}", r.throughput_rps)
+    add("goodput (req/s)", &|r| format!("{:.2}", r.goodput_rps));
+    add("failed (req/s)", &|r| {
+        format!("{:.2}", r.failure_rps.failed)
     });
-    add("mean (ms)", &|r| format!("{:.1}", r.latency_ms.mean));
-    add("p50 (ms)", &|r| format!("{:.1}", r.latency_ms.p50));
-    add("p99 (ms)", &|r| format!("{:.1}", r.latency_ms.p99));
+    add("timeout (req/s)", &|r| {
+        format!("{:.2}", r.failure_rps.timeout)
+    });
+    add("refused (req/s)", &|r| {
+        format!("{:.2}", r.failure_rps.refused)
+    });
+    add("answered mean (ms)", &|r| {
+        format!("{:.1}", r.latency_ms.mean)
+    });
+    add("answered p50 (ms)", &|r| format!("{:.1}", r.latency_ms.p50));
+    add("answered p99 (ms)", &|r| format!("{:.1}", r.latency_ms.p99));
+    add("to failure p50 (ms)", &|r| {
+        failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p50)
+    });
+    add("to failure p99 (ms)", &|r| {
+        failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p99)
+    });
     add("success", &|r| r.requests.success.to_string());
     add("partial", &|r| r.requests.partial.to_string());
     add("failed", &|r| r.requests.failed.to_string());
@@ -396,6 +447,34 @@ pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
             .clone()
             .unwrap_or_else(|| "-".into())
     });
+    add("responses (req/s)", &|r| format!("{:.2}", r.throughput_rps));
+    add("limited by", &|r| super::limited_by(scenario, r));
     t.render(&mut out);
+    out.push('\n');
+    let _ = writeln!(out, "{}", verdict(reports, &best));
     out
+}
+
+/// A time to failure, or `-` when no request failed.
+fn failure_ms(count: u64, ms: f64) -> String {
+    if count == 0 {
+        "-".to_string()
+    } else {
+        format!("{ms:.1}")
+    }
+}
+
+/// The sentence under the compare table naming the best strategy and why.
+fn verdict(reports: &[RunReport], best: &[usize]) -> String {
+    let names: Vec<&str> = best.iter().map(|&i| reports[i].strategy.name()).collect();
+    let Some(first) = best.first().map(|&i| &reports[i]) else {
+        return "best: none (no request was answered)".to_string();
+    };
+    format!(
+        "best: {} — highest goodput {:.2} req/s (answered p99 {:.1} ms); goodput counts \
+         success and partial answers only, never failed, timed-out or refused requests",
+        names.join(" = "),
+        first.goodput_rps,
+        first.latency_ms.p99
+    )
 }

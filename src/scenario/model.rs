@@ -41,6 +41,30 @@ pub struct TourStep {
     pub at: Nanos,
     pub keys: Vec<TourKey>,
     pub caption: String,
+    /// The panel the caption talks about: the caption is drawn away from it.
+    pub panel: TourPanel,
+    /// Conditions on the run report that hold when the caption shows, each
+    /// `path op number` (`pools.recs.busy == 30`); `threadlab`'s tests check them.
+    pub expect: Vec<String>,
+}
+
+/// The panel a tour caption talks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TourPanel {
+    #[default]
+    Pools,
+    Outcomes,
+    Latency,
+    Compare,
+    Theory,
+    Log,
+}
+
+impl TourPanel {
+    /// The panel sits low on the screen, so its caption goes at the top.
+    pub fn is_low(self) -> bool {
+        matches!(self, TourPanel::Theory | TourPanel::Log)
+    }
 }
 
 /// A key a tour step presses: a character, or a named key written `<Tab>`, `<BackTab>`,

@@ -36,6 +36,12 @@ pub struct RawTourStep {
     #[serde(default)]
     pub keys: String,
     pub caption: String,
+    /// The panel the caption talks about, which it must not cover.
+    #[serde(default)]
+    pub panel: Option<String>,
+    /// What must be true on screen when the caption shows (`"requests.timeout > 0"`).
+    #[serde(default)]
+    pub expect: Vec<String>,
 }
 
 /// `[[resources]]`: a connection pool like HikariCP.

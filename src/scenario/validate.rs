@@ -6,7 +6,7 @@ use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
     Endpoint, Figure, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId, Scenario,
-    Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourStep,
+    Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -76,9 +76,28 @@ fn tour(check: &Checker, raw: &[RawTourStep]) -> Result<Vec<TourStep>, ScenarioE
                 at,
                 keys: tour_keys(check, &format!("{path}.keys"), &step.keys)?,
                 caption: check.text(&format!("{path}.caption"), &step.caption, true)?,
+                panel: tour_panel(check, &format!("{path}.panel"), step.panel.as_deref())?,
+                expect: step.expect.clone(),
             })
         })
         .collect()
+}
+
+/// Which part of the screen a caption talks about.
+fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPanel, ScenarioError> {
+    match text {
+        None | Some("pools") => Ok(TourPanel::Pools),
+        Some("outcomes") => Ok(TourPanel::Outcomes),
+        Some("latency") => Ok(TourPanel::Latency),
+        Some("compare") => Ok(TourPanel::Compare),
+        Some("theory") => Ok(TourPanel::Theory),
+        Some("log") => Ok(TourPanel::Log),
+        Some(other) => Err(check.invalid(
+            path,
+            quoted(other),
+            "is not a panel: pools, outcomes, latency, compare, theory or log",
+        )),
+    }
 }
 
 /// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets.

@@ -136,7 +136,10 @@ pub struct Engine {
 
     // Measurements.
     pub(super) outcomes: OutcomeCounts,
+    /// Latencies of answered requests (success, partial)...
     pub(super) latency: LatencyHistogram,
+    /// ...and the time to failure of the others (failed, timeout, refused).
+    pub(super) failed_latency: LatencyHistogram,
     pub(super) window: RollingHistogram,
     pub(super) service_stats: Vec<ServiceStats>,
     pub(super) late_responses: u64,
@@ -197,6 +200,7 @@ impl Engine {
             backlog: std::collections::VecDeque::new(),
             outcomes: OutcomeCounts::default(),
             latency: LatencyHistogram::default(),
+            failed_latency: LatencyHistogram::default(),
             window: RollingHistogram::new(10, Nanos::from_secs(1)),
             service_stats: vec![ServiceStats::default(); scenario.services.len()],
             late_responses: 0,

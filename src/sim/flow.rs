@@ -724,9 +724,13 @@ impl Engine {
         let client = req.client;
         self.outcomes.add(outcome);
         self.sampler.record(outcome, latency);
-        if outcome != Outcome::Refused {
+        // Answered requests and failures are timed apart: an instant rejection must not
+        // pull the latency of the requests that were answered towards zero.
+        if outcome.is_answered() {
             self.latency.record(latency);
             self.window.record(self.now, latency);
+        } else {
+            self.failed_latency.record(latency);
         }
         self.push_log(LogEntry::Run(row));
         match self.load {

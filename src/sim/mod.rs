@@ -23,8 +23,8 @@ pub use engine::{Engine, STALL_EVENTS, ServiceStats, ThreadName};
 pub use flow::arrival_gap;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
-    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, service_snapshots, status_text,
-    thread_memory_bytes, throughput_rps,
+    ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, per_second, service_snapshots, status_text,
+    thread_memory_bytes,
 };
 
 use crate::metrics::Outcome;

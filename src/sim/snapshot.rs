@@ -25,11 +25,15 @@ pub struct Snapshot {
     pub outcomes: OutcomeCounts,
     /// Responses that arrived after their client had timed out.
     pub late_responses: u64,
-    /// Outcomes per simulated second since t = 0.
+    /// Server responses (success, partial, failed) per simulated second since t = 0.
     pub throughput_rps: f64,
-    /// Whole-run latencies as the client saw them (refusals excluded).
+    /// Answered requests (success, partial) per simulated second since t = 0: the headline.
+    pub goodput_rps: f64,
+    /// Whole-run latencies of answered requests (success, partial) as the client saw them.
     pub latency: LatencySummary,
-    /// Latencies of the rolling window.
+    /// Whole-run time to failure of the other requests (failed, timeout, refused).
+    pub failed_latency: LatencySummary,
+    /// Latencies of answered requests in the rolling window.
     pub window: LatencySummary,
     pub window_len: Nanos,
     /// Open connections and connections waiting in the accept backlog.
@@ -49,21 +53,33 @@ pub struct Snapshot {
     pub thread_memory_bytes: u64,
 }
 
+/// `count` events per simulated second over `elapsed` (zero before any time has passed).
+pub fn per_second(count: u64, elapsed: Nanos) -> f64 {
+    let secs = elapsed.as_secs_f64();
+    if secs > 0.0 { count as f64 / secs } else { 0.0 }
+}
+
 /// Stack memory a platform thread reserves (HotSpot's default `-Xss` on 64-bit Linux).
 pub const PLATFORM_STACK_BYTES: u64 = 1 << 20;
 /// Heap a parked virtual thread with a shallow stack keeps (an estimate).
 pub const VIRTUAL_STACK_BYTES: u64 = 1 << 10;
 
 impl Snapshot {
-    /// Little's law's other side, λ·W: the rate of requests that spent time in the system
-    /// (every outcome but refusals) times their mean time in it. Beside `mean_in_flight` (L
-    /// measured) it shows the law holding; they part only by the requests still in flight.
+    /// Little's law's other side, λ·W: the rate of completed requests (every outcome) times
+    /// their mean time in the system. Beside `mean_in_flight` (L measured) it shows the law
+    /// holding; they part only by the requests still in flight.
     pub fn littles_l_from_x_w(&self) -> f64 {
         let secs = self.now.as_secs_f64();
         if secs <= 0.0 {
             return 0.0;
         }
-        self.latency.count as f64 / secs * self.latency.mean / 1e3
+        let total_ms = |l: &LatencySummary| l.count as f64 * l.mean;
+        (total_ms(&self.latency) + total_ms(&self.failed_latency)) / secs / 1e3
+    }
+
+    /// Requests that ended in `outcome`, per simulated second since t = 0.
+    pub fn rate_of(&self, outcome: Outcome) -> f64 {
+        per_second(self.outcomes.get(outcome), self.now)
     }
 }
 
@@ -233,15 +249,6 @@ pub fn service_snapshots(
         .collect()
 }
 
-/// Requests answered per second over `secs` seconds.
-pub fn throughput_rps(outcomes: &OutcomeCounts, secs: f64) -> f64 {
-    if secs > 0.0 {
-        outcomes.responded() as f64 / secs
-    } else {
-        0.0
-    }
-}
-
 /// How many log lines a snapshot carries.
 const SNAPSHOT_LOG_LINES: usize = 200;
 
@@ -263,7 +270,6 @@ impl Engine {
         );
         let series = self.sampler.series(self.sample_interval);
         let log = self.log_lines();
-        let secs = self.now.as_secs_f64();
         let thread_memory_bytes = thread_memory_bytes(&pools, false);
         Snapshot {
             now: self.now,
@@ -275,8 +281,10 @@ impl Engine {
             mean_in_flight: self.mean_in_flight(),
             outcomes: self.outcomes,
             late_responses: self.late_responses,
-            throughput_rps: throughput_rps(&self.outcomes, secs),
+            throughput_rps: per_second(self.outcomes.responded(), self.now),
+            goodput_rps: per_second(self.outcomes.answered(), self.now),
             latency: self.latency.summary(),
+            failed_latency: self.failed_latency.summary(),
             window: self.window.summary(self.now),
             window_len: self.window.window(),
             connections: self.connections,

@@ -66,6 +66,24 @@ pub struct ErlangPrediction {
     pub mean_wait_ms: f64,
     pub mean_response_ms: f64,
     pub p99_response_ms: f64,
+    /// M/M/c is exact only when the hold is exponential: one call, exponential latency, no
+    /// hang. Otherwise (constant, summed, hanging holds) these figures approximate.
+    pub approximation: bool,
+}
+
+/// Whether a request's hold time is exponential: a single call with exponential latency,
+/// no hang and no CPU work.
+fn exponential_hold(scenario: &Scenario) -> bool {
+    let calls: Vec<ServiceId> = scenario.endpoint.stages.iter().flatten().copied().collect();
+    match calls[..] {
+        [only] => {
+            let svc = scenario.service(only);
+            matches!(svc.latency, crate::scenario::Latency::Exponential { .. })
+                && svc.hang.is_none()
+                && svc.cpu == crate::time::Nanos::ZERO
+        }
+        _ => false,
+    }
 }
 
 /// A call's mean time on its thread: CPU, then the wait (a hang replaces the wait).
@@ -251,6 +269,7 @@ fn load_figures(
                         mean_wait_ms: e.mean_wait * 1e3,
                         mean_response_ms: (e.mean_wait + single) * 1e3,
                         p99_response_ms: e.response_time_quantile(0.99) * 1e3,
+                        approximation: !exponential_hold(scenario),
                     }),
                 _ => None,
             };

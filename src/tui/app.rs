@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use crate::real::{Lag, LiveRun, RealError, RealOptions};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
@@ -20,6 +20,7 @@ use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Pace, catch_up, run_for};
 use super::keys::{self, Context, Key};
 use super::theme::Palette;
+use super::ui::mouse as ui_mouse;
 
 /// Everything a key can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub enum Action {
     Reset,
     NewSeed,
     ToggleHelp,
-    /// Esc: close what is open, else quit.
+    /// Esc: close what is open (never quits).
     Back,
     Quit,
     MenuUp,
@@ -52,6 +53,18 @@ pub enum Action {
     MenuPick(usize),
     /// Close the tour's caption and play on to its next step.
     TourNext,
+    /// The server between platform and virtual threads (restarts the run).
+    ToggleServerThreads,
+    /// The unbounded strategy between virtual and platform threads (restarts the run).
+    ToggleUnboundedThreads,
+    /// Replay the tour to its previous step.
+    TourBack,
+    /// Replay the tour from its first step.
+    TourRestart,
+    /// Open the list of the tour's steps.
+    TourSteps,
+    /// Replay the tour to step n (from 1).
+    TourJump(usize),
 }
 
 /// The faults the menu offers, in order; `None` heals.
@@ -71,8 +84,13 @@ pub const FAULTS: [(&str, Option<Fault>); 4] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overlay {
     None,
+    /// `?`: the keys of the live screen.
     Help,
+    /// `?` again: the menus' and tours' keys, and what every marker and term means.
+    Legend,
     Faults(FaultMenu),
+    /// The tour's steps, the highlighted one (from 0).
+    TourSteps(usize),
 }
 
 /// The fault menu: first a service, then a fault for it.
@@ -89,6 +107,9 @@ pub struct FaultMenu {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tour {
     steps: Vec<TourStep>,
+    /// What the tour started from, so any step can be replayed from t = 0.
+    scenario: Scenario,
+    strategy: Strategy,
     /// The next step to fire.
     next: usize,
     /// The caption on screen: (step number from 1, text).
@@ -101,6 +122,21 @@ impl Tour {
         self.caption
             .as_ref()
             .map(|(i, text)| (*i, self.steps.len(), text.as_str()))
+    }
+
+    /// The step whose caption is shown (from 0).
+    pub fn shown_step(&self) -> Option<&TourStep> {
+        let (number, _) = self.caption.as_ref()?;
+        self.steps.get(number.checked_sub(1)?)
+    }
+
+    pub fn steps(&self) -> &[TourStep] {
+        &self.steps
+    }
+
+    /// Steps fired so far.
+    pub fn fired(&self) -> usize {
+        self.next
     }
 
     fn pending(&self) -> Option<&TourStep> {
@@ -123,8 +159,12 @@ pub enum Status {
 /// The TUI's state.
 #[derive(Debug)]
 pub struct App {
-    /// What `r` rebuilds from; `s` changes its seed.
+    /// What `r` rebuilds from; `s` changes its seed, `v` and `u` its threads.
     scenario: Scenario,
+    /// The preset as loaded: the badges show what differs from it.
+    preset: Scenario,
+    /// Every pool's settings at the start of a run, to show the ones changed since.
+    baseline: Vec<settings::PoolSettings>,
     engine: Engine,
     /// The four strategies side by side, while the compare view is open.
     compare: Option<Vec<Engine>>,
@@ -136,6 +176,10 @@ pub struct App {
     /// Some engine could not keep pace in the last frame.
     behind: bool,
     quit: bool,
+    /// `q` was pressed once during a tour: a second `q` quits.
+    quit_asked: bool,
+    /// Log entries scrolled back from the newest (the mouse wheel).
+    log_scroll: usize,
     palette: Palette,
     tour: Option<Tour>,
     /// Real mode: the run on screen and why it is not keeping up.
@@ -165,6 +209,8 @@ impl App {
     pub fn new(scenario: Scenario, strategy: Strategy, theme: Theme) -> App {
         let engine = Engine::new(&scenario, strategy);
         App {
+            preset: scenario.clone(),
+            baseline: settings::baseline(&engine),
             scenario,
             engine,
             compare: None,
@@ -174,6 +220,8 @@ impl App {
             status: None,
             behind: false,
             quit: false,
+            quit_asked: false,
+            log_scroll: 0,
             palette: Palette::of(theme),
             tour: None,
             real: None,
@@ -234,6 +282,8 @@ impl App {
         }
         self.tour = Some(Tour {
             steps: self.scenario.tour.clone(),
+            scenario: self.scenario.clone(),
+            strategy: self.engine.strategy(),
             next: 0,
             caption: None,
         });
@@ -275,6 +325,61 @@ impl App {
             self.clock.toggle_pause();
         }
         self.fire_due_tour_steps();
+    }
+
+    /// `←`: the previous step, replayed from t = 0.
+    pub fn tour_back(&mut self) {
+        let shown = self.tour.as_ref().map_or(0, |t| match t.caption {
+            Some((n, _)) => n.saturating_sub(1),
+            None => t.next,
+        });
+        self.tour_jump(shown.saturating_sub(1));
+    }
+
+    /// Replays the tour from t = 0 up to step `index` (from 0) and shows its caption. The run
+    /// is deterministic, so the screen is the one the step first showed.
+    pub fn tour_jump(&mut self, index: usize) {
+        let Some(tour) = &mut self.tour else {
+            self.info("no tour is playing: threadlab tour PRESET plays one".to_string());
+            return;
+        };
+        let Some(last) = tour.steps.len().checked_sub(1) else {
+            return;
+        };
+        let index = index.min(last);
+        tour.next = 0;
+        tour.caption = None;
+        let (scenario, strategy) = (tour.scenario.clone(), tour.strategy);
+        let times: Vec<Nanos> = tour.steps[..=index].iter().map(|s| s.at).collect();
+        self.scenario = scenario;
+        self.engine = Engine::new(&self.scenario, strategy);
+        self.compare = None;
+        self.overlay = Overlay::None;
+        self.selected = 0;
+        for at in times {
+            for engine in self.driven_mut() {
+                engine.run_until(at);
+            }
+            self.fire_due_tour_steps();
+            if let Some(t) = &mut self.tour
+                && t.next <= index
+            {
+                t.caption = None;
+            }
+        }
+        self.clock.pause();
+    }
+
+    /// The shown step's expectations that do not hold on screen (empty when all hold).
+    pub fn tour_expectation_failures(&self) -> Vec<String> {
+        let Some(step) = self.tour.as_ref().and_then(Tour::shown_step) else {
+            return Vec::new();
+        };
+        let value = super::expect::screen_value(&self.scenario, &self.engine);
+        step.expect
+            .iter()
+            .filter_map(|c| super::expect::check(&value, c).err())
+            .collect()
     }
 
     // ----- reading -----
@@ -329,9 +434,17 @@ impl App {
         }
     }
 
-    /// The pools the current strategy uses, the ones Tab walks through.
+    /// The pools the current strategy uses, the ones Tab walks through first...
+    /// ...then the pools it no longer uses that still hold threads or queued tasks (the hung
+    /// calls of a strategy left behind), so none is out of reach.
     pub fn pool_ids(&self) -> Vec<PoolId> {
-        self.engine.pools_of(self.engine.strategy())
+        let mut ids = self.engine.pools_of(self.engine.strategy());
+        for pool in self.engine.snapshot().pools {
+            if !ids.contains(&pool.id) && (pool.pool_size > 0 || pool.queued > 0) {
+                ids.push(pool.id);
+            }
+        }
+        ids
     }
 
     pub fn selected_pool(&self) -> Option<PoolId> {
@@ -378,8 +491,9 @@ impl App {
                 Context::Tour
             }
             Overlay::None => Context::Live,
-            Overlay::Help => Context::Help,
+            Overlay::Help | Overlay::Legend => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,
+            Overlay::TourSteps(_) => Context::TourSteps,
         }
     }
 
@@ -431,6 +545,37 @@ impl App {
         }
     }
 
+    /// A mouse event on a `width` x `height` screen: a click on a strategy tab or a fault
+    /// menu line does what its key does; the wheel scrolls the log.
+    pub fn handle_mouse(&mut self, event: MouseEvent, width: u16, height: u16) {
+        match event.kind {
+            MouseEventKind::ScrollUp => self.scroll_log(true),
+            MouseEventKind::ScrollDown => self.scroll_log(false),
+            MouseEventKind::Down(MouseButton::Left) => {
+                let target = ui_mouse::target(self, width, height, event.column, event.row);
+                if let Some(action) = ui_mouse::click(target) {
+                    self.apply(action);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Scrolls the log back (towards older entries) or forward, three entries at a time.
+    pub fn scroll_log(&mut self, back: bool) {
+        let len = self.snapshot().log.len();
+        self.log_scroll = if back {
+            (self.log_scroll + 3).min(len.saturating_sub(1))
+        } else {
+            self.log_scroll.saturating_sub(3)
+        };
+    }
+
+    /// Log entries scrolled back from the newest.
+    pub fn log_scroll(&self) -> usize {
+        self.log_scroll
+    }
+
     /// What a key does where the person is.
     pub fn press(&mut self, key: Key) {
         if let Some(action) = keys::action_for(self.context(), key) {
@@ -440,6 +585,9 @@ impl App {
 
     pub fn apply(&mut self, action: Action) {
         self.status = None;
+        if action != Action::Quit {
+            self.quit_asked = false;
+        }
         if let Some(why) = self.refusal(action) {
             self.info(why.to_string());
             return;
@@ -470,6 +618,12 @@ impl App {
             Action::MenuChoose => self.choose_in_menu(),
             Action::MenuPick(n) => self.pick_in_menu(n),
             Action::TourNext => self.tour_next(),
+            Action::ToggleServerThreads => self.toggle_server_threads(),
+            Action::ToggleUnboundedThreads => self.toggle_unbounded_threads(),
+            Action::TourBack => self.tour_back(),
+            Action::TourRestart => self.tour_jump(0),
+            Action::TourSteps => self.open_tour_steps(),
+            Action::TourJump(n) => self.tour_jump(n.saturating_sub(1)),
         }
     }
 
@@ -482,6 +636,15 @@ impl App {
         }
         if self.real.is_some() {
             self.restart_real(strategy);
+            return;
+        }
+        if self.is_finished() {
+            // The load has ended: a new strategy would see no request, so the run restarts.
+            self.engine = Engine::new(&self.scenario, strategy);
+            self.selected = 0;
+            self.info(format!(
+                "strategy {strategy}: the load had ended, so the run restarted"
+            ));
             return;
         }
         // The compare engines keep their own strategies.
@@ -521,10 +684,38 @@ impl App {
             self.info(format!("{} is at its smallest size", pool.name));
             return;
         }
-        self.command(Command::SetPoolSize {
+        let core = Command::SetPoolSize {
             pool: pool.id,
             size: new,
-        });
+        };
+        let max = Command::SetPoolMax {
+            pool: pool.id,
+            size: new,
+        };
+        // `+` and `-` are mirror images and say everything they change: core beyond max
+        // raises max too, and a fixed pool (core = max) stays fixed when it shrinks.
+        let commands = match pool.kind {
+            PoolKind::ThreadPool if grow && new > pool.max => vec![max, core],
+            PoolKind::ThreadPool if !grow && pool.core == pool.max => vec![core, max],
+            _ => vec![core],
+        };
+        self.commands(&commands);
+    }
+
+    /// Applies `commands` in order and reports them on one status line (stops at an error).
+    fn commands(&mut self, commands: &[Command]) {
+        let mut said = Vec::new();
+        for &command in commands {
+            self.command(command);
+            match self.status.take() {
+                Some(Status::Info(text)) => said.push(text),
+                other => {
+                    self.status = other;
+                    return;
+                }
+            }
+        }
+        self.info(said.join(" · "));
     }
 
     /// `]`/`[`: the selected pool's queue capacity by about 10%, at least 1. An unbounded
@@ -557,8 +748,9 @@ impl App {
     /// Up/Down: open load x1.25 or /1.25; closed load +-10% clients (at least 1).
     pub fn change_load(&mut self, more: bool) {
         let command = match &self.engine.scenario().load.mode {
+            // Three significant digits, so the rate set is the rate the screen shows.
             &LoadMode::Open { rate, .. } => {
-                Command::SetRate(if more { rate * 1.25 } else { rate / 1.25 })
+                Command::SetRate(three_digits(if more { rate * 1.25 } else { rate / 1.25 }))
             }
             &LoadMode::Closed { clients, .. } => {
                 let step = (clients / 10).max(1);
@@ -598,10 +790,15 @@ impl App {
 
     /// `.`: pause, then process exactly one event of the main engine; the compare engines
     /// follow to its clock on the next tick.
+    /// `.`: pauses and plays one event, then says what it did.
     pub fn step(&mut self) {
         self.clock.pause();
+        let before = self.engine.snapshot();
         if !self.engine.step() {
             self.info("no event left".to_string());
+        } else {
+            let text = step_text(&before, &self.engine.snapshot());
+            self.info(text);
         }
         self.behind = self.compare.is_some();
     }
@@ -707,14 +904,16 @@ impl App {
         }
     }
 
+    /// `?`: the keys, then the legend, then closed.
     pub fn toggle_help(&mut self) {
         self.overlay = match self.overlay {
-            Overlay::Help => Overlay::None,
+            Overlay::Help => Overlay::Legend,
+            Overlay::Legend => Overlay::None,
             _ => Overlay::Help,
         };
     }
 
-    /// Esc: back one level (fault list, service list, overlay, compare view), else quit.
+    /// Esc: back one level (fault list, service list, overlay, compare view); never quits.
     pub fn back(&mut self) {
         match self.overlay {
             Overlay::Faults(FaultMenu {
@@ -726,13 +925,22 @@ impl App {
                     cursor: service,
                 })
             }
-            Overlay::Faults(_) | Overlay::Help => self.overlay = Overlay::None,
+            Overlay::Faults(_) | Overlay::Help | Overlay::Legend | Overlay::TourSteps(_) => {
+                self.overlay = Overlay::None;
+            }
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
-            Overlay::None => self.quit = true,
+            // Esc never quits: on a projector a stray Esc must not end the lesson.
+            Overlay::None => self.info("nothing to close: q quits".to_string()),
         }
     }
 
+    /// `q`: quits at once, except during a tour, where it asks first.
     pub fn quit(&mut self) {
+        if self.tour.is_some() && !self.quit_asked {
+            self.quit_asked = true;
+            self.info("quit the tour? q again quits, any other key goes on".to_string());
+            return;
+        }
         self.quit = true;
     }
 
@@ -743,7 +951,24 @@ impl App {
         }
     }
 
+    fn open_tour_steps(&mut self) {
+        match &self.tour {
+            Some(t) => self.overlay = Overlay::TourSteps(t.next.saturating_sub(1)),
+            None => self.info("no tour is playing: threadlab tour PRESET plays one".to_string()),
+        }
+    }
+
     fn move_menu_cursor(&mut self, down: bool) {
+        if let Overlay::TourSteps(cursor) = self.overlay {
+            let n = self.tour.as_ref().map_or(1, |t| t.steps.len().max(1));
+            let cursor = if down {
+                (cursor + 1) % n
+            } else {
+                (cursor + n - 1) % n
+            };
+            self.overlay = Overlay::TourSteps(cursor);
+            return;
+        }
         let Overlay::Faults(mut menu) = self.overlay else {
             return;
         };
@@ -769,6 +994,10 @@ impl App {
     }
 
     fn choose_in_menu(&mut self) {
+        if let Overlay::TourSteps(cursor) = self.overlay {
+            self.tour_jump(cursor);
+            return;
+        }
         let Overlay::Faults(menu) = self.overlay else {
             return;
         };
@@ -841,14 +1070,64 @@ impl App {
     }
 }
 
+/// What one event changed, from the snapshots around it: a request sent or ended, else the
+/// pools whose busy threads or queue moved.
+fn step_text(before: &Snapshot, after: &Snapshot) -> String {
+    let mut what = Vec::new();
+    if after.sent > before.sent {
+        what.push(format!("request {} arrived", after.sent));
+    }
+    if let Some(crate::sim::LogLine::Run(run)) = after.log.last()
+        && after.outcomes.total() > before.outcomes.total()
+    {
+        what.push(format!("run {} ended {}", run.run, run.status));
+    }
+    for (a, b) in after.pools.iter().zip(&before.pools) {
+        if a.active != b.active || a.queued != b.queued {
+            what.push(format!(
+                "{} busy {}->{} queue {}->{}",
+                a.name, b.active, a.active, b.queued, a.queued
+            ));
+        }
+    }
+    if what.is_empty() {
+        what.push("a timer fired, nothing visible changed".to_string());
+    }
+    format!(
+        "step to t {}: {}",
+        super::ui::clock_text(after.now),
+        what.join(" · ")
+    )
+}
+
+/// `v` rounded to three significant digits (7.8125 -> 7.81, 1234.5 -> 1230).
+fn three_digits(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(2 - v.log10().floor() as i32);
+    (v * scale).round() / scale
+}
+
 /// About 10% of a size, at least 1.
 fn step_of(size: u32) -> u32 {
     (size / 10).max(1)
 }
 
+#[path = "settings.rs"]
+mod settings;
+
 #[cfg(test)]
 #[path = "app_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "tour_tests.rs"]
+mod tour_tests;
+
+#[cfg(test)]
+#[path = "settings_tests.rs"]
+mod settings_tests;
 
 /// The live key a tour key stands for.
 fn tour_key(key: TourKey) -> Key {

@@ -298,16 +298,25 @@ fn help_opens_and_closes_and_takes_the_keys() {
     assert!(!a.should_quit());
     a.press(Key::Char('?'));
     a.press(Key::Char('?'));
+    assert_eq!(a.overlay(), Overlay::Legend);
+    a.press(Key::Char('?'));
     assert_eq!(a.overlay(), Overlay::None);
 }
 
 #[test]
-fn q_escape_and_ctrl_c_quit() {
-    for key in [Key::Char('q'), Key::Esc, Key::Ctrl('c')] {
+fn q_and_ctrl_c_quit_but_escape_never_does() {
+    for key in [Key::Char('q'), Key::Ctrl('c')] {
         let mut a = app(CLOSED, Strategy::Bulkhead);
         a.press(key);
         assert!(a.should_quit(), "{key:?}");
     }
+    // f, Esc, Esc: the menu closes and the program goes on.
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    for key in [Key::Char('f'), Key::Esc, Key::Esc, Key::Esc] {
+        a.press(key);
+        assert!(!a.should_quit(), "{key:?}");
+    }
+    assert!(matches!(status(&a), Status::Info(t) if t.contains("q quits")));
     let mut a = app(CLOSED, Strategy::Bulkhead);
     a.press(Key::Char('?'));
     a.press(Key::Ctrl('c'));
@@ -397,7 +406,7 @@ fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker()
     assert!(a.start_tour());
     // Step 1 at t = 0: caption shown, clock paused.
     let (step, steps, _) = a.tour().and_then(Tour::caption).expect("first caption");
-    assert_eq!((step, steps), (1, 3));
+    assert_eq!((step, steps), (1, 4));
     assert!(a.clock().is_paused());
     // Space goes on: the caption closes and the clock runs to the next step at 5 s exactly.
     a.press(Key::Char(' '));
@@ -420,6 +429,10 @@ fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker()
     play(&mut a, 9);
     let (step, _, _) = a.tour().and_then(Tour::caption).expect("third caption");
     assert_eq!(step, 3);
+    assert_eq!(a.snapshot().outcomes.total(), 5, "run 5 is on screen");
+    a.press(Key::Char(' '));
+    let (step, _, _) = a.tour().and_then(Tour::caption).expect("fourth caption");
+    assert_eq!(step, 4);
     assert!(a.compare_engines().is_some());
     a.press(Key::Char(' '));
     assert!(a.tour().is_none());

@@ -18,6 +18,8 @@ pub enum Key {
     Up,
     Down,
     Right,
+    Left,
+    Home,
     Enter,
     Esc,
 }
@@ -36,6 +38,8 @@ impl Key {
             KeyCode::Up => Key::Up,
             KeyCode::Down => Key::Down,
             KeyCode::Right => Key::Right,
+            KeyCode::Left => Key::Left,
+            KeyCode::Home => Key::Home,
             KeyCode::Enter => Key::Enter,
             KeyCode::Esc => Key::Esc,
             _ => return None,
@@ -50,8 +54,10 @@ pub enum Context {
     Live,
     Help,
     FaultMenu,
-    /// A tour caption is shown: space and → go on; every other key works as live.
+    /// A tour caption is shown: space and → go on, ← back; every other key works as live.
     Tour,
+    /// The list of a tour's steps.
+    TourSteps,
 }
 
 /// Keys, how the help writes them, what they do.
@@ -156,11 +162,23 @@ pub const LIVE: &[Binding] = &[
         Action::ToggleCompare
     })
     .hint("compare"),
+    bind(&[C('v')], "v", "server: platform/virtual", |_| {
+        Action::ToggleServerThreads
+    }),
+    bind(&[C('u')], "u", "unbounded: virtual/platform", |_| {
+        Action::ToggleUnboundedThreads
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
-    bind(&[C('q')], "q", "quit", |_| Action::Quit).hint("quit"),
-    bind(&[Key::Esc], "Esc", "leave compare, else quit", |_| {
+    bind(&[C('t')], "t", "tour steps: jump to one", |_| {
+        Action::TourSteps
+    }),
+    bind(&[C('q')], "q", "quit (in a tour: asks first)", |_| {
+        Action::Quit
+    })
+    .hint("quit"),
+    bind(&[Key::Esc], "Esc", "close compare (never quits)", |_| {
         Action::Back
     }),
 ];
@@ -196,19 +214,59 @@ pub const FAULT_MENU: &[Binding] = &[
 
 /// The help overlay.
 pub const HELP: &[Binding] = &[
-    bind(&[C('?'), Key::Esc], "? Esc", "close the help", |_| {
-        Action::Back
+    bind(&[C('?')], "?", "next page, then close", |_| {
+        Action::ToggleHelp
     }),
+    bind(&[Key::Esc], "Esc", "close the help", |_| Action::Back),
     bind(&[C('q')], "q", "quit", |_| Action::Quit),
 ];
 
 /// While a tour caption is shown (`threadlab tour`).
-pub const TOUR: &[Binding] = &[bind(
-    &[C(' '), Key::Right],
-    "space →",
-    "next step of the tour",
-    |_| Action::TourNext,
-)];
+pub const TOUR: &[Binding] = &[
+    bind(
+        &[C(' '), Key::Right],
+        "space →",
+        "next step of the tour",
+        |_| Action::TourNext,
+    ),
+    bind(&[Key::Left], "←", "previous step (replayed)", |_| {
+        Action::TourBack
+    }),
+    bind(&[Key::Home], "Home", "restart the tour", |_| {
+        Action::TourRestart
+    }),
+];
+
+/// The list of a tour's steps.
+pub const TOUR_STEPS: &[Binding] = &[
+    bind(&[Key::Up], "Up", "previous step", |_| Action::MenuUp),
+    bind(&[Key::Down, Key::Tab], "Down", "next step", |_| {
+        Action::MenuDown
+    }),
+    bind(&[Key::Enter], "Enter", "replay to the step", |_| {
+        Action::MenuChoose
+    }),
+    bind(
+        &[
+            C('1'),
+            C('2'),
+            C('3'),
+            C('4'),
+            C('5'),
+            C('6'),
+            C('7'),
+            C('8'),
+            C('9'),
+        ],
+        "1-9",
+        "replay to step N",
+        |k| Action::TourJump(digit_of(k)),
+    ),
+    bind(&[Key::Esc, C('t')], "Esc t", "close the list", |_| {
+        Action::Back
+    }),
+    bind(&[C('q')], "q", "quit", |_| Action::Quit),
+];
 
 /// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.
 pub const ALWAYS: &[Binding] = &[bind(&[Key::Ctrl('c')], "Ctrl-C", "quit", |_| Action::Quit)];
@@ -219,6 +277,7 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::Help => HELP,
         Context::FaultMenu => FAULT_MENU,
         Context::Tour => TOUR,
+        Context::TourSteps => TOUR_STEPS,
     }
 }
 

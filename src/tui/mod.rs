@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod clock;
+pub mod expect;
 pub mod keys;
 pub mod theme;
 pub mod ui;
@@ -93,6 +94,7 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
     }
     let mut terminal = ratatui::try_init()?;
+    mouse_capture(true);
     let result = runtime.block_on(event_loop(&mut terminal, &mut app, options.fps));
     restore_terminal();
     drop(app);
@@ -101,6 +103,7 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
 
 /// Leaves raw mode and the alternate screen and shows the cursor again.
 fn restore_terminal() {
+    mouse_capture(false);
     ratatui::restore();
     let _ = ratatui::crossterm::execute!(std::io::stdout(), ratatui::crossterm::cursor::Show);
 }
@@ -114,6 +117,7 @@ fn reenter_terminal(terminal: &mut DefaultTerminal) -> anyhow::Result<()> {
     ratatui::crossterm::execute!(
         std::io::stdout(),
         EnterAlternateScreen,
+        ratatui::crossterm::event::EnableMouseCapture,
         Clear(ClearType::All)
     )?;
     // Both buffers empty: the next draw writes every cell.
@@ -189,7 +193,10 @@ async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> 
                 last = now;
             }
             event = events.next() => match event {
-                Some(Ok(first)) => handle_input(app, first)?,
+                Some(Ok(first)) => {
+                    let size = terminal.size()?;
+                    handle_input(app, first, (size.width, size.height))?;
+                }
                 Some(Err(err)) => return Err(err.into()),
                 None => break,
             },
@@ -233,32 +240,40 @@ fn suspend() -> anyhow::Result<()> {
 /// The backlog is read with a zero-timeout `poll` + `read`, not by polling the stream with a
 /// dummy waker: the stream would hand that waker to its wake-up thread and the loop would
 /// sleep through the next key.
-fn handle_input(app: &mut App, first: Event) -> anyhow::Result<()> {
+fn handle_input(app: &mut App, first: Event, (width, height): (u16, u16)) -> anyhow::Result<()> {
     use ratatui::crossterm::event::{poll, read};
     let mut pending = std::collections::VecDeque::new();
-    push_key(&mut pending, first);
+    push_input(&mut pending, first);
     loop {
         while pending.len() < MAX_KEYS_PER_FRAME && poll(Duration::ZERO)? {
-            push_key(&mut pending, read()?);
+            push_input(&mut pending, read()?);
         }
-        if let Some(&quit) = pending.iter().find(|k| is_quit_key(k)) {
+        if let Some(quit) = pending.iter().find_map(quit_key) {
             app.handle_key(quit);
             if app.should_quit() {
                 return Ok(());
             }
         }
-        let Some(key) = pending.pop_front() else {
-            return Ok(());
-        };
-        if !is_quit_key(&key) {
-            app.handle_key(key);
+        match pending.pop_front() {
+            None => return Ok(()),
+            Some(Event::Key(key)) if !is_quit_key(&key) => app.handle_key(key),
+            Some(Event::Mouse(mouse)) => app.handle_mouse(mouse, width, height),
+            Some(_) => {}
         }
     }
 }
 
-fn push_key(pending: &mut std::collections::VecDeque<KeyEvent>, event: Event) {
-    if let Event::Key(key) = event {
-        pending.push_back(key);
+/// Keeps the input the app acts on: keys and mouse events.
+fn push_input(pending: &mut std::collections::VecDeque<Event>, event: Event) {
+    if matches!(event, Event::Key(_) | Event::Mouse(_)) {
+        pending.push_back(event);
+    }
+}
+
+fn quit_key(event: &Event) -> Option<KeyEvent> {
+    match event {
+        Event::Key(key) if is_quit_key(key) => Some(*key),
+        _ => None,
     }
 }
 
@@ -273,6 +288,23 @@ fn is_quit_key(key: &KeyEvent) -> bool {
             KeyCode::Char('c') => key.modifiers.contains(KeyModifiers::CONTROL),
             _ => false,
         }
+}
+
+/// Mouse reporting on or off. A panic turns it off before ratatui's own hook restores the
+/// rest of the terminal, so no way out leaves the shell receiving mouse codes.
+fn mouse_capture(on: bool) {
+    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+    let mut out = std::io::stdout();
+    if on {
+        let _ = ratatui::crossterm::execute!(out, EnableMouseCapture);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = ratatui::crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+            previous(info);
+        }));
+    } else {
+        let _ = ratatui::crossterm::execute!(out, DisableMouseCapture);
+    }
 }
 
 fn draw(terminal: &mut DefaultTerminal, app: &App) -> anyhow::Result<()> {

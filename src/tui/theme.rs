@@ -29,6 +29,9 @@ pub struct Palette {
     pub paused: Style,
     pub finished: Style,
     pub border: Style,
+    /// The screen's own background and text colour (`None`: the terminal's). The light theme
+    /// sets white, so it reads the same on a terminal with a dark background.
+    pub background: Option<(Color, Color)>,
     success: Style,
     partial: Style,
     failed: Style,
@@ -61,13 +64,15 @@ const fn fg(color: Color) -> Style {
     Style::new().fg(color)
 }
 
+// Greys are 256-colour indices, not palette colour 8 (which many terminals draw too dark
+// to read on black): dim text 245 is 6:1 on black, idle cells and borders 241 are 3.4:1.
 const DARK: Palette = Palette {
     text: Style::new(),
-    dim: fg(Color::DarkGray),
+    dim: fg(Color::Indexed(245)),
     title: Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
     selected: Style::new().fg(Color::Black).bg(Color::Cyan),
     busy: fg(Color::LightGreen),
-    idle: fg(Color::DarkGray),
+    idle: fg(Color::Indexed(241)),
     queue: fg(Color::LightBlue),
     change: fg(Color::Cyan),
     error: Style::new()
@@ -85,7 +90,8 @@ const DARK: Palette = Palette {
         .fg(Color::Black)
         .bg(Color::Gray)
         .add_modifier(Modifier::BOLD),
-    border: fg(Color::DarkGray),
+    border: fg(Color::Indexed(241)),
+    background: None,
     success: fg(Color::Green),
     partial: fg(Color::Yellow),
     failed: fg(Color::Red),
@@ -93,7 +99,8 @@ const DARK: Palette = Palette {
     refused: fg(Color::Gray),
 };
 
-// Dark text for white projector screens: 256-colour indices dark enough to read on white.
+// Dark text for white projector screens: 256-colour indices at least 4.5:1 on white for
+// text and 3:1 for cells and borders (pinned by a test), on a white background it sets.
 const LIGHT: Palette = Palette {
     text: fg(Color::Indexed(16)),
     dim: fg(Color::Indexed(243)),
@@ -102,7 +109,7 @@ const LIGHT: Palette = Palette {
         .add_modifier(Modifier::BOLD),
     selected: Style::new().fg(Color::Indexed(231)).bg(Color::Indexed(25)),
     busy: fg(Color::Indexed(28)),
-    idle: fg(Color::Indexed(250)),
+    idle: fg(Color::Indexed(245)),
     queue: fg(Color::Indexed(25)),
     change: fg(Color::Indexed(25)),
     error: Style::new()
@@ -120,7 +127,8 @@ const LIGHT: Palette = Palette {
         .fg(Color::Indexed(231))
         .bg(Color::Indexed(243))
         .add_modifier(Modifier::BOLD),
-    border: fg(Color::Indexed(246)),
+    border: fg(Color::Indexed(245)),
+    background: Some((Color::Indexed(231), Color::Indexed(16))),
     success: fg(Color::Indexed(28)),
     partial: fg(Color::Indexed(130)),
     failed: fg(Color::Indexed(160)),
@@ -143,6 +151,7 @@ const NO_COLOR: Palette = Palette {
     paused: Style::new().add_modifier(Modifier::REVERSED.union(Modifier::BOLD)),
     finished: Style::new().add_modifier(Modifier::REVERSED),
     border: Style::new(),
+    background: None,
     success: Style::new(),
     partial: Style::new().add_modifier(Modifier::ITALIC),
     failed: Style::new().add_modifier(Modifier::BOLD),
@@ -164,6 +173,72 @@ mod tests {
         styles.extend(Outcome::ALL.map(|o| p.outcome(o)));
         for s in styles {
             assert_eq!((s.fg, s.bg), (None, None), "{s:?}");
+        }
+    }
+
+    /// An xterm 256-colour index as RGB.
+    fn rgb(i: u8) -> [f64; 3] {
+        const LEVELS: [f64; 6] = [0.0, 95.0, 135.0, 175.0, 215.0, 255.0];
+        match i {
+            16..=231 => {
+                let i = usize::from(i - 16);
+                [LEVELS[i / 36], LEVELS[i / 6 % 6], LEVELS[i % 6]]
+            }
+            232..=255 => [f64::from(8 + 10 * (i - 232)); 3],
+            _ => panic!("only the fixed 256-colour indices have a known RGB"),
+        }
+    }
+
+    /// WCAG contrast ratio of two colours.
+    fn contrast(a: Color, b: Color) -> f64 {
+        let luminance = |c: Color| {
+            let Color::Indexed(i) = c else {
+                panic!("{c:?} is not a 256-colour index")
+            };
+            let [r, g, b] = rgb(i).map(|v| {
+                let v = v / 255.0;
+                if v <= 0.039_28 {
+                    v / 12.92
+                } else {
+                    ((v + 0.055) / 1.055).powf(2.4)
+                }
+            });
+            0.2126 * r + 0.7152 * g + 0.0722 * b
+        };
+        let (x, y) = (luminance(a), luminance(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    #[test]
+    fn the_light_theme_sets_white_and_its_text_and_cells_contrast_enough() {
+        let p = Palette::of(Theme::Light);
+        let (bg, text) = p.background.expect("the light theme sets its background");
+        assert!(contrast(text, bg) >= 4.5);
+        let mut texts = vec![p.text, p.dim, p.title, p.change, p.error, p.queue];
+        texts.extend(Outcome::ALL.map(|o| p.outcome(o)));
+        for s in texts {
+            let c = contrast(s.fg.expect("a colour"), bg);
+            assert!(c >= 4.5, "{s:?}: {c:.2}:1");
+        }
+        for s in [p.busy, p.idle, p.border] {
+            let c = contrast(s.fg.expect("a colour"), bg);
+            assert!(c >= 3.0, "{s:?}: {c:.2}:1");
+        }
+    }
+
+    #[test]
+    fn the_dark_theme_never_uses_palette_colour_8_and_its_greys_read_on_black() {
+        let p = Palette::of(Theme::Dark);
+        let black = Color::Indexed(16);
+        assert!(contrast(p.dim.fg.expect("dim"), black) >= 4.5);
+        assert!(contrast(p.idle.fg.expect("idle"), black) >= 3.0);
+        let mut all = vec![
+            p.text, p.dim, p.title, p.selected, p.busy, p.idle, p.queue, p.change, p.error,
+            p.running, p.paused, p.finished, p.border,
+        ];
+        all.extend(Outcome::ALL.map(|o| p.outcome(o)));
+        for s in all {
+            assert_ne!(s.fg, Some(Color::DarkGray), "{s:?}");
         }
     }
 

@@ -1,6 +1,18 @@
-//! The compare view: every strategy side by side on identical requests (same seed, same
-//! scenario), each with its key figures and latency sparkline. One column each when every
-//! cell gets 30 columns, else a grid two columns wide.
+//! The compare view: every strategy on identical requests (same seed, same scenario), as
+//! one table with aligned columns (goodput, answered p50/p99, failures per second, what
+//! limits it; the best marked), above their latency charts drawn on one shared scale.
+//!
+//! ```text
+//! ┌ Compare: same requests, every strategy ───────────────────────────────────────┐
+//! │   strategy       goodput   p50 ms   p99 ms  failed/s  limited by              │
+//! │ * 1 sequential   1.99k/s     1006     1006         0  tomcat pool full         │
+//! │   2 shared       69.2/s     28721    28770         0  shared pool full, queue… │
+//! │ * best: highest goodput (ties: lower p99) · failed/s = failed+timeout+refused  │
+//! ├ Max latency of answers per 100 ms, shared scale 0 to 28770 ms ────────────────┤
+//! │ 1 sequential ▂▂▂▂▂▂▂▂▂▂                                                       │
+//! │ 2 shared     ▇███████████                                                     │
+//! └────────────────────────────────────────────────────────────────────────────────┘
+//! ```
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,136 +20,159 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Sparkline};
 
-use crate::metrics::Outcome;
-use crate::scenario::Strategy;
-use crate::sim::{Engine, Snapshot};
+use crate::report::{RunReport, best, limited_by};
+use crate::sim::Engine;
 use crate::tui::app::App;
 
 use super::fmt;
+
+/// Width of the strategy column (`* 1 sequential`).
+const NAME_WIDTH: usize = 15;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let Some(engines) = app.compare_engines() else {
         return;
     };
-    let n = u32::try_from(engines.len()).unwrap_or(1).max(1);
-    // A cell needs about 30 columns for its figures.
-    let columns = if u32::from(area.width) >= 30 * n {
-        n
-    } else {
-        2
-    };
-    let rows = n.div_ceil(columns);
-    let cells: Vec<Rect> = Layout::vertical((0..rows).map(|_| Constraint::Ratio(1, rows)))
-        .split(area)
+    let reports: Vec<RunReport> = engines
         .iter()
-        .flat_map(|row| {
-            Layout::horizontal((0..columns).map(|_| Constraint::Ratio(1, columns)))
-                .split(*row)
-                .to_vec()
-        })
+        .map(|e| RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction()))
         .collect();
-    for (i, (engine, cell)) in engines.iter().zip(cells).enumerate() {
-        render_one(frame, cell, app, engine, i);
-    }
+    let table_rows = u16::try_from(reports.len() + 4).unwrap_or(u16::MAX);
+    let [table, charts] =
+        Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area);
+    render_table(frame, table, app, engines, &reports);
+    render_charts(frame, charts, app, engines);
 }
 
-fn render_one(frame: &mut Frame, area: Rect, app: &App, engine: &Engine, index: usize) {
+fn render_table(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    engines: &[Engine],
+    reports: &[RunReport],
+) {
     let p = app.palette();
-    let snapshot = engine.snapshot();
-    let strategy = engine.strategy();
-    let title_style = if strategy == app.engine().strategy() {
-        p.selected
-    } else {
-        p.title
-    };
-    let mut block = Block::bordered()
+    let block = Block::bordered()
         .title(Line::styled(
-            format!(" {} {} ", index + 1, strategy),
-            title_style,
+            " Compare: same requests, every strategy ",
+            p.title,
         ))
-        .title(
-            Line::styled(format!(" {} ", fmt::rate(snapshot.throughput_rps)), p.title)
-                .right_aligned(),
-        )
         .border_style(p.border);
-    if engine.now() < app.now() && !engine.is_finished() {
-        block = block.title_bottom(Line::styled(
-            format!(" catching up: {} ", fmt::clock(engine.now())),
-            p.error,
-        ));
-    } else if engine.is_finished() {
-        block = block.title_bottom(Line::styled(
-            format!(" finished at {} ", fmt::clock(engine.now())),
-            p.dim,
-        ));
-    }
     let inner = block.inner(area);
     frame.render_widget(block, area);
-
-    let lines = figures(app, engine, &snapshot, strategy);
-    let text_rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
-    let [text, chart] =
-        Layout::vertical([Constraint::Length(text_rows), Constraint::Min(0)]).areas(inner);
-    frame.render_widget(Paragraph::new(lines), text);
-    let width = usize::from(chart.width);
-    let series = &snapshot.series.latency_max;
-    let skip = series.len().saturating_sub(width);
-    let data: Vec<u64> = series[skip..].iter().map(|v| v.round() as u64).collect();
-    frame.render_widget(Sparkline::default().data(&data).style(p.busy), chart);
-}
-
-fn figures(
-    app: &App,
-    engine: &Engine,
-    snapshot: &Snapshot,
-    strategy: Strategy,
-) -> Vec<Line<'static>> {
-    let p = app.palette();
-    let l = &snapshot.latency;
-    let count = |o: Outcome| {
-        let style = p.outcome(o);
-        vec![
-            Span::styled(format!(" {} ", o.name()), style),
+    let best = best(reports);
+    let limit_width = usize::from(inner.width).saturating_sub(NAME_WIDTH + 38);
+    let mut lines = vec![Line::styled(
+        format!(
+            "  {:<w$}{:>9}{:>8}{:>8}{:>10}  {}",
+            "strategy",
+            "goodput",
+            "p50 ms",
+            "p99 ms",
+            "failed/s",
+            "limited by",
+            w = NAME_WIDTH - 2
+        ),
+        p.dim,
+    )];
+    for (i, (r, engine)) in reports.iter().zip(engines).enumerate() {
+        let failed = r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused;
+        let mark = if best.contains(&i) { "* " } else { "  " };
+        let name = format!("{mark}{} {}", i + 1, r.strategy.name());
+        let style = if engine.strategy() == app.engine().strategy() {
+            p.selected
+        } else {
+            p.text
+        };
+        let answered = r.latency_ms.count > 0;
+        let latency = |v: f64| {
+            if answered {
+                fmt::ms(v)
+            } else {
+                "-".to_string()
+            }
+        };
+        let mut spans = vec![
+            Span::styled(format!("{name:<NAME_WIDTH$}"), style),
             Span::styled(
-                fmt::count(snapshot.outcomes.get(o)),
+                format!("{:>9}", fmt::rate(r.goodput_rps)),
                 style.add_modifier(Modifier::BOLD),
             ),
-        ]
-    };
-    // The pools this strategy sends work to (the server's included).
-    let pools: Vec<_> = engine
-        .pools_of(strategy)
-        .into_iter()
-        .filter_map(|id| snapshot.pools.iter().find(|pool| pool.id == id))
-        .collect();
-    let max_queue = pools
-        .iter()
-        .map(|pool| pool.stats.max_queue)
-        .max()
-        .unwrap_or(0);
-    let rejected: u64 = pools.iter().map(|pool| pool.stats.rejected).sum();
-    vec![
-        Line::raw(format!(
-            " p50 {} · p99 {} ms",
-            fmt::ms(l.p50),
-            fmt::ms(l.p99)
-        )),
-        Line::from([count(Outcome::Success), count(Outcome::Partial)].concat()),
-        Line::from(
-            [
-                count(Outcome::Failed),
-                count(Outcome::Timeout),
-                count(Outcome::Refused),
-            ]
-            .concat(),
-        ),
-        Line::styled(
-            format!(
-                " max queue {} · rejected {}",
-                fmt::count(u64::from(max_queue)),
-                fmt::count(rejected)
+            Span::styled(
+                format!(
+                    "{:>8}{:>8}",
+                    latency(r.latency_ms.p50),
+                    latency(r.latency_ms.p99)
+                ),
+                p.text,
             ),
-            if rejected > 0 { p.error } else { p.text },
-        ),
-    ]
+            Span::styled(
+                format!("{:>10}", fmt::rate(failed)),
+                if failed > 0.0 { p.error } else { p.text },
+            ),
+            Span::styled(
+                format!(
+                    "  {}",
+                    fmt::fit(&limited_by(app.scenario(), r), limit_width)
+                ),
+                p.dim,
+            ),
+        ];
+        if engine.now() < app.now() && !engine.is_finished() {
+            spans.push(Span::styled(" catching up", p.error));
+        }
+        lines.push(Line::from(spans));
+    }
+    let note = if inner.width >= 110 {
+        "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
+         failed/s = failed + timeout + refused"
+    } else {
+        "* best: highest goodput (ties: lower p99) · p50/p99 of answered requests"
+    };
+    lines.push(Line::styled(note, p.dim));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Every strategy's latency series on one scale, so equal heights mean equal latencies.
+fn render_charts(frame: &mut Frame, area: Rect, app: &App, engines: &[Engine]) {
+    let p = app.palette();
+    let series: Vec<Vec<f64>> = engines
+        .iter()
+        .map(|e| e.snapshot().series.latency_max)
+        .collect();
+    let top = series.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
+    let interval = engines
+        .first()
+        .map_or(0.0, |e| e.snapshot().series.interval.as_millis_f64());
+    let block = Block::bordered()
+        .title(Line::styled(
+            format!(
+                " Slowest answer per {} ms · one scale for all: bar top = {} ms ",
+                fmt::ms(interval),
+                fmt::ms(top)
+            ),
+            p.title,
+        ))
+        .border_style(p.border);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let n = u32::try_from(engines.len().max(1)).unwrap_or(1);
+    let rows = Layout::vertical(vec![Constraint::Ratio(1, n); engines.len()]).split(inner);
+    let max = top.ceil().max(1.0) as u64;
+    for (i, ((engine, data), row)) in engines.iter().zip(&series).zip(rows.iter()).enumerate() {
+        let [label, chart] = Layout::horizontal([
+            Constraint::Length(u16::try_from(NAME_WIDTH).unwrap_or(15)),
+            Constraint::Min(0),
+        ])
+        .areas(*row);
+        let name = format!("  {} {}", i + 1, engine.strategy().name());
+        frame.render_widget(Paragraph::new(Line::styled(name, p.text)), label);
+        let width = usize::from(chart.width);
+        let skip = data.len().saturating_sub(width);
+        let points: Vec<u64> = data[skip..].iter().map(|v| v.round() as u64).collect();
+        frame.render_widget(
+            Sparkline::default().data(&points).max(max).style(p.busy),
+            chart,
+        );
+    }
 }

@@ -10,7 +10,7 @@ use crate::tui::app::{App, FAULTS, FaultMenu};
 
 use super::fmt;
 
-const WIDTH: u16 = 46;
+pub const WIDTH: u16 = 46;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot, menu: FaultMenu) {
     let p = app.palette();

@@ -18,13 +18,14 @@ pub fn ms(v: f64) -> String {
     }
 }
 
-/// Requests per second: `0.59/s`, `118/s`, `12.3k/s`.
+/// Requests per second, the one rate format of the screen: `0.59/s`, `117.6/s`, `1988/s`,
+/// `12.3k/s` (four significant digits at most, as the README's figures).
 pub fn rate(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
     } else if v >= 10_000.0 {
         format!("{:.1}k/s", v / 1e3)
-    } else if v >= 100.0 {
+    } else if v >= 1_000.0 {
         format!("{v:.0}/s")
     } else if v >= 10.0 {
         format!("{v:.1}/s")
@@ -67,7 +68,8 @@ pub fn percent(ratio: f64) -> String {
     format!("{:.0}%", ratio * 100.0)
 }
 
-/// `text` cut or padded to exactly `width` columns (ellipsis when cut).
+/// `text` cut or padded to exactly `width` columns. When cut, whole words are dropped from
+/// the end and an ellipsis says so; a word is cut only when the first one alone is too long.
 pub fn fit(text: &str, width: usize) -> String {
     let len = text.chars().count();
     if len <= width {
@@ -75,9 +77,15 @@ pub fn fit(text: &str, width: usize) -> String {
     } else if width == 0 {
         String::new()
     } else {
-        let mut s: String = text.chars().take(width - 1).collect();
+        let head: String = text.chars().take(width - 1).collect();
+        let next_is_break = text.chars().nth(width - 1).is_some_and(char::is_whitespace);
+        let mut s = match head.rfind(' ') {
+            _ if next_is_break => head.trim_end().to_string(),
+            Some(i) if i > 0 => head[..i].trim_end().to_string(),
+            _ => head,
+        };
         s.push('…');
-        s
+        format!("{s:<width$}")
     }
 }
 
@@ -158,6 +166,9 @@ mod tests {
     fn fit_pads_and_cuts_with_an_ellipsis() {
         assert_eq!(fit("abc", 5), "abc  ");
         assert_eq!(fit("abcdef", 4), "abc…");
+        // Whole words go, never half a word.
+        assert_eq!(fit("threads 200 spare 10", 16), "threads 200…    ");
+        assert_eq!(fit("threads 200 spare", 12), "threads 200…");
         assert_eq!(fit_right("42", 4), "  42");
         assert_eq!(fit_left("worker-12", 6), "…er-12");
     }
@@ -167,6 +178,9 @@ mod tests {
         assert_eq!(ms(1000.4), "1000");
         assert_eq!(ms(12.25), "12.2");
         assert_eq!(rate(0.588), "0.59/s");
+        assert_eq!(rate(117.647), "117.6/s");
+        assert_eq!(rate(1988.8), "1989/s");
+        assert_eq!(rate(14_195.0), "14.2k/s");
         assert_eq!(count(123_456), "123.5k");
         assert_eq!(bytes(200 << 10), "200 KiB");
         assert_eq!(bytes(10 << 20), "10 MiB");

@@ -1,5 +1,6 @@
 //! Two header rows: preset and strategy tabs with the simulated clock; run state, speed,
-//! load and seed.
+//! load and seed. A third row, when anything differs from the preset, lists it as badges:
+//! active faults and changed settings, so the class always sees what was changed.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,7 +13,7 @@ use crate::tui::app::App;
 
 use super::fmt;
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot, badges: &[String]) {
     let p = app.palette();
     let tabs = tabs(area, app, snapshot);
     let clock = format!("t {} ", fmt::clock(app.now()));
@@ -41,16 +42,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         right(top, 14),
     );
     frame.render_widget(Paragraph::new(Line::from(info)), bottom);
+    if !badges.is_empty() && area.height > 2 {
+        let row = Rect {
+            y: area.y + 2,
+            height: 1,
+            ..area
+        };
+        frame.render_widget(Paragraph::new(badge_line(app, badges, row.width)), row);
+    }
 }
 
 /// The preset's name and the strategy tabs.
 fn tabs(area: Rect, app: &App, snapshot: &Snapshot) -> Vec<Span<'static>> {
     let p = app.palette();
-    // Tabs take 62 columns (50 when narrow) and the clock 14: the preset name gets the rest.
     let narrow = area.width < NARROW;
-    let tabs_width = if narrow { 50 } else { 62 };
-    let name_width = usize::from(area.width.saturating_sub(tabs_width + 17)).max(8);
-    let name = fmt::fit(&app.scenario().name, name_width);
+    let name = preset_name(app, area.width, narrow);
     let mut tabs = vec![
         Span::styled(format!(" {} ", name.trim_end()), p.title),
         Span::styled("│", p.dim),
@@ -122,6 +128,61 @@ fn tab_label(strategy: Strategy, narrow: bool) -> &'static str {
         Strategy::Semaphore if narrow => "sema",
         s => s.name(),
     }
+}
+
+/// ` CHANGED  orders slow x5 · IronThread core 12 · +2`: as many whole badges as fit, then
+/// how many more there are.
+fn badge_line(app: &App, badges: &[String], width: u16) -> Line<'static> {
+    let p = app.palette();
+    let mut room = usize::from(width).saturating_sub(11);
+    let mut spans = vec![
+        Span::raw(" "),
+        Span::styled(" CHANGED ", p.paused),
+        Span::raw(" "),
+    ];
+    for (i, badge) in badges.iter().enumerate() {
+        let left = badges.len() - i - 1;
+        // Keep room for the `+N` of the badges that would not fit after this one.
+        let need = badge.chars().count() + 3 + if left > 0 { 5 } else { 0 };
+        if need > room {
+            spans.push(Span::styled(format!("+{}", badges.len() - i), p.title));
+            break;
+        }
+        room -= badge.chars().count() + 3;
+        spans.push(Span::styled(badge.clone(), p.change));
+        if left > 0 {
+            spans.push(Span::styled(" · ", p.dim));
+        }
+    }
+    Line::from(spans)
+}
+
+/// The strategy whose tab is at `column` of the first row (from the same labels and widths
+/// as the tabs drawn above).
+pub fn tab_at(app: &App, width: u16, column: u16) -> Option<Strategy> {
+    let narrow = width < NARROW;
+    let mut x = format!(" {} ", preset_name(app, width, narrow).trim_end())
+        .chars()
+        .count()
+        + 1;
+    for (i, s) in Strategy::ALL.iter().enumerate() {
+        let tab = format!(" {} {} ", i + 1, tab_label(*s, narrow))
+            .chars()
+            .count();
+        if (x..x + tab).contains(&usize::from(column)) {
+            return Some(*s);
+        }
+        x += tab;
+    }
+    None
+}
+
+/// The preset's name, fitted to what the tabs (62 columns, 50 when narrow) and the clock (14)
+/// leave.
+fn preset_name(app: &App, width: u16, narrow: bool) -> String {
+    let tabs_width = if narrow { 50 } else { 62 };
+    let name_width = usize::from(width.saturating_sub(tabs_width + 17)).max(8);
+    fmt::fit(&app.scenario().name, name_width)
 }
 
 /// The load in a few words.

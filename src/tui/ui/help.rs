@@ -1,5 +1,6 @@
 //! The `?` overlay, written from the key tables themselves so it cannot drift from what the
-//! keys do.
+//! keys do: first the live keys, then (`?` again) the menus' and tours' keys and the legend
+//! of every marker and term on screen.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -13,32 +14,76 @@ use crate::tui::keys::{self, Binding};
 const LABEL: usize = 9;
 const TEXT: usize = 28;
 
+/// What every marker and term on screen means.
+pub const LEGEND: [(&str, &str); 17] = [
+    ("█ ░", "busy / idle thread"),
+    ("▸", "pool that + - [ ] change"),
+    ("✗ !", "failed, timed out"),
+    ("~ ·", "partial answer, refused"),
+    ("goodput", "answered requests / s"),
+    ("p50 p99", "latency of answers"),
+    ("*", "compare: most goodput"),
+    ("ρ", "bottleneck utilisation"),
+    ("L λW", "in flight = rate x time"),
+    ("ceiling", "most a pool answers / s"),
+    ("≈", "Erlang C approximation"),
+    ("late", "answer after client left"),
+    ("stacks", "thread stack memory"),
+    ("spare", "Tomcat minSpareThreads"),
+    ("∞", "unbounded queue"),
+    ("+N pools", "more pools: Tab scrolls"),
+    ("✓", "tour step already played"),
+];
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.palette();
-    let sections: [(&str, &[Binding]); 4] = [
-        ("Live", keys::LIVE),
+    let sections: [(&str, &[Binding]); 2] = [("Live", keys::LIVE), ("Everywhere", keys::ALWAYS)];
+    let mut lines = Vec::new();
+    for (title, table) in sections {
+        lines.push(Line::styled(format!(" {title}"), p.title));
+        lines.extend(table.iter().map(|b| entry(app, b)));
+    }
+    let title = if app.real().is_some() {
+        " Keys · real run: dimmed keys need --engine sim "
+    } else {
+        " Keys "
+    };
+    draw(frame, area, app, title, lines);
+}
+
+/// The second page: menus and tours, then the legend.
+pub fn render_legend(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.palette();
+    let sections: [(&str, &[Binding]); 3] = [
         ("Fault menu", keys::FAULT_MENU),
         ("Tour", keys::TOUR),
-        ("Everywhere", keys::ALWAYS),
+        ("Tour steps", keys::TOUR_STEPS),
     ];
     let mut lines = Vec::new();
     for (title, table) in sections {
         lines.push(Line::styled(format!(" {title}"), p.title));
         lines.extend(table.iter().map(|b| entry(app, b)));
     }
-    // Two columns, the first one taller by at most a line.
+    lines.push(Line::styled(" Legend", p.title));
+    lines.extend(LEGEND.iter().map(|(mark, text)| {
+        Line::from(vec![
+            Span::styled(format!(" {mark:>LABEL$} "), p.title),
+            Span::styled(super::fmt::fit(text, TEXT), p.text),
+        ])
+    }));
+    draw(frame, area, app, " Menus, tours and legend ", lines);
+}
+
+/// Two columns, the first one taller by at most a line, in a centred box.
+fn draw(frame: &mut Frame, area: Rect, app: &App, title: &str, mut lines: Vec<Line<'static>>) {
+    let p = app.palette();
     let right = lines.split_off(lines.len().div_ceil(2));
     let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let column = u16::try_from(LABEL + TEXT + 2).unwrap_or(u16::MAX);
     let box_area = super::centred(area, 2 * column + 2, rows + 2);
-    let title = if app.real().is_some() {
-        " Keys · real run: dimmed keys need --engine sim "
-    } else {
-        " Keys "
-    };
     let block = Block::bordered()
-        .title(Line::styled(title, p.title))
-        .title_bottom(Line::styled(" ? or Esc closes ", p.dim).right_aligned())
+        .title(Line::styled(title.to_string(), p.title))
+        .title_bottom(Line::styled(" ? more · Esc closes ", p.dim).right_aligned())
         .border_style(p.title);
     let inner = block.inner(box_area);
     frame.render_widget(Clear, box_area);

@@ -18,18 +18,29 @@ use super::fmt;
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
     let w = &snapshot.window;
-    let percentiles = format!(
-        " p50 {} · p90 {} · p99 {} ms ",
-        fmt::ms(w.p50),
-        fmt::ms(w.p90),
-        fmt::ms(w.p99)
-    );
+    // Percentiles of answered requests; before the first answer there is nothing to show.
+    let (percentiles, max) = if w.count == 0 {
+        (
+            " no answer yet ".to_string(),
+            " waiting for data ".to_string(),
+        )
+    } else {
+        (
+            format!(
+                " p50 {} · p90 {} · p99 {} ms ",
+                fmt::ms(w.p50),
+                fmt::ms(w.p90),
+                fmt::ms(w.p99)
+            ),
+            format!(" max {} ms ", fmt::ms(w.max)),
+        )
+    };
     let block = Block::bordered()
         .title(Line::styled(
             format!(" Latency, last {} ", snapshot.window_len),
             p.title,
         ))
-        .title(Line::styled(format!(" max {} ms ", fmt::ms(w.max)), p.dim).right_aligned())
+        .title(Line::styled(max, p.dim).right_aligned())
         .title_bottom(Line::styled(percentiles, p.text))
         .border_style(p.border);
     let inner = block.inner(area);

@@ -21,17 +21,24 @@ const SEP_WIDTH: usize = 3;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
+    let back = app.log_scroll().min(snapshot.log.len().saturating_sub(1));
+    let title = if back > 0 {
+        format!(" Log · {back} newer entries below (wheel down) ")
+    } else {
+        " Log ".to_string()
+    };
     let block = Block::bordered()
-        .title(Line::styled(" Log ", p.title))
+        .title(Line::styled(title, p.title))
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
     let width = usize::from(inner.width);
     let rows = usize::from(inner.height).saturating_sub(1);
-    let skip = snapshot.log.len().saturating_sub(rows);
-    let shown = &snapshot.log[skip..];
-    let columns = Columns::fitted(shown, width);
+    let end = snapshot.log.len() - back;
+    let skip = end.saturating_sub(rows);
+    let shown = &snapshot.log[skip..end];
+    let columns = Columns::fitted(snapshot, width);
     let mut lines = vec![columns.header(p)];
     lines.extend(shown.iter().map(|entry| match entry {
         LogLine::Run(run) => columns.run(p, run),
@@ -52,30 +59,22 @@ struct Columns {
 }
 
 impl Columns {
-    /// What is left after the fixed columns goes to thread and status: each gets what its
-    /// longest visible value needs when both fit, else a share in proportion to that need.
-    fn fitted(shown: &[LogLine], width: usize) -> Columns {
+    /// What is left after the fixed columns goes to thread and status. The thread column is
+    /// as wide as the longest thread name the scenario's pools can give (their prefix and a
+    /// three-digit number), not the rows on screen, so the columns stay put from frame to
+    /// frame; it takes at most 60 % of the room.
+    fn fitted(snapshot: &Snapshot, width: usize) -> Columns {
         let rest = width.saturating_sub(RUN + STRATEGY + TIME + 4 * SEP_WIDTH);
-        let runs = shown.iter().filter_map(|entry| match entry {
-            LogLine::Run(run) => Some(run),
-            LogLine::Change { .. } => None,
-        });
-        let (mut thread, mut status) = ("Thread Name".len(), "Status".len());
-        for run in runs {
-            thread = thread.max(run.thread.chars().count());
-            status = status.max(run.status.chars().count());
-        }
-        if thread + status <= rest {
-            Columns {
-                thread,
-                status: rest - thread,
-            }
-        } else {
-            let thread = (rest * thread / (thread + status)).max(8).min(rest);
-            Columns {
-                thread,
-                status: rest - thread,
-            }
+        let longest = snapshot
+            .pools
+            .iter()
+            .map(|pool| pool.prefix.chars().count() + 3)
+            .max()
+            .unwrap_or(0);
+        let thread = longest.max("Thread Name".len()).min(rest * 3 / 5);
+        Columns {
+            thread,
+            status: rest - thread,
         }
     }
 
@@ -104,8 +103,14 @@ impl Columns {
             spans.push(Span::raw(cell));
             spans.push(Span::styled(SEP, p.dim));
         }
+        // Shortened by rule before any cut: `Partial (Recs:Fallback)` -> `Partial (Recs)`.
+        let status = if run.status.chars().count() > self.status {
+            run.status.replace(":Fallback", "")
+        } else {
+            run.status.clone()
+        };
         spans.push(Span::styled(
-            fmt::fit(&run.status, self.status),
+            fmt::fit(&status, self.status),
             p.outcome(run.outcome),
         ));
         Line::from(spans)

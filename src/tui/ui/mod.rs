@@ -37,12 +37,16 @@ mod header;
 mod help;
 mod latency;
 mod log;
+pub mod mouse;
 mod outcomes;
 mod pools;
 mod runtime;
 mod status;
 mod theory;
 mod tour;
+mod tour_steps;
+
+pub(crate) use fmt::clock as clock_text;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -67,13 +71,16 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         render_too_small(frame, area);
         return;
     }
+    // A third header row, the badges, whenever something differs from the preset.
+    let badges = app.badges(snapshot);
+    let header_rows = HEADER_ROWS + u16::from(!badges.is_empty());
     let [header, body, status] = Layout::vertical([
-        Constraint::Length(HEADER_ROWS),
+        Constraint::Length(header_rows),
         Constraint::Min(0),
         Constraint::Length(STATUS_ROWS),
     ])
     .areas(area);
-    header::render(frame, header, app, snapshot);
+    header::render(frame, header, app, snapshot, &badges);
     status::render(frame, status, app);
     if app.compare_engines().is_some() {
         compare::render(frame, body, app);
@@ -81,10 +88,34 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         render_live(frame, body, app, snapshot);
     }
     tour::render(frame, area, app);
+    render_overlay(frame, app, snapshot);
+    paint_background(frame, app);
+}
+
+fn render_overlay(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
+    let area = frame.area();
     match app.overlay() {
         Overlay::None => {}
         Overlay::Help => help::render(frame, area, app),
+        Overlay::Legend => help::render_legend(frame, area, app),
         Overlay::Faults(menu) => fault_menu::render(frame, area, app, snapshot, menu),
+        Overlay::TourSteps(cursor) => tour_steps::render(frame, area, app, cursor),
+    }
+}
+
+/// Themes with their own background (light) paint every cell the panels left at the
+/// terminal's default, so the screen looks the same whatever the terminal's colours.
+fn paint_background(frame: &mut Frame, app: &App) {
+    let Some((bg, fg)) = app.palette().background else {
+        return;
+    };
+    for cell in &mut frame.buffer_mut().content {
+        if cell.bg == ratatui::style::Color::Reset {
+            cell.set_bg(bg);
+        }
+        if cell.fg == ratatui::style::Color::Reset {
+            cell.set_fg(fg);
+        }
     }
 }
 

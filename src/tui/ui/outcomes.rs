@@ -1,4 +1,5 @@
-//! Throughput and the outcome counters, each outcome in its own fixed colour.
+//! Goodput (answered requests per second) and the outcome counters, each outcome in its own
+//! fixed colour, with the failures' own rates beside them.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -16,8 +17,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let block = Block::bordered()
         .title(Line::styled(" Outcomes ", p.title))
         .title(
-            Line::styled(format!(" {} ", fmt::rate(snapshot.throughput_rps)), p.title)
-                .right_aligned(),
+            Line::styled(
+                format!(" goodput {} ", fmt::rate(snapshot.goodput_rps)),
+                p.title,
+            )
+            .right_aligned(),
         )
         .border_style(p.border);
     let inner = block.inner(area);
@@ -49,12 +53,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             row(&[Outcome::Timeout, Outcome::Refused]),
         ]
     };
-    let mut extra = format!(
-        " replies {} · conn {} · backlog {}",
-        fmt::count(snapshot.outcomes.responded()),
+    let failing: Vec<String> = Outcome::FAILURES
+        .iter()
+        .filter(|&&o| snapshot.outcomes.get(o) > 0)
+        .map(|&o| {
+            format!(
+                "{} {}",
+                o.name().to_lowercase(),
+                fmt::rate(snapshot.rate_of(o))
+            )
+        })
+        .collect();
+    let mut extra = if failing.is_empty() {
+        String::new()
+    } else {
+        format!(" {} ·", failing.join(" · "))
+    };
+    extra.push_str(&format!(
+        " answered {} · conn {} · backlog {}",
+        fmt::count(snapshot.outcomes.answered()),
         fmt::count(u64::from(snapshot.connections)),
         fmt::count(u64::from(snapshot.backlog)),
-    );
+    ));
     if snapshot.late_responses > 0 {
         extra.push_str(&format!(" · late {}", fmt::count(snapshot.late_responses)));
     }

@@ -3,9 +3,10 @@
 //! core/max; queue depth vs capacity with its sparkline; rejections and the largest size.
 //! When rows are short the selected pool keeps its cells and the others shrink to one line.
 //! What the threads wait on besides pools (cores, connection pools) follows, one line each
-//! (see [`bottlenecks`](super::bottlenecks)); then pools the strategy no longer uses but that
-//! still have threads, dimmed, if room is left. The title carries the estimated stack memory
-//! of every live thread.
+//! (see [`bottlenecks`](super::bottlenecks)). Pools the strategy no longer uses but that
+//! still have threads come after its own. Pools that do not fit are counted on a
+//! `+N pools (Tab shows them)` line. The title carries the estimated stack memory of every
+//! live thread.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -49,11 +50,9 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
     let p = app.palette();
     let selected = app.selected_pool();
     let find = |id| snapshot.pools.iter().find(|pool| pool.id == id);
+    // The strategy's pools, then pools it no longer uses that still hold threads (hung
+    // calls of the previous strategy): Tab reaches both.
     let in_use: Vec<&PoolSnapshot> = app.pool_ids().into_iter().filter_map(find).collect();
-    let leftovers = snapshot
-        .pools
-        .iter()
-        .filter(|pool| !pool.in_use && (pool.pool_size > 0 || pool.queued > 0));
 
     // A real run's cores are the machine's: the runtime panel shows them, not a model.
     let modelled = app.real().is_none();
@@ -65,12 +64,6 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
     let mut out = pool_lines(p, &in_use, selected, width, rows_for_pools);
     out.extend(waits_on);
     out.truncate(rows);
-    for pool in leftovers {
-        if out.len() >= rows {
-            break;
-        }
-        out.push(compact(pool, width, p.dim));
-    }
     out
 }
 
@@ -90,19 +83,54 @@ fn pool_lines(
             out.extend(full(p, pool, Some(pool.id) == selected, width, grant));
         }
     } else {
-        for pool in in_use {
-            if Some(pool.id) == selected {
-                out.extend(full(p, pool, true, width, 1));
-            } else {
-                out.push(compact(pool, width, p.text));
-            }
-        }
-        if out.len() > rows {
-            let hidden = out.len() + 1 - rows;
-            out.truncate(rows.saturating_sub(1));
-            out.push(Line::styled(format!(" … {hidden} more lines (Tab)"), p.dim));
+        let groups: Vec<(bool, Vec<Line<'static>>)> = in_use
+            .iter()
+            .map(|pool| {
+                let is_selected = Some(pool.id) == selected;
+                if is_selected {
+                    (true, full(p, pool, true, width, 1))
+                } else {
+                    (false, vec![compact(pool, width, p.text)])
+                }
+            })
+            .collect();
+        out = fit_groups(p, groups, rows);
+    }
+    out
+}
+
+/// Whole pools in `rows`: the selected one always, the others in order while they fit, and
+/// a `+N pools (Tab)` line for the ones left out, so no pool disappears silently.
+fn fit_groups(
+    p: &Palette,
+    groups: Vec<(bool, Vec<Line<'static>>)>,
+    rows: usize,
+) -> Vec<Line<'static>> {
+    let total: usize = groups.iter().map(|(_, g)| g.len()).sum();
+    if total <= rows {
+        return groups.into_iter().flat_map(|(_, g)| g).collect();
+    }
+    let mut room = rows.saturating_sub(1);
+    let selected_len = groups.iter().find(|(s, _)| *s).map_or(0, |(_, g)| g.len());
+    room = room.saturating_sub(selected_len);
+    let mut hidden = 0;
+    let mut out = Vec::new();
+    for (is_selected, group) in groups {
+        if is_selected {
+            out.extend(group);
+        } else if group.len() <= room {
+            room -= group.len();
+            out.extend(group);
+        } else {
+            hidden += 1;
         }
     }
+    out.truncate(rows.saturating_sub(1));
+    let s = if hidden == 1 { "" } else { "s" };
+    out.push(Line::styled(
+        format!(" +{hidden} pool{s} (Tab shows them)"),
+        p.dim,
+    ));
     out
 }
 
@@ -169,19 +197,35 @@ fn title(p: &Palette, pool: &PoolSnapshot, selected: bool, width: usize) -> Line
     } else {
         (" ", p.title)
     };
-    let text = format!(
-        "busy {}/{} · {}",
+    let busy = format!(
+        "busy {}/{}",
         fmt::count(u64::from(pool.active)),
         fmt::count(u64::from(pool.pool_size)),
-        sizing(pool)
     );
     let rest = width.saturating_sub(pool.name.chars().count() + 2);
+    // Shortened by rule, never cut mid-word: the full sizing, its short form, or none.
+    let text = [
+        format!("{busy} · {}", sizing(pool)),
+        format!("{busy} · {}", short_sizing(pool)),
+    ]
+    .into_iter()
+    .find(|t| t.chars().count() <= rest)
+    .unwrap_or(busy);
     Line::from(vec![
         Span::styled(marker, p.title),
         Span::styled(pool.name.clone(), name_style),
         Span::raw(" "),
         Span::raw(fmt::fit(&text, rest).trim_end().to_string()),
     ])
+}
+
+/// The size knob that limits the pool, in a few letters.
+fn short_sizing(pool: &PoolSnapshot) -> String {
+    match pool.kind {
+        PoolKind::ThreadPool | PoolKind::Tomcat => format!("max {}", pool.max),
+        PoolKind::ForkJoin => format!("par {}", pool.core),
+        PoolKind::PerTask => "per task".to_string(),
+    }
 }
 
 /// The pool's size knobs in its own words.

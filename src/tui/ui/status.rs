@@ -16,7 +16,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         Some(Status::Error(text)) => Line::styled(format!(" {text}"), p.error),
         None if app.tour().is_some_and(|t| t.caption().is_some()) => Line::from(vec![
             Span::styled(" TOUR ", p.paused),
-            Span::raw(" space or → goes on · any other key works as usual · ? help"),
+            Span::raw(" space/→ goes on · ← back · Home restart · t steps · q quit · ? help"),
         ]),
         None if app.real().is_some() => real(app),
         None if app.is_finished() => Line::from(vec![
@@ -52,11 +52,13 @@ fn real(app: &App) -> Line<'static> {
     }
 }
 
-/// `? help` and `q quit` first (the line is cut on narrow screens), then every live binding
+/// The keys a newcomer needs first, in this order: the rest follow while they fit.
+const FIRST_HINTS: [&str; 5] = ["q", "?", "f", "c", "space"];
+
+/// `q ? f c space` first (the line is cut on narrow screens), then every other live binding
 /// that has a hint, as `key word`.
 fn hints(app: &App) -> Line<'static> {
     let p = app.palette();
-    let first = |b: &&keys::Binding| b.label == "?" || b.label == "q";
     // Keys this mode refuses (real time cannot pause...) are left out.
     let works = |b: &&keys::Binding| {
         b.keys
@@ -64,13 +66,19 @@ fn hints(app: &App) -> Line<'static> {
             .and_then(|&k| b.action(k))
             .is_none_or(|a| app.refusal(a).is_none())
     };
-    let (front, rest): (Vec<&keys::Binding>, Vec<&keys::Binding>) = keys::LIVE
+    let mut shown: Vec<&keys::Binding> = keys::LIVE
         .iter()
         .filter(|b| !b.hint.is_empty())
         .filter(works)
-        .partition(first);
+        .collect();
+    shown.sort_by_key(|b| {
+        FIRST_HINTS
+            .iter()
+            .position(|&l| l == b.label)
+            .unwrap_or(FIRST_HINTS.len())
+    });
     let mut spans = vec![Span::raw(" ")];
-    for b in front.into_iter().chain(rest) {
+    for b in shown {
         spans.push(Span::styled(format!(" {} ", b.label), p.title));
         spans.push(Span::raw(format!("{} ", b.hint)));
     }

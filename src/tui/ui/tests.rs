@@ -80,15 +80,40 @@ fn help_overlay() {
 }
 
 #[test]
+fn help_legend_page() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::ToggleHelp);
+    a.apply(Action::ToggleHelp);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
 fn help_lists_every_binding() {
     let mut a = live(Strategy::Bulkhead);
     a.apply(Action::ToggleHelp);
     let text = screen(&a, 80, 24);
     for b in crate::tui::keys::LIVE
         .iter()
-        .chain(crate::tui::keys::FAULT_MENU)
+        .chain(crate::tui::keys::ALWAYS)
     {
         assert!(text.contains(b.help), "{} missing from the help", b.help);
+    }
+    a.apply(Action::ToggleHelp);
+    let text = screen(&a, 80, 24);
+    for b in crate::tui::keys::FAULT_MENU
+        .iter()
+        .chain(crate::tui::keys::TOUR)
+        .chain(crate::tui::keys::TOUR_STEPS)
+    {
+        assert!(
+            text.contains(b.help),
+            "{} missing from the second page",
+            b.help
+        );
+    }
+    for (mark, meaning) in super::help::LEGEND {
+        assert!(text.contains(mark), "{mark} missing from the legend");
+        assert!(text.contains(meaning), "{meaning} missing from the legend");
     }
 }
 
@@ -205,5 +230,138 @@ fn real_mode_shows_the_runtime_panel_and_the_wall_clock() {
         assert!(text.contains("Runtime (tokio)"), "{text}");
         assert!(text.contains("REAL time x0.01"), "{text}");
         assert!(!text.contains("speed 1x"), "{text}");
+    }
+}
+
+/// Bulkhead containment switched to the shared pool at 6 s with `orders` slowed: the recs pool
+/// still holds hung threads, the fault and the server switch are badges.
+fn containment_after_switch() -> App {
+    let mut a = preset_app(
+        "bulkhead-containment",
+        &[],
+        Strategy::Bulkhead,
+        Nanos::from_secs(6),
+    );
+    a.apply(Action::SelectStrategy(Strategy::Shared));
+    a.apply(Action::OpenFaultMenu);
+    a.apply(Action::MenuPick(2));
+    a.apply(Action::MenuPick(1));
+    play_to(&mut a, Nanos::from_secs(12));
+    a
+}
+
+#[test]
+fn containment_on_shared_keeps_every_pool_in_reach_and_shows_the_fault() {
+    let a = containment_after_switch();
+    for (w, h) in [(80, 24), (120, 40)] {
+        let text = screen(&a, w, h);
+        assert!(text.contains("CHANGED"), "{w}x{h}: the badge row\n{text}");
+        assert!(
+            text.contains("orders slow x5"),
+            "{w}x{h}: the fault badge\n{text}"
+        );
+        assert!(
+            text.contains("recs busy") || text.contains("pools (Tab"),
+            "{w}x{h}: the recs pool or a marker for it\n{text}"
+        );
+        insta::assert_snapshot!(format!("containment_shared_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn no_percentiles_or_rates_are_shown_before_the_first_answer() {
+    let a = app(&[], Strategy::Bulkhead, Nanos::ZERO);
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("no answer yet"), "{text}");
+    assert!(text.contains("waiting for the first request"), "{text}");
+    assert!(!text.contains("p50 0.00"), "{text}");
+}
+
+#[test]
+fn the_hint_bar_starts_with_q_help_fault_compare_and_space() {
+    let text = screen(&live(Strategy::Bulkhead), 80, 24);
+    let last = text.lines().last().expect("a status line");
+    let order: Vec<usize> = ["q quit", "? help", "f fault", "c compare", "space pause"]
+        .iter()
+        .map(|k| {
+            last.find(k)
+                .unwrap_or_else(|| panic!("{k} missing: {last}"))
+        })
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{last}");
+}
+
+#[test]
+fn the_log_columns_stay_put_from_frame_to_frame() {
+    let header = |a: &App| {
+        screen(a, 80, 24)
+            .lines()
+            .find(|l| l.contains("Thread Name"))
+            .map(str::to_string)
+            .expect("the log header")
+    };
+    let mut a = app(CLOSED, Strategy::Bulkhead, Nanos::from_millis(300));
+    let early = header(&a);
+    a.apply(Action::SelectStrategy(Strategy::Shared));
+    play_to(&mut a, Nanos::from_secs(6));
+    assert_eq!(early, header(&a));
+}
+
+/// Strings that show the panel a caption talks about is in sight.
+fn anchors(panel: crate::scenario::TourPanel) -> &'static [&'static str] {
+    use crate::scenario::TourPanel;
+    match panel {
+        TourPanel::Pools => &["Pools", "Tab select"],
+        TourPanel::Outcomes => &["Outcomes", "answered"],
+        TourPanel::Latency => &["Latency"],
+        TourPanel::Compare => &["1 sequential", "4 unbounded", "best:"],
+        TourPanel::Theory => &["theory ", "measured"],
+        TourPanel::Log => &["Thread Name", "└──"],
+    }
+}
+
+#[test]
+fn at_80x24_no_tour_caption_covers_the_panel_it_names() {
+    use crate::tui::app::Tour;
+    for name in scenario::builtin_names() {
+        let s = scenario::load(name, &[]).expect("preset loads");
+        if s.tour.is_empty() {
+            continue;
+        }
+        let strategy = s.strategy.default;
+        let mut a = App::new(s, strategy, Theme::Dark);
+        assert!(a.start_tour());
+        for _ in 0..6_000 {
+            let Some(step) = a.tour().and_then(Tour::shown_step).cloned() else {
+                if a.tour().is_none() {
+                    break;
+                }
+                // One frame at a time: a step that fires pauses the clock.
+                a.advance(
+                    std::time::Duration::from_millis(100),
+                    BudgetSpec::Events(u64::MAX),
+                );
+                continue;
+            };
+            // Let behind engines (a fresh compare view) catch up to the paused clock.
+            a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+            let text = screen(&a, 80, 24);
+            let caption_top = text
+                .lines()
+                .position(|l| l.contains("Tour "))
+                .expect("caption");
+            for anchor in anchors(step.panel) {
+                let row = text
+                    .lines()
+                    .enumerate()
+                    .filter(|(i, _)| *i != caption_top)
+                    .position(|(_, l)| l.contains(anchor));
+                assert!(
+                    row.is_some(),
+                    "{name}: {anchor:?} hidden by the caption\n{text}"
+                );
+            }
+            a.press(crate::tui::keys::Key::Char(' '));
+        }
     }
 }

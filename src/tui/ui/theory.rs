@@ -21,36 +21,62 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     frame.render_widget(block, area);
 
     let prediction = app.engine().prediction();
-    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
     let ceiling = match (&prediction.ceiling_rps, &prediction.bottleneck) {
         (Some(c), Some(b)) => format!("ceiling {} ({b})", fmt::rate(*c)),
         (Some(c), None) => format!("ceiling {}", fmt::rate(*c)),
         _ => "no ceiling".to_string(),
     };
-    let theory = vec![
-        ceiling,
-        format!("X {}", or_dash(prediction.throughput_rps.map(fmt::rate))),
-        format!("R {} ms", or_dash(prediction.latency_ms.map(fmt::ms))),
-        format!("ρ {}", or_dash(prediction.utilisation.map(fmt::percent))),
-        format!("one request {} ms", fmt::ms(prediction.single_request_ms)),
-    ];
-    let x = snapshot.throughput_rps;
-    let r_ms = snapshot.latency.mean;
-    // Little's law, L = λW: both sides come from the snapshot.
-    let measured = vec![
-        format!("X {}", fmt::rate(x)),
-        format!("R {} ms", fmt::ms(r_ms)),
-        format!(
-            "L {:.2} vs λW {:.2}",
-            snapshot.mean_in_flight,
-            snapshot.littles_l_from_x_w()
-        ),
-    ];
+    // Figures theory cannot give for this load are left out rather than shown as `-`.
+    let mut theory = vec![ceiling];
+    theory.extend(
+        prediction
+            .throughput_rps
+            .map(|x| format!("X {}", fmt::rate(x))),
+    );
+    theory.extend(
+        prediction
+            .latency_ms
+            .map(|r| format!("R {} ms", fmt::ms(r))),
+    );
+    theory.extend(
+        prediction
+            .utilisation
+            .map(|u| format!("ρ {}", fmt::percent(u))),
+    );
+    theory.push(alone(app));
+    // Theory is of the preset's latencies: say so while a fault changes them.
+    if snapshot.services.iter().any(|s| s.fault.is_some()) {
+        theory.insert(0, "faults not modelled".to_string());
+    }
+    // The ceiling is compared with goodput: a rejection answered in no time is not work done.
+    let measured = if snapshot.outcomes.total() == 0 {
+        vec!["waiting for the first request to end".to_string()]
+    } else {
+        vec![
+            format!("goodput {}", fmt::rate(snapshot.goodput_rps)),
+            if snapshot.latency.count > 0 {
+                format!("R {} ms answered", fmt::ms(snapshot.latency.mean))
+            } else {
+                "no answer yet".to_string()
+            },
+            // Little's law, L = λW: both sides come from the snapshot.
+            format!(
+                "L {:.2} vs λW {:.2}",
+                snapshot.mean_in_flight,
+                snapshot.littles_l_from_x_w()
+            ),
+        ]
+    };
     let mut rows = vec![(" theory   ", theory), (" measured ", measured)];
     if let Some(e) = &prediction.erlang_c {
         rows.push((
             " Erlang C ",
             vec![
+                if e.approximation {
+                    "≈ holds not exponential".to_string()
+                } else {
+                    "exact (M/M/c)".to_string()
+                },
                 format!(
                     "{} threads, {:.1} erlangs",
                     e.servers, e.offered_load_erlangs
@@ -72,4 +98,31 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// One request alone. With hanging services the mean (a 1 s call and a 30 s hang averaged)
+/// is a time no request takes, so the typical request and the hung one are shown apart.
+fn alone(app: &App) -> String {
+    let scenario = app.engine().scenario();
+    let strategy = app.engine().strategy();
+    let hangs: Vec<_> = scenario
+        .services
+        .iter()
+        .filter_map(|s| s.hang.map(|h| (s.name.as_str(), h)))
+        .collect();
+    let Some((_, hang)) = hangs.first() else {
+        let single = app.engine().prediction().single_request_ms;
+        return format!("alone {} ms", fmt::ms(single));
+    };
+    let mut healthy = scenario.clone();
+    for s in &mut healthy.services {
+        s.hang = None;
+    }
+    let typical = crate::theory::predict(&healthy, strategy).single_request_ms;
+    format!(
+        "alone {} ms, {} hang {}",
+        fmt::ms(typical),
+        fmt::percent(hang.probability),
+        hang.duration
+    )
 }

@@ -1,0 +1,78 @@
+//! Which strategy did best, and what holds each one back: the answers the compare table and
+//! the TUI's compare view give in words, from the same reports.
+
+use super::RunReport;
+use crate::scenario::Scenario;
+
+/// The strategies marked best: the highest goodput, ties broken by the lower p99 of answered
+/// requests. Both are compared as displayed (0.01 req/s, 0.1 ms), so strategies the table
+/// shows as equal are all marked. Empty when nothing was answered.
+pub fn best(reports: &[RunReport]) -> Vec<usize> {
+    let key = |r: &RunReport| {
+        (
+            (r.goodput_rps * 100.0).round() as i64,
+            -((r.latency_ms.p99 * 10.0).round() as i64),
+        )
+    };
+    let Some(top) = reports.iter().map(key).max() else {
+        return Vec::new();
+    };
+    if top.0 <= 0 {
+        return Vec::new();
+    }
+    (0..reports.len())
+        .filter(|&i| key(&reports[i]) == top)
+        .collect()
+}
+
+/// One short phrase saying what limits a strategy's goodput: rejections, client timeouts
+/// (naming a hanging service), refused connections, else the pool whose queue built up or
+/// that runs at its ceiling, else the load itself.
+pub fn limited_by(scenario: &Scenario, r: &RunReport) -> String {
+    let q = &r.requests;
+    let rejecting = r
+        .pools
+        .iter()
+        .filter(|p| p.rejected > 0)
+        .max_by_key(|p| p.rejected);
+    if let Some(pool) = rejecting {
+        return format!("{} rejects", pool.name);
+    }
+    if q.timeout > 0 {
+        if let Some(hung) = scenario.services.iter().find(|s| s.hang.is_some()) {
+            return format!("timeouts: {} hangs", hung.name);
+        }
+        return match slowest_service(r) {
+            Some(name) => format!("timeouts on {name}"),
+            None => "client timeouts".to_string(),
+        };
+    }
+    if q.refused > 0 {
+        return "refused: backlog full".to_string();
+    }
+    // A queue that built up marks the pool that could not keep up, even while a run is
+    // young and its rate still below the ceiling.
+    let queued = r
+        .pools
+        .iter()
+        .filter(|x| x.max_queue > 0)
+        .max_by_key(|x| x.max_queue);
+    if let Some(pool) = queued {
+        return format!("{} full, queue {}", pool.name, pool.max_queue);
+    }
+    let p = &r.theory.prediction;
+    match (&p.bottleneck, p.ceiling_rps) {
+        (Some(b), Some(c)) if r.throughput_rps >= 0.9 * c => format!("{b} full"),
+        _ => "load (below ceiling)".to_string(),
+    }
+}
+
+/// The service whose calls failed or timed out most, if any did.
+fn slowest_service(r: &RunReport) -> Option<&str> {
+    r.services
+        .iter()
+        .map(|s| (s.timeouts + s.failures + s.discarded, s.name.as_str()))
+        .filter(|(n, _)| *n > 0)
+        .max_by_key(|(n, _)| *n)
+        .map(|(_, name)| name)
+}

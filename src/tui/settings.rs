@@ -1,0 +1,116 @@
+//! What differs from the preset, as badges the screen always shows (`orders slow x5`,
+//! `IronThread core 12`, `server virtual`), and the keys that switch the threads the server
+//! and the unbounded strategy use (`v`, `u`), so every lesson of the presets is a key away.
+
+use super::{App, Status};
+use crate::scenario::{ServerThreads, UnboundedThreads};
+use crate::sim::{Engine, Snapshot};
+
+/// Tomcat's `maxThreads` default, for a server switched back from virtual threads when the
+/// preset itself used virtual threads.
+const TOMCAT_MAX_THREADS: u32 = 200;
+
+/// A pool's settings as the preset starts them: (name, core, max, queue capacity).
+pub(super) type PoolSettings = (String, u32, u32, Option<u32>);
+
+/// Every pool's settings in a fresh engine of `scenario`.
+pub(super) fn baseline(engine: &Engine) -> Vec<PoolSettings> {
+    engine
+        .snapshot()
+        .pools
+        .into_iter()
+        .map(|p| (p.name, p.core, p.max, p.queue_capacity))
+        .collect()
+}
+
+impl App {
+    /// The badges: active faults, then every setting that differs from the preset.
+    pub fn badges(&self, snapshot: &Snapshot) -> Vec<String> {
+        let mut badges: Vec<String> = snapshot
+            .services
+            .iter()
+            .filter_map(|s| s.fault.map(|f| format!("{} {f}", s.name)))
+            .collect();
+        for p in &snapshot.pools {
+            let Some((_, core, max, queue)) = self.baseline.iter().find(|b| b.0 == p.name) else {
+                continue;
+            };
+            if p.core != *core {
+                badges.push(format!("{} core {}", p.name, p.core));
+            }
+            if p.max != *max && p.max != u32::MAX {
+                badges.push(format!("{} max {}", p.name, p.max));
+            }
+            if p.queue_capacity != *queue {
+                let q = p.queue_capacity.map_or("∞".to_string(), |q| q.to_string());
+                badges.push(format!("{} queue {q}", p.name));
+            }
+        }
+        if self.scenario.server.threads != self.preset.server.threads {
+            badges.push(server_text(self.scenario.server.threads));
+        }
+        let unbounded = self.scenario.strategy.unbounded_threads;
+        if unbounded != self.preset.strategy.unbounded_threads {
+            badges.push(unbounded_text(unbounded).to_string());
+        }
+        if snapshot.load != self.preset.load.mode {
+            badges.push("load changed".to_string());
+        }
+        badges
+    }
+
+    /// `v`: the server between platform threads (`maxThreads`) and a virtual thread per
+    /// request; the run restarts, since Tomcat's executor is chosen at start-up.
+    pub fn toggle_server_threads(&mut self) {
+        let platform = match self.preset.server.threads {
+            ServerThreads::Platform(n) => n,
+            ServerThreads::Virtual => TOMCAT_MAX_THREADS,
+        };
+        self.scenario.server.threads = match self.scenario.server.threads {
+            ServerThreads::Platform(_) => ServerThreads::Virtual,
+            ServerThreads::Virtual => ServerThreads::Platform(platform),
+        };
+        self.rebuild();
+        self.baseline_from_preset();
+        let text = format!(
+            "{}: run restarted",
+            server_text(self.scenario.server.threads)
+        );
+        self.info_unless_error(text);
+    }
+
+    /// `u`: what `unbounded` starts per call, a virtual thread or a new platform thread.
+    pub fn toggle_unbounded_threads(&mut self) {
+        let threads = &mut self.scenario.strategy.unbounded_threads;
+        *threads = match threads {
+            UnboundedThreads::Virtual => UnboundedThreads::Platform,
+            UnboundedThreads::Platform => UnboundedThreads::Virtual,
+        };
+        let text = format!("{}: run restarted", unbounded_text(*threads));
+        self.rebuild();
+        self.baseline_from_preset();
+        if !matches!(self.status, Some(Status::Error(_))) {
+            self.info(text);
+        }
+    }
+
+    /// The pool settings a fresh run of the preset (with the current server and unbounded
+    /// threads) starts with: the badges report changes against these.
+    pub(super) fn baseline_from_preset(&mut self) {
+        self.baseline = baseline(&Engine::new(&self.scenario, self.engine.strategy()));
+    }
+}
+
+fn server_text(threads: ServerThreads) -> String {
+    match threads {
+        ServerThreads::Platform(n) => format!("server platform {n}"),
+        ServerThreads::Virtual => "server virtual".to_string(),
+    }
+}
+
+fn unbounded_text(threads: UnboundedThreads) -> &'static str {
+    match threads {
+        UnboundedThreads::Virtual => "unbounded virtual",
+        UnboundedThreads::Platform => "unbounded platform",
+    }
+}

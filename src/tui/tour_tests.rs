@@ -1,0 +1,121 @@
+//! Tours as a speaker plays them: every built-in tour's expectations hold at every step,
+//! steps can be replayed (`←`, `Home`, the step list), and no stray key ends the lesson.
+
+use std::time::Duration;
+
+use super::*;
+use crate::scenario;
+use crate::tui::clock::BudgetSpec;
+
+fn tour_app(preset: &str) -> App {
+    let s = scenario::load(preset, &[]).expect("preset loads");
+    let strategy = s.strategy.default;
+    let mut app = App::new(s, strategy, Theme::Dark);
+    assert!(app.start_tour(), "{preset} has a tour");
+    app
+}
+
+fn tick(app: &mut App) {
+    app.advance(Duration::from_millis(100), BudgetSpec::Events(u64::MAX));
+}
+
+/// The step shown now (from 1), after letting behind engines catch up.
+fn shown(app: &App) -> Option<usize> {
+    app.tour().and_then(Tour::caption).map(|(n, _, _)| n)
+}
+
+#[test]
+fn every_builtin_tour_meets_its_expectations_at_every_step() {
+    let mut toured = 0;
+    for name in scenario::builtin_names() {
+        let s = scenario::load(name, &[]).expect("preset loads");
+        if s.tour.is_empty() {
+            continue;
+        }
+        toured += 1;
+        let mut app = tour_app(name);
+        let mut seen = 0;
+        // Ten simulated minutes at most: every tour ends well before.
+        for _ in 0..6_000 {
+            if app.tour().is_none() {
+                break;
+            }
+            if let Some(step) = shown(&app) {
+                tick(&mut app);
+                let failures = app.tour_expectation_failures();
+                assert!(failures.is_empty(), "{name} step {step}: {failures:?}");
+                assert_eq!(step, seen + 1, "{name}: steps fire in order");
+                seen = step;
+                app.press(Key::Char(' '));
+            } else {
+                tick(&mut app);
+            }
+        }
+        assert_eq!(seen, s.tour.len(), "{name}: every step fired");
+        assert!(app.tour().is_none(), "{name}: the tour ended");
+    }
+    assert!(toured >= 2, "the built-in tours were played");
+}
+
+#[test]
+fn left_replays_the_previous_step_and_home_the_first() {
+    let mut app = tour_app("ironthread");
+    app.press(Key::Char(' '));
+    while shown(&app) != Some(3) {
+        tick(&mut app);
+        if shown(&app) == Some(2) {
+            app.press(Key::Char(' '));
+        }
+    }
+    let at_three = app.snapshot();
+    app.press(Key::Left);
+    assert_eq!(shown(&app), Some(2));
+    assert_eq!(app.engine().strategy(), Strategy::Sequential);
+    assert_eq!(app.now(), Nanos::ZERO, "step 2 reset the run");
+    // Going on from the replayed step reaches the same screen as the first time.
+    app.press(Key::Char(' '));
+    while shown(&app).is_none() {
+        tick(&mut app);
+    }
+    assert_eq!(shown(&app), Some(3));
+    assert_eq!(app.snapshot().outcomes, at_three.outcomes);
+    app.press(Key::Home);
+    assert_eq!(shown(&app), Some(1));
+    assert_eq!(app.engine().strategy(), Strategy::Bulkhead);
+    assert_eq!(app.now(), Nanos::ZERO);
+}
+
+#[test]
+fn the_step_list_jumps_to_step_n() {
+    let mut app = tour_app("ironthread");
+    app.press(Key::Char('t'));
+    assert!(matches!(app.overlay(), Overlay::TourSteps(_)));
+    app.press(Key::Char('3'));
+    assert_eq!(app.overlay(), Overlay::None);
+    assert_eq!(shown(&app), Some(3));
+    assert_eq!(app.snapshot().outcomes.total(), 5);
+    app.press(Key::Char('t'));
+    app.press(Key::Up);
+    app.press(Key::Enter);
+    assert_eq!(shown(&app), Some(2));
+}
+
+#[test]
+fn escape_never_quits_and_q_asks_first_in_a_tour() {
+    let mut app = tour_app("ironthread");
+    for key in [Key::Esc, Key::Char('f'), Key::Esc, Key::Esc, Key::Esc] {
+        app.press(key);
+        assert!(!app.should_quit(), "{key:?}");
+    }
+    app.press(Key::Char('q'));
+    assert!(!app.should_quit(), "the first q asks");
+    app.press(Key::Char('?'));
+    app.press(Key::Char('?'));
+    app.press(Key::Char('q'));
+    assert!(
+        !app.should_quit(),
+        "another key in between cancels the question"
+    );
+    app.press(Key::Char('q'));
+    assert!(app.should_quit());
+}

@@ -177,6 +177,9 @@ struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
+    /// Also write the thread timelines as a Perfetto / Chrome trace (Trace Event JSON).
+    #[arg(long, value_name = "FILE.json")]
+    trace: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -287,7 +290,11 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             engine,
             output,
         }) => match engine.engine {
-            EngineArg::Sim => run(&preset, &scenario, output.format),
+            EngineArg::Sim => run(&preset, &scenario, &output),
+            EngineArg::Real if output.trace.is_some() => Err(BadInput(
+                "--trace records the simulated engine only (--engine sim)".into(),
+            )
+            .into()),
             EngineArg::Real => run_real(&preset, &scenario, &engine.real, output.format),
         },
         Some(Command::Compare {
@@ -296,7 +303,11 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             engine,
             output,
         }) => match engine.engine {
-            EngineArg::Sim => compare(&preset, &scenario, output.format),
+            EngineArg::Sim => compare(&preset, &scenario, &output),
+            EngineArg::Real if output.trace.is_some() => Err(BadInput(
+                "--trace records the simulated engine only (--engine sim)".into(),
+            )
+            .into()),
             EngineArg::Real => compare_real(&preset, &scenario, &engine.real, output.format),
         },
         Some(Command::Verify {
@@ -351,23 +362,44 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     Ok((s, strategy, duration))
 }
 
-fn run(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    let engine = report::play(&s, strategy, duration);
+    let engine = match output.trace {
+        Some(_) => report::perfetto::play_traced(&s, strategy, duration),
+        None => report::play(&s, strategy, duration),
+    };
     let r = RunReport::new(&s, &engine);
-    let out = match format_of(format) {
+    let out = match format_of(output.format) {
         Format::Table => report::run_table(&s, &r),
         Format::Json => report::to_json(&r)?,
         Format::Csv => report::run_csv(&r),
     };
     print!("{out}");
-    Ok(())
+    match &output.trace {
+        Some(path) => report::perfetto::write_trace_file(path, &[("", &engine)])
+            .map_err(|e| BadInput(e).into()),
+        None => Ok(()),
+    }
 }
 
-fn compare(preset: &str, args: &ScenarioArgs, format: FormatArg) -> anyhow::Result<()> {
+fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
-    print!("{}", compare_output(&s, duration, format_of(format))?);
-    Ok(())
+    let Some(path) = &output.trace else {
+        print!(
+            "{}",
+            compare_output(&s, duration, format_of(output.format))?
+        );
+        return Ok(());
+    };
+    let runs = report::perfetto::compare_traced(&s, duration);
+    let reports: Vec<RunReport> = runs.iter().map(|(r, _)| r.clone()).collect();
+    print!(
+        "{}",
+        format_compare(&s, &reports, format_of(output.format))?
+    );
+    let engines: Vec<(&str, &threadlab::sim::Engine)> =
+        runs.iter().map(|(_, e)| (e.strategy().name(), e)).collect();
+    report::perfetto::write_trace_file(path, &engines).map_err(|e| BadInput(e).into())
 }
 
 fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Result<String> {
@@ -375,10 +407,14 @@ fn compare_output(s: &Scenario, duration: Nanos, format: Format) -> anyhow::Resu
         .into_iter()
         .map(|(r, _)| r)
         .collect();
+    format_compare(s, &reports, format)
+}
+
+fn format_compare(s: &Scenario, reports: &[RunReport], format: Format) -> anyhow::Result<String> {
     Ok(match format {
-        Format::Table => report::compare_table(s, &reports),
+        Format::Table => report::compare_table(s, reports),
         Format::Json => report::to_json(&reports)?,
-        Format::Csv => report::compare_csv(&reports),
+        Format::Csv => report::compare_csv(reports),
     })
 }
 

@@ -3,6 +3,7 @@
 
 mod csv;
 pub mod figures;
+pub mod perfetto;
 mod table;
 
 use serde::Serialize;

@@ -101,6 +101,8 @@ pub struct ServiceStats {
     pub discarded: u64,
     /// Calls that got no connection within the pool's timeout.
     pub connection_timeouts: u64,
+    /// Time calls that ended held their thread, summed (queue waits excluded).
+    pub thread_time: Nanos,
 }
 
 /// The series are sampled every 100 ms of simulated time.
@@ -154,6 +156,8 @@ pub struct Engine {
     pub(super) in_flight_area: f64,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
+    /// Thread timelines, when recorded (off by default: see `trace.rs`).
+    pub(super) trace: Option<Box<super::trace::Timeline>>,
 }
 
 impl Event {
@@ -220,6 +224,7 @@ impl Engine {
             in_flight_area: 0.0,
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
+            trace: None,
         };
         engine.start_load();
         engine
@@ -387,6 +392,7 @@ impl Engine {
                 size: p.pool_size(),
             });
             self.sampler.close_interval(in_flight, gauges);
+            self.trace_sample(self.next_sample_at);
             self.next_sample_at += self.sample_interval;
         }
     }

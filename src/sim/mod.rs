@@ -13,6 +13,8 @@ pub mod pool;
 mod request;
 mod resources;
 mod snapshot;
+mod trace;
+mod trace_hooks;
 
 pub use crate::metrics::SeriesSnapshot;
 pub use command::{Command, CommandError};
@@ -26,6 +28,7 @@ pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
     ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, status_text, thread_memory_bytes,
 };
+pub use trace::{Lane, LaneKey, PoolSample, Retention, Sample, Span, SpanKind, Timeline};
 
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;

@@ -267,3 +267,28 @@ fn a_hang_holds_recs_threads_for_30_s_while_user_and_orders_keep_cycling() {
         assert!(during > 100, "{prefix}: {during} calls during the hang");
     }
 }
+
+#[test]
+fn a_trace_beyond_its_span_limit_says_what_it_left_out() {
+    let s = scenario::load("tomcat-ceiling", &[]).expect("built-in preset");
+    let mut engine = Engine::new(&s, Strategy::Sequential);
+    engine.record_timeline(threadlab::sim::Retention::export(500));
+    engine.run_until(Nanos::from_secs(5));
+    let mut bytes = Vec::new();
+    let summary = write_trace(&mut bytes, &[("", &engine)]).expect("written to memory");
+    assert!(summary.left_out > 0, "{summary:?}");
+    let doc: Value = serde_json::from_slice(&bytes).expect("the trace parses as JSON");
+    let events = doc["traceEvents"].as_array().expect("traceEvents");
+    let note = events
+        .iter()
+        .find(|e| e["ph"] == "i")
+        .and_then(|e| e["name"].as_str())
+        .expect("an instant event says what was left out");
+    assert!(
+        note.contains(&format!("{} spans from", summary.left_out)) && note.contains("limit 500"),
+        "{note}"
+    );
+    let kept = events.iter().filter(|e| e["ph"] == "X").count();
+    // The kept spans, plus what each of the 200 threads has open (its handler and call).
+    assert_eq!(kept, 500 + 2 * 200);
+}

@@ -31,7 +31,8 @@ pub fn play_traced(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TraceSummary {
     pub events: u64,
-    /// Spans the timelines did not keep (their span limit was reached).
+    /// Spans the timelines did not keep (their span limit was reached, or a live view's
+    /// ring forgot them).
     pub left_out: u64,
 }
 
@@ -41,14 +42,24 @@ pub fn left_out_message(runs: &[(&str, &Engine)]) -> Option<String> {
         .iter()
         .filter_map(|(label, e)| {
             let t = e.timeline()?;
-            (t.left_out() > 0).then(|| {
+            let mut what = Vec::new();
+            if t.left_out() > 0 {
                 let from = t.first_left_out().unwrap_or(Nanos::ZERO).as_secs_f64();
-                format!(
-                    "{label}: {} spans from {from:.3} s on left out (limit {} spans)",
+                what.push(format!(
+                    "{} spans from {from:.3} s on left out (limit {} spans)",
                     t.left_out(),
                     t.retention().max_spans
-                )
-            })
+                ));
+            }
+            if t.forgotten() > 0 {
+                what.push(format!(
+                    "{} older spans forgotten (the last {} per thread kept)",
+                    t.forgotten(),
+                    t.retention().per_lane
+                ));
+            }
+            let label = if label.is_empty() { "trace" } else { label };
+            (!what.is_empty()).then(|| format!("{label}: {}", what.join(", ")))
         })
         .collect();
     (!parts.is_empty()).then(|| format!("trace truncated: {}", parts.join("; ")))
@@ -70,7 +81,7 @@ pub fn write_trace<W: Write>(out: W, runs: &[(&str, &Engine)]) -> io::Result<Tra
         events: w.count,
         left_out: runs
             .iter()
-            .filter_map(|(_, e)| e.timeline().map(Timeline::left_out))
+            .filter_map(|(_, e)| e.timeline().map(|t| t.left_out() + t.forgotten()))
             .sum(),
     };
     w.finish()?;

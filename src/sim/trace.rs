@@ -168,6 +168,7 @@ pub struct Timeline {
     samples: VecDeque<Sample>,
     kept: usize,
     left_out: u64,
+    forgotten: u64,
     first_left_out: Option<Nanos>,
 }
 
@@ -184,6 +185,7 @@ impl Timeline {
             samples: VecDeque::new(),
             kept: 0,
             left_out: 0,
+            forgotten: 0,
             first_left_out: None,
         }
     }
@@ -224,6 +226,16 @@ impl Timeline {
         self.left_out
     }
 
+    /// Older spans forgotten to keep each lane within its ring ([`Retention::per_lane`]).
+    pub fn forgotten(&self) -> u64 {
+        self.forgotten
+    }
+
+    /// Ended waits in one pool's queue, in the order they ended.
+    pub fn pool_queue_spans(&self, pool: PoolId) -> impl DoubleEndedIterator<Item = &Span> {
+        self.queue_spans.get(&pool).into_iter().flatten()
+    }
+
     /// When the first span left out started.
     pub fn first_left_out(&self) -> Option<Nanos> {
         self.first_left_out
@@ -255,6 +267,7 @@ impl Timeline {
         if lane.spans.len() > per_lane {
             lane.spans.pop_front();
             self.kept -= 1;
+            self.forgotten += 1;
         }
     }
 
@@ -268,6 +281,7 @@ impl Timeline {
         if spans.len() > per_lane {
             spans.pop_front();
             self.kept -= 1;
+            self.forgotten += 1;
         }
     }
 

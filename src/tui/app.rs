@@ -52,6 +52,10 @@ pub enum Action {
     MenuPick(usize),
     /// Close the tour's caption and play on to its next step.
     TourNext,
+    ToggleTimeline,
+    /// Select the next (true) or previous thread lane of the timeline.
+    MoveLane(bool),
+    WriteTrace,
 }
 
 /// The faults the menu offers, in order; `None` heals.
@@ -140,6 +144,8 @@ pub struct App {
     tour: Option<Tour>,
     /// Real mode: the run on screen and why it is not keeping up.
     real: Option<RealMode>,
+    /// The timeline view, while open: the selected lane.
+    timeline: Option<usize>,
 }
 
 /// A real run on screen.
@@ -177,6 +183,7 @@ impl App {
             palette: Palette::of(theme),
             tour: None,
             real: None,
+            timeline: None,
         }
     }
 
@@ -222,6 +229,9 @@ impl App {
             }
             Action::ToggleCompare => {
                 Some("real run: compare the strategies with `threadlab compare --engine real`")
+            }
+            Action::ToggleTimeline | Action::WriteTrace | Action::MoveLane(_) => {
+                Some("real run: thread timelines are recorded by the simulated engine only")
             }
             _ => None,
         }
@@ -470,6 +480,9 @@ impl App {
             Action::MenuChoose => self.choose_in_menu(),
             Action::MenuPick(n) => self.pick_in_menu(n),
             Action::TourNext => self.tour_next(),
+            Action::ToggleTimeline => self.toggle_timeline(),
+            Action::MoveLane(next) => self.move_lane(next),
+            Action::WriteTrace => self.write_trace(),
         }
     }
 
@@ -679,6 +692,7 @@ impl App {
             return;
         }
         self.engine = Engine::new(&self.scenario, self.engine.strategy());
+        self.record_timeline_if_shown();
         if let Some(engines) = &mut self.compare {
             *engines = Strategy::ALL
                 .iter()
@@ -707,6 +721,54 @@ impl App {
         }
     }
 
+    /// `t`: the timeline view of the selected pool's threads; opening it starts recording.
+    pub fn toggle_timeline(&mut self) {
+        if self.timeline.take().is_some() {
+            return;
+        }
+        self.timeline = Some(0);
+        if self.engine.timeline().is_none() {
+            self.record_timeline_if_shown();
+            let t = self.now().as_secs_f64();
+            self.info(format!("recording thread timelines from t {t:.3}s"));
+        }
+    }
+
+    fn record_timeline_if_shown(&mut self) {
+        if self.timeline.is_some() {
+            self.engine.record_timeline(crate::sim::Retention::LIVE);
+        }
+    }
+
+    /// The timeline's selected lane, while the view is open.
+    pub fn timeline_lane(&self) -> Option<usize> {
+        self.timeline
+    }
+
+    /// `j`/`k`: the next or previous lane (the view clamps to the lanes there are).
+    pub fn move_lane(&mut self, next: bool) {
+        match &mut self.timeline {
+            Some(lane) if next => *lane += 1,
+            Some(lane) => *lane = lane.saturating_sub(1),
+            None => self.info("j/k move between the timeline's lanes: press t first".into()),
+        }
+    }
+
+    /// `w`: writes what the timeline recorded as a Perfetto / Chrome trace.
+    pub fn write_trace(&mut self) {
+        if self.engine.timeline().is_none() {
+            self.timeline.get_or_insert(0);
+            self.record_timeline_if_shown();
+            self.info("recording thread timelines from now: press w again to write them".into());
+            return;
+        }
+        let name = super::trace_file::trace_file_name(self.engine.strategy(), self.now());
+        match super::trace_file::write_trace(&self.engine, &name) {
+            Ok(text) => self.info(text),
+            Err(e) => self.status = Some(Status::Error(e)),
+        }
+    }
+
     pub fn toggle_help(&mut self) {
         self.overlay = match self.overlay {
             Overlay::Help => Overlay::None,
@@ -728,6 +790,7 @@ impl App {
             }
             Overlay::Faults(_) | Overlay::Help => self.overlay = Overlay::None,
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
+            Overlay::None if self.timeline.is_some() => self.timeline = None,
             Overlay::None => self.quit = true,
         }
     }

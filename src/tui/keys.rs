@@ -156,6 +156,15 @@ pub const LIVE: &[Binding] = &[
         Action::ToggleCompare
     })
     .hint("compare"),
+    bind(&[C('t')], "t", "timeline (lanes per thread)", |_| {
+        Action::ToggleTimeline
+    }),
+    bind(&[C('j'), C('k')], "j k", "next / previous lane", |k| {
+        Action::MoveLane(k == C('j'))
+    }),
+    bind(&[C('w')], "w", "write a Perfetto trace", |_| {
+        Action::WriteTrace
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),

@@ -10,6 +10,7 @@ pub mod app;
 pub mod clock;
 pub mod keys;
 pub mod theme;
+mod trace_file;
 pub mod ui;
 
 use std::time::{Duration, Instant};

@@ -42,6 +42,7 @@ mod pools;
 mod runtime;
 mod status;
 mod theory;
+pub mod timeline;
 mod tour;
 
 use ratatui::Frame;
@@ -77,6 +78,8 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
     status::render(frame, status, app);
     if app.compare_engines().is_some() {
         compare::render(frame, body, app);
+    } else if let Some(lane) = app.timeline_lane() {
+        timeline::render(frame, body, app, lane);
     } else {
         render_live(frame, body, app, snapshot);
     }

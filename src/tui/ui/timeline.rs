@@ -402,8 +402,9 @@ fn detail<'a>(engine: &Engine, t: &Timeline, lane: Option<&LaneRow>, p: &Palette
         (None, None, Some(h)) => format!("handling request #{} for {:.0} ms", h.request, ms(&h)),
         (None, None, None) => "idle".to_string(),
     };
+    // The ▸ lane's name is on screen already; the line keeps its width for the request.
     Line::from(vec![
-        TextSpan::styled(format!(" {}: ", row.name), p.title),
+        TextSpan::styled(" ▸ ", p.title),
         TextSpan::styled(text, p.text),
     ])
 }

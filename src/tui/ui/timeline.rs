@@ -372,7 +372,7 @@ fn detail<'a>(engine: &Engine, t: &Timeline, lane: Option<&LaneRow>, p: &Palette
                 .map_or("?", |s| s.name.as_str());
             let handler = t
                 .pool_lanes(SERVER_POOL)
-                .find(|(_, l)| l.handler.is_some_and(|h| h.request == c.request))
+                .find(|(k, l)| **k != row.key && l.handler.is_some_and(|h| h.request == c.request))
                 .map(|(_, l)| {
                     let number = l.handler.map_or(0, |h| h.thread);
                     let name = engine.thread_name(ThreadName::Worker {

@@ -292,3 +292,75 @@ fn a_trace_beyond_its_span_limit_says_what_it_left_out() {
     // The kept spans, plus what each of the 200 threads has open (its handler and call).
     assert_eq!(kept, 500 + 2 * 200);
 }
+
+#[test]
+fn the_same_run_writes_the_same_bytes() {
+    let s = scenario::load("bulkhead-containment", &[]).expect("built-in preset");
+    let write = || {
+        let engine = play_traced(&s, Strategy::Shared, Nanos::from_secs(20));
+        let mut bytes = Vec::new();
+        write_trace(&mut bytes, &[("", &engine)]).expect("written to memory");
+        bytes
+    };
+    let first = write();
+    // The common pool's queue is long at 20 s: tasks still queued are written too.
+    assert!(String::from_utf8_lossy(&first).contains("\"unfinished\":true"));
+    assert!(
+        first == write(),
+        "two runs of the same preset and seed differ"
+    );
+}
+
+fn threadlab(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .output()
+        .expect("threadlab runs")
+}
+
+#[test]
+fn trace_flag_writes_the_file_and_leaves_stdout_as_it_was() {
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("threadlab-cli-{}.json", std::process::id()));
+    let path_str = path.to_string_lossy().to_string();
+    for command in ["run", "compare"] {
+        let plain = threadlab(&[command, "ironthread", "--format", "json"]);
+        let traced = threadlab(&[
+            command,
+            "ironthread",
+            "--format",
+            "json",
+            "--trace",
+            &path_str,
+        ]);
+        assert!(traced.status.success(), "{command}: {traced:?}");
+        assert_eq!(
+            plain.stdout, traced.stdout,
+            "{command}: the report is unchanged"
+        );
+        let bytes = std::fs::read(&path).expect("the trace file exists");
+        let doc: Value = serde_json::from_slice(&bytes).expect("the trace parses as JSON");
+        let processes = doc["traceEvents"].as_array().map_or(0, |e| {
+            e.iter().filter(|e| e["name"] == "process_name").count()
+        });
+        // tomcat and the pool the strategy uses; sequential uses tomcat alone.
+        let expected = if command == "run" { 2 } else { 1 + 3 * 2 };
+        assert_eq!(processes, expected, "{command}");
+        assert!(String::from_utf8_lossy(&traced.stderr).contains("wrote"));
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn trace_of_a_real_run_is_refused_as_bad_input() {
+    let out = threadlab(&["run", "ironthread", "--engine", "real", "--trace", "x.json"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--trace"));
+}
+
+#[test]
+fn an_unwritable_trace_path_is_bad_input_naming_it() {
+    let out = threadlab(&["run", "ironthread", "--trace", "/nonexistent-dir/t.json"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/t.json"));
+}

@@ -204,8 +204,11 @@ fn write_spans<W: Write>(
     for (pool, span) in t.queue_spans() {
         write_queued(w, &names, span, pid(base, pool), false)?;
     }
-    for (pool, open) in t.queued_now() {
-        let span = Span { end: now, ..*open };
+    // The tasks still queued, in a stable order: the same run writes the same bytes.
+    let mut queued: Vec<(PoolId, Span)> = t.queued_now().map(|(p, s)| (p, *s)).collect();
+    queued.sort_by_key(|(p, s)| (*p, s.start, s.request, s.service.map(|x| x.0)));
+    for (pool, open) in queued {
+        let span = Span { end: now, ..open };
         write_queued(w, &names, &span, pid(base, pool), true)?;
     }
     Ok(())

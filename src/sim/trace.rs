@@ -172,6 +172,9 @@ pub struct Timeline {
     first_left_out: Option<Nanos>,
 }
 
+/// A pool queue's ring of ended waits holds this many lanes' worth of spans.
+const QUEUE_RING_LANES: usize = 16;
+
 /// The call number a request's own wait in the server queue is recorded under.
 pub(super) const HANDLER: u16 = u16::MAX;
 
@@ -249,7 +252,8 @@ impl Timeline {
         self.lanes.entry(key).or_default()
     }
 
-    pub(super) fn lane(&self, key: LaneKey) -> Option<&Lane> {
+    /// One lane, if its thread has been recorded.
+    pub fn lane(&self, key: LaneKey) -> Option<&Lane> {
         self.lanes.get(&key)
     }
 
@@ -275,10 +279,11 @@ impl Timeline {
         if !self.admit(span.start) {
             return;
         }
-        let per_lane = self.retention.per_lane;
+        // A queue holds many tasks at once: its ring is a pool's worth of lanes.
+        let per_queue = self.retention.per_lane.saturating_mul(QUEUE_RING_LANES);
         let spans = self.queue_spans.entry(pool).or_default();
         spans.push_back(span);
-        if spans.len() > per_lane {
+        if spans.len() > per_queue {
             spans.pop_front();
             self.kept -= 1;
             self.forgotten += 1;

@@ -52,14 +52,12 @@ pub enum Cell {
     OnCore,
 }
 
-/// One thread's lane over the window.
+/// One thread's lane: which thread, how busy in the window, and for which request now.
 #[derive(Debug, Clone)]
 pub struct LaneRow {
     pub key: LaneKey,
-    pub name: String,
-    pub cells: Vec<Cell>,
-    /// Busy columns in the window (for ordering lanes busiest first).
-    pub busy: usize,
+    /// Time in calls and handlers since recording began (for ordering lanes busiest first).
+    pub busy: Nanos,
     /// The JVM thread number (the lane's latest thread).
     pub number: u32,
     /// The request this thread works for now, if any.
@@ -110,31 +108,32 @@ impl Window {
     }
 }
 
-/// The lanes of `pool` that have done something, busiest first when they are more than
-/// `room` (else by thread number).
-pub fn lanes_of(
-    engine: &Engine,
-    t: &Timeline,
-    pool: PoolId,
-    w: Window,
-    room: usize,
-) -> Vec<LaneRow> {
+/// Spans close in time order, so a scan from the newest stops at the first that ended
+/// before the window; CPU bursts are recorded when they start, hence a little slack.
+const SCAN_SLACK: Nanos = Nanos::from_millis(100);
+
+/// The closed spans of a lane that may show in the window, newest first.
+fn recent(lane: &crate::sim::Lane, w: Window) -> impl Iterator<Item = &Span> {
+    lane.spans
+        .iter()
+        .rev()
+        .take_while(move |s| s.end + SCAN_SLACK >= w.start)
+}
+
+/// The lanes of `pool` that have done something; when they are more than `room`, the busiest
+/// first (working now, then most time in calls and handlers since recording began), else by
+/// thread number. Ordering reads only each lane's totals and only the lanes drawn are
+/// painted ([`cells`]), so 200 threads cost little more than the 30 on screen.
+pub fn lanes_of(t: &Timeline, pool: PoolId, w: Window, room: usize) -> Vec<LaneRow> {
     let mut rows: Vec<LaneRow> = t
         .pool_lanes(pool)
         .filter(|(_, lane)| !lane.spans.is_empty() || lane.open().next().is_some())
         .map(|(key, lane)| {
-            let mut cells = vec![Cell::Idle; w.cols];
-            // Spans close in time order, so the scan stops at the first that ended before
-            // the window (a second of slack for CPU bursts, recorded when they start).
-            for s in lane.spans.iter().rev() {
-                if s.end + Nanos::from_secs(1) < w.start {
-                    break;
-                }
-                paint(&mut cells, s, w);
-            }
-            for s in lane.open() {
-                paint(&mut cells, &Span { end: w.now, ..*s }, w);
-            }
+            let open: Nanos = lane
+                .open()
+                .filter(|s| matches!(s.kind, SpanKind::Call | SpanKind::Handler))
+                .map(|s| w.now.saturating_sub(s.start))
+                .fold(Nanos::ZERO, |a, b| a + b);
             let number = lane
                 .open()
                 .chain(lane.spans.back())
@@ -143,20 +142,33 @@ pub fn lanes_of(
                 .unwrap_or(0);
             LaneRow {
                 key: *key,
-                name: engine.thread_name(ThreadName::Worker { pool, number }),
-                busy: cells.iter().filter(|c| **c != Cell::Idle).count(),
+                busy: lane.busy + open,
                 number,
                 request: lane.open().next().map(|s| s.request),
-                cells,
             }
         })
         .collect();
     if rows.len() > room {
-        rows.sort_by_key(|r| (std::cmp::Reverse(r.busy), r.number));
+        rows.sort_by_key(|r| (r.request.is_none(), std::cmp::Reverse(r.busy), r.number));
     } else {
         rows.sort_by_key(|r| r.number);
     }
     rows
+}
+
+/// What a lane's thread did in each column of the window.
+pub fn cells(t: &Timeline, key: LaneKey, w: Window) -> Vec<Cell> {
+    let mut cells = vec![Cell::Idle; w.cols];
+    let Some(lane) = t.lane(key) else {
+        return cells;
+    };
+    for s in recent(lane, w) {
+        paint(&mut cells, s, w);
+    }
+    for s in lane.open() {
+        paint(&mut cells, &Span { end: w.now, ..*s }, w);
+    }
+    cells
 }
 
 fn paint(cells: &mut [Cell], s: &Span, w: Window) {
@@ -259,9 +271,9 @@ fn lines<'a>(
     let handlers = if pool == SERVER_POOL {
         Vec::new()
     } else {
-        lanes_of(engine, t, SERVER_POOL, w, 4)
+        lanes_of(t, SERVER_POOL, w, 4)
     };
-    let lanes = lanes_of(engine, t, pool, w, room);
+    let lanes = lanes_of(t, pool, w, room);
     let selected = selected.min(lanes.len().saturating_sub(1));
     let current = lanes.get(selected).and_then(|l| l.request);
     if !handlers.is_empty() {
@@ -269,7 +281,13 @@ fn lines<'a>(
         let shown = handlers.len().min(room / 3).min(4);
         for lane in handlers.iter().take(shown) {
             let mark = lane.request.is_some() && lane.request == current;
-            out.push(lane_line(lane, p, engine, if mark { '◂' } else { ' ' }));
+            out.push(lane_line(
+                lane,
+                (t, w),
+                p,
+                engine,
+                if mark { '◂' } else { ' ' },
+            ));
         }
         if shown > 0 {
             let rule = "─".repeat((LABEL + w.cols).saturating_sub(pool_name.chars().count() + 2));
@@ -282,12 +300,8 @@ fn lines<'a>(
     let room = room.saturating_sub(usize::from(queued));
     let first = (selected + 1).saturating_sub(room);
     for (i, lane) in lanes.iter().enumerate().skip(first).take(room) {
-        out.push(lane_line(
-            lane,
-            p,
-            engine,
-            if i == selected { '▸' } else { ' ' },
-        ));
+        let mark = if i == selected { '▸' } else { ' ' };
+        out.push(lane_line(lane, (t, w), p, engine, mark));
     }
     if queued {
         out.push(queue_line(&queue, p));
@@ -305,15 +319,25 @@ fn lines<'a>(
     out
 }
 
-fn lane_line<'a>(lane: &LaneRow, p: &Palette, engine: &Engine, mark: char) -> Line<'a> {
+fn lane_line<'a>(
+    lane: &LaneRow,
+    (t, w): (&Timeline, Window),
+    p: &Palette,
+    engine: &Engine,
+    mark: char,
+) -> Line<'a> {
+    let name = engine.thread_name(ThreadName::Worker {
+        pool: lane.key.pool,
+        number: lane.number,
+    });
     let mut spans = vec![TextSpan::styled(
-        format!("{mark}{:<width$.width$}│", lane.name, width = LABEL),
+        format!("{mark}{name:<width$.width$}│", width = LABEL),
         if mark == ' ' { p.text } else { p.selected },
     )];
     let names = &engine.scenario().services;
     let mut run = String::new();
     let mut style = Style::new();
-    for cell in &lane.cells {
+    for cell in &cells(t, lane.key, w) {
         let (glyph, s) = match *cell {
             Cell::Idle => (' ', p.idle),
             Cell::Handler => ('╌', p.dim),
@@ -360,7 +384,7 @@ fn detail<'a>(engine: &Engine, t: &Timeline, lane: Option<&LaneRow>, p: &Palette
         return Line::styled(" no thread has worked since recording began", p.dim);
     };
     let now = engine.now();
-    let Some(open) = t.lanes().find(|(k, _)| **k == row.key).map(|(_, l)| l) else {
+    let Some(open) = t.lane(row.key) else {
         return Line::default();
     };
     let ms = |s: &Span| now.saturating_sub(s.start).as_millis_f64();

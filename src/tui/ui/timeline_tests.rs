@@ -10,7 +10,7 @@ use crate::tui::Theme;
 use crate::tui::app::{Action, App};
 use crate::tui::clock::BudgetSpec;
 
-use super::{Cell, Window, lanes_of};
+use super::{Cell, Window, cells, lanes_of};
 
 /// `preset` under `strategy` with the timeline open from t = 0, played to `at`.
 fn timeline_app(preset: &str, sets: &[&str], strategy: Strategy, at: Nanos) -> App {
@@ -97,10 +97,13 @@ fn a_sequential_lane_is_200_500_1000_ms_of_user_orders_recommendations() {
     let engine = a.engine();
     let t = engine.timeline().expect("recording");
     let w = Window::ending(engine.now(), 40);
-    let lanes = lanes_of(engine, t, SERVER_POOL, w, 10);
+    let lanes = lanes_of(t, SERVER_POOL, w, 10);
     let first = lanes.first().expect("a lane");
     // 50 ms columns: 4, 10 and 20 columns.
-    assert_eq!(bars(&first.cells), vec![(0, 4), (1, 10), (2, 20)]);
+    assert_eq!(
+        bars(&cells(t, first.key, w)),
+        vec![(0, 4), (1, 10), (2, 20)]
+    );
 }
 
 #[test]

@@ -4,6 +4,10 @@
 //!   for 600 simulated seconds; divan reports customers per second.
 //! - `closed_2000_unbounded`: 60 simulated seconds of 2,000 closed-loop clients on the
 //!   `unbounded` strategy at 100 ms per call; divan reports the wall time.
+//! - `trace_tomcat_ceiling_60s`: writing the Perfetto trace of 60 simulated seconds of
+//!   `tomcat-ceiling` (played once, outside the timing); divan reports the wall time.
+//! - `mmc_customers_traced`: `mmc_customers` recording thread timelines, against which the
+//!   untraced run shows what recording costs.
 //! - `heap_baseline`: a bare binary-heap event loop with the same pending-event count as the
 //!   M/M/c run, the yardstick the engine's cost is compared against.
 
@@ -29,6 +33,33 @@ fn mmc_customers(bencher: Bencher) {
     bencher.counter(ItemsCount::new(customers)).bench(|| {
         let e = play(&s, Strategy::Sequential, Nanos::from_secs(MMC_SECONDS));
         divan::black_box(e.snapshot().outcomes.total())
+    });
+}
+
+#[divan::bench(sample_count = 3)]
+fn mmc_customers_traced(bencher: Bencher) {
+    let s = scenario::load("erlang-c", &[]).expect("built-in preset");
+    let customers = (1800 * MMC_SECONDS) as usize;
+    bencher.counter(ItemsCount::new(customers)).bench(|| {
+        let e = threadlab::report::perfetto::play_traced(
+            &s,
+            Strategy::Sequential,
+            Nanos::from_secs(MMC_SECONDS),
+        );
+        divan::black_box(e.snapshot().outcomes.total())
+    });
+}
+
+#[divan::bench(sample_count = 5)]
+fn trace_tomcat_ceiling_60s(bencher: Bencher) {
+    let s = scenario::load("tomcat-ceiling", &[]).expect("built-in preset");
+    let e =
+        threadlab::report::perfetto::play_traced(&s, Strategy::Sequential, Nanos::from_secs(60));
+    bencher.bench(|| {
+        let mut out = Vec::with_capacity(64 << 20);
+        let summary = threadlab::report::perfetto::write_trace(&mut out, &[("", &e)])
+            .expect("written to memory");
+        divan::black_box((summary, out.len()))
     });
 }
 

@@ -219,6 +219,9 @@ struct OutputArgs {
     /// The chart's colours: `light` for pages and white screens, `dark` for dark slides.
     #[arg(long = "theme", value_enum, default_value_t = PlotThemeArg::Light)]
     plot_theme: PlotThemeArg,
+    /// Also write the thread timelines as a Perfetto / Chrome trace (Trace Event JSON).
+    #[arg(long, value_name = "FILE.json")]
+    trace: Option<PathBuf>,
 }
 
 impl OutputArgs {
@@ -385,7 +388,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
         }) => match engine.engine {
             EngineArg::Sim => run(&preset, &scenario, &output),
             EngineArg::Real => {
-                no_plot_for_real(&output)?;
+                sim_only_outputs(&output)?;
                 run_real(&preset, &scenario, &engine.real, output.format)
             }
         },
@@ -397,7 +400,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
         }) => match engine.engine {
             EngineArg::Sim => compare(&preset, &scenario, &output),
             EngineArg::Real => {
-                no_plot_for_real(&output)?;
+                sim_only_outputs(&output)?;
                 refuse_strategy_on_compare(&scenario)?;
                 compare_real(&preset, &scenario, &engine.real, output.format)
             }
@@ -516,9 +519,9 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
-    let (engine, complete) = progress::play(&s, strategy, duration, Some(&bar), &mut |e, t| {
-        rec.observe(e, t)
-    });
+    let engine = new_engine(&s, strategy, output.trace.is_some());
+    let (engine, complete) =
+        progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t));
     bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
@@ -537,6 +540,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
         let title = format!("{}: {strategy}", s.name);
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
     }
+    write_trace(output, &[&engine])?;
     finished(
         complete,
         &format!(
@@ -552,16 +556,48 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     let (s, _, duration) = load(preset, args)?;
     let chart = output.plot()?;
     progress::catch_ctrl_c();
-    let (out, timelines, complete) = compare_output(&s, duration, format_of(output.format))?;
-    print!("{out}");
+    let traced = output.trace.is_some();
+    let c = compare_output(&s, duration, format_of(output.format), traced)?;
+    print!("{}", c.out);
     if let Some((path, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
-        draw(&timeline::figure(&title, &timelines), path, theme)?;
+        draw(&timeline::figure(&title, &c.timelines), path, theme)?;
     }
+    write_trace(output, &c.traced.iter().collect::<Vec<_>>())?;
     finished(
-        complete,
+        c.complete,
         "the strategies played so far, the last one cut short",
     )
+}
+
+/// A new engine for `strategy`, recording its thread timelines when a trace is wanted.
+fn new_engine(s: &Scenario, strategy: Strategy, traced: bool) -> threadlab::sim::Engine {
+    if traced {
+        report::perfetto::traced(s, strategy)
+    } else {
+        threadlab::sim::Engine::new(s, strategy)
+    }
+}
+
+/// `--trace FILE`: the runs' thread timelines as a Perfetto / Chrome trace.
+fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyhow::Result<()> {
+    let Some(path) = &output.trace else {
+        return Ok(());
+    };
+    let runs: Vec<(&str, &threadlab::sim::Engine)> = match engines {
+        [one] => vec![("", *one)],
+        _ => engines.iter().map(|e| (e.strategy().name(), *e)).collect(),
+    };
+    report::perfetto::write_trace_file(path, &runs).map_err(|e| BadInput(e).into())
+}
+
+/// What `compare` played: its output, the charts' series, the traced engines (when a trace
+/// is wanted) and whether every strategy ran to the end.
+struct Compared {
+    out: String,
+    timelines: Vec<timeline::Timeline>,
+    traced: Vec<threadlab::sim::Engine>,
+    complete: bool,
 }
 
 fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
@@ -570,13 +606,17 @@ fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Resul
     Ok(())
 }
 
-fn no_plot_for_real(output: &OutputArgs) -> anyhow::Result<()> {
-    match output.plot {
-        Some(_) => {
-            Err(BadInput("--plot draws simulated runs only; drop --engine real".into()).into())
-        }
-        None => Ok(()),
+/// `--plot` and `--trace` draw what the simulated engine recorded: refused for real runs.
+fn sim_only_outputs(output: &OutputArgs) -> anyhow::Result<()> {
+    if output.plot.is_some() {
+        return Err(BadInput("--plot draws simulated runs only; drop --engine real".into()).into());
     }
+    if output.trace.is_some() {
+        return Err(
+            BadInput("--trace records the simulated engine only (--engine sim)".into()).into(),
+        );
+    }
+    Ok(())
 }
 
 /// Plays the strategies one after another until the end or Ctrl-C; the one Ctrl-C stopped
@@ -585,19 +625,25 @@ fn compare_output(
     s: &Scenario,
     duration: Nanos,
     format: Format,
-) -> anyhow::Result<(String, Vec<timeline::Timeline>, bool)> {
+    traced: bool,
+) -> anyhow::Result<Compared> {
     let strategies = Strategy::ALL;
     let bar = Progress::new(strategies.len() as u64, "strategies");
     let mut reports = Vec::new();
     let mut timelines = Vec::new();
+    let mut engines = Vec::new();
     let mut complete = true;
     for strategy in strategies {
         let mut rec = timeline::Recorder::new(strategy, duration);
+        let engine = new_engine(s, strategy, traced);
         let (engine, done) =
-            progress::play(s, strategy, duration, None, &mut |e, t| rec.observe(e, t));
+            progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t));
         no_stall(&engine)?;
         reports.push((RunReport::new(s, &engine), done));
         timelines.push(rec.finish());
+        if traced {
+            engines.push(engine);
+        }
         bar.inc();
         if !done {
             complete = false;
@@ -622,7 +668,12 @@ fn compare_output(
             }
         }
     };
-    Ok((out, timelines, complete))
+    Ok(Compared {
+        out,
+        timelines,
+        traced: engines,
+        complete,
+    })
 }
 
 /// After printing: Ctrl-C makes the exit code 130 and says what the output covers.
@@ -887,7 +938,10 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
             "threadlab: no terminal attached, so no live view; here is the headless comparison \
              (open `threadlab tui` in a terminal, or see `threadlab --help`)"
         );
-        print!("{}", compare_output(&s, duration, Format::Table)?.0);
+        print!(
+            "{}",
+            compare_output(&s, duration, Format::Table, false)?.out
+        );
         return Ok(());
     }
     let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());

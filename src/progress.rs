@@ -101,7 +101,16 @@ pub fn play(
     progress: Option<&Progress>,
     observe: Observer<'_>,
 ) -> (Engine, bool) {
-    let mut engine = Engine::new(scenario, strategy);
+    play_engine(Engine::new(scenario, strategy), limit, progress, observe)
+}
+
+/// [`play`] on an engine already set up (for example recording its thread timelines).
+pub fn play_engine(
+    mut engine: Engine,
+    limit: Nanos,
+    progress: Option<&Progress>,
+    observe: Observer<'_>,
+) -> (Engine, bool) {
     let mut events = 0u64;
     while !engine.is_finished() {
         match engine.next_event_time() {

@@ -77,6 +77,17 @@ pub enum CallResult {
 }
 
 impl CallResult {
+    /// How the caller saw the call end, as a trace names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            CallResult::Ok => "ok",
+            CallResult::Failed => "failed",
+            CallResult::TimedOut => "timed out",
+            CallResult::NoConnection => "no connection",
+            CallResult::BulkheadFull => "bulkhead full",
+        }
+    }
+
     /// How a call that ran to its end finishes. Failure is decided when the latency ends, so
     /// a failing call holds its thread for its whole latency.
     pub fn of_call(

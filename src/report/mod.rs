@@ -4,6 +4,7 @@
 mod csv;
 pub mod figures;
 mod limits;
+pub mod perfetto;
 mod table;
 
 use serde::Serialize;

@@ -94,6 +94,8 @@ pub struct ServiceStats {
     pub discarded: u64,
     /// Calls that got no connection within the pool's timeout.
     pub connection_timeouts: u64,
+    /// Time calls that ended held their thread, summed (queue waits excluded).
+    pub thread_time: Nanos,
 }
 
 /// The series are sampled every 100 ms of simulated time.
@@ -158,6 +160,8 @@ pub struct Engine {
     pub(super) resource_states: Vec<ResourceState>,
     /// Each service's semaphore bulkhead (`semaphore`).
     pub(super) permits: Vec<PermitState>,
+    /// Thread timelines, when recorded (off by default: see `trace.rs`).
+    pub(super) trace: Option<Box<super::trace::Timeline>>,
 }
 
 impl Event {
@@ -215,6 +219,7 @@ impl Engine {
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
             permits: vec![PermitState::default(); scenario.services.len()],
+            trace: None,
         };
         engine.start_load();
         engine
@@ -396,6 +401,7 @@ impl Engine {
                 size: p.pool_size(),
             });
             self.sampler.close_interval(in_flight, gauges);
+            self.trace_sample(self.next_sample_at);
             self.next_sample_at += self.sample_interval;
         }
     }

@@ -113,7 +113,7 @@ impl Engine {
                     slot,
                 },
             ),
-            Admission::Queued => {}
+            Admission::Queued => self.trace_handler_queued(r),
             // The executor's queue (maxQueueSize) is full: Tomcat closes the socket and the
             // client gets no response.
             Admission::Rejected => {
@@ -159,6 +159,7 @@ impl Engine {
         req.handler = Some(thread);
         req.handler_held = true;
         req.submitter = Some(thread);
+        self.trace_handler_start(r, thread);
         self.begin_stage(r);
     }
 
@@ -213,6 +214,7 @@ impl Engine {
                 return;
             }
         }
+        self.trace_handler_waits(r);
         let Some(req) = self.requests.get(r) else {
             return;
         };
@@ -260,6 +262,7 @@ impl Engine {
             Admission::Queued => {
                 self.count_outstanding(r);
                 self.set_phase(r, call, CallPhase::Queued);
+                self.trace_queued(r, call, pool);
                 self.arm_timeout(r, call, service);
                 true
             }
@@ -330,6 +333,7 @@ impl Engine {
             Admission::Queued => {
                 self.count_outstanding(r);
                 self.set_phase(r, call, CallPhase::Queued);
+                self.trace_queued(r, call, pool);
             }
             Admission::Rejected => {
                 self.service_stats[service.0].discarded += 1;
@@ -344,6 +348,7 @@ impl Engine {
         let service = self.service_of(call);
         self.service_stats[service.0].discarded += 1;
         self.set_phase(r, call, CallPhase::Dropped);
+        self.trace_dequeued(r, call);
         if let Some(req) = self.requests.get_mut(r) {
             req.outstanding -= 1;
         }
@@ -437,6 +442,7 @@ impl Engine {
         c.latency = latency;
         c.cpu_left = svc.cpu;
         c.on_virtual = on_virtual;
+        self.trace_call_start(r, call, thread);
         latency
     }
 
@@ -463,6 +469,7 @@ impl Engine {
         let c = &mut req.calls[call as usize];
         c.phase = CallPhase::Ended;
         let inline = c.inline;
+        let held = self.now.saturating_sub(c.started);
         let future_done = c.future_done;
         let result = CallResult::of_call(
             c.cut_by_timeout,
@@ -479,6 +486,8 @@ impl Engine {
             CallResult::TimedOut => self.service_stats[service.0].timeouts += 1,
             CallResult::Ok | CallResult::BulkheadFull => {}
         }
+        self.service_stats[service.0].thread_time += held;
+        self.trace_call_end(r, call, result.label());
         if !future_done && !server_done {
             self.complete_future(r, call, result, thread);
         }
@@ -512,6 +521,7 @@ impl Engine {
         }
         let service = self.service_of(call);
         self.service_stats[service.0].timeouts += 1;
+        self.trace_call_timeout(r, call);
         // orTimeout: completeExceptionally(TimeoutException) on the delay scheduler's thread.
         // The call itself goes on; a queued call will be skipped when dequeued.
         self.complete_future(r, call, CallResult::TimedOut, ThreadRef::Delayer);
@@ -577,6 +587,7 @@ impl Engine {
 
     /// `allOf(stage).join()` returns (or its continuation runs).
     fn stage_complete(&mut self, r: ReqRef) {
+        self.trace_handler_resumes(r);
         let stages = self.scenario.endpoint.stages.len();
         let Some(req) = self.requests.get_mut(r) else {
             return;
@@ -621,6 +632,7 @@ impl Engine {
     }
 
     fn release_handler(&mut self, r: ReqRef) {
+        self.trace_handler_end(r);
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
@@ -676,6 +688,7 @@ impl Engine {
 
     /// A queued call whose future already completed leaves the queue without running.
     pub(super) fn drop_stale_call(&mut self, r: ReqRef, call: u16) {
+        self.trace_dequeued(r, call);
         if let Some(req) = self.requests.get_mut(r) {
             req.outstanding -= 1;
             req.calls[call as usize].phase = CallPhase::Dropped;

@@ -14,6 +14,8 @@ mod request;
 mod resources;
 mod semaphore;
 mod snapshot;
+mod trace;
+mod trace_hooks;
 
 pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
@@ -26,6 +28,7 @@ pub use snapshot::{
     ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, per_second, service_snapshots, status_text,
     thread_memory_bytes,
 };
+pub use trace::{Lane, LaneKey, PoolSample, Retention, Sample, Span, SpanKind, Timeline};
 
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;

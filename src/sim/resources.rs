@@ -111,6 +111,7 @@ impl Engine {
             c.cpu_left = Nanos::ZERO;
             self.events
                 .push(now + burst, Event::CpuDone { req: r, call });
+            self.trace_cpu(r, call, burst);
             return;
         }
         let latency = c.latency;
@@ -118,6 +119,7 @@ impl Engine {
         // 3. The wait (I/O): the thread is held, the core is not (unless pinned).
         self.events
             .push(now + latency, Event::CallEnd { req: r, call });
+        self.trace_wait(r, call, pinned);
         if release_core {
             self.release_core();
         }

@@ -65,6 +65,10 @@ pub enum Action {
     TourSteps,
     /// Replay the tour to step n (from 1).
     TourJump(usize),
+    ToggleTimeline,
+    /// Select the next (true) or previous thread lane of the timeline.
+    MoveLane(bool),
+    WriteTrace,
 }
 
 /// The faults the menu offers, in order; `None` heals.
@@ -184,6 +188,8 @@ pub struct App {
     tour: Option<Tour>,
     /// Real mode: the run on screen and why it is not keeping up.
     real: Option<RealMode>,
+    /// The timeline view, while open: the selected lane.
+    timeline: Option<usize>,
 }
 
 /// A real run on screen.
@@ -225,6 +231,7 @@ impl App {
             palette: Palette::of(theme),
             tour: None,
             real: None,
+            timeline: None,
         }
     }
 
@@ -270,6 +277,9 @@ impl App {
             }
             Action::ToggleCompare => {
                 Some("real run: compare the strategies with `threadlab compare --engine real`")
+            }
+            Action::ToggleTimeline | Action::WriteTrace | Action::MoveLane(_) => {
+                Some("real run: thread timelines are recorded by the simulated engine only")
             }
             _ => None,
         }
@@ -624,6 +634,9 @@ impl App {
             Action::TourRestart => self.tour_jump(0),
             Action::TourSteps => self.open_tour_steps(),
             Action::TourJump(n) => self.tour_jump(n.saturating_sub(1)),
+            Action::ToggleTimeline => self.toggle_timeline(),
+            Action::MoveLane(next) => self.move_lane(next),
+            Action::WriteTrace => self.write_trace(),
         }
     }
 
@@ -876,6 +889,7 @@ impl App {
             return;
         }
         self.engine = Engine::new(&self.scenario, self.engine.strategy());
+        self.record_timeline_if_shown();
         if let Some(engines) = &mut self.compare {
             *engines = Strategy::ALL
                 .iter()
@@ -904,6 +918,54 @@ impl App {
         }
     }
 
+    /// `t`: the timeline view of the selected pool's threads; opening it starts recording.
+    pub fn toggle_timeline(&mut self) {
+        if self.timeline.take().is_some() {
+            return;
+        }
+        self.timeline = Some(0);
+        if self.engine.timeline().is_none() {
+            self.record_timeline_if_shown();
+            let t = self.now().as_secs_f64();
+            self.info(format!("recording thread timelines from t {t:.3}s"));
+        }
+    }
+
+    fn record_timeline_if_shown(&mut self) {
+        if self.timeline.is_some() {
+            self.engine.record_timeline(crate::sim::Retention::LIVE);
+        }
+    }
+
+    /// The timeline's selected lane, while the view is open.
+    pub fn timeline_lane(&self) -> Option<usize> {
+        self.timeline
+    }
+
+    /// `j`/`k`: the next or previous lane (the view clamps to the lanes there are).
+    pub fn move_lane(&mut self, next: bool) {
+        match &mut self.timeline {
+            Some(lane) if next => *lane += 1,
+            Some(lane) => *lane = lane.saturating_sub(1),
+            None => self.info("j/k move between the timeline's lanes: press t first".into()),
+        }
+    }
+
+    /// `w`: writes what the timeline recorded as a Perfetto / Chrome trace.
+    pub fn write_trace(&mut self) {
+        if self.engine.timeline().is_none() {
+            self.timeline.get_or_insert(0);
+            self.record_timeline_if_shown();
+            self.info("recording thread timelines from now: press w again to write them".into());
+            return;
+        }
+        let name = super::trace_file::trace_file_name(self.engine.strategy(), self.now());
+        match super::trace_file::write_trace(&self.engine, &name) {
+            Ok(text) => self.info(text),
+            Err(e) => self.status = Some(Status::Error(e)),
+        }
+    }
+
     /// `?`: the keys, then the legend, then closed.
     pub fn toggle_help(&mut self) {
         self.overlay = match self.overlay {
@@ -929,6 +991,7 @@ impl App {
                 self.overlay = Overlay::None;
             }
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
+            Overlay::None if self.timeline.is_some() => self.timeline = None,
             // Esc never quits: on a projector a stray Esc must not end the lesson.
             Overlay::None => self.info("nothing to close: q quits".to_string()),
         }

@@ -158,7 +158,7 @@ pub const LIVE: &[Binding] = &[
         Action::OpenFaultMenu
     })
     .hint("fault"),
-    bind(&[C('c')], "c", "compare the 4 strategies", |_| {
+    bind(&[C('c')], "c", "compare every strategy", |_| {
         Action::ToggleCompare
     })
     .hint("compare"),
@@ -168,10 +168,19 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('u')], "u", "unbounded: virtual/platform", |_| {
         Action::ToggleUnboundedThreads
     }),
+    bind(&[C('t')], "t", "timeline (lanes per thread)", |_| {
+        Action::ToggleTimeline
+    }),
+    bind(&[C('j'), C('k')], "j k", "next / previous lane", |k| {
+        Action::MoveLane(k == C('j'))
+    }),
+    bind(&[C('w')], "w", "write a Perfetto trace", |_| {
+        Action::WriteTrace
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
-    bind(&[C('t')], "t", "tour steps: jump to one", |_| {
+    bind(&[C('l')], "l", "tour: steps, jump to one", |_| {
         Action::TourSteps
     }),
     bind(&[C('q')], "q", "quit (in a tour: asks first)", |_| {
@@ -262,7 +271,7 @@ pub const TOUR_STEPS: &[Binding] = &[
         "replay to step N",
         |k| Action::TourJump(digit_of(k)),
     ),
-    bind(&[Key::Esc, C('t')], "Esc t", "close the list", |_| {
+    bind(&[Key::Esc, C('l')], "Esc l", "close the list", |_| {
         Action::Back
     }),
     bind(&[C('q')], "q", "quit", |_| Action::Quit),

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod expect;
 pub mod keys;
 pub mod theme;
+mod trace_file;
 pub mod ui;
 
 use std::time::{Duration, Instant};

@@ -37,6 +37,8 @@ pub struct Palette {
     failed: Style,
     timeout: Style,
     refused: Style,
+    /// Calls of each service, by service index (cycling), in the timeline.
+    services: [Style; 4],
 }
 
 impl Palette {
@@ -57,6 +59,11 @@ impl Palette {
             Outcome::Timeout => self.timeout,
             Outcome::Refused => self.refused,
         }
+    }
+
+    /// A service keeps one colour: its bars in the timeline.
+    pub fn service(&self, index: usize) -> Style {
+        self.services[index % self.services.len()]
     }
 }
 
@@ -97,6 +104,12 @@ const DARK: Palette = Palette {
     failed: fg(Color::Red),
     timeout: fg(Color::Magenta),
     refused: fg(Color::Gray),
+    services: [
+        fg(Color::LightYellow),
+        fg(Color::LightMagenta),
+        fg(Color::LightCyan),
+        fg(Color::LightGreen),
+    ],
 };
 
 // Dark text for white projector screens: 256-colour indices at least 4.5:1 on white for
@@ -134,6 +147,12 @@ const LIGHT: Palette = Palette {
     failed: fg(Color::Indexed(160)),
     timeout: fg(Color::Indexed(90)),
     refused: fg(Color::Indexed(243)),
+    services: [
+        fg(Color::Indexed(130)),
+        fg(Color::Indexed(90)),
+        fg(Color::Indexed(25)),
+        fg(Color::Indexed(28)),
+    ],
 };
 
 // NO_COLOR: modifiers only. Cells and markers differ by glyph, so nothing relies on colour.
@@ -157,6 +176,8 @@ const NO_COLOR: Palette = Palette {
     failed: Style::new().add_modifier(Modifier::BOLD),
     timeout: Style::new().add_modifier(Modifier::UNDERLINED),
     refused: Style::new().add_modifier(Modifier::DIM),
+    // The timeline tells services apart by the letter each bar starts with.
+    services: [Style::new(); 4],
 };
 
 #[cfg(test)]

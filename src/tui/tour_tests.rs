@@ -88,13 +88,13 @@ fn left_replays_the_previous_step_and_home_the_first() {
 #[test]
 fn the_step_list_jumps_to_step_n() {
     let mut app = tour_app("ironthread");
-    app.press(Key::Char('t'));
+    app.press(Key::Char('l'));
     assert!(matches!(app.overlay(), Overlay::TourSteps(_)));
     app.press(Key::Char('3'));
     assert_eq!(app.overlay(), Overlay::None);
     assert_eq!(shown(&app), Some(3));
     assert_eq!(app.snapshot().outcomes.total(), 5);
-    app.press(Key::Char('t'));
+    app.press(Key::Char('l'));
     app.press(Key::Up);
     app.press(Key::Enter);
     assert_eq!(shown(&app), Some(2));

@@ -43,6 +43,7 @@ mod pools;
 mod runtime;
 mod status;
 mod theory;
+pub mod timeline;
 mod tour;
 mod tour_steps;
 
@@ -84,6 +85,8 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
     status::render(frame, status, app);
     if app.compare_engines().is_some() {
         compare::render(frame, body, app);
+    } else if let Some(lane) = app.timeline_lane() {
+        timeline::render(frame, body, app, lane);
     } else {
         render_live(frame, body, app, snapshot);
     }

@@ -1,4 +1,4 @@
-//! The `t` overlay during a tour: every step with its time, the ones already played marked,
+//! The `l` overlay during a tour: every step with its time, the ones already played marked,
 //! to replay the tour to any of them.
 
 use ratatui::Frame;

@@ -16,9 +16,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         Some(Status::Error(text)) => Line::styled(format!(" {text}"), p.error),
         None if app.tour().is_some_and(|t| t.caption().is_some()) => Line::from(vec![
             Span::styled(" TOUR ", p.paused),
-            Span::raw(" space/→ goes on · ← back · Home restart · t steps · q quit · ? help"),
+            Span::raw(" space/→ goes on · ← back · Home restart · l steps · q quit · ? help"),
         ]),
-        None if app.real().is_some() => real(app),
+        None if app.real().is_some() => real(app, area.width),
         None if app.is_finished() => Line::from(vec![
             Span::styled(" FINISHED ", p.finished),
             Span::raw(" the load has ended: r runs it again, s with a new seed, ? help"),
@@ -27,13 +27,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(" PAUSED ", p.paused),
             Span::raw(" space resumes · . steps one event · ? help"),
         ]),
-        None => hints(app),
+        None => hints(app, area.width),
     };
     frame.render_widget(Paragraph::new(line), area);
 }
 
 /// Real mode without a status: the end, why the run is behind, or the keys that work.
-fn real(app: &App) -> Line<'static> {
+fn real(app: &App, width: u16) -> Line<'static> {
     let p = app.palette();
     let lag = app.real().map_or(&[][..], |r| r.lag());
     if app.is_finished() {
@@ -48,16 +48,16 @@ fn real(app: &App) -> Line<'static> {
             Span::styled(format!(" {}", reasons.join(" · ")), p.error),
         ])
     } else {
-        hints(app)
+        hints(app, width)
     }
 }
 
 /// The keys a newcomer needs first, in this order: the rest follow while they fit.
 const FIRST_HINTS: [&str; 5] = ["q", "?", "f", "c", "space"];
 
-/// `q ? f c space` first (the line is cut on narrow screens), then every other live binding
-/// that has a hint, as `key word`.
-fn hints(app: &App) -> Line<'static> {
+/// `q ? f c space` first, then every other live binding that has a hint, as `key word`, as
+/// many whole hints as fit in `width` columns.
+fn hints(app: &App, width: u16) -> Line<'static> {
     let p = app.palette();
     // Keys this mode refuses (real time cannot pause...) are left out.
     let works = |b: &&keys::Binding| {
@@ -78,9 +78,16 @@ fn hints(app: &App) -> Line<'static> {
             .unwrap_or(FIRST_HINTS.len())
     });
     let mut spans = vec![Span::raw(" ")];
+    let mut room = usize::from(width).saturating_sub(1);
     for b in shown {
-        spans.push(Span::styled(format!(" {} ", b.label), p.title));
-        spans.push(Span::raw(format!("{} ", b.hint)));
+        let (key, word) = (format!(" {} ", b.label), format!("{} ", b.hint));
+        let need = key.chars().count() + word.chars().count();
+        if need > room {
+            break;
+        }
+        room -= need;
+        spans.push(Span::styled(key, p.title));
+        spans.push(Span::raw(word));
     }
     Line::from(spans)
 }

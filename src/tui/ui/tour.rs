@@ -40,7 +40,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::bordered()
         .title(Line::styled(format!(" Tour {step}/{steps} "), p.title))
         .title_bottom(
-            Line::styled(" space/→ on · ← back · t steps · q quit ", p.dim).right_aligned(),
+            Line::styled(" space/→ on · ← back · l steps · q quit ", p.dim).right_aligned(),
         )
         .border_style(p.title);
     frame.render_widget(Clear, caption);

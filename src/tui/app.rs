@@ -26,6 +26,8 @@ use super::ui::mouse as ui_mouse;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     SelectStrategy(Strategy),
+    /// Select this pool (a click on it).
+    SelectPool(PoolId),
     NextPool,
     PreviousPool,
     GrowPool,
@@ -604,6 +606,7 @@ impl App {
         }
         match action {
             Action::SelectStrategy(s) => self.select_strategy(s),
+            Action::SelectPool(pool) => self.select_pool(pool),
             Action::NextPool => self.select_next_pool(),
             Action::PreviousPool => self.select_previous_pool(),
             Action::GrowPool => self.resize_pool(true),
@@ -664,6 +667,13 @@ impl App {
         let result = self.engine.apply(Command::SetStrategy(strategy));
         self.report(result);
         self.selected = 0;
+    }
+
+    /// Selects `pool` if the panel shows it.
+    pub fn select_pool(&mut self, pool: PoolId) {
+        if let Some(i) = self.pool_ids().iter().position(|&p| p == pool) {
+            self.selected = i;
+        }
     }
 
     pub fn select_next_pool(&mut self) {

@@ -187,3 +187,22 @@ fn the_wheel_scrolls_the_log_back_and_forth() {
     a.handle_mouse(mouse(ScrollDown, 10, 20), 80, 24);
     assert_eq!(a.log_scroll(), 0);
 }
+
+#[test]
+fn clicking_a_pool_selects_it_as_tab_would() {
+    use ratatui::crossterm::event::MouseEventKind::Down;
+    let mut a = preset("ironthread", Strategy::Bulkhead);
+    play(&mut a, 1);
+    let [tomcat, iron] = a.pool_ids()[..] else {
+        panic!("tomcat and IronThread: {:?}", a.pool_ids())
+    };
+    assert_eq!(a.selected_pool(), Some(tomcat));
+    // At 80x24 the pools panel starts on row 2: tomcat's three lines, then IronThread's.
+    a.handle_mouse(mouse(Down(MouseButton::Left), 5, 7), 80, 24);
+    assert_eq!(a.selected_pool(), Some(iron));
+    a.handle_mouse(mouse(Down(MouseButton::Left), 5, 3), 80, 24);
+    assert_eq!(a.selected_pool(), Some(tomcat));
+    // A click beside the pools (the outcomes panel) selects nothing.
+    a.handle_mouse(mouse(Down(MouseButton::Left), 60, 7), 80, 24);
+    assert_eq!(a.selected_pool(), Some(tomcat));
+}

@@ -72,15 +72,8 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         render_too_small(frame, area);
         return;
     }
-    // A third header row, the badges, whenever something differs from the preset.
     let badges = app.badges(snapshot);
-    let header_rows = HEADER_ROWS + u16::from(!badges.is_empty());
-    let [header, body, status] = Layout::vertical([
-        Constraint::Length(header_rows),
-        Constraint::Min(0),
-        Constraint::Length(STATUS_ROWS),
-    ])
-    .areas(area);
+    let [header, body, status] = screen_areas(area, !badges.is_empty());
     header::render(frame, header, app, snapshot, &badges);
     status::render(frame, status, app);
     if app.compare_engines().is_some() {
@@ -122,8 +115,28 @@ fn paint_background(frame: &mut Frame, app: &App) {
     }
 }
 
+/// Header, body and status line of the screen; a third header row, the badges, whenever
+/// something differs from the preset.
+pub(super) fn screen_areas(area: Rect, badges: bool) -> [Rect; 3] {
+    Layout::vertical([
+        Constraint::Length(HEADER_ROWS + u16::from(badges)),
+        Constraint::Min(0),
+        Constraint::Length(STATUS_ROWS),
+    ])
+    .areas(area)
+}
+
+/// Where the live view's panels go in its body.
+pub(super) struct LiveAreas {
+    pub pools: Rect,
+    pub outcomes: Rect,
+    pub latency: Rect,
+    pub theory: Rect,
+    pub log: Rect,
+}
+
 /// Body, theory and log. At 24 rows: 10 + 3 + 8.
-fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
     let extra = area.height.saturating_sub(21);
     // The Erlang C line, when theory has one and there is room.
     let erlang = app.engine().prediction().erlang_c.is_some();
@@ -135,10 +148,27 @@ fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         Constraint::Length(log_rows),
     ])
     .areas(area);
-    let [left, right] =
+    let [pools, right] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
     let [outcomes, latency] =
         Layout::vertical([Constraint::Length(5), Constraint::Min(5)]).areas(right);
+    LiveAreas {
+        pools,
+        outcomes,
+        latency,
+        theory,
+        log,
+    }
+}
+
+fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+    let LiveAreas {
+        pools: left,
+        outcomes,
+        latency,
+        theory,
+        log,
+    } = live_areas(app, area);
     pools::render(frame, left, app, snapshot);
     outcomes::render(frame, outcomes, app, snapshot);
     latency::render(frame, latency, app, snapshot);

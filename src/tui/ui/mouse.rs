@@ -1,5 +1,6 @@
-//! Where a mouse click lands, from the same layout the screen is drawn with: a strategy tab
-//! or a line of the fault menu. (The wheel scrolls the log wherever it turns.)
+//! Where a mouse click lands, from the same layout the screen is drawn with: a strategy tab,
+//! a pool of the live view, or a line of the fault menu. (The wheel scrolls the log wherever
+//! it turns.)
 
 use ratatui::layout::Rect;
 
@@ -10,6 +11,7 @@ use crate::tui::app::{Action, App, Overlay};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     Tab(Strategy),
+    Pool(crate::topology::PoolId),
     /// Line n (from 1) of the fault menu.
     MenuLine(usize),
     Nothing,
@@ -34,7 +36,18 @@ pub fn target(app: &App, width: u16, height: u16, column: u16, row: u16) -> Targ
     if row == 0 {
         return super::header::tab_at(app, width, column).map_or(Target::Nothing, Target::Tab);
     }
-    Target::Nothing
+    if app.compare_engines().is_some() || app.timeline_lane().is_some() {
+        return Target::Nothing;
+    }
+    let snapshot = app.snapshot();
+    let [_, body, _] = super::screen_areas(area, !app.badges(&snapshot).is_empty());
+    let pools = super::live_areas(app, body).pools;
+    let inside = (pools.x..pools.x + pools.width).contains(&column)
+        && (pools.y..pools.y + pools.height).contains(&row);
+    if !inside {
+        return Target::Nothing;
+    }
+    super::pools::pool_at(app, &snapshot, pools, row).map_or(Target::Nothing, Target::Pool)
 }
 
 fn menu_line(menu_box: Rect, column: u16, row: u16, items: usize) -> Target {
@@ -53,6 +66,7 @@ fn menu_line(menu_box: Rect, column: u16, row: u16, items: usize) -> Target {
 pub fn click(target: Target) -> Option<Action> {
     match target {
         Target::Tab(s) => Some(Action::SelectStrategy(s)),
+        Target::Pool(pool) => Some(Action::SelectPool(pool)),
         Target::MenuLine(n) => Some(Action::MenuPick(n)),
         Target::Nothing => None,
     }

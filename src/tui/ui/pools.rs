@@ -19,6 +19,8 @@ use crate::sim::{PoolSnapshot, Snapshot};
 use crate::tui::app::App;
 use crate::tui::theme::Palette;
 
+use crate::topology::PoolId;
+
 use super::fmt;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
@@ -36,17 +38,34 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lines = lines(
+    let lines: Vec<Line> = lines(
         app,
         snapshot,
         usize::from(inner.width),
         usize::from(inner.height),
-    );
+    )
+    .into_iter()
+    .map(|(_, line)| line)
+    .collect();
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// The panel's lines for `width` x `rows`.
-fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<'static>> {
+/// The pool drawn at `row` (from 0) inside the panel's border, on a panel of `area`.
+pub fn pool_at(app: &App, snapshot: &Snapshot, area: Rect, row: u16) -> Option<PoolId> {
+    let inner = Block::bordered().inner(area);
+    let index = usize::from(row.checked_sub(inner.y)?);
+    lines(
+        app,
+        snapshot,
+        usize::from(inner.width),
+        usize::from(inner.height),
+    )
+    .get(index)
+    .and_then(|(pool, _)| *pool)
+}
+
+/// The panel's lines for `width` x `rows`, each with the pool it belongs to.
+fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Owned> {
     let p = app.palette();
     let selected = app.selected_pool();
     let find = |id| snapshot.pools.iter().find(|pool| pool.id == id);
@@ -62,10 +81,13 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Line<
         .saturating_sub(waits_on.len())
         .max(in_use.len().min(rows));
     let mut out = pool_lines(p, &in_use, selected, width, rows_for_pools);
-    out.extend(waits_on);
+    out.extend(waits_on.into_iter().map(|line| (None, line)));
     out.truncate(rows);
     out
 }
+
+/// A line of the panel and the pool it draws (none for the lines between pools).
+type Owned = (Option<PoolId>, Line<'static>);
 
 /// The pools in use in `rows`: full when each fits in three rows, else the selected one full
 /// and the others compact.
@@ -75,22 +97,31 @@ fn pool_lines(
     selected: Option<usize>,
     width: usize,
     rows: usize,
-) -> Vec<Line<'static>> {
+) -> Vec<Owned> {
+    let owned = |pool: &PoolSnapshot, lines: Vec<Line<'static>>| -> Vec<Owned> {
+        lines
+            .into_iter()
+            .map(|line| (Some(pool.id), line))
+            .collect()
+    };
     let mut out = Vec::new();
     if in_use.len() * 3 <= rows {
         let grants = cell_rows(in_use, selected, width, rows - in_use.len() * 3);
         for (pool, grant) in in_use.iter().zip(grants) {
-            out.extend(full(p, pool, Some(pool.id) == selected, width, grant));
+            out.extend(owned(
+                pool,
+                full(p, pool, Some(pool.id) == selected, width, grant),
+            ));
         }
     } else {
-        let groups: Vec<(bool, Vec<Line<'static>>)> = in_use
+        let groups: Vec<(bool, Vec<Owned>)> = in_use
             .iter()
             .map(|pool| {
                 let is_selected = Some(pool.id) == selected;
                 if is_selected {
-                    (true, full(p, pool, true, width, 1))
+                    (true, owned(pool, full(p, pool, true, width, 1)))
                 } else {
-                    (false, vec![compact(pool, width, p.text)])
+                    (false, owned(pool, vec![compact(pool, width, p.text)]))
                 }
             })
             .collect();
@@ -101,11 +132,7 @@ fn pool_lines(
 
 /// Whole pools in `rows`: the selected one always, the others in order while they fit, and
 /// a `+N pools (Tab)` line for the ones left out, so no pool disappears silently.
-fn fit_groups(
-    p: &Palette,
-    groups: Vec<(bool, Vec<Line<'static>>)>,
-    rows: usize,
-) -> Vec<Line<'static>> {
+fn fit_groups(p: &Palette, groups: Vec<(bool, Vec<Owned>)>, rows: usize) -> Vec<Owned> {
     let total: usize = groups.iter().map(|(_, g)| g.len()).sum();
     if total <= rows {
         return groups.into_iter().flat_map(|(_, g)| g).collect();
@@ -127,9 +154,9 @@ fn fit_groups(
     }
     out.truncate(rows.saturating_sub(1));
     let s = if hidden == 1 { "" } else { "s" };
-    out.push(Line::styled(
-        format!(" +{hidden} pool{s} (Tab shows them)"),
-        p.dim,
+    out.push((
+        None,
+        Line::styled(format!(" +{hidden} pool{s} (Tab shows them)"), p.dim),
     ));
     out
 }

@@ -3,6 +3,7 @@
 //! usable again (canonical mode and echo restored). CI installs tmux.
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 struct Tmux {
@@ -11,7 +12,10 @@ struct Tmux {
 
 impl Tmux {
     fn start(width: u16, height: u16) -> Tmux {
-        let socket = format!("threadlab-e2e-{}-{width}x{height}", std::process::id());
+        // One tmux server per test: tests of the same size run at the same time.
+        static STARTED: AtomicUsize = AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, Ordering::Relaxed);
+        let socket = format!("threadlab-e2e-{}-{n}-{width}x{height}", std::process::id());
         let tmux = Tmux { socket };
         let status = tmux
             .cmd(&[

@@ -2,85 +2,12 @@
 //! test presses keys and reads the screen with `capture-pane`, then checks that the shell is
 //! usable again (canonical mode and echo restored). CI installs tmux.
 
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+mod tmux;
 
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(width: u16, height: u16) -> Tmux {
-        // One tmux server per test: tests of the same size run at the same time.
-        static STARTED: AtomicUsize = AtomicUsize::new(0);
-        let n = STARTED.fetch_add(1, Ordering::Relaxed);
-        let socket = format!("threadlab-e2e-{}-{n}-{width}x{height}", std::process::id());
-        let tmux = Tmux { socket };
-        let status = tmux
-            .cmd(&[
-                "new-session",
-                "-d",
-                "-s",
-                "e2e",
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-                "env PS1='$ ' bash --norc --noprofile",
-            ])
-            .status()
-            .expect("tmux is required for this test (apt-get install tmux)");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket]).args(args);
-        c
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "e2e"];
-        args.extend_from_slice(keys);
-        assert!(self.cmd(&args).status().expect("tmux send-keys").success());
-    }
-
-    fn screen(&self) -> String {
-        let out = self
-            .cmd(&["capture-pane", "-p", "-t", "e2e"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Waits until the screen satisfies `ok`, polling; fails with the last screen after 20 s.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; the screen was:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]).status();
-    }
-}
+use tmux::Tmux;
 
 fn drive(width: u16, height: u16) {
-    let tmux = Tmux::start(width, height);
-    tmux.wait_for("the shell prompt", |s| s.contains('$'));
+    let tmux = Tmux::start(&format!("e2e-{width}x{height}"), width, height);
     let bin = env!("CARGO_BIN_EXE_threadlab");
     let line =
         format!("{bin} tui ironthread --set load.mode=closed --set load.clients=40; echo EXIT=$?");
@@ -106,12 +33,8 @@ fn drive(width: u16, height: u16) {
     tmux.wait_for("the help overlay to close", |s| !s.contains("this help"));
     tmux.keys(&["q"]);
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
-    // The terminal is back in canonical mode with echo: the shell works as before.
-    tmux.keys(&[
-        "stty -a | grep -q -- ' icanon' && stty -a | grep -q -- ' echo ' && echo SHELL_OK",
-        "Enter",
-    ]);
-    tmux.wait_for("a usable shell", |s| s.contains("SHELL_OK"));
+    // The terminal is a shell's again: canonical mode, echo, the main screen, the cursor.
+    tmux.assert_restored();
 }
 
 #[test]
@@ -126,8 +49,7 @@ fn keys_work_and_the_shell_is_usable_afterwards_at_200x50() {
 
 #[test]
 fn a_too_small_terminal_says_how_big_it_must_be() {
-    let tmux = Tmux::start(60, 20);
-    tmux.wait_for("the shell prompt", |s| s.contains('$'));
+    let tmux = Tmux::start("e2e-small", 60, 20);
     let bin = env!("CARGO_BIN_EXE_threadlab");
     tmux.keys(&[&format!("{bin} tui; echo EXIT=$?"), "Enter"]);
     tmux.wait_for("the size message", |s| {
@@ -139,8 +61,7 @@ fn a_too_small_terminal_says_how_big_it_must_be() {
 
 #[test]
 fn escape_in_a_tour_and_in_the_fault_menu_leaves_the_program_running() {
-    let tmux = Tmux::start(80, 24);
-    tmux.wait_for("the shell prompt", |s| s.contains('$'));
+    let tmux = Tmux::start("e2e-escape", 80, 24);
     let bin = env!("CARGO_BIN_EXE_threadlab");
     tmux.keys(&[&format!("{bin} tour ironthread; echo EXIT=$?"), "Enter"]);
     tmux.wait_for("the first caption", |s| s.contains("Tour 1/4"));

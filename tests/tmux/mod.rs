@@ -1,5 +1,8 @@
 //! A shell in a detached tmux session: type into it, read its screen. Used by the TUI tests
-//! that need a real terminal (signals, key floods). CI installs tmux.
+//! that need a real terminal (keys, signals, key floods). CI installs tmux.
+
+// Each test crate that includes this module uses part of it.
+#![allow(dead_code)]
 
 use std::process::Command;
 use std::time::{Duration, Instant};

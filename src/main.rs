@@ -62,7 +62,7 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
-    /// Play a preset under all four strategies on identical requests, side by side.
+    /// Play a preset under every strategy on identical requests, side by side.
     Compare {
         /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
         preset: String,
@@ -925,7 +925,7 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
         && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal())
     {
         eprintln!(
-            "threadlab: no terminal attached, so no live view; running the four strategies for \
+            "threadlab: no terminal attached, so no live view; running every strategy for \
              real instead (about {:.1} s of wall time each at most)",
             duration.as_secs_f64() * options.time_scale
         );

@@ -25,7 +25,7 @@
 //! In real mode the runtime panel (tokio-metrics, and whether the run keeps up) sits between
 //! theory and log, taking the log's rows first.
 //!
-//! The compare view replaces body, theory and log with the four strategies side by side
+//! The compare view replaces body, theory and log with every strategy side by side
 //! (2x2 below 120 columns). Overlays (help, fault menu) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 

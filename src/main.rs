@@ -98,18 +98,9 @@ enum Command {
         /// A strategy name, or `all` for every strategy (default: the preset's).
         #[arg(long, value_name = "S|all")]
         strategy: Option<String>,
-        /// Seed for every random draw (default: the preset's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Simulated time of each point, e.g. 60s (default: the preset's).
-        #[arg(long)]
-        duration: Option<String>,
-        /// Override a preset value for every point: key.path=value (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Run every point even when its estimated cost is beyond what this machine can do.
-        #[arg(long)]
-        force: bool,
+        /// Seed, duration, overrides and --force, as for `run` (each point is a full run).
+        #[command(flatten)]
+        preset_args: PresetArgs,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -152,9 +143,16 @@ impl Default for ViewArgs {
 
 #[derive(Debug, Args, Default)]
 struct ScenarioArgs {
-    /// Strategy: sequential, shared, bulkhead or unbounded (default: the preset's).
+    /// Strategy (default: the preset's).
     #[arg(long, value_enum)]
     strategy: Option<StrategyArg>,
+    #[command(flatten)]
+    preset: PresetArgs,
+}
+
+/// How a preset is loaded and played: shared by every command that runs one.
+#[derive(Debug, Args, Default)]
+struct PresetArgs {
     /// Seed for every random draw, 0..=9223372036854775807 (default: the preset's).
     #[arg(long, value_parser = clap::value_parser!(u64).range(0..=scenario::MAX_SEED))]
     seed: Option<u64>,
@@ -409,18 +407,12 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             preset,
             vary,
             strategy,
-            seed,
-            duration,
-            set,
-            force,
+            preset_args,
             output,
         }) => {
             let scenario = ScenarioArgs {
                 strategy: None,
-                seed,
-                duration,
-                set,
-                force,
+                preset: preset_args,
             };
             sweep(&preset, &scenario, &vary, strategy.as_deref(), &output)
         }
@@ -459,11 +451,11 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
 
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
 fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy, Nanos)> {
-    let mut s = scenario::load(preset, &args.set).map_err(|e| BadInput(e.to_string()))?;
-    if let Some(seed) = args.seed {
+    let mut s = scenario::load(preset, &args.preset.set).map_err(|e| BadInput(e.to_string()))?;
+    if let Some(seed) = args.preset.seed {
         s.seed = seed;
     }
-    if let Some(d) = &args.duration {
+    if let Some(d) = &args.preset.duration {
         let d =
             scenario::parse_duration(d).map_err(|e| BadInput(format!("--duration {d:?}: {e}")))?;
         if d == Nanos::ZERO {
@@ -471,13 +463,13 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         }
         s.duration = d;
     }
-    if let Some(why) = load_set_that_does_not_apply(&s, &args.set) {
+    if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
     }
     let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
     let duration = s.duration;
     if let Some(why) = scenario::estimate_cost(&s, duration).refusal()
-        && !args.force
+        && !args.preset.force
     {
         return Err(BadInput(format!(
             "{}: this run is too large: {why}; shorten --duration, lower the load, or add \
@@ -720,7 +712,7 @@ fn sweep(
         .map_err(|e| BadInput(e.to_string()))?;
     let plan = sweep::Plan {
         preset: preset.to_owned(),
-        set: args.set.clone(),
+        set: args.preset.set.clone(),
         seed: Some(base.seed),
         duration: Some(base.duration),
         axes,

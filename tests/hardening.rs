@@ -66,6 +66,18 @@ fn a_seed_above_the_presets_largest_is_refused_with_the_range() {
         &["run", "ironthread", "--seed", "18446744073709551615"],
         &["--seed", "0..=9223372036854775807"],
     );
+    // sweep takes the same flag, with the same range.
+    refused(
+        &[
+            "sweep",
+            "ironthread",
+            "--vary",
+            "server.threads=10,20",
+            "--seed",
+            "18446744073709551615",
+        ],
+        &["--seed", "0..=9223372036854775807"],
+    );
 }
 
 #[test]

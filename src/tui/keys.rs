@@ -199,26 +199,26 @@ pub const FAULT_MENU: &[Binding] = &[
         Action::MenuDown
     }),
     bind(&[Key::Enter], "Enter", "choose", |_| Action::MenuChoose),
-    bind(
-        &[
-            C('1'),
-            C('2'),
-            C('3'),
-            C('4'),
-            C('5'),
-            C('6'),
-            C('7'),
-            C('8'),
-            C('9'),
-        ],
-        "1-9",
-        "choose by number",
-        |k| Action::MenuPick(digit_of(k)),
-    ),
+    bind(&DIGITS, "1-9", "choose by number", |k| {
+        Action::MenuPick(digit_of(k))
+    }),
     bind(&[Key::Esc, C('f')], "Esc", "back / close the menu", |_| {
         Action::Back
     }),
     bind(&[C('q')], "q", "quit", |_| Action::Quit),
+];
+
+/// `1`-`9`: pick a menu line or a tour step by its number.
+const DIGITS: [Key; 9] = [
+    C('1'),
+    C('2'),
+    C('3'),
+    C('4'),
+    C('5'),
+    C('6'),
+    C('7'),
+    C('8'),
+    C('9'),
 ];
 
 /// The help overlay.
@@ -255,22 +255,9 @@ pub const TOUR_STEPS: &[Binding] = &[
     bind(&[Key::Enter], "Enter", "replay to the step", |_| {
         Action::MenuChoose
     }),
-    bind(
-        &[
-            C('1'),
-            C('2'),
-            C('3'),
-            C('4'),
-            C('5'),
-            C('6'),
-            C('7'),
-            C('8'),
-            C('9'),
-        ],
-        "1-9",
-        "replay to step N",
-        |k| Action::TourJump(digit_of(k)),
-    ),
+    bind(&DIGITS, "1-9", "replay to step N", |k| {
+        Action::TourJump(digit_of(k))
+    }),
     bind(&[Key::Esc, C('l')], "Esc l", "close the list", |_| {
         Action::Back
     }),

@@ -488,17 +488,28 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
         LoadMode::Runs { .. } => ("runs", &["count"]),
         LoadMode::Batch { .. } => ("batch", &["count"]),
         LoadMode::Open { .. } => ("open", &["rate", "ramp"]),
-        LoadMode::Closed { .. } => ("closed", &["clients", "think"]),
+        LoadMode::Closed { .. } => ("closed", &["clients", "think", "keep_alive"]),
         LoadMode::Trace { .. } => ("trace", &["file"]),
     };
     sets.iter().find_map(|set| {
         let key = set.split('=').next()?.trim();
         let field = key.strip_prefix("load.")?.split('.').next()?;
-        let applies = matches!(field, "mode" | "timeout") || fields.contains(&field);
+        // Every load's clients talk TCP the same way.
+        let link = [
+            "mode",
+            "timeout",
+            "timeout_mode",
+            "rtt",
+            "turnaround",
+            "connect_timeout",
+            "syn_retries",
+            "syn_linear_timeouts",
+        ];
+        let applies = link.contains(&field) || fields.contains(&field);
         (!applies).then(|| {
             format!(
-                "--set {key}: a {mode} load has no {field} (it uses {}, timeout); \
-                 change load.mode too to use it",
+                "--set {key}: a {mode} load has no {field} (it uses {}, and every load's \
+                 timeout and connection fields); change load.mode too to use it",
                 fields.join(", ")
             )
         })

@@ -13,12 +13,26 @@ use threadlab::sim::{
 use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
+/// The pool rules on their own: no round trip, no client turnaround, no connector CPU, and
+/// the handler thread reads the connection again at once after a response.
+fn ideal_network() -> Vec<String> {
+    [
+        "load.rtt=0s",
+        "load.turnaround=0s",
+        "server.cpu_per_request=0s",
+        "server.post_response=0s",
+        "server.cpu_per_rejected_connection=0s",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 fn ms(n: u64) -> Nanos {
     Nanos::from_millis(n)
 }
 
 fn parse(toml: &str) -> Scenario {
-    match scenario::parse("test", toml, &[]) {
+    match scenario::parse("test", toml, &ideal_network()) {
         Ok(s) => s,
         Err(e) => panic!("invalid test scenario: {e}\n{toml}"),
     }
@@ -497,32 +511,34 @@ fn tomcat_bounded_queue_refuses_what_does_not_fit() {
 }
 
 #[test]
-fn connections_beyond_max_connections_and_accept_count_are_refused() {
+fn connections_beyond_max_connections_wait_in_the_accept_queue_then_retransmit_their_syn() {
     let mut e = engine(
         &tomcat_scenario(20, "threads = 10\nmax_connections = 12\naccept_count = 2"),
         Strategy::Sequential,
     );
     e.advance_to(Nanos::ZERO);
     let s = e.snapshot();
-    assert_eq!((s.connections, s.backlog), (12, 2));
-    assert_eq!(s.outcomes.get(Outcome::Refused), 6);
+    // Linux keeps accept_count + 1 connections in the accept queue and drops the SYNs of
+    // the other five: nothing is refused.
+    assert_eq!((s.connections, s.backlog), (12, 3));
+    assert_eq!(s.outcomes.get(Outcome::Refused), 0);
+    let net = s.net.expect("a simulated run has a connection layer");
+    assert_eq!(net.stats.syn_drops, 5);
     let p = &s.pools[SERVER_POOL];
     assert_eq!((p.active, p.queued), (10, 2));
 
     e.run_until(Nanos::from_secs(60));
-    let refused: Vec<u64> = rows(&e)
-        .iter()
-        .filter(|r| r.outcome == Outcome::Refused)
-        .map(|r| r.run)
-        .collect();
-    assert_eq!(refused, (15..=20).collect::<Vec<_>>());
-    // Requests 11 and 12 waited in the executor queue, 13 and 14 in the backlog until a
-    // connection closed at 100 ms: all four run 100..200 ms.
+    // Requests 11 and 12 waited in the executor queue, 13 to 15 in the accept queue until
+    // connections closed at 100 ms: all five run 100..200 ms. The dropped five retransmit
+    // their SYN 1 s after the first and run 1.0..1.1 s.
     let mut expected = vec![ms(100); 10];
-    expected.extend([ms(200); 4]);
-    expected.extend([Nanos::ZERO; 6]);
+    expected.extend([ms(200); 5]);
+    expected.extend([ms(1100); 5]);
     assert_eq!(times(&e), expected);
-    assert_eq!(count(&e, Outcome::Success), 14);
+    assert_eq!(count(&e, Outcome::Success), 20);
+    assert_eq!(count(&e, Outcome::Refused), 0);
+    // The last handler threads close their connections after their responses.
+    e.advance_to(Nanos::from_secs(2));
     assert_eq!(e.snapshot().connections, 0);
 }
 

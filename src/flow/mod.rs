@@ -31,6 +31,10 @@ pub enum FailReason {
     /// No permit of the service's semaphore bulkhead within `max_wait`
     /// (`BulkheadFullException`) and no fallback.
     BulkheadFull(usize),
+    /// `connect()` failed: the kernel's SYN retries ran out, or the client's connect timeout.
+    Connect,
+    /// The server closed the connection unread (Tomcat's `maxQueueSize` was full).
+    Reset,
 }
 
 /// What the log says beside an outcome.

@@ -163,6 +163,7 @@ impl World {
             window_len: b.window.window(),
             connections,
             backlog,
+            net: None,
             pools,
             services,
             series,

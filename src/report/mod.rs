@@ -56,6 +56,12 @@ pub struct RunReport {
     /// Time to failure of the others (failed, timeout, refused): how long a client waited
     /// to learn it got no answer.
     pub failed_latency_ms: LatencySummary,
+    /// Closed loads: how fairly the clients were served.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clients: Option<ClientsReport>,
+    /// The connection layer (simulated runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connections: Option<ConnectionsReport>,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
     /// The cores: utilisation since t = 0 and the most work that waited for one.
@@ -84,6 +90,60 @@ pub struct Requests {
     pub in_flight: u64,
     /// Responses that came after their client had given up.
     pub late_responses: u64,
+}
+
+/// How fairly closed clients were served: starving clients are the overload story.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ClientsReport {
+    pub count: u32,
+    /// Clients that did not get a single answer (success, partial or failed).
+    pub never_answered: u32,
+    pub answers_min: u64,
+    pub answers_max: u64,
+    /// The longest any client went without an answer, up to the end of the run.
+    pub longest_wait_ms: f64,
+}
+
+/// Connections between the clients and the server.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ConnectionsReport {
+    /// SYNs the full accept queue dropped (each costs its client a retransmit timeout).
+    pub syn_drops: u64,
+    /// Time from a connection's first SYN to its completed handshake.
+    pub connect_ms: LatencySummary,
+    /// `connect()` calls that failed (SYN retries exhausted, or the client's connect timeout).
+    pub connect_failures: u64,
+    /// Requests the handler thread read right after its previous response (keep-alive fast
+    /// path), and requests that went through the executor.
+    pub fast_path_requests: u64,
+    pub executor_requests: u64,
+    /// Connections closed unread because the executor's queue (`max_queue`) was full.
+    pub closed_by_max_queue: u64,
+    pub accept_queue_max: u32,
+}
+
+fn connections(snap: &Snapshot) -> (Option<ClientsReport>, Option<ConnectionsReport>) {
+    let Some(net) = &snap.net else {
+        return (None, None);
+    };
+    let clients = net.clients.map(|c| ClientsReport {
+        count: c.count,
+        never_answered: c.never_answered,
+        answers_min: c.answers_min,
+        answers_max: c.answers_max,
+        longest_wait_ms: c.longest_wait.as_millis_f64(),
+    });
+    let s = net.stats;
+    let connections = ConnectionsReport {
+        syn_drops: s.syn_drops,
+        connect_ms: net.connect,
+        connect_failures: s.connect_failures,
+        fast_path_requests: s.fast_path_requests,
+        executor_requests: s.executor_requests,
+        closed_by_max_queue: s.closed_by_max_queue,
+        accept_queue_max: s.accept_queue_max,
+    };
+    (clients, Some(connections))
 }
 
 /// Failed, timed-out and refused requests per simulated second.
@@ -245,6 +305,7 @@ impl RunReport {
             crate::scenario::LoadMode::Runs { .. } | crate::scenario::LoadMode::Trace { .. }
         )
         .then(|| run_lines.iter().map(RunReportRow::from).collect());
+        let (clients, connections) = connections(snap);
         RunReport {
             preset: scenario.source.clone(),
             scenario: scenario.name.clone(),
@@ -261,6 +322,8 @@ impl RunReport {
             },
             latency_ms: snap.latency,
             failed_latency_ms: snap.failed_latency,
+            clients,
+            connections,
             pools,
             services,
             cpu: CpuReport {

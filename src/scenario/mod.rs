@@ -10,6 +10,7 @@ mod duration;
 mod error;
 mod limits;
 mod model;
+mod network;
 mod overrides;
 mod pools;
 mod presets;

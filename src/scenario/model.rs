@@ -273,6 +273,53 @@ pub struct Load {
     pub mode: LoadMode,
     /// Client-side timeout: a later response counts as `Timeout`.
     pub timeout: Option<Nanos>,
+    /// How the clients reach the server over TCP.
+    pub link: Link,
+}
+
+/// The clients' side of TCP: connections, round trips, timeouts and SYN retransmits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Link {
+    /// Closed clients keep their connection between requests (HTTP/1.1 keep-alive).
+    pub keep_alive: bool,
+    /// Round trip between a client and the server; one way is half of it.
+    pub rtt: Nanos,
+    /// Mean time a client takes from reading a response to sending the next request.
+    pub turnaround: Nanos,
+    pub timeout_mode: TimeoutMode,
+    /// The client's connect timeout; `None` leaves it to the kernel's SYN retries.
+    pub connect_timeout: Option<Nanos>,
+    /// `tcp_syn_retries`: SYN retransmits before `connect()` fails with `ETIMEDOUT`.
+    pub syn_retries: u32,
+    /// `tcp_syn_linear_timeouts` (Linux 6.5+): the first retransmits keep the initial RTO
+    /// of 1 s; each further one doubles it. They add to `syn_retries`.
+    pub syn_linear_timeouts: u32,
+}
+
+impl Default for Link {
+    /// A loopback client on Linux 6.5+ with the kernel's defaults.
+    fn default() -> Self {
+        Link {
+            keep_alive: true,
+            rtt: Nanos::from_micros(40),
+            turnaround: Nanos::from_micros(10),
+            timeout_mode: TimeoutMode::Abort,
+            connect_timeout: None,
+            syn_retries: 6,
+            syn_linear_timeouts: 4,
+        }
+    }
+}
+
+/// What a client does when its timeout passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutMode {
+    /// It gives up: counts a timeout, closes its connection and sends its next request on a
+    /// new one (Java's `HttpClient`, k6, Gatling, JMeter).
+    Abort,
+    /// It keeps waiting; the late response counts as a timeout and is left out of the
+    /// latency figures (wrk's `--timeout`).
+    Count,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -319,6 +366,35 @@ pub struct Server {
     pub keep_alive: Nanos,
     /// The handler returns a `CompletableFuture` and its thread is released while it waits.
     pub async_: bool,
+    pub connector: Connector,
+}
+
+/// Tomcat's NIO connector: keep-alive connections and what requests cost its CPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Connector {
+    /// `maxKeepAliveRequests`: `None` is unlimited.
+    pub max_keep_alive_requests: Option<u32>,
+    /// `keepAliveTimeout`: an idle kept-alive connection is closed after it.
+    pub keep_alive_timeout: Nanos,
+    /// CPU per request besides its calls (parse, write, recycle), on the cores.
+    pub cpu_per_request: Nanos,
+    /// Mean time from writing a response to reading the socket again (`Http11Processor`'s
+    /// loop): a next request that arrived by then is served by the same thread at once.
+    pub post_response: Nanos,
+    /// CPU a connection closed by a full `maxQueueSize` costs (accept, poll, close).
+    pub cpu_per_rejected_connection: Nanos,
+}
+
+impl Default for Connector {
+    fn default() -> Self {
+        Connector {
+            max_keep_alive_requests: Some(100),
+            keep_alive_timeout: Nanos::from_secs(60),
+            cpu_per_request: Nanos::from_micros(30),
+            post_response: Nanos::from_micros(100),
+            cpu_per_rejected_connection: Nanos::from_micros(250),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -280,6 +280,7 @@ mod tests {
             load: Load {
                 mode: LoadMode::Runs { count: 5 },
                 timeout: None,
+                link: crate::scenario::Link::default(),
             },
             server: Server {
                 threads: ServerThreads::Platform(200),
@@ -289,6 +290,7 @@ mod tests {
                 max_queue: None,
                 keep_alive: Nanos::from_secs(60),
                 async_: false,
+                connector: crate::scenario::Connector::default(),
             },
             services: vec![
                 service("user", 200),

@@ -107,6 +107,29 @@ pub struct RawLoad {
     pub timeout: Option<DurationText>,
     /// `trace`: a CSV file, relative to the preset's folder.
     pub file: Option<String>,
+    /// What a client does at its timeout: `"abort"` (close the connection, count a timeout,
+    /// send the next request) or `"count"` (wrk: keep waiting, leave the late response out
+    /// of the latency figures and count it as a timeout).
+    #[serde(default = "abort")]
+    pub timeout_mode: String,
+    /// Closed clients keep their connection between requests (HTTP/1.1 keep-alive), as wrk,
+    /// browsers and pooled HTTP clients do; `false` opens one per request.
+    #[serde(default = "yes")]
+    pub keep_alive: bool,
+    /// The client's round trip to the server; one way is half of it.
+    #[serde(default = "forty_us")]
+    pub rtt: DurationText,
+    /// The client's mean time from reading a response to sending its next request.
+    #[serde(default = "ten_us")]
+    pub turnaround: DurationText,
+    /// The client's own connect timeout; none leaves it to the kernel's SYN retries.
+    pub connect_timeout: Option<DurationText>,
+    /// The client kernel's `net.ipv4.tcp_syn_retries`.
+    #[serde(default = "six")]
+    pub syn_retries: i64,
+    /// The client kernel's `net.ipv4.tcp_syn_linear_timeouts` (Linux 6.5+; 0 before).
+    #[serde(default = "four")]
+    pub syn_linear_timeouts: i64,
 }
 
 /// `ramp = { to = 3000.0, over = "60s" }`
@@ -129,10 +152,22 @@ pub struct RawServer {
     pub keep_alive: DurationText,
     #[serde(rename = "async")]
     pub async_: bool,
+    /// `maxKeepAliveRequests`: requests per connection before Tomcat closes it; -1 unlimited.
+    pub max_keep_alive_requests: i64,
+    /// `keepAliveTimeout`: an idle kept-alive connection is closed after this long.
+    pub keep_alive_timeout: DurationText,
+    /// CPU a request costs the server besides its calls (parse, write, recycle).
+    pub cpu_per_request: DurationText,
+    /// The handler thread's mean time from writing a response to reading the socket again:
+    /// a next request that arrived by then is served at once (the keep-alive fast path).
+    pub post_response: DurationText,
+    /// CPU a connection closed by a full `maxQueueSize` costs (accept, poll, close).
+    pub cpu_per_rejected_connection: DurationText,
 }
 
 /// Tomcat's defaults: maxThreads 200, minSpareThreads 10, maxConnections 8192, acceptCount
-/// 100, maxIdleTime 60 s.
+/// 100, maxIdleTime 60 s, maxKeepAliveRequests 100, keepAliveTimeout = connectionTimeout
+/// 60 s (`AbstractEndpoint`); the CPU costs are a loopback client's on a 2-core box.
 impl Default for RawServer {
     fn default() -> Self {
         RawServer {
@@ -143,6 +178,11 @@ impl Default for RawServer {
             max_queue: None,
             keep_alive: sixty_seconds(),
             async_: false,
+            max_keep_alive_requests: 100,
+            keep_alive_timeout: sixty_seconds(),
+            cpu_per_request: DurationText::new("30us"),
+            post_response: DurationText::new("100us"),
+            cpu_per_rejected_connection: DurationText::new("250us"),
         }
     }
 }
@@ -390,6 +430,21 @@ fn two_percent() -> f64 {
 }
 fn zero_ms() -> DurationText {
     DurationText::new("0ms")
+}
+fn forty_us() -> DurationText {
+    DurationText::new("40us")
+}
+fn ten_us() -> DurationText {
+    DurationText::new("10us")
+}
+fn yes() -> bool {
+    true
+}
+fn six() -> i64 {
+    6
+}
+fn four() -> i64 {
+    4
 }
 fn bulkhead() -> String {
     "bulkhead".to_owned()

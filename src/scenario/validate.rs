@@ -285,7 +285,11 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
         Some(text) => Some(check.positive_duration("load.timeout", text)?),
         None => None,
     };
-    Ok(Load { mode, timeout })
+    Ok(Load {
+        mode,
+        timeout,
+        link: super::network::link(check, raw)?,
+    })
 }
 
 fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, ScenarioError> {
@@ -328,6 +332,7 @@ fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, Scenario
         },
         keep_alive: check.duration("server.keep_alive", &raw.keep_alive)?,
         async_: raw.async_,
+        connector: super::network::connector(check, raw)?,
     })
 }
 

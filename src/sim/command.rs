@@ -332,13 +332,17 @@ impl Engine {
         self.load = LoadMode::Closed { clients: n, think };
         self.scenario.load.mode = self.load.clone();
         self.client_target = n;
-        if self.clients_active.len() < n as usize {
-            self.clients_active.resize(n as usize, false);
+        if self.net.clients.len() < n as usize {
+            self.net.clients.resize(n as usize, Default::default());
         }
+        let now = self.now;
         for client in 0..n {
-            if !self.clients_active[client as usize] {
-                self.clients_active[client as usize] = true;
-                self.events.push(self.now, Event::ClientSend { client });
+            let state = &mut self.net.clients[client as usize];
+            if !state.active {
+                // A client that comes (back) to life waits from now, not from its last answer.
+                state.active = true;
+                state.last_answer_at = now;
+                self.events.push(now, Event::ClientSend { client });
             }
         }
         Ok(format!("clients {old} -> {n}{}", at_bound(wanted, n)))

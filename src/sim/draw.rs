@@ -12,6 +12,8 @@ use crate::time::Nanos;
 
 /// Stream keys that are not calls (calls use their index in the endpoint, from 0).
 const STREAM_ARRIVAL: u64 = 1 << 32;
+const STREAM_TURNAROUND: u64 = (1 << 32) + 1;
+const STREAM_POST_RESPONSE: u64 = (1 << 32) + 2;
 
 /// SplitMix64's finaliser: a strong 64-bit mix, so nearby keys give unrelated generators.
 fn mix(mut z: u64) -> u64 {
@@ -54,6 +56,17 @@ pub fn call_draw(seed: u64, request: u64, call: usize, service: &Service) -> Cal
 /// A standard exponential (mean 1) for the arrival of request `request`.
 pub fn arrival_exp(seed: u64, request: u64) -> f64 {
     Exp1.sample(&mut keyed(seed, request, STREAM_ARRIVAL))
+}
+
+/// A standard exponential for the client's turnaround after the response to `request`.
+pub fn turnaround_exp(seed: u64, request: u64) -> f64 {
+    Exp1.sample(&mut keyed(seed, request, STREAM_TURNAROUND))
+}
+
+/// A standard exponential for the server thread's work after writing the response to
+/// `request`, before it reads the connection again.
+pub fn post_response_exp(seed: u64, request: u64) -> f64 {
+    Exp1.sample(&mut keyed(seed, request, STREAM_POST_RESPONSE))
 }
 
 fn sample_latency(latency: &Latency, rng: &mut Xoshiro256PlusPlus) -> Nanos {

@@ -73,8 +73,20 @@ pub(super) enum Event {
     StageDone { req: ReqRef },
     /// A server thread takes a queued request (after finishing its previous one).
     StartHandler { req: ReqRef, slot: Slot },
-    /// A connection closed: the acceptor takes the next one from the backlog.
+    /// A connection closed: the acceptor takes the next one from the accept queue.
     Accept,
+    /// A (retransmitted) SYN of this request's connection reaches the server.
+    Syn { req: ReqRef },
+    /// `connect()` fails for this request's connection.
+    ConnectFailed { req: ReqRef },
+    /// The request of a just-accepted connection reaches the server.
+    Dispatch { req: ReqRef },
+    /// The server's own CPU work on a request ends: its handler goes on to the calls.
+    HandlerCpuDone { req: ReqRef },
+    /// The server has closed a refused connection (`maxQueueSize`).
+    ResetDone { req: ReqRef },
+    /// A handler thread closed its connection after the response.
+    ConnectionClosed,
 }
 
 /// Per-service counters.
@@ -126,15 +138,13 @@ pub struct Engine {
     pub(super) load: LoadMode,
     pub(super) issued: u64,
     pub(super) next_id: u64,
-    pub(super) clients_active: Vec<bool>,
     pub(super) client_target: u32,
     /// Open load: when the current rate (and ramp) took effect.
     pub(super) rate_changed_at: Nanos,
     pub(super) arrival_generation: u32,
 
-    // Connections (Tomcat's LimitLatch and the accept backlog).
-    pub(super) connections: u32,
-    pub(super) backlog: std::collections::VecDeque<ReqRef>,
+    /// Connections: Tomcat's `LimitLatch`, the accept queue, the clients' connections.
+    pub(super) net: super::connection::Net,
 
     // Measurements.
     pub(super) outcomes: OutcomeCounts,
@@ -196,12 +206,10 @@ impl Engine {
             load: scenario.load.mode.clone(),
             issued: 0,
             next_id: 1,
-            clients_active: Vec::new(),
             client_target,
             rate_changed_at: Nanos::ZERO,
             arrival_generation: 0,
-            connections: 0,
-            backlog: std::collections::VecDeque::new(),
+            net: super::connection::Net::default(),
             outcomes: OutcomeCounts::default(),
             latency: LatencyHistogram::default(),
             failed_latency: LatencyHistogram::default(),
@@ -225,23 +233,28 @@ impl Engine {
         engine
     }
 
+    /// Clients send from t = 0; what they send reaches the server half a round trip later.
     fn start_load(&mut self) {
+        let half = Nanos(self.scenario.load.link.rtt.0 / 2);
         match self.load {
             LoadMode::Runs { .. } | LoadMode::Batch { .. } => {
-                self.events
-                    .push(Nanos::ZERO, Event::Arrival { generation: 0 });
+                self.events.push(half, Event::Arrival { generation: 0 });
             }
             LoadMode::Trace { ref rows } => {
                 if let Some(first) = rows.first() {
-                    self.events.push(first.at, Event::Arrival { generation: 0 });
+                    self.events
+                        .push(first.at + half, Event::Arrival { generation: 0 });
                 }
             }
             LoadMode::Open { .. } => self.schedule_next_arrival(),
             LoadMode::Closed { clients, .. } => {
-                self.clients_active = vec![false; clients as usize];
+                let client = super::connection::Client {
+                    active: true,
+                    ..Default::default()
+                };
+                self.net.clients = vec![client; clients as usize];
                 for client in 0..clients {
-                    self.clients_active[client as usize] = true;
-                    self.events.push(Nanos::ZERO, Event::ClientSend { client });
+                    self.events.push(half, Event::ClientSend { client });
                 }
             }
         }
@@ -379,6 +392,15 @@ impl Engine {
             Event::StageDone { req } => self.on_stage_done(req),
             Event::StartHandler { req, slot } => self.on_start_handler(req, slot),
             Event::Accept => self.on_accept(),
+            Event::Syn { req } => self.on_syn(req),
+            Event::ConnectFailed { req } => self.on_connect_failed(req),
+            Event::Dispatch { req } => self.on_dispatch(req),
+            Event::HandlerCpuDone { req } => self.on_handler_cpu_done(req),
+            Event::ConnectionClosed => self.close_connection(),
+            Event::ResetDone { req } => {
+                self.release_core();
+                self.finish_reset(req);
+            }
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool as usize)

@@ -68,43 +68,41 @@ impl Engine {
 
     pub(super) fn on_client_send(&mut self, client: u32) {
         if client >= self.client_target {
-            if let Some(active) = self.clients_active.get_mut(client as usize) {
-                *active = false;
+            let reserved = self.net.clients.get_mut(client as usize).and_then(|state| {
+                state.active = false;
+                state.reserved.take()
+            });
+            // A parked client sends nothing more: a thread waiting for its request goes back.
+            if let Some(thread) = reserved {
+                self.release_thread(thread);
             }
             return;
         }
         self.issue(Some(client));
     }
 
+    /// A request (or its connection's SYN) reaches the server now; its client sent it half
+    /// a round trip ago, and its latency counts from then.
     fn issue(&mut self, client: Option<u32>) {
         let id = self.next_id;
         self.next_id += 1;
         self.issued += 1;
-        let r = self.requests.alloc(id, self.now, client, self.strategy);
+        let sent = self
+            .now
+            .saturating_sub(Nanos(self.scenario.load.link.rtt.0 / 2));
+        let r = self.requests.alloc(id, sent, client, self.strategy);
         if let Some(timeout) = self.scenario.load.timeout {
             self.events
-                .push(self.now + timeout, Event::ClientTimeout { req: r });
+                .push(sent + timeout, Event::ClientTimeout { req: r });
         }
-        self.admit(r);
+        self.reach_server(r, client);
     }
 
-    // ---- connections and the server pool ------------------------------------------------
+    // ---- the server pool ----------------------------------------------------------------
 
-    /// Tomcat's acceptor counts up a `LimitLatch` of `maxConnections` before accepting;
-    /// beyond it connections wait in the OS backlog of `acceptCount`; beyond that they are
-    /// refused.
-    fn admit(&mut self, r: ReqRef) {
-        if self.connections < self.scenario.server.max_connections {
-            self.connections += 1;
-            self.dispatch(r);
-        } else if self.backlog.len() < self.scenario.server.accept_count as usize {
-            self.backlog.push_back(r);
-        } else {
-            self.refuse(r);
-        }
-    }
-
-    fn dispatch(&mut self, r: ReqRef) {
+    /// The poller (or the acceptor) hands the connection's request to the executor.
+    pub(super) fn dispatch(&mut self, r: ReqRef) {
+        self.net.stats.executor_requests += 1;
         match self.pools[SERVER_POOL].submit(Task::Handler(r)) {
             Admission::Started(slot) => self.start_handler(
                 r,
@@ -114,45 +112,30 @@ impl Engine {
                 },
             ),
             Admission::Queued => self.trace_handler_queued(r),
-            // The executor's queue (maxQueueSize) is full: Tomcat closes the socket and the
-            // client gets no response.
+            // The executor's queue (maxQueueSize) is full: Tomcat closes the socket unread
+            // and the client gets no response.
             Admission::Rejected => {
-                self.close_connection();
-                self.refuse(r);
+                self.net.stats.executor_requests -= 1;
+                self.reset_connection(r);
             }
         }
     }
 
-    fn close_connection(&mut self) {
-        self.connections = self.connections.saturating_sub(1);
-        if !self.backlog.is_empty() {
-            // The acceptor takes the next connection; as its own event, so a long backlog of
-            // requests that fail at once cannot nest calls without bound.
-            self.events.push(self.now, Event::Accept);
-        }
-    }
-
-    pub(super) fn on_accept(&mut self) {
-        if self.connections >= self.scenario.server.max_connections {
-            return;
-        }
-        if let Some(next) = self.backlog.pop_front() {
-            self.connections += 1;
-            self.dispatch(next);
-        }
-    }
-
-    fn refuse(&mut self, r: ReqRef) {
+    /// The server closed the connection without an answer: the client sees a reset.
+    pub(super) fn refuse(&mut self, r: ReqRef) {
         if let Some(req) = self.requests.get_mut(r) {
             req.server_done = true;
         }
         if self.requests.get(r).is_some_and(|q| !q.client_done) {
-            self.client_outcome(r, Outcome::Refused, ThreadName::None, Detail::None);
+            let detail = Detail::Failed(crate::flow::FailReason::Reset);
+            self.client_outcome(r, Outcome::Refused, ThreadName::None, detail);
         }
         self.requests.release_if_done(r);
     }
 
-    fn start_handler(&mut self, r: ReqRef, thread: ThreadRef) {
+    /// A handler thread takes the request: first the server's own CPU work on it (parse,
+    /// and later the write), then the endpoint's stages.
+    pub(super) fn start_handler(&mut self, r: ReqRef, thread: ThreadRef) {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
@@ -160,7 +143,19 @@ impl Engine {
         req.handler_held = true;
         req.submitter = Some(thread);
         self.trace_handler_start(r, thread);
-        self.begin_stage(r);
+        let cost = self.scenario.server.connector.cpu_per_request;
+        if cost == Nanos::ZERO {
+            self.begin_stage(r);
+        } else {
+            self.run_on_core(super::resources::CpuJob::Handler(r), cost);
+        }
+    }
+
+    pub(super) fn on_handler_cpu_done(&mut self, r: ReqRef) {
+        self.release_core();
+        if self.requests.get(r).is_some_and(|q| !q.server_done) {
+            self.begin_stage(r);
+        }
     }
 
     // ---- stages and calls -----------------------------------------------------------------
@@ -609,6 +604,9 @@ impl Engine {
 
     // ---- the response ---------------------------------------------------------------------
 
+    /// The response is written. The connection stays open for the client's next request or
+    /// closes; the handler thread serves that next request at once if it wins the race to
+    /// the socket (the keep-alive fast path), else goes back to its pool.
     fn respond(&mut self, r: ReqRef) {
         let Some(req) = self.requests.get_mut(r) else {
             return;
@@ -616,19 +614,35 @@ impl Engine {
         req.server_done = true;
         let (outcome, detail) = req.verdict.outcome();
         let thread = req.verdict.responding_thread(req.strategy, req.handler);
-        let client_done = req.client_done;
-        let handler_held = req.handler_held;
-        if handler_held {
-            self.release_handler(r);
-        }
-        self.close_connection();
-        if client_done {
+        let (client_done, handler_held, handler, client) =
+            (req.client_done, req.handler_held, req.handler, req.client);
+        let kept = self.settle_connection(r);
+        let next = if client_done {
             self.late_responses += 1;
+            None
         } else {
             let name = thread.map_or(ThreadName::None, |t| self.name_of(t));
-            self.client_outcome(r, outcome, name, detail);
+            self.client_outcome(r, outcome, name, detail)
+        };
+        if handler_held {
+            let fast = kept && next.is_some_and(|at| self.wins_fast_path(r, at));
+            match (fast, handler, client) {
+                (true, Some(thread), Some(c)) => self.keep_handler_for(r, thread, c),
+                _ => self.release_handler(r),
+            }
         }
         self.requests.release_if_done(r);
+    }
+
+    /// The handler thread stays with the connection: the client's next request finds it.
+    fn keep_handler_for(&mut self, r: ReqRef, thread: ThreadRef, client: u32) {
+        self.trace_handler_end(r);
+        if let Some(req) = self.requests.get_mut(r) {
+            req.handler_held = false;
+        }
+        if let Some(state) = self.net.clients.get_mut(client as usize) {
+            state.reserved = Some(thread);
+        }
     }
 
     fn release_handler(&mut self, r: ReqRef) {
@@ -707,34 +721,57 @@ impl Engine {
     // ---- the client -----------------------------------------------------------------------
 
     pub(super) fn on_client_timeout(&mut self, r: ReqRef) {
-        let Some(req) = self.requests.get(r) else {
+        let Some(req) = self.requests.get_mut(r) else {
             return;
         };
         if req.client_done {
             return;
         }
+        if self.scenario.load.link.timeout_mode == crate::scenario::TimeoutMode::Count {
+            // wrk: nothing happens now; the response, when it comes, counts as a timeout.
+            req.late = true;
+            return;
+        }
+        let req = &*req;
         let name = req.handler.map_or(ThreadName::None, |t| self.name_of(t));
         self.client_outcome(r, Outcome::Timeout, name, Detail::None);
         self.requests.release_if_done(r);
     }
 
-    /// The client sees the request's outcome: count it, log it, and let the load go on.
-    fn client_outcome(&mut self, r: ReqRef, outcome: Outcome, thread: ThreadName, detail: Detail) {
+    /// The client sees the request's outcome (half a round trip from now, for what the
+    /// server sends): count it, log it, and let the load go on. Returns when a closed
+    /// client's next request reaches the server.
+    pub(super) fn client_outcome(
+        &mut self,
+        r: ReqRef,
+        outcome: Outcome,
+        thread: ThreadName,
+        detail: Detail,
+    ) -> Option<Nanos> {
+        let travel = match outcome {
+            // The client's own timeouts happen where it is.
+            Outcome::Timeout => Nanos::ZERO,
+            _ => Nanos(self.scenario.load.link.rtt.0 / 2),
+        };
         let Some(req) = self.requests.get_mut(r) else {
-            return;
+            return None;
         };
         req.client_done = true;
-        let latency = self.now - req.arrival;
+        // A response after a counting client's timeout is a timeout (wrk).
+        let outcome = if req.late { Outcome::Timeout } else { outcome };
+        let at = self.now + travel;
+        let latency = at.saturating_sub(req.arrival);
         let row = RunRow {
             run: req.id,
             strategy: req.strategy,
-            at: self.now,
+            at,
             time: latency,
             thread,
             outcome,
             detail,
         };
         let client = req.client;
+        self.count_answer(client, outcome, at);
         self.outcomes.add(outcome);
         self.sampler.record(outcome, latency);
         // Answered requests and failures are timed apart: an instant rejection must not
@@ -750,23 +787,28 @@ impl Engine {
             LoadMode::Runs { count } => {
                 self.runs.push(row);
                 if self.issued < u64::from(count) {
+                    let next = self.next_arrival(r, at, Nanos::ZERO);
                     self.events.push(
-                        self.now,
+                        next,
                         Event::Arrival {
                             generation: self.arrival_generation,
                         },
                     );
                 }
+                None
             }
             LoadMode::Closed { think, .. } => {
-                if let Some(client) = client {
-                    let pause = flow::client_pause(outcome, latency, think);
-                    self.events
-                        .push(self.now + pause, Event::ClientSend { client });
-                }
+                let client = client?;
+                let pause = flow::client_pause(outcome, latency, think);
+                let next = self.next_arrival(r, at, pause);
+                self.events.push(next, Event::ClientSend { client });
+                Some(next)
             }
-            LoadMode::Trace { .. } => self.runs.push(row),
-            LoadMode::Open { .. } | LoadMode::Batch { .. } => {}
+            LoadMode::Trace { .. } => {
+                self.runs.push(row);
+                None
+            }
+            LoadMode::Open { .. } | LoadMode::Batch { .. } => None,
         }
     }
 

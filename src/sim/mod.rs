@@ -5,6 +5,7 @@
 //! `advance_to`, `step`, `next_event_time`, `snapshot`, and live [`Command`]s.
 
 mod command;
+mod connection;
 pub mod draw;
 mod engine;
 mod event;
@@ -21,6 +22,7 @@ pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
 pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
 pub use command::{Command, CommandError};
+pub use connection::{ClientsSnapshot, NetSnapshot, NetStats, syn_elapsed};
 pub use engine::{Engine, STALL_EVENTS, ServiceStats, ThreadName};
 pub use flow::arrival_gap;
 pub use snapshot::{

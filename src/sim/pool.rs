@@ -405,6 +405,16 @@ impl<T: Copy> Pool<T> {
         slot
     }
 
+    /// A busy worker goes on to another task without returning to the pool (Tomcat's
+    /// handler thread serving a kept-alive connection's next request at once).
+    pub fn replace_task(&mut self, slot: Slot, task: T) {
+        if let Some(w) = self.workers.get_mut(slot as usize)
+            && w.task.is_some()
+        {
+            w.task = Some(task);
+        }
+    }
+
     fn run_on(&mut self, slot: Slot, task: T) {
         if let Some(w) = self.workers.get_mut(slot as usize) {
             w.task = Some(task);

@@ -154,6 +154,14 @@ pub(super) struct Request {
     pub client_done: bool,
     /// Calls queued or running that still refer to this request.
     pub outstanding: u32,
+    /// SYNs of its connection the listen socket dropped so far (a full accept queue).
+    pub syn_drops: u8,
+    /// It travels on a connection Tomcat has accepted (it holds a `maxConnections` slot).
+    pub holds_conn: bool,
+    /// Its place among the requests of its connection (from 1).
+    pub conn_uses: u32,
+    /// Its client's timeout passed while it counts rather than aborts (wrk).
+    pub late: bool,
     pub calls: Vec<Call>,
 }
 
@@ -187,6 +195,10 @@ impl Request {
             server_done: false,
             client_done: false,
             outstanding: 0,
+            syn_drops: 0,
+            holds_conn: false,
+            conn_uses: 0,
+            late: false,
             calls,
         }
     }

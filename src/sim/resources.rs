@@ -21,6 +21,22 @@ pub(super) enum CpuJob {
     Call(ReqRef, u16),
     /// The submitter of this request creating a platform thread.
     Spawn(ReqRef),
+    /// The server's own work on this request (parse, write, recycle).
+    Handler(ReqRef),
+    /// The server closing this request's connection unread (`maxQueueSize`).
+    Reset(ReqRef),
+}
+
+impl CpuJob {
+    /// The event that ends this job's time on a core (calls run their own bursts).
+    pub fn done_event(self) -> Event {
+        match self {
+            CpuJob::Call(req, call) => Event::CpuDone { req, call },
+            CpuJob::Spawn(req) => Event::SpawnDone { req },
+            CpuJob::Handler(req) => Event::HandlerCpuDone { req },
+            CpuJob::Reset(req) => Event::ResetDone { req },
+        }
+    }
 }
 
 /// The machine's cores.
@@ -47,7 +63,7 @@ impl Cpu {
         }
     }
 
-    fn account(&mut self, now: Nanos) {
+    pub(super) fn account(&mut self, now: Nanos) {
         self.busy_area += f64::from(self.busy) * now.saturating_sub(self.last_change).as_secs_f64();
         self.last_change = now;
     }
@@ -177,6 +193,16 @@ impl Engine {
                     self.cpu.busy += 1;
                     self.events
                         .push(now + self.scenario.spawn_cost, Event::SpawnDone { req: r });
+                }
+                CpuJob::Handler(_) => {
+                    self.cpu.busy += 1;
+                    let cost = self.scenario.server.connector.cpu_per_request;
+                    self.events.push(now + cost, job.done_event());
+                }
+                CpuJob::Reset(_) => {
+                    self.cpu.busy += 1;
+                    let cost = self.scenario.server.connector.cpu_per_rejected_connection;
+                    self.events.push(now + cost, job.done_event());
                 }
             }
             return;

@@ -36,9 +36,13 @@ pub struct Snapshot {
     /// Latencies of answered requests in the rolling window.
     pub window: LatencySummary,
     pub window_len: Nanos,
-    /// Open connections and connections waiting in the accept backlog.
+    /// Open connections (Tomcat's `maxConnections` count) and connections waiting in the
+    /// listen socket's accept queue.
     pub connections: u32,
     pub backlog: u32,
+    /// The simulated connection layer: SYN drops, connect times, the keep-alive fast path,
+    /// how fairly closed clients were served. `None` for a real run, which does not model it.
+    pub net: Option<super::connection::NetSnapshot>,
     pub pools: Vec<PoolSnapshot>,
     pub services: Vec<ServiceSnapshot>,
     pub series: SeriesSnapshot,
@@ -287,8 +291,9 @@ impl Engine {
             failed_latency: self.failed_latency.summary(),
             window: self.window.summary(self.now),
             window_len: self.window.window(),
-            connections: self.connections,
-            backlog: u32::try_from(self.backlog.len()).unwrap_or(u32::MAX),
+            connections: self.net.open,
+            backlog: u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX),
+            net: Some(self.net_snapshot()),
             pools,
             services,
             series,
@@ -399,5 +404,7 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         Detail::Failed(FailReason::BulkheadFull(i)) => {
             format!("Failed (BulkheadFullException: {})", svc(i))
         }
+        Detail::Failed(FailReason::Connect) => format!("{} (connect timed out)", outcome.name()),
+        Detail::Failed(FailReason::Reset) => format!("{} (connection reset)", outcome.name()),
     }
 }

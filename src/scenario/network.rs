@@ -1,0 +1,83 @@
+//! The `[load]` and `[server]` fields that describe TCP between the clients and Tomcat:
+//! keep-alive, round trips, timeouts, SYN retransmits and the connector's CPU costs.
+
+use super::check::{Checker, quoted};
+use super::error::ScenarioError;
+use super::model::{Connector, Link, TimeoutMode};
+use super::raw::{DurationText, RawLoad, RawServer};
+use crate::time::Nanos;
+
+/// Round trips and client turnarounds above this are not a network any more.
+const MAX_RTT: Nanos = Nanos::from_secs(10);
+/// CPU costs above this per request are not a connector any more.
+const MAX_CPU: Nanos = Nanos::from_secs(1);
+
+pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError> {
+    let timeout_mode = check.one_of(
+        "load.timeout_mode",
+        &raw.timeout_mode,
+        &[("abort", TimeoutMode::Abort), ("count", TimeoutMode::Count)],
+    )?;
+    let connect_timeout = match &raw.connect_timeout {
+        Some(text) => Some(check.positive_duration("load.connect_timeout", text)?),
+        None => None,
+    };
+    Ok(Link {
+        keep_alive: raw.keep_alive,
+        rtt: at_most(check, "load.rtt", &raw.rtt, MAX_RTT)?,
+        turnaround: at_most(check, "load.turnaround", &raw.turnaround, MAX_RTT)?,
+        timeout_mode,
+        connect_timeout,
+        syn_retries: check.count("load.syn_retries", raw.syn_retries, 1..=20)?,
+        syn_linear_timeouts: check.count(
+            "load.syn_linear_timeouts",
+            raw.syn_linear_timeouts,
+            0..=20,
+        )?,
+    })
+}
+
+pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, ScenarioError> {
+    let max_keep_alive_requests = match raw.max_keep_alive_requests {
+        -1 => None,
+        n => Some(check.count("server.max_keep_alive_requests", n, 1..=1_000_000).map_err(
+            |_| {
+                check.invalid(
+                    "server.max_keep_alive_requests",
+                    n,
+                    "is out of range: allowed -1 (unlimited) or 1..=1000000 (1 turns keep-alive off)",
+                )
+            },
+        )?),
+    };
+    Ok(Connector {
+        max_keep_alive_requests,
+        keep_alive_timeout: check
+            .positive_duration("server.keep_alive_timeout", &raw.keep_alive_timeout)?,
+        cpu_per_request: at_most(check, "server.cpu_per_request", &raw.cpu_per_request, MAX_CPU)?,
+        post_response: at_most(check, "server.post_response", &raw.post_response, MAX_RTT)?,
+        cpu_per_rejected_connection: at_most(
+            check,
+            "server.cpu_per_rejected_connection",
+            &raw.cpu_per_rejected_connection,
+            MAX_CPU,
+        )?,
+    })
+}
+
+fn at_most(
+    check: &Checker,
+    path: &str,
+    text: &DurationText,
+    max: Nanos,
+) -> Result<Nanos, ScenarioError> {
+    let value = check.duration(path, text)?;
+    if value > max {
+        return Err(check.invalid(
+            path,
+            quoted(&text.0),
+            format!("is out of range: allowed 0s..={}", max.as_secs_f64()) + "s",
+        ));
+    }
+    Ok(value)
+}

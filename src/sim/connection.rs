@@ -1,0 +1,441 @@
+//! TCP between the clients and Tomcat, as Linux and Tomcat's NIO connector keep it.
+//!
+//! - A closed client keeps its connection between requests (HTTP/1.1 keep-alive) until
+//!   Tomcat closes it after `maxKeepAliveRequests`, or opens one per request.
+//! - Tomcat's acceptor counts connections up a `LimitLatch` of `maxConnections` before
+//!   `accept()`; a kept-alive connection holds its slot while idle. Beyond it, connections
+//!   whose handshake completed wait in the listen socket's accept queue, which holds
+//!   `acceptCount + 1` of them (`sk_acceptq_is_full` tests `>`); a SYN that finds it full is
+//!   dropped without an answer (`tcp_conn_request`), and the client retransmits it on its
+//!   RTO schedule until `connect()` fails with `ETIMEDOUT` or its own connect timeout.
+//!   Nothing is refused: a full backlog only makes connecting slow.
+//! - After writing a response, the handler thread reads the connection again
+//!   (`Http11Processor.service`'s loop): if the client's next request has arrived by then,
+//!   the same thread serves it at once, bypassing the executor's queue (the keep-alive fast
+//!   path); otherwise the connection goes back to the poller and its next request joins the
+//!   tail of the executor's queue.
+//! - A request the executor refuses (`maxQueueSize`) has its connection closed unread: the
+//!   client sees a reset, at the CPU cost of the accept, poll and close.
+
+use std::collections::VecDeque;
+
+use crate::metrics::{LatencyHistogram, LatencySummary, Outcome};
+use crate::scenario::LoadMode;
+use crate::time::Nanos;
+use crate::topology::SERVER_POOL;
+
+use super::draw::{post_response_exp, turnaround_exp};
+use super::engine::{Engine, Event, Task, ThreadName, ThreadRef};
+use super::request::ReqRef;
+use super::resources::CpuJob;
+use super::{Detail, FailReason};
+
+/// The connections between the clients and the server.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Net {
+    /// Tomcat's `LimitLatch`: connections accepted and not yet closed.
+    pub open: u32,
+    /// The listen socket's accept queue: handshakes completed, requests sent, not accepted.
+    pub accept_queue: VecDeque<ReqRef>,
+    /// Closed-load clients, by index.
+    pub clients: Vec<Client>,
+    pub stats: NetStats,
+    /// Time from a connection's first SYN to its completed handshake.
+    pub connect: LatencyHistogram,
+}
+
+/// A closed-load client.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Client {
+    /// It sends requests (a live change of the client count can park it).
+    pub active: bool,
+    /// Requests served so far on its idle kept-alive connection; `None`: it has none (or its
+    /// connection is busy with a request in flight, which carries the count).
+    pub conn: Option<u32>,
+    /// The handler thread that will serve its next request at once (the fast path).
+    pub reserved: Option<ThreadRef>,
+    /// Responses it has had (success, partial or failed: an HTTP answer).
+    pub answers: u64,
+    pub last_answer_at: Nanos,
+    /// The longest time it went without an answer, up to its last one.
+    pub longest_wait: Nanos,
+}
+
+/// Counters of the connection layer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// SYNs dropped because the accept queue was full.
+    pub syn_drops: u64,
+    /// Connection attempts that failed (kernel `ETIMEDOUT` or the client's connect timeout).
+    pub connect_failures: u64,
+    /// Requests a handler thread read right after its previous response, bypassing the
+    /// executor (the keep-alive fast path).
+    pub fast_path_requests: u64,
+    /// Requests handed to the executor (by the poller or the acceptor).
+    pub executor_requests: u64,
+    /// Connections Tomcat closed unread because the executor's queue was full.
+    pub closed_by_max_queue: u64,
+    /// The most connections the accept queue held.
+    pub accept_queue_max: u32,
+}
+
+/// The connection layer at one instant, for the screen and the reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetSnapshot {
+    pub stats: NetStats,
+    pub connect: LatencySummary,
+    /// Closed loads only: how fairly the clients were served.
+    pub clients: Option<ClientsSnapshot>,
+}
+
+/// How fairly closed clients were served.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClientsSnapshot {
+    pub count: u32,
+    /// Clients that have not had a single answer.
+    pub never_answered: u32,
+    pub answers_min: u64,
+    pub answers_max: u64,
+    /// The longest any client has gone without an answer (up to now for those still waiting).
+    pub longest_wait: Nanos,
+}
+
+/// The RTO before SYN retransmit `k` (from 1): the initial 1 s for the first
+/// `linear + 1` (Linux 6.5+ `tcp_syn_linear_timeouts`), then doubling, capped at
+/// `TCP_RTO_MAX` (120 s).
+fn syn_rto(k: u32, linear: u32) -> Nanos {
+    let secs = if k <= linear + 1 {
+        1
+    } else {
+        1u64.checked_shl(k - linear - 1).unwrap_or(u64::MAX).min(120)
+    };
+    Nanos::from_secs(secs)
+}
+
+/// Time from the first SYN to retransmit `k` (`k` = retries + 1: to `connect()`'s failure).
+/// With 6 retries and 4 linear timeouts: 1, 2, 3, 4, 5, 7, 11, 19, 35, 67 s, failing at
+/// 131 s; before Linux 6.5 (0 linear): 1, 3, 7, 15, 31, 63 s, failing at 127 s.
+pub fn syn_elapsed(k: u32, linear: u32) -> Nanos {
+    (1..=k).fold(Nanos::ZERO, |t, i| t.saturating_add(syn_rto(i, linear)))
+}
+
+impl Engine {
+    fn half_rtt(&self) -> Nanos {
+        Nanos(self.scenario.load.link.rtt.0 / 2)
+    }
+
+    /// A request (or its connection's SYN) reaches the server.
+    pub(super) fn reach_server(&mut self, r: ReqRef, client: Option<u32>) {
+        let kept = client.and_then(|c| {
+            let state = self.net.clients.get_mut(c as usize)?;
+            Some((state.conn.take()?, state.reserved.take()))
+        });
+        let Some((uses, reserved)) = kept else {
+            self.syn(r);
+            return;
+        };
+        if let Some(req) = self.requests.get_mut(r) {
+            req.holds_conn = true;
+            req.conn_uses = uses + 1;
+        }
+        match reserved {
+            Some(thread) => {
+                // The thread that wrote the previous response reads this request at once.
+                self.net.stats.fast_path_requests += 1;
+                if let ThreadRef::Worker { slot, .. } = thread {
+                    self.pools[SERVER_POOL].replace_task(slot, Task::Handler(r));
+                }
+                self.start_handler(r, thread);
+            }
+            // The poller sees the request and hands the connection to the executor.
+            None => self.dispatch(r),
+        }
+    }
+
+    /// A SYN reaches the listen socket.
+    fn syn(&mut self, r: ReqRef) {
+        let server = &self.scenario.server;
+        let capacity = server.accept_count as usize + 1;
+        if self.net.open < server.max_connections && self.net.accept_queue.is_empty() {
+            // The acceptor takes it; the request follows the handshake one round trip later.
+            self.net.open += 1;
+            self.connected(r);
+            let at = self.now + self.scenario.load.link.rtt;
+            self.events.push(at, Event::Dispatch { req: r });
+        } else if self.net.accept_queue.len() < capacity {
+            self.net.accept_queue.push_back(r);
+            let len = u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX);
+            self.net.stats.accept_queue_max = self.net.stats.accept_queue_max.max(len);
+            self.connected(r);
+        } else {
+            self.drop_syn(r);
+        }
+    }
+
+    /// The handshake completed: `connect()` returns and the client sends its request.
+    fn connected(&mut self, r: ReqRef) {
+        let now = self.now + self.half_rtt();
+        if let Some(req) = self.requests.get_mut(r) {
+            req.conn_uses = 1;
+            self.net.connect.record(now.saturating_sub(req.arrival));
+        }
+    }
+
+    /// The accept queue was full: no answer to the SYN. The client retransmits it on its RTO
+    /// schedule, or gives up.
+    fn drop_syn(&mut self, r: ReqRef) {
+        self.net.stats.syn_drops += 1;
+        let link = self.scenario.load.link;
+        let half = self.half_rtt();
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.syn_drops = req.syn_drops.saturating_add(1);
+        let k = u32::from(req.syn_drops);
+        let sent = req.arrival;
+        let retries = link.syn_retries + link.syn_linear_timeouts;
+        let next = sent + syn_elapsed(k, link.syn_linear_timeouts);
+        let kernel_gives_up = sent + syn_elapsed(retries + 1, link.syn_linear_timeouts);
+        let deadline = link
+            .connect_timeout
+            .map_or(kernel_gives_up, |t| (sent + t).min(kernel_gives_up));
+        if k > retries || next >= deadline {
+            self.events.push(deadline, Event::ConnectFailed { req: r });
+        } else {
+            self.events.push(next + half, Event::Syn { req: r });
+        }
+    }
+
+    /// A retransmitted SYN reaches the server, unless its client has given up meanwhile.
+    pub(super) fn on_syn(&mut self, r: ReqRef) {
+        match self.requests.get(r) {
+            Some(req) if !req.client_done => self.syn(r),
+            Some(_) => self.abandon(r),
+            None => {}
+        }
+    }
+
+    /// `connect()` failed: the client counts a timeout and tries again with a new connection.
+    pub(super) fn on_connect_failed(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        if req.client_done {
+            self.abandon(r);
+            return;
+        }
+        self.net.stats.connect_failures += 1;
+        if let Some(req) = self.requests.get_mut(r) {
+            req.server_done = true;
+        }
+        self.client_outcome(
+            r,
+            Outcome::Timeout,
+            ThreadName::None,
+            Detail::Failed(FailReason::Connect),
+        );
+        self.requests.release_if_done(r);
+    }
+
+    /// A connection attempt whose client already gave up: the server never sees it.
+    fn abandon(&mut self, r: ReqRef) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.server_done = true;
+        }
+        self.requests.release_if_done(r);
+    }
+
+    /// The request of a connection the acceptor took arrives: the poller hands it on.
+    pub(super) fn on_dispatch(&mut self, r: ReqRef) {
+        if self.requests.get(r).is_some() {
+            if let Some(req) = self.requests.get_mut(r) {
+                req.holds_conn = true;
+            }
+            self.dispatch(r);
+        }
+    }
+
+    /// A connection closed: its `maxConnections` slot frees, and the acceptor takes the next
+    /// connection from the accept queue (as its own event, so a queue of requests that fail
+    /// at once cannot nest calls without bound).
+    pub(super) fn close_connection(&mut self) {
+        self.net.open = self.net.open.saturating_sub(1);
+        if !self.net.accept_queue.is_empty() {
+            self.events.push(self.now, Event::Accept);
+        }
+    }
+
+    pub(super) fn on_accept(&mut self) {
+        if self.net.open >= self.scenario.server.max_connections {
+            return;
+        }
+        if let Some(next) = self.net.accept_queue.pop_front() {
+            self.net.open += 1;
+            if let Some(req) = self.requests.get_mut(next) {
+                req.holds_conn = true;
+            }
+            // Its request was sent when the handshake completed: it is already there.
+            self.dispatch(next);
+        }
+    }
+
+    /// The executor's queue is full (`maxQueueSize`): the poller closes the connection
+    /// unread, which costs the server CPU; the client sees a reset.
+    pub(super) fn reset_connection(&mut self, r: ReqRef) {
+        self.net.stats.closed_by_max_queue += 1;
+        let cost = self.scenario.server.connector.cpu_per_rejected_connection;
+        if cost == Nanos::ZERO {
+            self.finish_reset(r);
+        } else {
+            self.run_on_core(CpuJob::Reset(r), cost);
+        }
+    }
+
+    pub(super) fn finish_reset(&mut self, r: ReqRef) {
+        if self.requests.get(r).is_some_and(|q| q.holds_conn) {
+            self.close_connection();
+        }
+        self.refuse(r);
+    }
+
+    /// Whether the connection of request `r`, just answered, stays open for its client's
+    /// next request; records that on the client. A connection not kept is closed.
+    pub(super) fn settle_connection(&mut self, r: ReqRef) -> bool {
+        let Some(req) = self.requests.get(r) else {
+            return false;
+        };
+        let keep = self.scenario.load.link.keep_alive
+            && !req.client_done
+            && self
+                .scenario
+                .server
+                .connector
+                .max_keep_alive_requests
+                .is_none_or(|max| req.conn_uses < max);
+        let (holds, uses, client) = (req.holds_conn, req.conn_uses, req.client);
+        match client.and_then(|c| self.net.clients.get_mut(c as usize)) {
+            Some(state) if keep && holds => state.conn = Some(uses),
+            _ => {
+                if holds {
+                    // The thread closes the socket after its post-response work; only then
+                    // does the latch count down and the acceptor take the next connection.
+                    let at = self.now + self.post_response(r);
+                    self.events.push(at, Event::ConnectionClosed);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The handler thread's work after writing the response to `r` (exponential, keyed by
+    /// the request), before it reads or closes the connection.
+    fn post_response(&self, r: ReqRef) -> Nanos {
+        let id = self.requests.get(r).map_or(0, |q| q.id);
+        let mean = self.scenario.server.connector.post_response.as_secs_f64();
+        Nanos::from_secs_f64(mean * post_response_exp(self.scenario.seed, id))
+    }
+
+    /// The fast-path race: the handler thread, after writing the response, reads the
+    /// connection again after its post-response work; the client's next request gets there
+    /// after a round trip, its turnaround and its think time. True when the request wins.
+    pub(super) fn wins_fast_path(&self, r: ReqRef, next_arrival: Nanos) -> bool {
+        self.requests.get(r).is_some() && next_arrival <= self.now + self.post_response(r)
+    }
+
+    /// When a client's next request reaches the server: the client saw the outcome of `r`
+    /// at `seen`, turns around, pauses, and its request travels half a round trip.
+    pub(super) fn next_arrival(&self, r: ReqRef, seen: Nanos, pause: Nanos) -> Nanos {
+        let link = self.scenario.load.link;
+        let id = self.requests.get(r).map_or(0, |q| q.id);
+        let e = turnaround_exp(self.scenario.seed, id);
+        let turnaround = Nanos::from_secs_f64(link.turnaround.as_secs_f64() * e);
+        seen + turnaround + pause + self.half_rtt()
+    }
+
+    /// Counts an answer (or its absence) on the client's fairness books.
+    pub(super) fn count_answer(&mut self, client: Option<u32>, outcome: Outcome, at: Nanos) {
+        let answered = matches!(
+            outcome,
+            Outcome::Success | Outcome::Partial | Outcome::Failed
+        );
+        let Some(state) = client.and_then(|c| self.net.clients.get_mut(c as usize)) else {
+            return;
+        };
+        if answered {
+            state.answers += 1;
+            state.longest_wait = state.longest_wait.max(at.saturating_sub(state.last_answer_at));
+            state.last_answer_at = at;
+        }
+    }
+
+    pub(super) fn net_snapshot(&self) -> NetSnapshot {
+        let clients = match self.load {
+            LoadMode::Closed { .. } if !self.net.clients.is_empty() => {
+                let now = self.now;
+                let active = self.net.clients.iter().filter(|c| c.active || c.answers > 0);
+                let mut s = ClientsSnapshot {
+                    count: 0,
+                    never_answered: 0,
+                    answers_min: u64::MAX,
+                    answers_max: 0,
+                    longest_wait: Nanos::ZERO,
+                };
+                for c in active {
+                    s.count += 1;
+                    s.never_answered += u32::from(c.answers == 0);
+                    s.answers_min = s.answers_min.min(c.answers);
+                    s.answers_max = s.answers_max.max(c.answers);
+                    let waiting = if c.active {
+                        now.saturating_sub(c.last_answer_at)
+                    } else {
+                        Nanos::ZERO
+                    };
+                    s.longest_wait = s.longest_wait.max(c.longest_wait).max(waiting);
+                }
+                if s.count == 0 {
+                    s.answers_min = 0;
+                }
+                Some(s)
+            }
+            _ => None,
+        };
+        NetSnapshot {
+            stats: self.net.stats,
+            connect: self.net.connect.summary(),
+            clients,
+        }
+    }
+
+    /// Runs `job` on a core for `cost`: now if one is free, else after the jobs queued first.
+    pub(super) fn run_on_core(&mut self, job: CpuJob, cost: Nanos) {
+        if self.cpu.busy < self.cpu.cores {
+            self.cpu.account(self.now);
+            self.cpu.busy += 1;
+            self.events.push(self.now + cost, job.done_event());
+        } else {
+            self.cpu.queue.push_back(job);
+            self.cpu.max_queue = self
+                .cpu
+                .max_queue
+                .max(u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syn_retransmits_follow_linux_6_5_linear_then_doubling_schedule() {
+        let at: Vec<u64> = (1..=11).map(|k| syn_elapsed(k, 4).0 / 1_000_000_000).collect();
+        assert_eq!(at, vec![1, 2, 3, 4, 5, 7, 11, 19, 35, 67, 131]);
+    }
+
+    #[test]
+    fn syn_retransmits_before_linux_6_5_double_from_the_first() {
+        let at: Vec<u64> = (1..=7).map(|k| syn_elapsed(k, 0).0 / 1_000_000_000).collect();
+        assert_eq!(at, vec![1, 3, 7, 15, 31, 63, 127]);
+    }
+}

@@ -35,7 +35,8 @@ fn both(
     scale: f64,
     timing: Timing,
 ) -> (RunReport, RealReport) {
-    let sim = RunReport::new(s, &report::play(s, strategy, duration));
+    // The real engine does not model TCP (round trips, the keep-alive fast path).
+    let sim = RunReport::new(s, &report::play(&s.without_network(), strategy, duration));
     let options = RealOptions {
         time_scale: scale,
         ..RealOptions::default()

@@ -26,7 +26,7 @@ const TOMCAT: [&str; 6] = [
     "--vary",
     "server.threads=50..400:50",
     "--duration",
-    "85s",
+    "170.1s",
     "--format",
 ];
 

@@ -289,8 +289,9 @@ fn a_trace_beyond_its_span_limit_says_what_it_left_out() {
         "{note}"
     );
     let kept = events.iter().filter(|e| e["ph"] == "X").count();
-    // The kept spans, plus what each of the 200 threads has open (its handler and call).
-    assert_eq!(kept, 500 + 2 * 200);
+    // The kept spans, plus what the 200 threads have open: a handler and its call each,
+    // except on a thread between two requests of its kept-alive connection.
+    assert!(kept > 500 + 200 && kept <= 500 + 2 * 200, "{kept}");
 }
 
 #[test]

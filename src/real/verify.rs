@@ -110,7 +110,9 @@ pub fn verify(
     tolerance: f64,
 ) -> Result<Verification, RealError> {
     super::check(scenario, strategy, options)?;
-    let engine = crate::report::play(scenario, strategy, duration);
+    // The real engine does not model TCP: the simulation it is held against leaves the
+    // connection layer's costs out too.
+    let engine = crate::report::play(&scenario.without_network(), strategy, duration);
     let sim = RunReport::new(scenario, &engine);
     let real = super::run(scenario, strategy, duration, options)?.report(scenario);
     let (figures, mut notes) = compare(scenario, &sim, &real.run);

@@ -12,6 +12,22 @@ const MAX_RTT: Nanos = Nanos::from_secs(10);
 /// CPU costs above this per request are not a connector any more.
 const MAX_CPU: Nanos = Nanos::from_secs(1);
 
+impl super::model::Scenario {
+    /// The scenario without its connection layer's costs: no round trip, no client
+    /// turnaround, no connector CPU, and a handler thread that reads its connection again at
+    /// once (so no keep-alive fast path). What the real engine, which does not model TCP,
+    /// is compared with.
+    pub fn without_network(&self) -> Self {
+        let mut s = self.clone();
+        s.load.link.rtt = Nanos::ZERO;
+        s.load.link.turnaround = Nanos::ZERO;
+        s.server.connector.cpu_per_request = Nanos::ZERO;
+        s.server.connector.post_response = Nanos::ZERO;
+        s.server.connector.cpu_per_rejected_connection = Nanos::ZERO;
+        s
+    }
+}
+
 pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError> {
     let timeout_mode = check.one_of(
         "load.timeout_mode",

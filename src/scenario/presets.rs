@@ -280,7 +280,11 @@ mod tests {
             load: Load {
                 mode: LoadMode::Runs { count: 5 },
                 timeout: None,
-                link: crate::scenario::Link::default(),
+                link: crate::scenario::Link {
+                    rtt: Nanos::ZERO,
+                    turnaround: Nanos::ZERO,
+                    ..crate::scenario::Link::default()
+                },
             },
             server: Server {
                 threads: ServerThreads::Platform(200),
@@ -290,7 +294,11 @@ mod tests {
                 max_queue: None,
                 keep_alive: Nanos::from_secs(60),
                 async_: false,
-                connector: crate::scenario::Connector::default(),
+                connector: crate::scenario::Connector {
+                    cpu_per_request: Nanos::ZERO,
+                    post_response: Nanos::ZERO,
+                    ..crate::scenario::Connector::default()
+                },
             },
             services: vec![
                 service("user", 200),

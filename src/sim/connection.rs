@@ -319,8 +319,12 @@ impl Engine {
                 if holds {
                     // The thread closes the socket after its post-response work; only then
                     // does the latch count down and the acceptor take the next connection.
-                    let at = self.now + self.post_response(r);
-                    self.events.push(at, Event::ConnectionClosed);
+                    let post = self.post_response(r);
+                    if post == Nanos::ZERO {
+                        self.close_connection();
+                    } else {
+                        self.events.push(self.now + post, Event::ConnectionClosed);
+                    }
                 }
                 return false;
             }
@@ -340,7 +344,9 @@ impl Engine {
     /// connection again after its post-response work; the client's next request gets there
     /// after a round trip, its turnaround and its think time. True when the request wins.
     pub(super) fn wins_fast_path(&self, r: ReqRef, next_arrival: Nanos) -> bool {
-        self.requests.get(r).is_some() && next_arrival <= self.now + self.post_response(r)
+        // Strictly before: a thread that reads again at once cannot find a request its
+        // client has not yet been answered for.
+        self.requests.get(r).is_some() && next_arrival < self.now + self.post_response(r)
     }
 
     /// When a client's next request reaches the server: the client saw the outcome of `r`

@@ -37,7 +37,10 @@ impl Engine {
                 self.schedule_next_arrival();
             }
             LoadMode::Trace { ref rows } => {
-                let next = rows.get(self.issued as usize + 1).map(|row| row.at);
+                // A row's time is when its client sends; the request reaches the server
+                // half a round trip later.
+                let half = Nanos(self.scenario.load.link.rtt.0 / 2);
+                let next = rows.get(self.issued as usize + 1).map(|row| row.at + half);
                 self.issue(None);
                 if let Some(at) = next {
                     self.events.push(at, Event::Arrival { generation });

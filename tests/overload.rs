@@ -1,0 +1,149 @@
+//! Overload as Linux and Tomcat behave, measured against a real Tomcat 10.1 on Linux 6.x with
+//! closed-loop clients: nothing is refused beyond `maxConnections` + `acceptCount` (SYNs are
+//! dropped and retransmitted), kept-alive connections hold their slot so clients beyond them
+//! get no answer at all, and the keep-alive fast path makes the executor queue unfair.
+
+use threadlab::report::{self, ClientsReport, RunReport};
+use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::time::Nanos;
+
+/// 10 threads, maxConnections 20, acceptCount 5, 1 s requests, closed clients.
+const BACKLOG: &str = r#"
+[scenario]
+name = "backlog"
+seed = 7
+cores = 2
+[load]
+mode = "closed"
+clients = 50
+[server]
+threads = 10
+min_spare = 10
+max_connections = 20
+accept_count = 5
+[[services]]
+name = "work"
+latency = "1s"
+[endpoint]
+calls = ["work"]
+[strategy]
+use = "sequential"
+"#;
+
+fn run(text: &str, sets: &[&str], seconds: u64) -> RunReport {
+    let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+    let s: Scenario = scenario::parse("overload", text, &sets).expect("valid scenario");
+    let engine = report::play(&s, Strategy::Sequential, Nanos::from_secs(seconds));
+    RunReport::new(&s, &engine)
+}
+
+fn clients(r: &RunReport) -> ClientsReport {
+    r.clients.expect("a closed load reports its clients")
+}
+
+#[test]
+fn keep_alive_clients_beyond_the_connections_get_no_answer_and_nothing_is_refused() {
+    let r = run(BACKLOG, &[], 30);
+    assert_eq!(r.requests.refused, 0);
+    assert!(
+        (r.goodput_rps - 10.0).abs() <= 0.5,
+        "10 threads / 1 s: {} req/s",
+        r.goodput_rps
+    );
+    let c = clients(&r);
+    // 20 connections are served; 6 more wait in the accept queue with their request sent,
+    // the other 24 retransmit SYNs that always find it full.
+    assert!(c.never_answered >= 20, "{c:?}");
+    assert_eq!(c.never_answered, 30, "{c:?}");
+    assert!(c.longest_wait_ms >= 29_999.0, "{c:?}");
+    let conn = r.connections.expect("simulated");
+    assert_eq!(conn.accept_queue_max, 6, "acceptCount + 1");
+    assert!(conn.syn_drops > 0);
+}
+
+#[test]
+fn connection_close_clients_rotate_through_syn_retransmits_with_a_long_tail() {
+    let r = run(BACKLOG, &["load.clients=30", "load.keep_alive=false"], 30);
+    assert_eq!(r.requests.refused, 0);
+    let c = clients(&r);
+    assert_eq!(c.never_answered, 0, "every client is answered at least once: {c:?}");
+    assert!(
+        r.latency_ms.p99 > 4000.0,
+        "p99 {} ms: SYN retransmits, the accept queue and the executor queue add up",
+        r.latency_ms.p99
+    );
+    let conn = r.connections.expect("simulated");
+    assert!(conn.syn_drops > 0);
+    // A dropped SYN costs its client a whole retransmit timeout (1 s, then more).
+    assert!(conn.connect_ms.max >= 1000.0, "{:?}", conn.connect_ms);
+}
+
+#[test]
+fn the_keep_alive_fast_path_keeps_the_mean_on_littles_law_and_stretches_the_tail() {
+    let sets = [
+        "load.clients=40",
+        "server.threads=20",
+        "server.max_connections=8192",
+        "server.accept_count=100",
+        "services.work.latency=170ms",
+        // The race the fast path is: a 40 us round trip and 10 us of client turnaround
+        // against 100 us of the thread's post-response work (measured share with wrk: 0.60).
+        "load.rtt=40us",
+        "load.turnaround=10us",
+        "server.post_response=100us",
+    ];
+    let r = run(BACKLOG, &sets, 30);
+    let n = 40.0;
+    let little_ms = n / r.goodput_rps * 1e3;
+    let mean = r.latency_ms.mean;
+    assert!(
+        (mean - little_ms).abs() <= 0.05 * little_ms,
+        "mean {mean} ms vs N / X = {little_ms} ms"
+    );
+    assert!(
+        r.latency_ms.p99 > 2.5 * r.latency_ms.p50,
+        "p50 {} ms, p99 {} ms",
+        r.latency_ms.p50,
+        r.latency_ms.p99
+    );
+    let conn = r.connections.expect("simulated");
+    let share = conn.fast_path_requests as f64
+        / (conn.fast_path_requests + conn.executor_requests) as f64;
+    assert!(
+        (0.5..0.7).contains(&share),
+        "fast-path share {share} (Tomcat with wrk: 0.60)"
+    );
+}
+
+#[test]
+fn a_full_max_queue_resets_connections_at_a_cpu_cost_that_bounds_the_storm() {
+    // 1 thread, a queue of 1: most requests are reset. Each reset costs 250 us of CPU on
+    // 2 cores, so at most 8,000 a second, however many clients retry.
+    let sets = [
+        "load.clients=200",
+        "server.threads=1",
+        "server.min_spare=1",
+        "server.max_queue=1",
+        "server.max_connections=8192",
+    ];
+    let r = run(BACKLOG, &sets, 10);
+    assert!(r.requests.refused > 0);
+    let conn = r.connections.expect("simulated");
+    // Counted when the poller gives up on the connection; the client learns of it after
+    // the close's CPU time.
+    assert!(conn.closed_by_max_queue >= r.requests.refused);
+    let per_second = r.requests.refused as f64 / 10.0;
+    assert!(per_second <= 2.0 / 250e-6, "{per_second} resets/s");
+    // And no client action is free: every request costs at least a round trip.
+    let bound = 200.0 * 10.0 / 40e-6;
+    assert!((r.requests.sent as f64) < bound);
+}
+
+#[test]
+fn a_client_connect_timeout_fails_connections_the_backlog_never_takes() {
+    let r = run(BACKLOG, &["load.connect_timeout=2500ms"], 30);
+    let conn = r.connections.expect("simulated");
+    assert!(conn.connect_failures > 0, "{conn:?}");
+    assert_eq!(r.requests.refused, 0);
+    assert!(r.requests.timeout >= conn.connect_failures);
+}

@@ -55,7 +55,8 @@ fn compare_gives_every_strategy_the_same_draws_for_the_same_request() {
             };
             // One request at a time on a new connection: the handshake's round trip, the
             // request's round trip and Tomcat's own CPU come on top of the calls.
-            let expected = calls + s.load.link.rtt + s.load.link.rtt + s.server.connector.cpu_per_request;
+            let expected =
+                calls + s.load.link.rtt + s.load.link.rtt + s.server.connector.cpu_per_request;
             assert_eq!(r.time, expected, "{:?} run {}", r.strategy, r.run);
         }
         statuses.push(runs.iter().map(|r| r.outcome).collect());

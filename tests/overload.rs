@@ -66,7 +66,10 @@ fn connection_close_clients_rotate_through_syn_retransmits_with_a_long_tail() {
     let r = run(BACKLOG, &["load.clients=30", "load.keep_alive=false"], 30);
     assert_eq!(r.requests.refused, 0);
     let c = clients(&r);
-    assert_eq!(c.never_answered, 0, "every client is answered at least once: {c:?}");
+    assert_eq!(
+        c.never_answered, 0,
+        "every client is answered at least once: {c:?}"
+    );
     assert!(
         r.latency_ms.p99 > 4000.0,
         "p99 {} ms: SYN retransmits, the accept queue and the executor queue add up",
@@ -107,8 +110,8 @@ fn the_keep_alive_fast_path_keeps_the_mean_on_littles_law_and_stretches_the_tail
         r.latency_ms.p99
     );
     let conn = r.connections.expect("simulated");
-    let share = conn.fast_path_requests as f64
-        / (conn.fast_path_requests + conn.executor_requests) as f64;
+    let share =
+        conn.fast_path_requests as f64 / (conn.fast_path_requests + conn.executor_requests) as f64;
     assert!(
         (0.5..0.7).contains(&share),
         "fast-path share {share} (Tomcat with wrk: 0.60)"

@@ -70,7 +70,12 @@ pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, S
         max_keep_alive_requests,
         keep_alive_timeout: check
             .positive_duration("server.keep_alive_timeout", &raw.keep_alive_timeout)?,
-        cpu_per_request: at_most(check, "server.cpu_per_request", &raw.cpu_per_request, MAX_CPU)?,
+        cpu_per_request: at_most(
+            check,
+            "server.cpu_per_request",
+            &raw.cpu_per_request,
+            MAX_CPU,
+        )?,
         post_response: at_most(check, "server.post_response", &raw.post_response, MAX_RTT)?,
         cpu_per_rejected_connection: at_most(
             check,

@@ -107,7 +107,9 @@ fn syn_rto(k: u32, linear: u32) -> Nanos {
     let secs = if k <= linear + 1 {
         1
     } else {
-        1u64.checked_shl(k - linear - 1).unwrap_or(u64::MAX).min(120)
+        1u64.checked_shl(k - linear - 1)
+            .unwrap_or(u64::MAX)
+            .min(120)
     };
     Nanos::from_secs(secs)
 }
@@ -370,7 +372,9 @@ impl Engine {
         };
         if answered {
             state.answers += 1;
-            state.longest_wait = state.longest_wait.max(at.saturating_sub(state.last_answer_at));
+            state.longest_wait = state
+                .longest_wait
+                .max(at.saturating_sub(state.last_answer_at));
             state.last_answer_at = at;
         }
     }
@@ -379,7 +383,11 @@ impl Engine {
         let clients = match self.load {
             LoadMode::Closed { .. } if !self.net.clients.is_empty() => {
                 let now = self.now;
-                let active = self.net.clients.iter().filter(|c| c.active || c.answers > 0);
+                let active = self
+                    .net
+                    .clients
+                    .iter()
+                    .filter(|c| c.active || c.answers > 0);
                 let mut s = ClientsSnapshot {
                     count: 0,
                     never_answered: 0,
@@ -435,13 +443,17 @@ mod tests {
 
     #[test]
     fn syn_retransmits_follow_linux_6_5_linear_then_doubling_schedule() {
-        let at: Vec<u64> = (1..=11).map(|k| syn_elapsed(k, 4).0 / 1_000_000_000).collect();
+        let at: Vec<u64> = (1..=11)
+            .map(|k| syn_elapsed(k, 4).0 / 1_000_000_000)
+            .collect();
         assert_eq!(at, vec![1, 2, 3, 4, 5, 7, 11, 19, 35, 67, 131]);
     }
 
     #[test]
     fn syn_retransmits_before_linux_6_5_double_from_the_first() {
-        let at: Vec<u64> = (1..=7).map(|k| syn_elapsed(k, 0).0 / 1_000_000_000).collect();
+        let at: Vec<u64> = (1..=7)
+            .map(|k| syn_elapsed(k, 0).0 / 1_000_000_000)
+            .collect();
         assert_eq!(at, vec![1, 3, 7, 15, 31, 63, 127]);
     }
 }

@@ -756,9 +756,7 @@ impl Engine {
             Outcome::Timeout => Nanos::ZERO,
             _ => Nanos(self.scenario.load.link.rtt.0 / 2),
         };
-        let Some(req) = self.requests.get_mut(r) else {
-            return None;
-        };
+        let req = self.requests.get_mut(r)?;
         req.client_done = true;
         // A response after a counting client's timeout is a timeout (wrk).
         let outcome = if req.late { Outcome::Timeout } else { outcome };

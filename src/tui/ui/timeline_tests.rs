@@ -117,11 +117,7 @@ fn more_threads_than_rows_shows_the_busiest_and_how_many_more() {
     let text = screen(&a, 80, 24);
     // 200 threads all busy; 19 rows: detail, legend, "+N more", the queue and 15 lanes.
     assert!(text.contains("+185 more (j/k to scroll)"), "{text}");
-    assert_eq!(
-        text.matches("│▸http-nio-8080-exec-").count(),
-        1,
-        "{text}"
-    );
+    assert_eq!(text.matches("│▸http-nio-8080-exec-").count(), 1, "{text}");
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, ValueEnum};
 
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
@@ -21,11 +21,12 @@ use threadlab::tui::{self, Theme, TuiOptions};
 #[command(name = "threadlab", version, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    subcommand: Option<Subcommand>,
 }
 
-#[derive(Debug, Subcommand)]
-enum Command {
+/// A `threadlab` subcommand (not the engine's live `sim::Command`).
+#[derive(Debug, clap::Subcommand)]
+enum Subcommand {
     /// Open the live TUI (the default command; default preset `ironthread`).
     Tui {
         /// A built-in preset name or a path to a .toml file.
@@ -314,7 +315,7 @@ impl std::error::Error for BadInput {}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
+    match dispatch(cli.subcommand) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<BadInput>().is_some() => {
             eprintln!("threadlab: {e}");
@@ -339,8 +340,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
-    match command {
+fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
+    match subcommand {
         None => open_tui(
             scenario::DEFAULT_PRESET,
             &ScenarioArgs::default(),
@@ -350,7 +351,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 real: None,
             },
         ),
-        Some(Command::Tui {
+        Some(Subcommand::Tui {
             preset,
             scenario,
             view,
@@ -365,7 +366,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 real: (engine == EngineArg::Real).then(|| real.options()),
             },
         ),
-        Some(Command::Tour {
+        Some(Subcommand::Tour {
             preset,
             scenario,
             view,
@@ -378,7 +379,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 real: None,
             },
         ),
-        Some(Command::Run {
+        Some(Subcommand::Run {
             preset,
             scenario,
             engine,
@@ -390,7 +391,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 run_real(&preset, &scenario, &engine.real, output.format)
             }
         },
-        Some(Command::Compare {
+        Some(Subcommand::Compare {
             preset,
             scenario,
             engine,
@@ -403,7 +404,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
                 compare_real(&preset, &scenario, &engine.real, output.format)
             }
         },
-        Some(Command::Sweep {
+        Some(Subcommand::Sweep {
             preset,
             vary,
             strategy,
@@ -416,17 +417,17 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             };
             sweep(&preset, &scenario, &vary, strategy.as_deref(), &output)
         }
-        Some(Command::Verify {
+        Some(Subcommand::Verify {
             preset,
             scenario,
             real,
             tolerance,
         }) => verify(&preset, &scenario, &real, tolerance),
-        Some(Command::Presets) => {
+        Some(Subcommand::Presets) => {
             print!("{}", presets_listing());
             Ok(())
         }
-        Some(Command::Articles) => {
+        Some(Subcommand::Articles) => {
             let mut results = Vec::new();
             for name in scenario::builtin_names() {
                 results.extend(report::figures::evaluate(name)?);
@@ -434,7 +435,7 @@ fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
             print!("{}", report::figures::table(&results));
             Ok(())
         }
-        Some(Command::Check { preset, scenario }) => {
+        Some(Subcommand::Check { preset, scenario }) => {
             let (s, strategy, duration) = load(&preset, &scenario)?;
             println!(
                 "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",

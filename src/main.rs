@@ -9,7 +9,7 @@ use clap::{Args, Parser, ValueEnum};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
-use threadlab::report::{self, Format, RunReport};
+use threadlab::report::{self, Exporter, RunReport};
 use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
 use threadlab::sweep;
 use threadlab::time::Nanos;
@@ -209,8 +209,12 @@ enum EngineArg {
 #[derive(Debug, Args)]
 struct OutputArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    #[arg(
+        long,
+        default_value = "table",
+        value_parser = clap::builder::PossibleValuesParser::new(report::export::names())
+    )]
+    format: String,
     /// Also draw a chart to FILE.svg or FILE.png (sweep: goodput and p99 against the varied
     /// value; run and compare: the series over simulated time).
     #[arg(long, value_name = "FILE")]
@@ -224,6 +228,11 @@ struct OutputArgs {
 }
 
 impl OutputArgs {
+    /// The `--format` exporter (clap accepts only the exporters' names).
+    fn exporter(&self) -> &'static dyn Exporter {
+        report::export::exporter(&self.format).unwrap_or(&report::export::Table)
+    }
+
     /// The chart to draw, if any, its path checked before any work starts.
     fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
         let Some(path) = &self.plot else {
@@ -263,13 +272,6 @@ impl From<StrategyArg> for Strategy {
             StrategyArg::Semaphore => Strategy::Semaphore,
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum FormatArg {
-    Table,
-    Json,
-    Csv,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -388,7 +390,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             EngineArg::Sim => run(&preset, &scenario, &output),
             EngineArg::Real => {
                 sim_only_outputs(&output)?;
-                run_real(&preset, &scenario, &engine.real, output.format)
+                run_real(&preset, &scenario, &engine.real, output.exporter())
             }
         },
         Some(Subcommand::Compare {
@@ -401,7 +403,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             EngineArg::Real => {
                 sim_only_outputs(&output)?;
                 refuse_strategy_on_compare(&scenario)?;
-                compare_real(&preset, &scenario, &engine.real, output.format)
+                compare_real(&preset, &scenario, &engine.real, output.exporter())
             }
         },
         Some(Subcommand::Sweep {
@@ -518,17 +520,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
-    let out = match format_of(output.format) {
-        Format::Table if !complete => format!(
-            "{}{}",
-            report::run_table(&s, &r),
-            progress::PARTIAL_TABLE_NOTE
-        ),
-        Format::Table => report::run_table(&s, &r),
-        Format::Json => progress::json(&r, complete)?,
-        Format::Csv => report::run_csv(&r),
-    };
-    print!("{out}");
+    print!("{}", output.exporter().run(&s, &r, complete)?);
     if let Some((path, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
@@ -550,7 +542,7 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     let chart = output.plot()?;
     progress::catch_ctrl_c();
     let traced = output.trace.is_some();
-    let c = compare_output(&s, duration, format_of(output.format), traced)?;
+    let c = compare_output(&s, duration, output.exporter(), traced)?;
     print!("{}", c.out);
     if let Some((path, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
@@ -617,7 +609,7 @@ fn sim_only_outputs(output: &OutputArgs) -> anyhow::Result<()> {
 fn compare_output(
     s: &Scenario,
     duration: Nanos,
-    format: Format,
+    exporter: &dyn Exporter,
     traced: bool,
 ) -> anyhow::Result<Compared> {
     let strategies = Strategy::ALL;
@@ -644,25 +636,8 @@ fn compare_output(
         }
     }
     bar.finish();
-    let out = match format {
-        Format::Json => progress::json_all(&reports)?,
-        _ => {
-            let runs: Vec<RunReport> = reports.into_iter().map(|(r, _)| r).collect();
-            match format {
-                Format::Csv => report::compare_csv(&runs),
-                _ if !complete => {
-                    format!(
-                        "{}{}",
-                        report::compare_table(s, &runs),
-                        progress::PARTIAL_TABLE_NOTE
-                    )
-                }
-                _ => report::compare_table(s, &runs),
-            }
-        }
-    };
     Ok(Compared {
-        out,
+        out: exporter.compare(s, &reports)?,
         timelines,
         traced: engines,
         complete,
@@ -724,12 +699,7 @@ fn sweep(
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
-    let out = match format_of(output.format) {
-        Format::Table => sweep::table(&r),
-        Format::Json => report::to_json(&r)?,
-        Format::Csv => sweep::csv(&r),
-    };
-    print!("{out}");
+    print!("{}", output.exporter().sweep(&r)?);
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
@@ -780,17 +750,11 @@ fn run_real(
     preset: &str,
     args: &ScenarioArgs,
     real_args: &RealArgs,
-    format: FormatArg,
+    exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
-    let r = run.report(&s);
-    let out = match format_of(format) {
-        Format::Table => real::output::run_table(&s, &r),
-        Format::Json => report::to_json(&r)?,
-        Format::Csv => report::run_csv(&r.run),
-    };
-    print!("{out}");
+    print!("{}", exporter.real_run(&s, &run.report(&s))?);
     Ok(())
 }
 
@@ -798,19 +762,11 @@ fn compare_real(
     preset: &str,
     args: &ScenarioArgs,
     real_args: &RealArgs,
-    format: FormatArg,
+    exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
     let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
-    let out = match format_of(format) {
-        Format::Table => real::output::compare_table(&s, &reports),
-        Format::Json => report::to_json(&reports)?,
-        Format::Csv => {
-            let runs: Vec<RunReport> = reports.into_iter().map(|r| r.run).collect();
-            report::compare_csv(&runs)
-        }
-    };
-    print!("{out}");
+    print!("{}", exporter.real_compare(&s, &reports)?);
     Ok(())
 }
 
@@ -871,14 +827,6 @@ impl std::fmt::Display for VerifyFailed {
 
 impl std::error::Error for VerifyFailed {}
 
-fn format_of(f: FormatArg) -> Format {
-    match f {
-        FormatArg::Table => Format::Table,
-        FormatArg::Json => Format::Json,
-        FormatArg::Csv => Format::Csv,
-    }
-}
-
 /// How the TUI was asked for.
 struct Screen {
     view: ViewArgs,
@@ -923,7 +871,7 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
             duration.as_secs_f64() * options.time_scale
         );
         let reports = real::compare(&s, duration, options).map_err(real_error)?;
-        print!("{}", real::output::compare_table(&s, &reports));
+        print!("{}", report::export::Table.real_compare(&s, &reports)?);
         return Ok(());
     }
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
@@ -933,7 +881,7 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
         );
         print!(
             "{}",
-            compare_output(&s, duration, Format::Table, false)?.out
+            compare_output(&s, duration, &report::export::Table, false)?.out
         );
         return Ok(());
     }

@@ -1,7 +1,7 @@
-//! Headless output: a run's report as an article-ready table, JSON or CSV, and the
-//! side-by-side comparison of the four strategies.
+//! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
+//! article-ready table, JSON or CSV (the formats are in [`export`]).
 
-mod csv;
+pub mod export;
 pub mod figures;
 mod limits;
 pub mod perfetto;
@@ -15,19 +15,10 @@ use crate::sim::{Engine, RunLine, Snapshot};
 use crate::theory::Prediction;
 use crate::time::Nanos;
 
-pub use csv::{compare_csv, run_csv};
+pub use export::Exporter;
 pub use limits::{best, limited_by};
 pub(crate) use table::{Align, Table};
 pub use table::{compare_table, run_table, run_table_measured};
-
-/// Output formats of `run` and `compare`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    #[default]
-    Table,
-    Json,
-    Csv,
-}
 
 /// Plays `scenario` under `strategy` for `duration` (or until a finite load ends).
 pub fn play(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Engine {

@@ -132,6 +132,18 @@ struct ViewArgs {
     theme: ThemeArg,
 }
 
+impl ViewArgs {
+    /// The colour theme: none with `--no-color` or a non-empty `NO_COLOR`.
+    fn theme(&self) -> Theme {
+        let no_color = self.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match (no_color, self.theme) {
+            (true, _) => Theme::NoColor,
+            (false, ThemeArg::Light) => Theme::Light,
+            (false, ThemeArg::Dark) => Theme::Dark,
+        }
+    }
+}
+
 impl Default for ViewArgs {
     fn default() -> Self {
         ViewArgs {
@@ -343,113 +355,115 @@ fn main() -> ExitCode {
 }
 
 fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
+    let Some(subcommand) = subcommand else {
+        let screen = Screen::live(ViewArgs::default(), None);
+        return open_tui(None, &ScenarioArgs::default(), screen);
+    };
     match subcommand {
-        None => open_tui(
-            scenario::DEFAULT_PRESET,
-            &ScenarioArgs::default(),
-            Screen {
-                view: ViewArgs::default(),
-                tour: false,
-                real: None,
-            },
-        ),
-        Some(Subcommand::Tui {
+        Subcommand::Tui {
             preset,
             scenario,
             view,
             engine,
             real,
-        }) => open_tui(
-            preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
-            &scenario,
-            Screen {
-                view,
-                tour: false,
-                real: (engine == EngineArg::Real).then(|| real.options()),
-            },
-        ),
-        Some(Subcommand::Tour {
+        } => {
+            let real = (engine == EngineArg::Real).then(|| real.options());
+            open_tui(preset.as_deref(), &scenario, Screen::live(view, real))
+        }
+        Subcommand::Tour {
             preset,
             scenario,
             view,
-        }) => open_tui(
-            preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
-            &scenario,
-            Screen {
-                view,
-                tour: true,
-                real: None,
-            },
-        ),
-        Some(Subcommand::Run {
+        } => open_tui(preset.as_deref(), &scenario, Screen::tour(view)),
+        Subcommand::Run {
             preset,
             scenario,
             engine,
             output,
-        }) => match engine.engine {
-            EngineArg::Sim => run(&preset, &scenario, &output),
-            EngineArg::Real => {
-                sim_only_outputs(&output)?;
-                run_real(&preset, &scenario, &engine.real, output.exporter())
-            }
-        },
-        Some(Subcommand::Compare {
+        } => run_on(&preset, &scenario, &engine, &output),
+        Subcommand::Compare {
             preset,
             scenario,
             engine,
             output,
-        }) => match engine.engine {
-            EngineArg::Sim => compare(&preset, &scenario, &output),
-            EngineArg::Real => {
-                sim_only_outputs(&output)?;
-                refuse_strategy_on_compare(&scenario)?;
-                compare_real(&preset, &scenario, &engine.real, output.exporter())
-            }
-        },
-        Some(Subcommand::Sweep {
+        } => compare_on(&preset, &scenario, &engine, &output),
+        Subcommand::Sweep {
             preset,
             vary,
             strategy,
             preset_args,
             output,
-        }) => {
-            let scenario = ScenarioArgs {
-                strategy: None,
-                preset: preset_args,
-            };
-            sweep(&preset, &scenario, &vary, strategy.as_deref(), &output)
-        }
-        Some(Subcommand::Verify {
+        } => sweep(&preset, preset_args, &vary, strategy.as_deref(), &output),
+        Subcommand::Verify {
             preset,
             scenario,
             real,
             tolerance,
-        }) => verify(&preset, &scenario, &real, tolerance),
-        Some(Subcommand::Presets) => {
+        } => verify(&preset, &scenario, &real, tolerance),
+        Subcommand::Presets => {
             print!("{}", presets_listing());
             Ok(())
         }
-        Some(Subcommand::Articles) => {
-            let mut results = Vec::new();
-            for name in scenario::builtin_names() {
-                results.extend(report::figures::evaluate(name)?);
-            }
-            print!("{}", report::figures::table(&results));
-            Ok(())
-        }
-        Some(Subcommand::Check { preset, scenario }) => {
-            let (s, strategy, duration) = load(&preset, &scenario)?;
-            println!(
-                "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
-                s.source,
-                s.name,
-                s.services.len(),
-                s.endpoint.stages.len(),
-                duration
-            );
-            Ok(())
+        Subcommand::Articles => articles(),
+        Subcommand::Check { preset, scenario } => check(&preset, &scenario),
+    }
+}
+
+/// `run` on the engine `--engine` names.
+fn run_on(
+    preset: &str,
+    scenario: &ScenarioArgs,
+    engine: &EngineArgs,
+    output: &OutputArgs,
+) -> anyhow::Result<()> {
+    match engine.engine {
+        EngineArg::Sim => run(preset, scenario, output),
+        EngineArg::Real => {
+            sim_only_outputs(output)?;
+            run_real(preset, scenario, &engine.real, output.exporter())
         }
     }
+}
+
+/// `compare` on the engine `--engine` names.
+fn compare_on(
+    preset: &str,
+    scenario: &ScenarioArgs,
+    engine: &EngineArgs,
+    output: &OutputArgs,
+) -> anyhow::Result<()> {
+    match engine.engine {
+        EngineArg::Sim => compare(preset, scenario, output),
+        EngineArg::Real => {
+            sim_only_outputs(output)?;
+            refuse_strategy_on_compare(scenario)?;
+            compare_real(preset, scenario, &engine.real, output.exporter())
+        }
+    }
+}
+
+/// `articles`: every built-in preset's figures against the articles' (a Markdown table).
+fn articles() -> anyhow::Result<()> {
+    let mut results = Vec::new();
+    for name in scenario::builtin_names() {
+        results.extend(report::figures::evaluate(name)?);
+    }
+    print!("{}", report::figures::table(&results));
+    Ok(())
+}
+
+/// `check`: loads and validates a preset with its flags, and says what it would play.
+fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
+    let (s, strategy, duration) = load(preset, args)?;
+    println!(
+        "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
+        s.source,
+        s.name,
+        s.services.len(),
+        s.endpoint.stages.len(),
+        duration
+    );
+    Ok(())
 }
 
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
@@ -658,12 +672,16 @@ fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
 
 fn sweep(
     preset: &str,
-    args: &ScenarioArgs,
+    preset_args: PresetArgs,
     vary: &[String],
     strategy: Option<&str>,
     output: &OutputArgs,
 ) -> anyhow::Result<()> {
-    let (base, _, _) = load(preset, args)?;
+    let args = ScenarioArgs {
+        strategy: None,
+        preset: preset_args,
+    };
+    let (base, _, _) = load(preset, &args)?;
     let chart = output.plot()?;
     let strategies = match strategy {
         None => vec![base.strategy.default],
@@ -835,65 +853,45 @@ struct Screen {
     real: Option<RealOptions>,
 }
 
-fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
-    let Screen {
-        view: ViewArgs {
-            fps,
-            no_color,
-            theme,
-        },
-        tour,
-        real,
-    } = screen;
+impl Screen {
+    /// The live view, of the engine or (with `real`) of a real run.
+    fn live(view: ViewArgs, real: Option<RealOptions>) -> Self {
+        Screen {
+            view,
+            tour: false,
+            real,
+        }
+    }
+
+    /// A preset's scripted tour, on the engine.
+    fn tour(view: ViewArgs) -> Self {
+        Screen {
+            view,
+            tour: true,
+            real: None,
+        }
+    }
+}
+
+/// Opens the TUI on `preset` (default: the default preset); without a terminal, prints the
+/// comparison the screen would have shown instead.
+fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
+    let preset = preset.unwrap_or(scenario::DEFAULT_PRESET);
+    let Screen { view, tour, real } = screen;
     let (s, strategy, duration) = load(preset, args)?;
     if tour && s.tour.is_empty() {
-        let with: Vec<String> = scenario::builtin_names()
-            .filter(|n| scenario::load(n, &[]).is_ok_and(|p| !p.tour.is_empty()))
-            .map(str::to_string)
-            .collect();
-        return Err(BadInput(format!(
-            "{}: has no [[tour]] steps; presets with a tour: {}",
-            s.source,
-            with.join(", ")
-        ))
-        .into());
+        return Err(no_tour(&s));
     }
     if let Some(options) = real {
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
-    if let Some(options) = real
-        && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal())
-    {
-        eprintln!(
-            "threadlab: no terminal attached, so no live view; running every strategy for \
-             real instead (about {:.1} s of wall time each at most)",
-            duration.as_secs_f64() * options.time_scale
-        );
-        let reports = real::compare(&s, duration, options).map_err(real_error)?;
-        print!("{}", report::export::Table.real_compare(&s, &reports)?);
-        return Ok(());
-    }
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
-        eprintln!(
-            "threadlab: no terminal attached, so no live view; here is the headless comparison \
-             (open `threadlab tui` in a terminal, or see `threadlab --help`)"
-        );
-        print!(
-            "{}",
-            compare_output(&s, duration, &report::export::Table, false)?.out
-        );
-        return Ok(());
+        return headless_instead_of_tui(&s, duration, real);
     }
-    let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let theme = match (no_color, theme) {
-        (true, _) => Theme::NoColor,
-        (false, ThemeArg::Light) => Theme::Light,
-        (false, ThemeArg::Dark) => Theme::Dark,
-    };
     let options = TuiOptions {
-        fps,
-        theme,
+        fps: view.fps,
+        theme: view.theme(),
         tour,
         real,
     };
@@ -901,6 +899,45 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
         Ok(e) => real_error(e),
         Err(e) => e,
     })
+}
+
+/// `tour` of a preset without `[[tour]]` steps: names the presets that have some.
+fn no_tour(s: &Scenario) -> anyhow::Error {
+    let with: Vec<String> = scenario::builtin_names()
+        .filter(|n| scenario::load(n, &[]).is_ok_and(|p| !p.tour.is_empty()))
+        .map(str::to_string)
+        .collect();
+    BadInput(format!(
+        "{}: has no [[tour]] steps; presets with a tour: {}",
+        s.source,
+        with.join(", ")
+    ))
+    .into()
+}
+
+/// No terminal to draw on: the comparison of every strategy as a table, real with `real`.
+fn headless_instead_of_tui(
+    s: &Scenario,
+    duration: Nanos,
+    real: Option<RealOptions>,
+) -> anyhow::Result<()> {
+    let table = &report::export::Table;
+    if let Some(options) = real {
+        eprintln!(
+            "threadlab: no terminal attached, so no live view; running every strategy for \
+             real instead (about {:.1} s of wall time each at most)",
+            duration.as_secs_f64() * options.time_scale
+        );
+        let reports = real::compare(s, duration, options).map_err(real_error)?;
+        print!("{}", table.real_compare(s, &reports)?);
+        return Ok(());
+    }
+    eprintln!(
+        "threadlab: no terminal attached, so no live view; here is the headless comparison \
+         (open `threadlab tui` in a terminal, or see `threadlab --help`)"
+    );
+    print!("{}", compare_output(s, duration, table, false)?.out);
+    Ok(())
 }
 
 fn presets_listing() -> String {

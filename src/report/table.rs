@@ -136,7 +136,27 @@ pub fn run_table_measured(scenario: &Scenario, r: &RunReport, measured: &str) ->
     out
 }
 
+/// Everything under the runs: the headline figures, the pools, services and connection
+/// pools, the CPU and theory.
 fn summary(r: &RunReport, out: &mut String) {
+    headline(r, out);
+    pool_table(r, out);
+    service_table(r, out);
+    resource_table(r, out);
+    let _ = writeln!(
+        out,
+        "CPU: {} cores, {:.0}% used, at most {} waiting for a core · thread stacks {:.1} MiB now, at most {:.1} MiB",
+        r.cpu.cores,
+        r.cpu.utilisation * 100.0,
+        r.cpu.max_queued,
+        r.thread_memory_mib,
+        r.peak_thread_memory_mib
+    );
+    theory(r, out);
+}
+
+/// The requests by outcome, goodput and failure rates, and the two latencies.
+fn headline(r: &RunReport, out: &mut String) {
     let q = &r.requests;
     let l = &r.latency_ms;
     let _ = writeln!(
@@ -164,6 +184,10 @@ fn summary(r: &RunReport, out: &mut String) {
         );
     }
     out.push('\n');
+}
+
+/// The pools in use, with the JDK's names for their figures.
+fn pool_table(r: &RunReport, out: &mut String) {
     let mut pools = Table::new(&[
         ("Pool", Left),
         ("Kind", Left),
@@ -192,6 +216,10 @@ fn summary(r: &RunReport, out: &mut String) {
     }
     pools.render(out);
     out.push('\n');
+}
+
+/// Calls to each downstream service and how they ended.
+fn service_table(r: &RunReport, out: &mut String) {
     let mut services = Table::new(&[
         ("Service", Left),
         ("Calls", Right),
@@ -214,6 +242,10 @@ fn summary(r: &RunReport, out: &mut String) {
     }
     services.render(out);
     out.push('\n');
+}
+
+/// The connection pools, when the scenario has any.
+fn resource_table(r: &RunReport, out: &mut String) {
     if !r.resources.is_empty() {
         let mut t = Table::new(&[
             ("Connection pool", Left),
@@ -238,16 +270,6 @@ fn summary(r: &RunReport, out: &mut String) {
         t.render(out);
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "CPU: {} cores, {:.0}% used, at most {} waiting for a core · thread stacks {:.1} MiB now, at most {:.1} MiB",
-        r.cpu.cores,
-        r.cpu.utilisation * 100.0,
-        r.cpu.max_queued,
-        r.thread_memory_mib,
-        r.peak_thread_memory_mib
-    );
-    theory(r, out);
 }
 
 fn theory(r: &RunReport, out: &mut String) {

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::{RunReport, fmt_ms};
 use crate::scenario::Scenario;
+use crate::theory::{ErlangPrediction, Prediction};
 
 /// Column alignment.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -272,8 +273,48 @@ fn resource_table(r: &RunReport, out: &mut String) {
     }
 }
 
+/// Theory beside the measurement: the ceiling, the expected throughput, the CPU's ceiling,
+/// Erlang C where it applies, and Little's law.
 fn theory(r: &RunReport, out: &mut String) {
     let p = &r.theory.prediction;
+    ceiling_line(p, out);
+    if let Some(x) = p.throughput_rps {
+        let _ = write!(
+            out,
+            "Expected: {} req/s (measured goodput {:.2})",
+            rps(x),
+            r.goodput_rps
+        );
+        if let Some(ms) = p.latency_ms {
+            let _ = write!(out, ", mean latency {ms:.1} ms");
+        }
+        if let Some(u) = p.utilisation {
+            let _ = write!(out, ", bottleneck utilisation {:.0}%", u * 100.0);
+        }
+        out.push('\n');
+    }
+    if let Some(c) = p.cpu_ceiling_rps {
+        let _ = write!(out, "CPU ceiling: {} req/s", rps(c));
+        if let Some(n) = p.sizing_rule_threads {
+            let _ = write!(
+                out,
+                "; sizing rule cores x (1 + wait/compute) = {n:.0} threads"
+            );
+        }
+        out.push('\n');
+    }
+    if let Some(e) = &p.erlang_c {
+        erlang_c_line(e, out);
+    }
+    let _ = writeln!(
+        out,
+        "Little's law: L measured {:.2}, λ·W {:.2}",
+        r.theory.littles_l_measured, r.theory.littles_l_from_x_w
+    );
+}
+
+/// One request alone, and the thread ceiling with the pool (or Tomcat) that sets it.
+fn ceiling_line(p: &Prediction, out: &mut String) {
     let _ = write!(
         out,
         "Theory: one request alone {} ms",
@@ -303,52 +344,24 @@ fn theory(r: &RunReport, out: &mut String) {
         }
     }
     out.push('\n');
-    if let Some(x) = p.throughput_rps {
-        let _ = write!(
-            out,
-            "Expected: {} req/s (measured goodput {:.2})",
-            rps(x),
-            r.goodput_rps
-        );
-        if let Some(ms) = p.latency_ms {
-            let _ = write!(out, ", mean latency {ms:.1} ms");
-        }
-        if let Some(u) = p.utilisation {
-            let _ = write!(out, ", bottleneck utilisation {:.0}%", u * 100.0);
-        }
-        out.push('\n');
-    }
-    if let Some(c) = p.cpu_ceiling_rps {
-        let _ = write!(out, "CPU ceiling: {} req/s", rps(c));
-        if let Some(n) = p.sizing_rule_threads {
-            let _ = write!(
-                out,
-                "; sizing rule cores x (1 + wait/compute) = {n:.0} threads"
-            );
-        }
-        out.push('\n');
-    }
-    if let Some(e) = &p.erlang_c {
-        let _ = writeln!(
-            out,
-            "Erlang C (M/M/{}{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
-            e.servers,
-            if e.approximation {
-                ", an approximation: the hold time is not exponential"
-            } else {
-                ""
-            },
-            e.offered_load_erlangs,
-            e.prob_wait * 100.0,
-            e.mean_wait_ms,
-            e.mean_response_ms,
-            e.p99_response_ms
-        );
-    }
+}
+
+/// The M/M/c (Erlang C) prediction, and whether it only approximates this hold time.
+fn erlang_c_line(e: &ErlangPrediction, out: &mut String) {
     let _ = writeln!(
         out,
-        "Little's law: L measured {:.2}, λ·W {:.2}",
-        r.theory.littles_l_measured, r.theory.littles_l_from_x_w
+        "Erlang C (M/M/{}{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
+        e.servers,
+        if e.approximation {
+            ", an approximation: the hold time is not exponential"
+        } else {
+            ""
+        },
+        e.offered_load_erlangs,
+        e.prob_wait * 100.0,
+        e.mean_wait_ms,
+        e.mean_response_ms,
+        e.p99_response_ms
     );
 }
 

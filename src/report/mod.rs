@@ -1,6 +1,7 @@
 //! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
 //! article-ready table, JSON or CSV (the formats are in [`export`]).
 
+mod compare_table;
 pub mod export;
 pub mod figures;
 mod limits;
@@ -15,10 +16,11 @@ use crate::sim::{Engine, RunLine, Snapshot};
 use crate::theory::Prediction;
 use crate::time::Nanos;
 
+pub use compare_table::compare_table;
 pub use export::Exporter;
 pub use limits::{best, limited_by};
 pub(crate) use table::{Align, Table};
-pub use table::{compare_table, run_table, run_table_measured};
+pub use table::{run_table, run_table_measured};
 
 /// Plays `scenario` under `strategy` for `duration` (or until a finite load ends).
 pub fn play(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Engine {

@@ -351,9 +351,9 @@ fn services(
         ));
     }
     let mut services: Vec<Service> = Vec::with_capacity(raw.len());
-    for (i, service) in raw.iter().enumerate() {
+    for (i, entry) in raw.iter().enumerate() {
         let path = format!("services[{i}]");
-        let name = check.name(&format!("{path}.name"), &service.name)?;
+        let name = check.name(&format!("{path}.name"), &entry.name)?;
         if let Some(j) = services.iter().position(|s| s.name == name) {
             return Err(check.invalid(
                 &format!("{path}.name"),
@@ -361,63 +361,81 @@ fn services(
                 format!("is already the name of services[{j}]: service names must be unique"),
             ));
         }
-        let hang = match &service.hang {
-            Some(hang) => Some(Hang {
-                probability: check
-                    .probability(&format!("{path}.hang.probability"), hang.probability)?,
-                duration: check
-                    .positive_duration(&format!("{path}.hang.duration"), &hang.duration)?,
-            }),
-            None => None,
-        };
-        let timeout = match &service.timeout {
-            Some(text) => Some(check.positive_duration(&format!("{path}.timeout"), text)?),
-            None => None,
-        };
-        let cpu = match &service.cpu {
-            Some(text) => check.duration(&format!("{path}.cpu"), text)?,
-            None => crate::time::Nanos::ZERO,
-        };
-        let uses = match &service.uses {
-            Some(r) => Some(
-                resources
-                    .iter()
-                    .position(|x| &x.name == r)
-                    .map(ResourceId)
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = resources.iter().map(|x| x.name.as_str()).collect();
-                        check.invalid(
-                            &format!("{path}.uses"),
-                            quoted(r),
-                            format!(
-                                "is not a known resource: [[resources]] are {}",
-                                if known.is_empty() {
-                                    "none".to_owned()
-                                } else {
-                                    known.join(", ")
-                                }
-                            ),
-                        )
-                    })?,
-            ),
-            None => None,
-        };
-        services.push(Service {
-            name,
-            latency: latency(check, &format!("{path}.latency"), &service.latency)?,
-            failure: check.probability(&format!("{path}.failure"), service.failure)?,
-            fallback: match &service.fallback {
-                Some(text) => Some(check.text(&format!("{path}.fallback"), text, false)?),
-                None => None,
-            },
-            timeout,
-            hang,
-            cpu,
-            uses,
-            pinned: service.pinned,
-        });
+        services.push(service(check, &path, name, entry, resources)?);
     }
     Ok(services)
+}
+
+/// The service at `path` (`services[i]`), its `name` already checked.
+fn service(
+    check: &Checker,
+    path: &str,
+    name: String,
+    raw: &RawService,
+    resources: &[Resource],
+) -> Result<Service, ScenarioError> {
+    let hang = match &raw.hang {
+        Some(hang) => Some(Hang {
+            probability: check
+                .probability(&format!("{path}.hang.probability"), hang.probability)?,
+            duration: check.positive_duration(&format!("{path}.hang.duration"), &hang.duration)?,
+        }),
+        None => None,
+    };
+    let timeout = match &raw.timeout {
+        Some(text) => Some(check.positive_duration(&format!("{path}.timeout"), text)?),
+        None => None,
+    };
+    let cpu = match &raw.cpu {
+        Some(text) => check.duration(&format!("{path}.cpu"), text)?,
+        None => crate::time::Nanos::ZERO,
+    };
+    let uses = match &raw.uses {
+        Some(r) => Some(resource_id(check, &format!("{path}.uses"), r, resources)?),
+        None => None,
+    };
+    Ok(Service {
+        name,
+        latency: latency(check, &format!("{path}.latency"), &raw.latency)?,
+        failure: check.probability(&format!("{path}.failure"), raw.failure)?,
+        fallback: match &raw.fallback {
+            Some(text) => Some(check.text(&format!("{path}.fallback"), text, false)?),
+            None => None,
+        },
+        timeout,
+        hang,
+        cpu,
+        uses,
+        pinned: raw.pinned,
+    })
+}
+
+/// The id of the resource called `name`, or an error listing the `[[resources]]`.
+fn resource_id(
+    check: &Checker,
+    path: &str,
+    name: &str,
+    resources: &[Resource],
+) -> Result<ResourceId, ScenarioError> {
+    resources
+        .iter()
+        .position(|x| x.name == name)
+        .map(ResourceId)
+        .ok_or_else(|| {
+            let known: Vec<&str> = resources.iter().map(|x| x.name.as_str()).collect();
+            check.invalid(
+                path,
+                quoted(name),
+                format!(
+                    "is not a known resource: [[resources]] are {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            )
+        })
 }
 
 /// A fixed latency may be zero (an instant call); a distribution's parameters may not.

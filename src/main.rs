@@ -4,12 +4,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, ValueEnum};
 
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
-use threadlab::report::{self, Format, RunReport};
+use threadlab::report::{self, Exporter, RunReport};
 use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
 use threadlab::sweep;
 use threadlab::time::Nanos;
@@ -21,11 +21,12 @@ use threadlab::tui::{self, Theme, TuiOptions};
 #[command(name = "threadlab", version, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    subcommand: Option<Subcommand>,
 }
 
-#[derive(Debug, Subcommand)]
-enum Command {
+/// A `threadlab` subcommand (not the engine's live `sim::Command`).
+#[derive(Debug, clap::Subcommand)]
+enum Subcommand {
     /// Open the live TUI (the default command; default preset `ironthread`).
     Tui {
         /// A built-in preset name or a path to a .toml file.
@@ -131,6 +132,18 @@ struct ViewArgs {
     theme: ThemeArg,
 }
 
+impl ViewArgs {
+    /// The colour theme: none with `--no-color` or a non-empty `NO_COLOR`.
+    fn theme(&self) -> Theme {
+        let no_color = self.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match (no_color, self.theme) {
+            (true, _) => Theme::NoColor,
+            (false, ThemeArg::Light) => Theme::Light,
+            (false, ThemeArg::Dark) => Theme::Dark,
+        }
+    }
+}
+
 impl Default for ViewArgs {
     fn default() -> Self {
         ViewArgs {
@@ -208,8 +221,12 @@ enum EngineArg {
 #[derive(Debug, Args)]
 struct OutputArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    #[arg(
+        long,
+        default_value = "table",
+        value_parser = clap::builder::PossibleValuesParser::new(report::export::names())
+    )]
+    format: String,
     /// Also draw a chart to FILE.svg or FILE.png (sweep: goodput and p99 against the varied
     /// value; run and compare: the series over simulated time).
     #[arg(long, value_name = "FILE")]
@@ -223,6 +240,11 @@ struct OutputArgs {
 }
 
 impl OutputArgs {
+    /// The `--format` exporter (clap accepts only the exporters' names).
+    fn exporter(&self) -> &'static dyn Exporter {
+        report::export::exporter(&self.format).unwrap_or(&report::export::Table)
+    }
+
     /// The chart to draw, if any, its path checked before any work starts.
     fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
         let Some(path) = &self.plot else {
@@ -262,13 +284,6 @@ impl From<StrategyArg> for Strategy {
             StrategyArg::Semaphore => Strategy::Semaphore,
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum FormatArg {
-    Table,
-    Json,
-    Csv,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -314,7 +329,7 @@ impl std::error::Error for BadInput {}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
+    match dispatch(cli.subcommand) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<BadInput>().is_some() => {
             eprintln!("threadlab: {e}");
@@ -339,114 +354,116 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(command: Option<Command>) -> anyhow::Result<()> {
-    match command {
-        None => open_tui(
-            scenario::DEFAULT_PRESET,
-            &ScenarioArgs::default(),
-            Screen {
-                view: ViewArgs::default(),
-                tour: false,
-                real: None,
-            },
-        ),
-        Some(Command::Tui {
+fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
+    let Some(subcommand) = subcommand else {
+        let screen = Screen::live(ViewArgs::default(), None);
+        return open_tui(None, &ScenarioArgs::default(), screen);
+    };
+    match subcommand {
+        Subcommand::Tui {
             preset,
             scenario,
             view,
             engine,
             real,
-        }) => open_tui(
-            preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
-            &scenario,
-            Screen {
-                view,
-                tour: false,
-                real: (engine == EngineArg::Real).then(|| real.options()),
-            },
-        ),
-        Some(Command::Tour {
+        } => {
+            let real = (engine == EngineArg::Real).then(|| real.options());
+            open_tui(preset.as_deref(), &scenario, Screen::live(view, real))
+        }
+        Subcommand::Tour {
             preset,
             scenario,
             view,
-        }) => open_tui(
-            preset.as_deref().unwrap_or(scenario::DEFAULT_PRESET),
-            &scenario,
-            Screen {
-                view,
-                tour: true,
-                real: None,
-            },
-        ),
-        Some(Command::Run {
+        } => open_tui(preset.as_deref(), &scenario, Screen::tour(view)),
+        Subcommand::Run {
             preset,
             scenario,
             engine,
             output,
-        }) => match engine.engine {
-            EngineArg::Sim => run(&preset, &scenario, &output),
-            EngineArg::Real => {
-                sim_only_outputs(&output)?;
-                run_real(&preset, &scenario, &engine.real, output.format)
-            }
-        },
-        Some(Command::Compare {
+        } => run_on(&preset, &scenario, &engine, &output),
+        Subcommand::Compare {
             preset,
             scenario,
             engine,
             output,
-        }) => match engine.engine {
-            EngineArg::Sim => compare(&preset, &scenario, &output),
-            EngineArg::Real => {
-                sim_only_outputs(&output)?;
-                refuse_strategy_on_compare(&scenario)?;
-                compare_real(&preset, &scenario, &engine.real, output.format)
-            }
-        },
-        Some(Command::Sweep {
+        } => compare_on(&preset, &scenario, &engine, &output),
+        Subcommand::Sweep {
             preset,
             vary,
             strategy,
             preset_args,
             output,
-        }) => {
-            let scenario = ScenarioArgs {
-                strategy: None,
-                preset: preset_args,
-            };
-            sweep(&preset, &scenario, &vary, strategy.as_deref(), &output)
-        }
-        Some(Command::Verify {
+        } => sweep(&preset, preset_args, &vary, strategy.as_deref(), &output),
+        Subcommand::Verify {
             preset,
             scenario,
             real,
             tolerance,
-        }) => verify(&preset, &scenario, &real, tolerance),
-        Some(Command::Presets) => {
+        } => verify(&preset, &scenario, &real, tolerance),
+        Subcommand::Presets => {
             print!("{}", presets_listing());
             Ok(())
         }
-        Some(Command::Articles) => {
-            let mut results = Vec::new();
-            for name in scenario::builtin_names() {
-                results.extend(report::figures::evaluate(name)?);
-            }
-            print!("{}", report::figures::table(&results));
-            Ok(())
-        }
-        Some(Command::Check { preset, scenario }) => {
-            let (s, strategy, duration) = load(&preset, &scenario)?;
-            println!(
-                "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
-                s.source,
-                s.name,
-                s.services.len(),
-                s.endpoint.stages.len(),
-                duration
-            );
-            Ok(())
+        Subcommand::Articles => articles(),
+        Subcommand::Check { preset, scenario } => check(&preset, &scenario),
+    }
+}
+
+/// `run` on the engine `--engine` names.
+fn run_on(
+    preset: &str,
+    scenario: &ScenarioArgs,
+    engine: &EngineArgs,
+    output: &OutputArgs,
+) -> anyhow::Result<()> {
+    match engine.engine {
+        EngineArg::Sim => run(preset, scenario, output),
+        EngineArg::Real => {
+            sim_only_outputs(output)?;
+            run_real(preset, scenario, &engine.real, output.exporter())
         }
     }
+}
+
+/// `compare` on the engine `--engine` names.
+fn compare_on(
+    preset: &str,
+    scenario: &ScenarioArgs,
+    engine: &EngineArgs,
+    output: &OutputArgs,
+) -> anyhow::Result<()> {
+    match engine.engine {
+        EngineArg::Sim => compare(preset, scenario, output),
+        EngineArg::Real => {
+            sim_only_outputs(output)?;
+            refuse_strategy_on_compare(scenario)?;
+            compare_real(preset, scenario, &engine.real, output.exporter())
+        }
+    }
+}
+
+/// `articles`: every built-in preset's figures against the articles' (a Markdown table).
+fn articles() -> anyhow::Result<()> {
+    let mut results = Vec::new();
+    for name in scenario::builtin_names() {
+        results.extend(report::figures::evaluate(name)?);
+    }
+    print!("{}", report::figures::table(&results));
+    Ok(())
+}
+
+/// `check`: loads and validates a preset with its flags, and says what it would play.
+fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
+    let (s, strategy, duration) = load(preset, args)?;
+    println!(
+        "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
+        s.source,
+        s.name,
+        s.services.len(),
+        s.endpoint.stages.len(),
+        duration
+    );
+    Ok(())
 }
 
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
@@ -528,17 +545,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
-    let out = match format_of(output.format) {
-        Format::Table if !complete => format!(
-            "{}{}",
-            report::run_table(&s, &r),
-            progress::PARTIAL_TABLE_NOTE
-        ),
-        Format::Table => report::run_table(&s, &r),
-        Format::Json => progress::json(&r, complete)?,
-        Format::Csv => report::run_csv(&r),
-    };
-    print!("{out}");
+    print!("{}", output.exporter().run(&s, &r, complete)?);
     if let Some((path, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
@@ -560,7 +567,7 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     let chart = output.plot()?;
     progress::catch_ctrl_c();
     let traced = output.trace.is_some();
-    let c = compare_output(&s, duration, format_of(output.format), traced)?;
+    let c = compare_output(&s, duration, output.exporter(), traced)?;
     print!("{}", c.out);
     if let Some((path, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
@@ -627,7 +634,7 @@ fn sim_only_outputs(output: &OutputArgs) -> anyhow::Result<()> {
 fn compare_output(
     s: &Scenario,
     duration: Nanos,
-    format: Format,
+    exporter: &dyn Exporter,
     traced: bool,
 ) -> anyhow::Result<Compared> {
     let strategies = Strategy::ALL;
@@ -654,25 +661,8 @@ fn compare_output(
         }
     }
     bar.finish();
-    let out = match format {
-        Format::Json => progress::json_all(&reports)?,
-        _ => {
-            let runs: Vec<RunReport> = reports.into_iter().map(|(r, _)| r).collect();
-            match format {
-                Format::Csv => report::compare_csv(&runs),
-                _ if !complete => {
-                    format!(
-                        "{}{}",
-                        report::compare_table(s, &runs),
-                        progress::PARTIAL_TABLE_NOTE
-                    )
-                }
-                _ => report::compare_table(s, &runs),
-            }
-        }
-    };
     Ok(Compared {
-        out,
+        out: exporter.compare(s, &reports)?,
         timelines,
         traced: engines,
         complete,
@@ -693,12 +683,16 @@ fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
 
 fn sweep(
     preset: &str,
-    args: &ScenarioArgs,
+    preset_args: PresetArgs,
     vary: &[String],
     strategy: Option<&str>,
     output: &OutputArgs,
 ) -> anyhow::Result<()> {
-    let (base, _, _) = load(preset, args)?;
+    let args = ScenarioArgs {
+        strategy: None,
+        preset: preset_args,
+    };
+    let (base, _, _) = load(preset, &args)?;
     let chart = output.plot()?;
     let strategies = match strategy {
         None => vec![base.strategy.default],
@@ -734,12 +728,7 @@ fn sweep(
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
-    let out = match format_of(output.format) {
-        Format::Table => sweep::table(&r),
-        Format::Json => report::to_json(&r)?,
-        Format::Csv => sweep::csv(&r),
-    };
-    print!("{out}");
+    print!("{}", output.exporter().sweep(&r)?);
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
@@ -790,17 +779,11 @@ fn run_real(
     preset: &str,
     args: &ScenarioArgs,
     real_args: &RealArgs,
-    format: FormatArg,
+    exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
-    let r = run.report(&s);
-    let out = match format_of(format) {
-        Format::Table => real::output::run_table(&s, &r),
-        Format::Json => report::to_json(&r)?,
-        Format::Csv => report::run_csv(&r.run),
-    };
-    print!("{out}");
+    print!("{}", exporter.real_run(&s, &run.report(&s))?);
     Ok(())
 }
 
@@ -808,19 +791,11 @@ fn compare_real(
     preset: &str,
     args: &ScenarioArgs,
     real_args: &RealArgs,
-    format: FormatArg,
+    exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
     let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
-    let out = match format_of(format) {
-        Format::Table => real::output::compare_table(&s, &reports),
-        Format::Json => report::to_json(&reports)?,
-        Format::Csv => {
-            let runs: Vec<RunReport> = reports.into_iter().map(|r| r.run).collect();
-            report::compare_csv(&runs)
-        }
-    };
-    print!("{out}");
+    print!("{}", exporter.real_compare(&s, &reports)?);
     Ok(())
 }
 
@@ -881,14 +856,6 @@ impl std::fmt::Display for VerifyFailed {
 
 impl std::error::Error for VerifyFailed {}
 
-fn format_of(f: FormatArg) -> Format {
-    match f {
-        FormatArg::Table => Format::Table,
-        FormatArg::Json => Format::Json,
-        FormatArg::Csv => Format::Csv,
-    }
-}
-
 /// How the TUI was asked for.
 struct Screen {
     view: ViewArgs,
@@ -897,65 +864,45 @@ struct Screen {
     real: Option<RealOptions>,
 }
 
-fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
-    let Screen {
-        view: ViewArgs {
-            fps,
-            no_color,
-            theme,
-        },
-        tour,
-        real,
-    } = screen;
+impl Screen {
+    /// The live view, of the engine or (with `real`) of a real run.
+    fn live(view: ViewArgs, real: Option<RealOptions>) -> Self {
+        Screen {
+            view,
+            tour: false,
+            real,
+        }
+    }
+
+    /// A preset's scripted tour, on the engine.
+    fn tour(view: ViewArgs) -> Self {
+        Screen {
+            view,
+            tour: true,
+            real: None,
+        }
+    }
+}
+
+/// Opens the TUI on `preset` (default: the default preset); without a terminal, prints the
+/// comparison the screen would have shown instead.
+fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
+    let preset = preset.unwrap_or(scenario::DEFAULT_PRESET);
+    let Screen { view, tour, real } = screen;
     let (s, strategy, duration) = load(preset, args)?;
     if tour && s.tour.is_empty() {
-        let with: Vec<String> = scenario::builtin_names()
-            .filter(|n| scenario::load(n, &[]).is_ok_and(|p| !p.tour.is_empty()))
-            .map(str::to_string)
-            .collect();
-        return Err(BadInput(format!(
-            "{}: has no [[tour]] steps; presets with a tour: {}",
-            s.source,
-            with.join(", ")
-        ))
-        .into());
+        return Err(no_tour(&s));
     }
     if let Some(options) = real {
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
-    if let Some(options) = real
-        && !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal())
-    {
-        eprintln!(
-            "threadlab: no terminal attached, so no live view; running every strategy for \
-             real instead (about {:.1} s of wall time each at most)",
-            duration.as_secs_f64() * options.time_scale
-        );
-        let reports = real::compare(&s, duration, options).map_err(real_error)?;
-        print!("{}", real::output::compare_table(&s, &reports));
-        return Ok(());
-    }
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
-        eprintln!(
-            "threadlab: no terminal attached, so no live view; here is the headless comparison \
-             (open `threadlab tui` in a terminal, or see `threadlab --help`)"
-        );
-        print!(
-            "{}",
-            compare_output(&s, duration, Format::Table, false)?.out
-        );
-        return Ok(());
+        return headless_instead_of_tui(&s, duration, real);
     }
-    let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let theme = match (no_color, theme) {
-        (true, _) => Theme::NoColor,
-        (false, ThemeArg::Light) => Theme::Light,
-        (false, ThemeArg::Dark) => Theme::Dark,
-    };
     let options = TuiOptions {
-        fps,
-        theme,
+        fps: view.fps,
+        theme: view.theme(),
         tour,
         real,
     };
@@ -963,6 +910,45 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
         Ok(e) => real_error(e),
         Err(e) => e,
     })
+}
+
+/// `tour` of a preset without `[[tour]]` steps: names the presets that have some.
+fn no_tour(s: &Scenario) -> anyhow::Error {
+    let with: Vec<String> = scenario::builtin_names()
+        .filter(|n| scenario::load(n, &[]).is_ok_and(|p| !p.tour.is_empty()))
+        .map(str::to_string)
+        .collect();
+    BadInput(format!(
+        "{}: has no [[tour]] steps; presets with a tour: {}",
+        s.source,
+        with.join(", ")
+    ))
+    .into()
+}
+
+/// No terminal to draw on: the comparison of every strategy as a table, real with `real`.
+fn headless_instead_of_tui(
+    s: &Scenario,
+    duration: Nanos,
+    real: Option<RealOptions>,
+) -> anyhow::Result<()> {
+    let table = &report::export::Table;
+    if let Some(options) = real {
+        eprintln!(
+            "threadlab: no terminal attached, so no live view; running every strategy for \
+             real instead (about {:.1} s of wall time each at most)",
+            duration.as_secs_f64() * options.time_scale
+        );
+        let reports = real::compare(s, duration, options).map_err(real_error)?;
+        print!("{}", table.real_compare(s, &reports)?);
+        return Ok(());
+    }
+    eprintln!(
+        "threadlab: no terminal attached, so no live view; here is the headless comparison \
+         (open `threadlab tui` in a terminal, or see `threadlab --help`)"
+    );
+    print!("{}", compare_output(s, duration, table, false)?.out);
+    Ok(())
 }
 
 fn presets_listing() -> String {

@@ -139,32 +139,3 @@ pub fn play_engine(
 
 /// An observer that looks at nothing.
 pub fn unobserved(_: &Engine, _: Nanos) {}
-
-/// The last line of a table that Ctrl-C cut short.
-pub const PARTIAL_TABLE_NOTE: &str =
-    "PARTIAL: stopped by Ctrl-C; the figures cover the simulated time reached.\n";
-
-/// A report as pretty JSON; a run Ctrl-C stopped says `"partial": true` as its first field
-/// (inserted into the text so the other fields keep their order).
-pub fn json<T: serde::Serialize>(report: &T, complete: bool) -> anyhow::Result<String> {
-    let text = crate::report::to_json(report)?;
-    Ok(match (complete, text.strip_prefix("{\n")) {
-        (false, Some(rest)) => format!("{{\n  \"partial\": true,\n{rest}"),
-        _ => text,
-    })
-}
-
-/// Reports as a pretty JSON array, each marked as [`json`] marks one.
-pub fn json_all<T: serde::Serialize>(reports: &[(T, bool)]) -> anyhow::Result<String> {
-    if reports.iter().all(|(_, complete)| *complete) {
-        let all: Vec<&T> = reports.iter().map(|(r, _)| r).collect();
-        return crate::report::to_json(&all);
-    }
-    let mut items = Vec::with_capacity(reports.len());
-    for (report, complete) in reports {
-        let text = json(report, *complete)?;
-        let indented: Vec<String> = text.lines().map(|l| format!("  {l}")).collect();
-        items.push(indented.join("\n"));
-    }
-    Ok(format!("[\n{}\n]\n", items.join(",\n")))
-}

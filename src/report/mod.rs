@@ -1,7 +1,8 @@
-//! Headless output: a run's report as an article-ready table, JSON or CSV, and the
-//! side-by-side comparison of the four strategies.
+//! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
+//! article-ready table, JSON or CSV (the formats are in [`export`]).
 
-mod csv;
+mod compare_table;
+pub mod export;
 pub mod figures;
 mod limits;
 pub mod perfetto;
@@ -11,23 +12,15 @@ use serde::Serialize;
 
 use crate::metrics::{LatencySummary, Outcome};
 use crate::scenario::{Scenario, Strategy};
-use crate::sim::{Engine, RunLine, Snapshot};
+use crate::sim::{Engine, PoolSnapshot, ResourceSnapshot, RunLine, ServiceSnapshot, Snapshot};
 use crate::theory::Prediction;
 use crate::time::Nanos;
 
-pub use csv::{compare_csv, run_csv};
+pub use compare_table::compare_table;
+pub use export::Exporter;
 pub use limits::{best, limited_by};
 pub(crate) use table::{Align, Table};
-pub use table::{compare_table, run_table, run_table_measured};
-
-/// Output formats of `run` and `compare`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    #[default]
-    Table,
-    Json,
-    Csv,
-}
+pub use table::{run_table, run_table_measured};
 
 /// Plays `scenario` under `strategy` for `duration` (or until a finite load ends).
 pub fn play(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Engine {
@@ -171,6 +164,24 @@ pub struct PoolReport {
     pub threads_created: u64,
 }
 
+impl From<&PoolSnapshot> for PoolReport {
+    fn from(p: &PoolSnapshot) -> Self {
+        PoolReport {
+            name: p.name.clone(),
+            kind: p.kind.name(),
+            core: p.core,
+            max: (p.max != u32::MAX).then_some(p.max),
+            queue_capacity: p.queue_capacity,
+            largest_pool_size: p.stats.largest_pool_size,
+            max_active: p.stats.max_active,
+            max_queue: p.stats.max_queue,
+            completed: p.stats.completed,
+            rejected: p.stats.rejected,
+            threads_created: p.stats.threads_created,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct CpuReport {
     pub cores: u32,
@@ -189,6 +200,20 @@ pub struct ResourceReport {
     pub mean_wait_ms: f64,
 }
 
+impl From<&ResourceSnapshot> for ResourceReport {
+    fn from(r: &ResourceSnapshot) -> Self {
+        ResourceReport {
+            name: r.name.clone(),
+            size: r.size,
+            max_active: r.max_active,
+            max_waiting: r.max_waiting,
+            acquired: r.acquired,
+            timeouts: r.timeouts,
+            mean_wait_ms: r.mean_wait_ms,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ServiceReport {
     pub name: String,
@@ -199,6 +224,21 @@ pub struct ServiceReport {
     pub rejected: u64,
     pub discarded: u64,
     pub connection_timeouts: u64,
+}
+
+impl From<&ServiceSnapshot> for ServiceReport {
+    fn from(s: &ServiceSnapshot) -> Self {
+        ServiceReport {
+            name: s.name.clone(),
+            calls: s.stats.calls,
+            failures: s.stats.failures,
+            timeouts: s.stats.timeouts,
+            fallbacks: s.stats.fallbacks,
+            rejected: s.stats.rejected,
+            discarded: s.stats.discarded,
+            connection_timeouts: s.stats.connection_timeouts,
+        }
+    }
 }
 
 /// Theory beside the measurement.
@@ -253,51 +293,7 @@ impl RunReport {
         prediction: Prediction,
     ) -> Self {
         let strategy = snap.strategy;
-        let pools = snap
-            .pools
-            .iter()
-            .filter(|p| p.in_use)
-            .map(|p| PoolReport {
-                name: p.name.clone(),
-                kind: p.kind.name(),
-                core: p.core,
-                max: (p.max != u32::MAX).then_some(p.max),
-                queue_capacity: p.queue_capacity,
-                largest_pool_size: p.stats.largest_pool_size,
-                max_active: p.stats.max_active,
-                max_queue: p.stats.max_queue,
-                completed: p.stats.completed,
-                rejected: p.stats.rejected,
-                threads_created: p.stats.threads_created,
-            })
-            .collect();
-        let services = snap
-            .services
-            .iter()
-            .map(|s| ServiceReport {
-                name: s.name.clone(),
-                calls: s.stats.calls,
-                failures: s.stats.failures,
-                timeouts: s.stats.timeouts,
-                fallbacks: s.stats.fallbacks,
-                rejected: s.stats.rejected,
-                discarded: s.stats.discarded,
-                connection_timeouts: s.stats.connection_timeouts,
-            })
-            .collect();
-        let resources = snap
-            .resources
-            .iter()
-            .map(|r| ResourceReport {
-                name: r.name.clone(),
-                size: r.size,
-                max_active: r.max_active,
-                max_waiting: r.max_waiting,
-                acquired: r.acquired,
-                timeouts: r.timeouts,
-                mean_wait_ms: r.mean_wait_ms,
-            })
-            .collect();
+        let pools = snap.pools.iter().filter(|p| p.in_use);
         let mib = |bytes: u64| bytes as f64 / f64::from(1u32 << 20);
         let peak = crate::sim::thread_memory_bytes(&snap.pools, true);
         let runs = matches!(
@@ -324,14 +320,14 @@ impl RunReport {
             failed_latency_ms: snap.failed_latency,
             clients,
             connections,
-            pools,
-            services,
+            pools: pools.map(PoolReport::from).collect(),
+            services: snap.services.iter().map(ServiceReport::from).collect(),
             cpu: CpuReport {
                 cores: snap.cpu.cores,
                 utilisation: snap.cpu.utilisation,
                 max_queued: snap.cpu.max_queued,
             },
-            resources,
+            resources: snap.resources.iter().map(ResourceReport::from).collect(),
             thread_memory_mib: mib(snap.thread_memory_bytes),
             peak_thread_memory_mib: mib(peak),
             theory: Theory {

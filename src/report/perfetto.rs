@@ -238,8 +238,41 @@ fn write_span<W: Write>(
     unfinished: bool,
 ) -> io::Result<()> {
     let track = tid(p, span.thread);
+    let (name, args) = name_and_args(names, span, unfinished);
+    w.event(&Event::complete(
+        name,
+        p,
+        track,
+        span.start,
+        span.duration(),
+        args,
+    ))?;
+    if let Some(at) = span.timed_out_at.filter(|at| *at < span.end) {
+        let rest = span.end.saturating_sub(at);
+        let args = Args::Request {
+            request: span.request,
+            unfinished,
+        };
+        let name = "past the caller's timeout".into();
+        w.event(&Event::complete(name, p, track, at, rest, args))?;
+    }
+    if let Some((from_pool, from_number, at)) = span.from {
+        // One arrow per call, from the submitting thread's slice to the call's; the event
+        // count makes a unique id.
+        let id = w.count;
+        let from_pid = pid(base, from_pool);
+        let from_track = tid(from_pid, from_number);
+        w.event(&Event::flow("s", from_pid, from_track, at, id))?;
+        w.event(&Event::flow("f", p, track, span.start, id))?;
+    }
+    Ok(())
+}
+
+/// A span's slice name and its arguments: the request, and for a call its service and how
+/// it ended.
+fn name_and_args<'a>(names: &[&'a str], span: &Span, unfinished: bool) -> (Cow<'a, str>, Args<'a>) {
     let service = span.service.and_then(|s| names.get(s.0).copied());
-    let (name, args): (Cow<'_, str>, Args<'_>) = match span.kind {
+    match span.kind {
         SpanKind::Handler => (
             format!("request #{}", span.request).into(),
             Args::Request {
@@ -272,34 +305,7 @@ fn write_span<W: Write>(
                 unfinished,
             },
         ),
-    };
-    w.event(&Event::complete(
-        name,
-        p,
-        track,
-        span.start,
-        span.duration(),
-        args,
-    ))?;
-    if let Some(at) = span.timed_out_at.filter(|at| *at < span.end) {
-        let rest = span.end.saturating_sub(at);
-        let args = Args::Request {
-            request: span.request,
-            unfinished,
-        };
-        let name = "past the caller's timeout".into();
-        w.event(&Event::complete(name, p, track, at, rest, args))?;
     }
-    if let Some((from_pool, from_number, at)) = span.from {
-        // One arrow per call, from the submitting thread's slice to the call's; the event
-        // count makes a unique id.
-        let id = w.count;
-        let from_pid = pid(base, from_pool);
-        let from_track = tid(from_pid, from_number);
-        w.event(&Event::flow("s", from_pid, from_track, at, id))?;
-        w.event(&Event::flow("f", p, track, span.start, id))?;
-    }
-    Ok(())
 }
 
 fn write_queued<W: Write>(

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::{RunReport, fmt_ms};
 use crate::scenario::Scenario;
+use crate::theory::{ErlangPrediction, Prediction};
 
 /// Column alignment.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -85,7 +86,8 @@ fn opt_u32(v: Option<u32>, none: &str) -> String {
     v.map_or_else(|| none.to_string(), |v| v.to_string())
 }
 
-fn rps(x: f64) -> String {
+/// Requests per second to two decimals; an infinite rate is `unbounded`.
+pub(super) fn rps(x: f64) -> String {
     if x.is_finite() {
         format!("{x:.2}")
     } else {
@@ -93,7 +95,8 @@ fn rps(x: f64) -> String {
     }
 }
 
-fn title(scenario: &Scenario, out: &mut String) {
+/// The scenario's name and what it is about, the first line of every table.
+pub(super) fn title(scenario: &Scenario, out: &mut String) {
     let _ = writeln!(out, "{}: {}", scenario.name, scenario.about);
 }
 
@@ -136,7 +139,27 @@ pub fn run_table_measured(scenario: &Scenario, r: &RunReport, measured: &str) ->
     out
 }
 
+/// Everything under the runs: the headline figures, the pools, services and connection
+/// pools, the CPU and theory.
 fn summary(r: &RunReport, out: &mut String) {
+    headline(r, out);
+    pool_table(r, out);
+    service_table(r, out);
+    resource_table(r, out);
+    let _ = writeln!(
+        out,
+        "CPU: {} cores, {:.0}% used, at most {} waiting for a core · thread stacks {:.1} MiB now, at most {:.1} MiB",
+        r.cpu.cores,
+        r.cpu.utilisation * 100.0,
+        r.cpu.max_queued,
+        r.thread_memory_mib,
+        r.peak_thread_memory_mib
+    );
+    theory(r, out);
+}
+
+/// The requests by outcome, goodput and failure rates, and the two latencies.
+fn headline(r: &RunReport, out: &mut String) {
     let q = &r.requests;
     let l = &r.latency_ms;
     let _ = writeln!(
@@ -164,6 +187,10 @@ fn summary(r: &RunReport, out: &mut String) {
         );
     }
     out.push('\n');
+}
+
+/// The pools in use, with the JDK's names for their figures.
+fn pool_table(r: &RunReport, out: &mut String) {
     let mut pools = Table::new(&[
         ("Pool", Left),
         ("Kind", Left),
@@ -192,6 +219,10 @@ fn summary(r: &RunReport, out: &mut String) {
     }
     pools.render(out);
     out.push('\n');
+}
+
+/// Calls to each downstream service and how they ended.
+fn service_table(r: &RunReport, out: &mut String) {
     let mut services = Table::new(&[
         ("Service", Left),
         ("Calls", Right),
@@ -214,6 +245,10 @@ fn summary(r: &RunReport, out: &mut String) {
     }
     services.render(out);
     out.push('\n');
+}
+
+/// The connection pools, when the scenario has any.
+fn resource_table(r: &RunReport, out: &mut String) {
     if !r.resources.is_empty() {
         let mut t = Table::new(&[
             ("Connection pool", Left),
@@ -238,20 +273,50 @@ fn summary(r: &RunReport, out: &mut String) {
         t.render(out);
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "CPU: {} cores, {:.0}% used, at most {} waiting for a core · thread stacks {:.1} MiB now, at most {:.1} MiB",
-        r.cpu.cores,
-        r.cpu.utilisation * 100.0,
-        r.cpu.max_queued,
-        r.thread_memory_mib,
-        r.peak_thread_memory_mib
-    );
-    theory(r, out);
 }
 
+/// Theory beside the measurement: the ceiling, the expected throughput, the CPU's ceiling,
+/// Erlang C where it applies, and Little's law.
 fn theory(r: &RunReport, out: &mut String) {
     let p = &r.theory.prediction;
+    ceiling_line(p, out);
+    if let Some(x) = p.throughput_rps {
+        let _ = write!(
+            out,
+            "Expected: {} req/s (measured goodput {:.2})",
+            rps(x),
+            r.goodput_rps
+        );
+        if let Some(ms) = p.latency_ms {
+            let _ = write!(out, ", mean latency {ms:.1} ms");
+        }
+        if let Some(u) = p.utilisation {
+            let _ = write!(out, ", bottleneck utilisation {:.0}%", u * 100.0);
+        }
+        out.push('\n');
+    }
+    if let Some(c) = p.cpu_ceiling_rps {
+        let _ = write!(out, "CPU ceiling: {} req/s", rps(c));
+        if let Some(n) = p.sizing_rule_threads {
+            let _ = write!(
+                out,
+                "; sizing rule cores x (1 + wait/compute) = {n:.0} threads"
+            );
+        }
+        out.push('\n');
+    }
+    if let Some(e) = &p.erlang_c {
+        erlang_c_line(e, out);
+    }
+    let _ = writeln!(
+        out,
+        "Little's law: L measured {:.2}, λ·W {:.2}",
+        r.theory.littles_l_measured, r.theory.littles_l_from_x_w
+    );
+}
+
+/// One request alone, and the thread ceiling with the pool (or Tomcat) that sets it.
+fn ceiling_line(p: &Prediction, out: &mut String) {
     let _ = write!(
         out,
         "Theory: one request alone {} ms",
@@ -281,200 +346,23 @@ fn theory(r: &RunReport, out: &mut String) {
         }
     }
     out.push('\n');
-    if let Some(x) = p.throughput_rps {
-        let _ = write!(
-            out,
-            "Expected: {} req/s (measured goodput {:.2})",
-            rps(x),
-            r.goodput_rps
-        );
-        if let Some(ms) = p.latency_ms {
-            let _ = write!(out, ", mean latency {ms:.1} ms");
-        }
-        if let Some(u) = p.utilisation {
-            let _ = write!(out, ", bottleneck utilisation {:.0}%", u * 100.0);
-        }
-        out.push('\n');
-    }
-    if let Some(c) = p.cpu_ceiling_rps {
-        let _ = write!(out, "CPU ceiling: {} req/s", rps(c));
-        if let Some(n) = p.sizing_rule_threads {
-            let _ = write!(
-                out,
-                "; sizing rule cores x (1 + wait/compute) = {n:.0} threads"
-            );
-        }
-        out.push('\n');
-    }
-    if let Some(e) = &p.erlang_c {
-        let _ = writeln!(
-            out,
-            "Erlang C (M/M/{}{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
-            e.servers,
-            if e.approximation {
-                ", an approximation: the hold time is not exponential"
-            } else {
-                ""
-            },
-            e.offered_load_erlangs,
-            e.prob_wait * 100.0,
-            e.mean_wait_ms,
-            e.mean_response_ms,
-            e.p99_response_ms
-        );
-    }
+}
+
+/// The M/M/c (Erlang C) prediction, and whether it only approximates this hold time.
+fn erlang_c_line(e: &ErlangPrediction, out: &mut String) {
     let _ = writeln!(
         out,
-        "Little's law: L measured {:.2}, λ·W {:.2}",
-        r.theory.littles_l_measured, r.theory.littles_l_from_x_w
+        "Erlang C (M/M/{}{}): offered {:.1} erlangs, P(wait) {:.1}%, Wq {:.3} ms, W {:.2} ms, p99 {:.1} ms",
+        e.servers,
+        if e.approximation {
+            ", an approximation: the hold time is not exponential"
+        } else {
+            ""
+        },
+        e.offered_load_erlangs,
+        e.prob_wait * 100.0,
+        e.mean_wait_ms,
+        e.mean_response_ms,
+        e.p99_response_ms
     );
-}
-
-/// `compare --format table`: the strategies side by side on identical requests.
-pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
-    let mut out = String::new();
-    title(scenario, &mut out);
-    let first = reports.first();
-    let _ = writeln!(
-        out,
-        "preset {} · seed {} · every strategy sees the same requests, latencies and failures\n",
-        first.map_or("", |r| r.preset.as_str()),
-        scenario.seed
-    );
-    if reports.iter().all(|r| r.runs.is_some()) {
-        let mut headers = vec![("Run #", Right)];
-        headers.extend(reports.iter().map(|r| (r.strategy.name(), Right)));
-        let mut t = Table::new(&headers);
-        let n = reports
-            .iter()
-            .filter_map(|r| r.runs.as_ref().map(Vec::len))
-            .max()
-            .unwrap_or(0);
-        for i in 0..n {
-            let mut row = vec![(i + 1).to_string()];
-            for r in reports {
-                let cell =
-                    r.runs
-                        .as_ref()
-                        .and_then(|runs| runs.get(i))
-                        .map_or_else(String::new, |x| {
-                            let status = x.status.split(' ').next().unwrap_or("");
-                            format!("{} ms {status}", fmt_ms(x.time_ms))
-                        });
-                row.push(cell);
-            }
-            t.row(row);
-        }
-        t.render(&mut out);
-        out.push('\n');
-    }
-    let best = super::best(reports);
-    let names: Vec<String> = reports
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            if best.contains(&i) {
-                format!("{} (best)", r.strategy.name())
-            } else {
-                r.strategy.name().to_string()
-            }
-        })
-        .collect();
-    let mut headers = vec![("", Left)];
-    headers.extend(names.iter().map(|n| (n.as_str(), Right)));
-    let mut t = Table::new(&headers);
-    let mut add = |name: &str, f: &dyn Fn(&RunReport) -> String| {
-        let mut row = vec![name.to_string()];
-        row.extend(reports.iter().map(f));
-        t.row(row);
-    };
-    add("goodput (req/s)", &|r| format!("{:.2}", r.goodput_rps));
-    add("failed (req/s)", &|r| {
-        format!("{:.2}", r.failure_rps.failed)
-    });
-    add("timeout (req/s)", &|r| {
-        format!("{:.2}", r.failure_rps.timeout)
-    });
-    add("refused (req/s)", &|r| {
-        format!("{:.2}", r.failure_rps.refused)
-    });
-    add("answered mean (ms)", &|r| {
-        format!("{:.1}", r.latency_ms.mean)
-    });
-    add("answered p50 (ms)", &|r| format!("{:.1}", r.latency_ms.p50));
-    add("answered p99 (ms)", &|r| format!("{:.1}", r.latency_ms.p99));
-    add("to failure p50 (ms)", &|r| {
-        failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p50)
-    });
-    add("to failure p99 (ms)", &|r| {
-        failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p99)
-    });
-    add("success", &|r| r.requests.success.to_string());
-    add("partial", &|r| r.requests.partial.to_string());
-    add("failed", &|r| r.requests.failed.to_string());
-    add("timeout", &|r| r.requests.timeout.to_string());
-    add("refused", &|r| r.requests.refused.to_string());
-    add("in flight at end", &|r| r.requests.in_flight.to_string());
-    add("max queued", &|r| {
-        r.pools
-            .iter()
-            .map(|p| p.max_queue)
-            .max()
-            .unwrap_or(0)
-            .to_string()
-    });
-    add("rejected", &|r| {
-        r.pools.iter().map(|p| p.rejected).sum::<u64>().to_string()
-    });
-    add("largest pool", &|r| {
-        r.pools
-            .iter()
-            .filter(|p| p.kind != "tomcat")
-            .map(|p| p.largest_pool_size)
-            .max()
-            .map_or_else(|| "-".to_string(), |n| n.to_string())
-    });
-    add("ceiling (req/s)", &|r| {
-        r.theory
-            .prediction
-            .ceiling_rps
-            .map_or_else(|| "unbounded".into(), rps)
-    });
-    add("bottleneck", &|r| {
-        r.theory
-            .prediction
-            .bottleneck
-            .clone()
-            .unwrap_or_else(|| "-".into())
-    });
-    add("responses (req/s)", &|r| format!("{:.2}", r.throughput_rps));
-    add("limited by", &|r| super::limited_by(scenario, r));
-    t.render(&mut out);
-    out.push('\n');
-    let _ = writeln!(out, "{}", verdict(reports, &best));
-    out
-}
-
-/// A time to failure, or `-` when no request failed.
-fn failure_ms(count: u64, ms: f64) -> String {
-    if count == 0 {
-        "-".to_string()
-    } else {
-        format!("{ms:.1}")
-    }
-}
-
-/// The sentence under the compare table naming the best strategy and why.
-fn verdict(reports: &[RunReport], best: &[usize]) -> String {
-    let names: Vec<&str> = best.iter().map(|&i| reports[i].strategy.name()).collect();
-    let Some(first) = best.first().map(|&i| &reports[i]) else {
-        return "best: none (no request was answered)".to_string();
-    };
-    format!(
-        "best: {} — highest goodput {:.2} req/s (answered p99 {:.1} ms); goodput counts \
-         success and partial answers only, never failed, timed-out or refused requests",
-        names.join(" = "),
-        first.goodput_rps,
-        first.latency_ms.p99
-    )
 }

@@ -116,6 +116,35 @@ fn bulkhead(
     if let Some(j) = earlier.iter().position(|pool| pool.name == name) {
         return Err(check.invalid(&field("name"), quoted(&name), format!("is already the name of strategy.bulkhead[{j}]: pool names must be unique (they prefix thread names)")));
     }
+    let ids = bulkhead_services(check, path, raw, services, earlier)?;
+    let (core, max) = bulkhead_sizes(check, path, raw)?;
+    let queue = check.count(&field("queue"), raw.queue, 0..=MAX_QUEUE)?;
+    let choices = RejectionPolicy::ALL.map(|p| (p.name(), p));
+    let rejection = check.one_of(&field("rejection"), &raw.rejection, &choices)?;
+    if rejection == RejectionPolicy::DiscardOldest && queue == 0 {
+        return Err(check.invalid(&field("rejection"), quoted(&raw.rejection), format!("cannot be used with {path}.queue = 0: with a SynchronousQueue the JDK's DiscardOldestPolicy polls nothing and re-executes the task, which is rejected again, recursively, until StackOverflowError")));
+    }
+    Ok(BulkheadPool {
+        name,
+        services: ids,
+        core,
+        max,
+        queue,
+        rejection,
+        // ThreadPoolExecutor accepts keepAliveTime 0: threads above core leave at once.
+        keep_alive: check.duration(&field("keep_alive"), &raw.keep_alive)?,
+    })
+}
+
+/// The services a bulkhead runs: at least one, each in no other bulkhead.
+fn bulkhead_services(
+    check: &Checker,
+    path: &str,
+    raw: &RawBulkhead,
+    services: &[Service],
+    earlier: &[BulkheadPool],
+) -> Result<Vec<ServiceId>, ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
     if raw.services.is_empty() {
         return Err(check.invalid(
             &field("services"),
@@ -144,7 +173,16 @@ fn bulkhead(
         }
         ids.push(id);
     }
+    Ok(ids)
+}
 
+/// A bulkhead's core and max threads, as `ThreadPoolExecutor`'s constructor checks them.
+fn bulkhead_sizes(
+    check: &Checker,
+    path: &str,
+    raw: &RawBulkhead,
+) -> Result<(u32, u32), ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
     let core = check.count(&field("core"), raw.core, 0..=MAX_THREADS)?;
     // An absent max means a fixed-size pool (max = core), like Executors.newFixedThreadPool.
     let max_value = raw.max.unwrap_or(raw.core);
@@ -158,22 +196,7 @@ fn bulkhead(
     if max < core {
         return Err(check.invalid(&field("max"), max, format!("is below core = {core}: max must be >= core (ThreadPoolExecutor throws IllegalArgumentException)")));
     }
-    let queue = check.count(&field("queue"), raw.queue, 0..=MAX_QUEUE)?;
-    let choices = RejectionPolicy::ALL.map(|p| (p.name(), p));
-    let rejection = check.one_of(&field("rejection"), &raw.rejection, &choices)?;
-    if rejection == RejectionPolicy::DiscardOldest && queue == 0 {
-        return Err(check.invalid(&field("rejection"), quoted(&raw.rejection), format!("cannot be used with {path}.queue = 0: with a SynchronousQueue the JDK's DiscardOldestPolicy polls nothing and re-executes the task, which is rejected again, recursively, until StackOverflowError")));
-    }
-    Ok(BulkheadPool {
-        name,
-        services: ids,
-        core,
-        max,
-        queue,
-        rejection,
-        // ThreadPoolExecutor accepts keepAliveTime 0: threads above core leave at once.
-        keep_alive: check.duration(&field("keep_alive"), &raw.keep_alive)?,
-    })
+    Ok((core, max))
 }
 
 #[cfg(test)]

@@ -116,7 +116,46 @@ pub(crate) fn parse_trace(
     let mut lines = numbered_lines(text)
         .map(|(i, l)| (i, l.trim()))
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let Some((header_line, header)) = lines.next() else {
+    let (header_line, columns) = header(file, lines.next())?;
+    let targets = header_targets(file, header_line, &columns, services)?;
+    let columns = Columns {
+        names: &columns,
+        targets: &targets,
+        services: services.len(),
+    };
+    let mut rows: Vec<TraceRow> = Vec::new();
+    for (line, text) in lines {
+        let last = rows.last().map_or(Nanos::ZERO, |r| r.at);
+        let row = columns.row(file, line, text, last)?;
+        if rows.len() == MAX_TRACE_ROWS {
+            return Err(invalid(
+                file,
+                line,
+                "*",
+                "",
+                &format!("the trace has more than {MAX_TRACE_ROWS} rows"),
+            ));
+        }
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return Err(invalid(
+            file,
+            header_line,
+            "*",
+            "",
+            "the trace has a header but no rows",
+        ));
+    }
+    Ok(rows)
+}
+
+/// The header's line number and column names, the first of which must be `at`.
+fn header<'a>(
+    file: &str,
+    first: Option<(usize, &'a str)>,
+) -> Result<(usize, Vec<&'a str>), ScenarioError> {
+    let Some((header_line, header)) = first else {
         return Err(invalid(
             file,
             1,
@@ -135,12 +174,28 @@ pub(crate) fn parse_trace(
             "the first column must be `at` (the arrival time)",
         ));
     }
-    let targets = header_targets(file, header_line, &columns, services)?;
-    let mut rows = Vec::new();
-    let mut last = Nanos::ZERO;
-    for (line, text) in lines {
+    Ok((header_line, columns))
+}
+
+/// The header's columns: their names and the service each one after `at` gives latencies of.
+struct Columns<'a> {
+    names: &'a [&'a str],
+    targets: &'a [usize],
+    /// How many services the scenario has (a row holds a latency or none for each).
+    services: usize,
+}
+
+impl Columns<'_> {
+    /// One row, arriving no earlier than `last`.
+    fn row(
+        &self,
+        file: &str,
+        line: usize,
+        text: &str,
+        last: Nanos,
+    ) -> Result<TraceRow, ScenarioError> {
         let cells: Vec<&str> = text.split(',').collect();
-        if cells.len() != columns.len() {
+        if cells.len() != self.names.len() {
             return Err(invalid(
                 file,
                 line,
@@ -149,7 +204,7 @@ pub(crate) fn parse_trace(
                 &format!(
                     "has {} cells, the header has {}",
                     cells.len(),
-                    columns.len()
+                    self.names.len()
                 ),
             ));
         }
@@ -163,36 +218,17 @@ pub(crate) fn parse_trace(
                 "goes back in time: rows must be in arrival order",
             ));
         }
-        last = at;
-        let mut latencies = vec![None; services.len()];
-        for (cell, (&id, name)) in cells[1..].iter().zip(targets.iter().zip(&columns[1..])) {
+        let mut latencies = vec![None; self.services];
+        let named = self.targets.iter().zip(&self.names[1..]);
+        for (cell, (&id, name)) in cells[1..].iter().zip(named) {
             if cell.trim().is_empty() {
                 continue;
             }
             latencies[id] =
                 Some(value(cell).ok_or_else(|| invalid(file, line, name, cell, CELL_FORM))?);
         }
-        if rows.len() == MAX_TRACE_ROWS {
-            return Err(invalid(
-                file,
-                line,
-                "*",
-                "",
-                &format!("the trace has more than {MAX_TRACE_ROWS} rows"),
-            ));
-        }
-        rows.push(TraceRow { at, latencies });
+        Ok(TraceRow { at, latencies })
     }
-    if rows.is_empty() {
-        return Err(invalid(
-            file,
-            header_line,
-            "*",
-            "",
-            "the trace has a header but no rows",
-        ));
-    }
-    Ok(rows)
 }
 
 /// The service of each column after `at`; a column named twice or not a service is an error.

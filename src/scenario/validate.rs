@@ -356,9 +356,9 @@ fn services(
         ));
     }
     let mut services: Vec<Service> = Vec::with_capacity(raw.len());
-    for (i, service) in raw.iter().enumerate() {
+    for (i, entry) in raw.iter().enumerate() {
         let path = format!("services[{i}]");
-        let name = check.name(&format!("{path}.name"), &service.name)?;
+        let name = check.name(&format!("{path}.name"), &entry.name)?;
         if let Some(j) = services.iter().position(|s| s.name == name) {
             return Err(check.invalid(
                 &format!("{path}.name"),
@@ -366,63 +366,81 @@ fn services(
                 format!("is already the name of services[{j}]: service names must be unique"),
             ));
         }
-        let hang = match &service.hang {
-            Some(hang) => Some(Hang {
-                probability: check
-                    .probability(&format!("{path}.hang.probability"), hang.probability)?,
-                duration: check
-                    .positive_duration(&format!("{path}.hang.duration"), &hang.duration)?,
-            }),
-            None => None,
-        };
-        let timeout = match &service.timeout {
-            Some(text) => Some(check.positive_duration(&format!("{path}.timeout"), text)?),
-            None => None,
-        };
-        let cpu = match &service.cpu {
-            Some(text) => check.duration(&format!("{path}.cpu"), text)?,
-            None => crate::time::Nanos::ZERO,
-        };
-        let uses = match &service.uses {
-            Some(r) => Some(
-                resources
-                    .iter()
-                    .position(|x| &x.name == r)
-                    .map(ResourceId)
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = resources.iter().map(|x| x.name.as_str()).collect();
-                        check.invalid(
-                            &format!("{path}.uses"),
-                            quoted(r),
-                            format!(
-                                "is not a known resource: [[resources]] are {}",
-                                if known.is_empty() {
-                                    "none".to_owned()
-                                } else {
-                                    known.join(", ")
-                                }
-                            ),
-                        )
-                    })?,
-            ),
-            None => None,
-        };
-        services.push(Service {
-            name,
-            latency: latency(check, &format!("{path}.latency"), &service.latency)?,
-            failure: check.probability(&format!("{path}.failure"), service.failure)?,
-            fallback: match &service.fallback {
-                Some(text) => Some(check.text(&format!("{path}.fallback"), text, false)?),
-                None => None,
-            },
-            timeout,
-            hang,
-            cpu,
-            uses,
-            pinned: service.pinned,
-        });
+        services.push(service(check, &path, name, entry, resources)?);
     }
     Ok(services)
+}
+
+/// The service at `path` (`services[i]`), its `name` already checked.
+fn service(
+    check: &Checker,
+    path: &str,
+    name: String,
+    raw: &RawService,
+    resources: &[Resource],
+) -> Result<Service, ScenarioError> {
+    let hang = match &raw.hang {
+        Some(hang) => Some(Hang {
+            probability: check
+                .probability(&format!("{path}.hang.probability"), hang.probability)?,
+            duration: check.positive_duration(&format!("{path}.hang.duration"), &hang.duration)?,
+        }),
+        None => None,
+    };
+    let timeout = match &raw.timeout {
+        Some(text) => Some(check.positive_duration(&format!("{path}.timeout"), text)?),
+        None => None,
+    };
+    let cpu = match &raw.cpu {
+        Some(text) => check.duration(&format!("{path}.cpu"), text)?,
+        None => crate::time::Nanos::ZERO,
+    };
+    let uses = match &raw.uses {
+        Some(r) => Some(resource_id(check, &format!("{path}.uses"), r, resources)?),
+        None => None,
+    };
+    Ok(Service {
+        name,
+        latency: latency(check, &format!("{path}.latency"), &raw.latency)?,
+        failure: check.probability(&format!("{path}.failure"), raw.failure)?,
+        fallback: match &raw.fallback {
+            Some(text) => Some(check.text(&format!("{path}.fallback"), text, false)?),
+            None => None,
+        },
+        timeout,
+        hang,
+        cpu,
+        uses,
+        pinned: raw.pinned,
+    })
+}
+
+/// The id of the resource called `name`, or an error listing the `[[resources]]`.
+fn resource_id(
+    check: &Checker,
+    path: &str,
+    name: &str,
+    resources: &[Resource],
+) -> Result<ResourceId, ScenarioError> {
+    resources
+        .iter()
+        .position(|x| x.name == name)
+        .map(ResourceId)
+        .ok_or_else(|| {
+            let known: Vec<&str> = resources.iter().map(|x| x.name.as_str()).collect();
+            check.invalid(
+                path,
+                quoted(name),
+                format!(
+                    "is not a known resource: [[resources]] are {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            )
+        })
 }
 
 /// A fixed latency may be zero (an instant call); a distribution's parameters may not.
@@ -492,7 +510,36 @@ fn endpoint(
     raw: &RawEndpoint,
     services: &[Service],
 ) -> Result<Endpoint, ScenarioError> {
-    let (stages, base) = match (&raw.calls, &raw.stages) {
+    let (stages, base) = stage_lists(check, raw)?;
+    let single = raw.calls.is_some();
+    let mut resolved = Vec::with_capacity(stages.len());
+    for (s, stage) in stages.iter().enumerate() {
+        let stage_path = if single {
+            base.to_owned()
+        } else {
+            format!("{base}[{s}]")
+        };
+        resolved.push(stage_ids(check, &stage_path, stage, services)?);
+    }
+    let fan_out = fan_out(check, raw, &resolved)?;
+    if fan_out > 1 {
+        for stage in &mut resolved {
+            *stage = stage
+                .iter()
+                .flat_map(|&id| std::iter::repeat_n(id, fan_out))
+                .collect();
+        }
+    }
+    Ok(Endpoint { stages: resolved })
+}
+
+/// The stages of service names, from `calls` (one stage) or `stages`, and the field they
+/// came from.
+fn stage_lists(
+    check: &Checker,
+    raw: &RawEndpoint,
+) -> Result<(Vec<Vec<String>>, &'static str), ScenarioError> {
+    match (&raw.calls, &raw.stages) {
         (Some(calls), None) => {
             if calls.is_empty() {
                 return Err(check.invalid(
@@ -501,7 +548,7 @@ fn endpoint(
                     "is empty: list the services the endpoint calls",
                 ));
             }
-            (vec![calls.clone()], "endpoint.calls")
+            Ok((vec![calls.clone()], "endpoint.calls"))
         }
         (None, Some(stages)) => {
             if stages.is_empty() {
@@ -511,49 +558,52 @@ fn endpoint(
                     "is empty: list at least one stage of calls",
                 ));
             }
-            (stages.clone(), "endpoint.stages")
+            Ok((stages.clone(), "endpoint.stages"))
         }
-        (Some(_), Some(stages)) => {
-            return Err(check.invalid(
-                "endpoint.stages",
-                format!("{stages:?}"),
-                "is given together with endpoint.calls: give exactly one (calls is a single stage)",
-            ));
-        }
-        (None, None) => {
-            return Err(check.missing(
-                "endpoint.calls",
-                "give endpoint.calls (one stage of calls) or endpoint.stages (dependent stages)",
-            ));
-        }
-    };
-    let single = raw.calls.is_some();
-    let mut resolved = Vec::with_capacity(stages.len());
-    for (s, stage) in stages.iter().enumerate() {
-        let stage_path = if single {
-            base.to_owned()
-        } else {
-            format!("{base}[{s}]")
-        };
-        if stage.is_empty() {
-            return Err(check.invalid(
-                &stage_path,
-                "[]",
-                "is empty: every stage calls at least one service",
-            ));
-        }
-        let ids: Vec<ServiceId> = stage
-            .iter()
-            .enumerate()
-            .map(|(i, name)| service_id(check, &format!("{stage_path}[{i}]"), name, services))
-            .collect::<Result<_, _>>()?;
-        resolved.push(ids);
+        (Some(_), Some(stages)) => Err(check.invalid(
+            "endpoint.stages",
+            format!("{stages:?}"),
+            "is given together with endpoint.calls: give exactly one (calls is a single stage)",
+        )),
+        (None, None) => Err(check.missing(
+            "endpoint.calls",
+            "give endpoint.calls (one stage of calls) or endpoint.stages (dependent stages)",
+        )),
     }
+}
+
+/// The services one stage (at `path`) calls; a stage calls at least one.
+fn stage_ids(
+    check: &Checker,
+    path: &str,
+    stage: &[String],
+    services: &[Service],
+) -> Result<Vec<ServiceId>, ScenarioError> {
+    if stage.is_empty() {
+        return Err(check.invalid(
+            path,
+            "[]",
+            "is empty: every stage calls at least one service",
+        ));
+    }
+    stage
+        .iter()
+        .enumerate()
+        .map(|(i, name)| service_id(check, &format!("{path}[{i}]"), name, services))
+        .collect()
+}
+
+/// `fan_out` (default 1), within [`MAX_CALLS`] calls per request over all the stages.
+fn fan_out(
+    check: &Checker,
+    raw: &RawEndpoint,
+    stages: &[Vec<ServiceId>],
+) -> Result<usize, ScenarioError> {
     let fan_out = match raw.fan_out {
         Some(n) => check.count("endpoint.fan_out", n, 1..=MAX_CALLS as u32)? as usize,
         None => 1,
     };
-    let total: usize = resolved.iter().map(Vec::len).sum::<usize>() * fan_out;
+    let total: usize = stages.iter().map(Vec::len).sum::<usize>() * fan_out;
     if total > MAX_CALLS {
         // Blame the field that was set: fan_out when given, else the list of calls.
         let (field, value) = match raw.fan_out {
@@ -566,15 +616,7 @@ fn endpoint(
             format!("makes {total} calls per request: allowed at most {MAX_CALLS}"),
         ));
     }
-    if fan_out > 1 {
-        for stage in &mut resolved {
-            *stage = stage
-                .iter()
-                .flat_map(|&id| std::iter::repeat_n(id, fan_out))
-                .collect();
-        }
-    }
-    Ok(Endpoint { stages: resolved })
+    Ok(fan_out)
 }
 
 /// The id of the service called `name`, or an error listing the services that exist.

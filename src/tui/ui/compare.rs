@@ -23,6 +23,7 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 use crate::report::{RunReport, best, limited_by};
 use crate::sim::Engine;
 use crate::tui::app::App;
+use crate::tui::theme::Palette;
 
 use super::fmt;
 
@@ -62,7 +63,28 @@ fn render_table(
     frame.render_widget(block, area);
     let best = best(reports);
     let limit_width = usize::from(inner.width).saturating_sub(NAME_WIDTH + 38);
-    let mut lines = vec![Line::styled(
+    let mut lines = vec![header(p)];
+    for (i, (r, engine)) in reports.iter().zip(engines).enumerate() {
+        let selected = engine.strategy() == app.engine().strategy();
+        let mut line = row(app, r, i, best.contains(&i), selected, limit_width);
+        if engine.now() < app.now() && !engine.is_finished() {
+            line.push_span(Span::styled(" catching up", p.error));
+        }
+        lines.push(line);
+    }
+    let note = if inner.width >= 110 {
+        "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
+         failed/s = failed + timeout + refused"
+    } else {
+        "* best: highest goodput (ties: lower p99) · p50/p99 of answered requests"
+    };
+    lines.push(Line::styled(note, p.dim));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The column headings.
+fn header(p: &Palette) -> Line<'static> {
+    Line::styled(
         format!(
             "  {:<w$}{:>9}{:>8}{:>8}{:>10}  {}",
             "strategy",
@@ -74,63 +96,58 @@ fn render_table(
             w = NAME_WIDTH - 2
         ),
         p.dim,
-    )];
-    for (i, (r, engine)) in reports.iter().zip(engines).enumerate() {
-        let failed = r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused;
-        let mark = if best.contains(&i) { "* " } else { "  " };
-        let name = format!("{mark}{} {}", i + 1, r.strategy.name());
-        let style = if engine.strategy() == app.engine().strategy() {
-            p.selected
+    )
+}
+
+/// The `i`th strategy's row: its name (`*` when best), goodput, answered p50 and p99, failures
+/// per second and what limits it.
+fn row(
+    app: &App,
+    r: &RunReport,
+    i: usize,
+    best: bool,
+    selected: bool,
+    limit_width: usize,
+) -> Line<'static> {
+    let p = app.palette();
+    let failed = r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused;
+    let mark = if best { "* " } else { "  " };
+    let name = format!("{mark}{} {}", i + 1, r.strategy.name());
+    let style = if selected { p.selected } else { p.text };
+    let answered = r.latency_ms.count > 0;
+    let latency = |v: f64| {
+        if answered {
+            fmt::ms(v)
         } else {
-            p.text
-        };
-        let answered = r.latency_ms.count > 0;
-        let latency = |v: f64| {
-            if answered {
-                fmt::ms(v)
-            } else {
-                "-".to_string()
-            }
-        };
-        let mut spans = vec![
-            Span::styled(format!("{name:<NAME_WIDTH$}"), style),
-            Span::styled(
-                format!("{:>9}", fmt::rate(r.goodput_rps)),
-                style.add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(
-                format!(
-                    "{:>8}{:>8}",
-                    latency(r.latency_ms.p50),
-                    latency(r.latency_ms.p99)
-                ),
-                p.text,
-            ),
-            Span::styled(
-                format!("{:>10}", fmt::rate(failed)),
-                if failed > 0.0 { p.error } else { p.text },
-            ),
-            Span::styled(
-                format!(
-                    "  {}",
-                    fmt::fit(&limited_by(app.scenario(), r), limit_width)
-                ),
-                p.dim,
-            ),
-        ];
-        if engine.now() < app.now() && !engine.is_finished() {
-            spans.push(Span::styled(" catching up", p.error));
+            "-".to_string()
         }
-        lines.push(Line::from(spans));
-    }
-    let note = if inner.width >= 110 {
-        "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
-         failed/s = failed + timeout + refused"
-    } else {
-        "* best: highest goodput (ties: lower p99) · p50/p99 of answered requests"
     };
-    lines.push(Line::styled(note, p.dim));
-    frame.render_widget(Paragraph::new(lines), inner);
+    Line::from(vec![
+        Span::styled(format!("{name:<NAME_WIDTH$}"), style),
+        Span::styled(
+            format!("{:>9}", fmt::rate(r.goodput_rps)),
+            style.add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            format!(
+                "{:>8}{:>8}",
+                latency(r.latency_ms.p50),
+                latency(r.latency_ms.p99)
+            ),
+            p.text,
+        ),
+        Span::styled(
+            format!("{:>10}", fmt::rate(failed)),
+            if failed > 0.0 { p.error } else { p.text },
+        ),
+        Span::styled(
+            format!(
+                "  {}",
+                fmt::fit(&limited_by(app.scenario(), r), limit_width)
+            ),
+            p.dim,
+        ),
+    ])
 }
 
 /// Every strategy's latency series on one scale, so equal heights mean equal latencies.

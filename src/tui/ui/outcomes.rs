@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Paragraph};
 use crate::metrics::Outcome;
 use crate::sim::Snapshot;
 use crate::tui::app::App;
+use crate::tui::theme::Palette;
 
 use super::fmt;
 
@@ -27,6 +28,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
+    let mut lines = counter_rows(p, snapshot, inner.width);
+    lines.push(Line::styled(rates_and_connections(snapshot), p.dim));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// One count per outcome, in its colour: one row when wide enough, else two.
+fn counter_rows(p: &Palette, snapshot: &Snapshot, width: u16) -> Vec<Line<'static>> {
     let counter = |o: Outcome| {
         let style = p.outcome(o);
         vec![
@@ -45,14 +53,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
                 .collect::<Vec<_>>(),
         )
     };
-    let mut lines = if inner.width >= 75 {
+    if width >= 75 {
         vec![row(&Outcome::ALL)]
     } else {
         vec![
             row(&[Outcome::Success, Outcome::Partial, Outcome::Failed]),
             row(&[Outcome::Timeout, Outcome::Refused]),
         ]
-    };
+    }
+}
+
+/// The failures' own rates, then answered requests, open connections, the backlog and late
+/// responses.
+fn rates_and_connections(snapshot: &Snapshot) -> String {
     let failing: Vec<String> = Outcome::FAILURES
         .iter()
         .filter(|&&o| snapshot.outcomes.get(o) > 0)
@@ -78,6 +91,5 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     if snapshot.late_responses > 0 {
         extra.push_str(&format!(" · late {}", fmt::count(snapshot.late_responses)));
     }
-    lines.push(Line::styled(extra, p.dim));
-    frame.render_widget(Paragraph::new(lines), inner);
+    extra
 }

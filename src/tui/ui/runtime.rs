@@ -52,6 +52,24 @@ pub fn render(
     frame.render_widget(block, area);
 
     let width = usize::from(inner.width);
+    let mut lines = vec![runtime_line(p, view, width)];
+    task_groups(p, view, width, &mut lines);
+    // The verdict comes last and wraps: it is the line that matters.
+    let verdict = verdict_line(p, lag, cores);
+    let rows = usize::from(inner.height);
+    lines.truncate(rows.saturating_sub(1));
+    let top = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    frame.render_widget(Paragraph::new(lines), inner);
+    let rest = Rect {
+        y: inner.y + top,
+        height: inner.height.saturating_sub(top),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(verdict).wrap(Wrap { trim: false }), rest);
+}
+
+/// ` workers 2 · busy 1.9 of 2 · global queue 3 · live tasks 40 · timers 7.0 ms late`
+fn runtime_line(p: &Palette, view: &RuntimeView, width: usize) -> Line<'static> {
     let runtime = vec![
         vec![Span::raw(format!("workers {}", view.workers))],
         vec![Span::raw(format!(
@@ -77,8 +95,11 @@ pub fn render(
         Span::styled(" · ", p.dim),
         width.saturating_sub(1),
     ));
-    let mut lines = vec![Line::from(line)];
+    Line::from(line)
+}
 
+/// The table of instrumented task groups, or a line saying there are none yet.
+fn task_groups(p: &Palette, view: &RuntimeView, width: usize, lines: &mut Vec<Line<'static>>) {
     let groups: Vec<&TaskGroupView> = view.tasks.iter().filter(|t| t.instrumented > 0).collect();
     if groups.is_empty() {
         lines.push(Line::styled(
@@ -95,9 +116,11 @@ pub fn render(
         ));
         lines.extend(groups.into_iter().map(|g| group(p, g, width)));
     }
+}
 
-    // The verdict comes last and wraps: it is the line that matters.
-    let verdict = if lag.is_empty() {
+/// Keeping up within the limits, or behind and why.
+fn verdict_line(p: &Palette, lag: &[Lag], cores: usize) -> Line<'static> {
+    if lag.is_empty() {
         Line::styled(
             format!(
                 " keeping up: scheduling delay and timers under {:.0} ms, CPU work within {cores} cores",
@@ -108,17 +131,7 @@ pub fn render(
     } else {
         let reasons: Vec<String> = lag.iter().map(ToString::to_string).collect();
         Line::styled(format!(" behind: {}", reasons.join(", ")), p.error)
-    };
-    let rows = usize::from(inner.height);
-    lines.truncate(rows.saturating_sub(1));
-    let top = u16::try_from(lines.len()).unwrap_or(u16::MAX);
-    frame.render_widget(Paragraph::new(lines), inner);
-    let rest = Rect {
-        y: inner.y + top,
-        height: inner.height.saturating_sub(top),
-        ..inner
-    };
-    frame.render_widget(Paragraph::new(verdict).wrap(Wrap { trim: false }), rest);
+    }
 }
 
 /// ` unbounded            38    0.02 ms   12.00 ms    0.40 ms          1%`

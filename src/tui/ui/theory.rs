@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::sim::Snapshot;
+use crate::theory::{ErlangPrediction, Prediction};
 use crate::tui::app::App;
 
 use super::fmt;
@@ -21,6 +22,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     frame.render_widget(block, area);
 
     let prediction = app.engine().prediction();
+    let mut rows = vec![
+        (" theory   ", predicted(app, &prediction, snapshot)),
+        (" measured ", measured(snapshot)),
+    ];
+    if let Some(e) = &prediction.erlang_c {
+        rows.push((" Erlang C ", erlang_c(e)));
+    }
+    let width = usize::from(inner.width).saturating_sub(10);
+    let lines: Vec<Line> = rows
+        .into_iter()
+        .map(|(label, parts)| {
+            let parts = parts.into_iter().map(|t| vec![Span::raw(t)]).collect();
+            let mut spans = vec![Span::styled(label, p.title)];
+            spans.extend(fmt::items(parts, Span::styled(" · ", p.dim), width));
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Theory's row: the ceiling, throughput, latency and utilisation it can give for this load,
+/// and one request alone.
+fn predicted(app: &App, prediction: &Prediction, snapshot: &Snapshot) -> Vec<String> {
     let ceiling = match (&prediction.ceiling_rps, &prediction.bottleneck) {
         (Some(c), Some(b)) => format!("ceiling {} ({b})", fmt::rate(*c)),
         (Some(c), None) => format!("ceiling {}", fmt::rate(*c)),
@@ -48,56 +72,47 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     if snapshot.services.iter().any(|s| s.fault.is_some()) {
         theory.insert(0, "faults not modelled".to_string());
     }
+    theory
+}
+
+/// The measured row: goodput, the answered latency and Little's law.
+fn measured(snapshot: &Snapshot) -> Vec<String> {
     // The ceiling is compared with goodput: a rejection answered in no time is not work done.
-    let measured = if snapshot.outcomes.total() == 0 {
-        vec!["waiting for the first request to end".to_string()]
-    } else {
-        vec![
-            format!("goodput {}", fmt::rate(snapshot.goodput_rps)),
-            if snapshot.latency.count > 0 {
-                format!("R {} ms answered", fmt::ms(snapshot.latency.mean))
-            } else {
-                "no answer yet".to_string()
-            },
-            // Little's law, L = λW: both sides come from the snapshot.
-            format!(
-                "L {:.2} vs λW {:.2}",
-                snapshot.mean_in_flight,
-                snapshot.littles_l_from_x_w()
-            ),
-        ]
-    };
-    let mut rows = vec![(" theory   ", theory), (" measured ", measured)];
-    if let Some(e) = &prediction.erlang_c {
-        rows.push((
-            " Erlang C ",
-            vec![
-                if e.approximation {
-                    "≈ holds not exponential".to_string()
-                } else {
-                    "exact (M/M/c)".to_string()
-                },
-                format!(
-                    "{} threads, {:.1} erlangs",
-                    e.servers, e.offered_load_erlangs
-                ),
-                format!("P(wait) {}", fmt::percent(e.prob_wait)),
-                format!("wait {} ms", fmt::ms(e.mean_wait_ms)),
-                format!("p99 {} ms", fmt::ms(e.p99_response_ms)),
-            ],
-        ));
+    if snapshot.outcomes.total() == 0 {
+        return vec!["waiting for the first request to end".to_string()];
     }
-    let width = usize::from(inner.width).saturating_sub(10);
-    let lines: Vec<Line> = rows
-        .into_iter()
-        .map(|(label, parts)| {
-            let parts = parts.into_iter().map(|t| vec![Span::raw(t)]).collect();
-            let mut spans = vec![Span::styled(label, p.title)];
-            spans.extend(fmt::items(parts, Span::styled(" · ", p.dim), width));
-            Line::from(spans)
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(lines), inner);
+    vec![
+        format!("goodput {}", fmt::rate(snapshot.goodput_rps)),
+        if snapshot.latency.count > 0 {
+            format!("R {} ms answered", fmt::ms(snapshot.latency.mean))
+        } else {
+            "no answer yet".to_string()
+        },
+        // Little's law, L = λW: both sides come from the snapshot.
+        format!(
+            "L {:.2} vs λW {:.2}",
+            snapshot.mean_in_flight,
+            snapshot.littles_l_from_x_w()
+        ),
+    ]
+}
+
+/// The Erlang C row: exact for exponential holds, else an approximation.
+fn erlang_c(e: &ErlangPrediction) -> Vec<String> {
+    vec![
+        if e.approximation {
+            "≈ holds not exponential".to_string()
+        } else {
+            "exact (M/M/c)".to_string()
+        },
+        format!(
+            "{} threads, {:.1} erlangs",
+            e.servers, e.offered_load_erlangs
+        ),
+        format!("P(wait) {}", fmt::percent(e.prob_wait)),
+        format!("wait {} ms", fmt::ms(e.mean_wait_ms)),
+        format!("p99 {} ms", fmt::ms(e.p99_response_ms)),
+    ]
 }
 
 /// One request alone. With hanging services the mean (a 1 s call and a 30 s hang averaged)

@@ -279,23 +279,9 @@ fn lines<'a>(
     let selected = selected.min(lanes.len().saturating_sub(1));
     let current = lanes.get(selected).and_then(|l| l.request);
     if !handlers.is_empty() {
-        // The handlers on top: the request's lifetime beside its calls.
-        let shown = handlers.len().min(room / 3).min(4);
-        for lane in handlers.iter().take(shown) {
-            let mark = lane.request.is_some() && lane.request == current;
-            out.push(lane_line(
-                lane,
-                (t, w),
-                p,
-                engine,
-                if mark { '◂' } else { ' ' },
-            ));
-        }
-        if shown > 0 {
-            let rule = "─".repeat((LABEL + w.cols).saturating_sub(pool_name.chars().count() + 2));
-            out.push(Line::styled(format!(" ─ {pool_name} {rule}"), p.dim));
-            room = room.saturating_sub(shown + 1);
-        }
+        let on_top = handler_lines(&handlers, current, (t, w), p, engine, pool_name, room);
+        room = room.saturating_sub(on_top.len());
+        out.extend(on_top);
     }
     let queue = queue_row(t, pool, w);
     let queued = queue.iter().any(|d| *d > 0);
@@ -318,6 +304,36 @@ fn lines<'a>(
     out.resize(usize::from(height).saturating_sub(2), Line::default());
     out.push(detail(engine, t, lanes.get(selected), p));
     out.push(legend(p));
+    out
+}
+
+/// The handlers on top, the one serving the selected lane's request marked, then a rule
+/// naming the pool: the request's lifetime beside its calls. Empty when `room` is too small.
+fn handler_lines<'a>(
+    handlers: &[LaneRow],
+    current: Option<u64>,
+    (t, w): (&Timeline, Window),
+    p: &Palette,
+    engine: &Engine,
+    pool_name: &str,
+    room: usize,
+) -> Vec<Line<'a>> {
+    let shown = handlers.len().min(room / 3).min(4);
+    let mut out = Vec::with_capacity(shown + 1);
+    for lane in handlers.iter().take(shown) {
+        let mark = lane.request.is_some() && lane.request == current;
+        out.push(lane_line(
+            lane,
+            (t, w),
+            p,
+            engine,
+            if mark { '◂' } else { ' ' },
+        ));
+    }
+    if shown > 0 {
+        let rule = "─".repeat((LABEL + w.cols).saturating_sub(pool_name.chars().count() + 2));
+        out.push(Line::styled(format!(" ─ {pool_name} {rule}"), p.dim));
+    }
     out
 }
 

@@ -1,6 +1,43 @@
-//! CSV: the runs of a `runs` load, or one summary row per strategy.
+//! `--format csv`: the runs of a `runs` load, or one summary row per strategy; a sweep's
+//! points.
 
-use super::RunReport;
+use crate::real::RealReport;
+use crate::report::RunReport;
+use crate::scenario::Scenario;
+use crate::sweep::{self, SweepReport};
+
+use super::{Exporter, reports};
+
+/// Comma-separated rows for spreadsheets (RFC 4180 quoting).
+#[derive(Debug, Clone, Copy)]
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn run(&self, _: &Scenario, run: &RunReport, _complete: bool) -> anyhow::Result<String> {
+        Ok(run_csv(run))
+    }
+
+    fn compare(&self, _: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String> {
+        Ok(compare_csv(&reports(runs)))
+    }
+
+    fn real_run(&self, _: &Scenario, run: &RealReport) -> anyhow::Result<String> {
+        Ok(run_csv(&run.run))
+    }
+
+    fn real_compare(&self, _: &Scenario, runs: &[RealReport]) -> anyhow::Result<String> {
+        let runs: Vec<RunReport> = runs.iter().map(|r| r.run.clone()).collect();
+        Ok(compare_csv(&runs))
+    }
+
+    fn sweep(&self, sweep: &SweepReport) -> anyhow::Result<String> {
+        Ok(sweep::csv(sweep))
+    }
+}
 
 const SUMMARY_HEADER: &str = "preset,strategy,seed,simulated_s,sent,completed,success,partial,\
 failed,timeout,refused,throughput_rps,goodput_rps,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
@@ -65,7 +102,7 @@ fn field(s: &str) -> String {
 }
 
 /// `run --format csv`: the runs table for a `runs` load, else the summary row.
-pub fn run_csv(report: &RunReport) -> String {
+fn run_csv(report: &RunReport) -> String {
     let mut out = String::new();
     if let Some(runs) = &report.runs {
         out.push_str("run,strategy,time_ms,thread,status\n");
@@ -89,7 +126,7 @@ pub fn run_csv(report: &RunReport) -> String {
 }
 
 /// `compare --format csv`: one summary row per strategy.
-pub fn compare_csv(reports: &[RunReport]) -> String {
+fn compare_csv(reports: &[RunReport]) -> String {
     let mut out = String::from(SUMMARY_HEADER);
     out.push('\n');
     for r in reports {

@@ -1,0 +1,63 @@
+//! `--format json`: the reports' serde form (the schema the README documents).
+
+use crate::real::RealReport;
+use crate::report::{RunReport, to_json};
+use crate::scenario::Scenario;
+use crate::sweep::SweepReport;
+
+use super::Exporter;
+
+/// Pretty JSON; a run Ctrl-C stopped says `"partial": true`.
+#[derive(Debug, Clone, Copy)]
+pub struct Json;
+
+impl Exporter for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn run(&self, _: &Scenario, run: &RunReport, complete: bool) -> anyhow::Result<String> {
+        marked(run, complete)
+    }
+
+    fn compare(&self, _: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String> {
+        marked_all(runs)
+    }
+
+    fn real_run(&self, _: &Scenario, run: &RealReport) -> anyhow::Result<String> {
+        to_json(run)
+    }
+
+    fn real_compare(&self, _: &Scenario, runs: &[RealReport]) -> anyhow::Result<String> {
+        to_json(&runs)
+    }
+
+    fn sweep(&self, sweep: &SweepReport) -> anyhow::Result<String> {
+        to_json(sweep)
+    }
+}
+
+/// A report as pretty JSON; a run Ctrl-C stopped says `"partial": true` as its first field
+/// (inserted into the text so the other fields keep their order).
+fn marked<T: serde::Serialize>(report: &T, complete: bool) -> anyhow::Result<String> {
+    let text = to_json(report)?;
+    Ok(match (complete, text.strip_prefix("{\n")) {
+        (false, Some(rest)) => format!("{{\n  \"partial\": true,\n{rest}"),
+        _ => text,
+    })
+}
+
+/// Reports as a pretty JSON array, each marked as [`marked`] marks one.
+fn marked_all<T: serde::Serialize>(reports: &[(T, bool)]) -> anyhow::Result<String> {
+    if reports.iter().all(|(_, complete)| *complete) {
+        let all: Vec<&T> = reports.iter().map(|(r, _)| r).collect();
+        return to_json(&all);
+    }
+    let mut items = Vec::with_capacity(reports.len());
+    for (report, complete) in reports {
+        let text = marked(report, *complete)?;
+        let indented: Vec<String> = text.lines().map(|l| format!("  {l}")).collect();
+        items.push(indented.join("\n"));
+    }
+    Ok(format!("[\n{}\n]\n", items.join(",\n")))
+}

@@ -332,6 +332,8 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
         }
+        // The report was printed; the warnings said why its figures are not the model's.
+        Err(e) if e.downcast_ref::<FellBehind>().is_some() => ExitCode::from(FellBehind::EXIT),
         Err(e) => {
             eprintln!("threadlab: error: {e:#}");
             ExitCode::from(1)
@@ -790,7 +792,7 @@ fn run_real(
         Format::Csv => report::run_csv(&r.run),
     };
     print!("{out}");
-    Ok(())
+    fell_behind(std::slice::from_ref(&r))
 }
 
 fn compare_real(
@@ -805,13 +807,45 @@ fn compare_real(
         Format::Table => real::output::compare_table(&s, &reports),
         Format::Json => report::to_json(&reports)?,
         Format::Csv => {
-            let runs: Vec<RunReport> = reports.into_iter().map(|r| r.run).collect();
+            let runs: Vec<RunReport> = reports.iter().map(|r| r.run.clone()).collect();
             report::compare_csv(&runs)
         }
     };
     print!("{out}");
-    Ok(())
+    fell_behind(&reports)
 }
+
+/// Says on stderr which real runs could not keep up; then exit 3.
+fn fell_behind(reports: &[real::RealReport]) -> anyhow::Result<()> {
+    let mut behind = false;
+    for r in reports {
+        if let Some(warning) = r.pace.warning() {
+            eprintln!("threadlab: warning: {}: {warning}", r.run.strategy);
+            behind = true;
+        }
+    }
+    if behind {
+        Err(FellBehind.into())
+    } else {
+        Ok(())
+    }
+}
+
+/// A real run could not keep up with its scenario (exit 3): its report was printed, marked.
+#[derive(Debug)]
+struct FellBehind;
+
+impl FellBehind {
+    const EXIT: u8 = 3;
+}
+
+impl std::fmt::Display for FellBehind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a real run could not keep up with its scenario")
+    }
+}
+
+impl std::error::Error for FellBehind {}
 
 fn verify(
     preset: &str,
@@ -923,7 +957,7 @@ fn open_tui(preset: &str, args: &ScenarioArgs, screen: Screen) -> anyhow::Result
         );
         let reports = real::compare(&s, duration, options).map_err(real_error)?;
         print!("{}", real::output::compare_table(&s, &reports));
-        return Ok(());
+        return fell_behind(&reports);
     }
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         eprintln!(

@@ -15,6 +15,7 @@ mod executor;
 mod live;
 mod monitor;
 pub mod output;
+mod pace;
 mod run;
 mod server;
 mod sync;
@@ -30,6 +31,7 @@ use crate::time::Nanos;
 
 pub use live::{LATE_TIMER_LIMIT_MS, Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
 pub use monitor::{RuntimeView, TaskGroupView};
+pub use pace::Pace;
 
 /// The default cap on OS threads a real run may start (`--max-threads`).
 pub const DEFAULT_MAX_THREADS: u64 = 4096;
@@ -98,6 +100,8 @@ pub struct RealRun {
     pub time_scale: f64,
     /// Real seconds the run took.
     pub wall_s: f64,
+    /// Whether this machine kept up with the scenario.
+    pub pace: Pace,
 }
 
 /// A real run's report: the simulation's report plus what only a real run has.
@@ -109,6 +113,7 @@ pub struct RealReport {
     pub time_scale: f64,
     pub wall_s: f64,
     pub runtime: RuntimeView,
+    pub pace: Pace,
 }
 
 impl RealRun {
@@ -124,6 +129,7 @@ impl RealRun {
             time_scale: self.time_scale,
             wall_s: self.wall_s,
             runtime: self.runtime.clone(),
+            pace: self.pace.clone(),
         }
     }
 }

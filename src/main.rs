@@ -740,19 +740,10 @@ fn sweep(
 /// A run that stopped making progress in simulated time is bad input: the scenario
 /// livelocks (something is answered at once and retried at once).
 fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
-    if engine.stalled() {
-        return Err(BadInput(format!(
-            "{}: the {} run stopped making progress at {} simulated: {} events happened at that \
-             same instant (a request answered at once and retried at once?); give the failing \
-             calls a latency or the clients a think time",
-            engine.scenario().source,
-            engine.strategy(),
-            engine.now(),
-            threadlab::sim::STALL_EVENTS
-        ))
-        .into());
+    match engine.stall_message() {
+        Some(message) => Err(BadInput(format!("{}: {message}", engine.scenario().source)).into()),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `compare` plays every strategy: a `--strategy` would be ignored, so it is refused.

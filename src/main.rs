@@ -347,6 +347,8 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
         }
+        // The report was printed; the warnings said why its figures are not the model's.
+        Err(e) if e.downcast_ref::<FellBehind>().is_some() => ExitCode::from(FellBehind::EXIT),
         Err(e) => {
             eprintln!("threadlab: error: {e:#}");
             ExitCode::from(1)
@@ -738,19 +740,10 @@ fn sweep(
 /// A run that stopped making progress in simulated time is bad input: the scenario
 /// livelocks (something is answered at once and retried at once).
 fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
-    if engine.stalled() {
-        return Err(BadInput(format!(
-            "{}: the {} run stopped making progress at {} simulated: {} events happened at that \
-             same instant (a request answered at once and retried at once?); give the failing \
-             calls a latency or the clients a think time",
-            engine.scenario().source,
-            engine.strategy(),
-            engine.now(),
-            threadlab::sim::STALL_EVENTS
-        ))
-        .into());
+    match engine.stall_message() {
+        Some(message) => Err(BadInput(format!("{}: {message}", engine.scenario().source)).into()),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `compare` plays every strategy: a `--strategy` would be ignored, so it is refused.
@@ -783,8 +776,9 @@ fn run_real(
 ) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
-    print!("{}", exporter.real_run(&s, &run.report(&s))?);
-    Ok(())
+    let r = run.report(&s);
+    print!("{}", exporter.real_run(&s, &r)?);
+    fell_behind(std::slice::from_ref(&r))
 }
 
 fn compare_real(
@@ -796,8 +790,40 @@ fn compare_real(
     let (s, _, duration) = load(preset, args)?;
     let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
     print!("{}", exporter.real_compare(&s, &reports)?);
-    Ok(())
+    fell_behind(&reports)
 }
+
+/// Says on stderr which real runs could not keep up; then exit 3.
+fn fell_behind(reports: &[real::RealReport]) -> anyhow::Result<()> {
+    let mut behind = false;
+    for r in reports {
+        if let Some(warning) = r.pace.warning() {
+            eprintln!("threadlab: warning: {}: {warning}", r.run.strategy);
+            behind = true;
+        }
+    }
+    if behind {
+        Err(FellBehind.into())
+    } else {
+        Ok(())
+    }
+}
+
+/// A real run could not keep up with its scenario (exit 3): its report was printed, marked.
+#[derive(Debug)]
+struct FellBehind;
+
+impl FellBehind {
+    const EXIT: u8 = 3;
+}
+
+impl std::fmt::Display for FellBehind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a real run could not keep up with its scenario")
+    }
+}
+
+impl std::error::Error for FellBehind {}
 
 fn verify(
     preset: &str,
@@ -941,7 +967,7 @@ fn headless_instead_of_tui(
         );
         let reports = real::compare(s, duration, options).map_err(real_error)?;
         print!("{}", table.real_compare(s, &reports)?);
-        return Ok(());
+        return fell_behind(&reports);
     }
     eprintln!(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \

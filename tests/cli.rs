@@ -395,3 +395,77 @@ fn verify_passes_within_the_tolerance_and_fails_beyond_it() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Result: FAIL"));
 }
+
+/// 100,000 closed-loop clients all due at t = 0 in 10 ms of real time: no machine sends them
+/// all, so the run says it fell behind, with the numbers, on stderr, in the table and in the
+/// JSON, and exits 3 after printing its report.
+#[test]
+fn a_real_run_that_cannot_keep_up_says_so_and_exits_3() {
+    let args = [
+        "run",
+        "ironthread",
+        "--engine",
+        "real",
+        "--set",
+        "load.mode=closed",
+        "--set",
+        "load.clients=100000",
+        "--duration",
+        "1s",
+        "--time-scale",
+        "0.01",
+    ];
+    let out = threadlab(&args);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("threadlab: warning: bulkhead: this machine could not keep up")
+            && stderr.contains("of 100000 closed-loop clients never sent a request"),
+        "{stderr}"
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(
+            "WARNING: this machine could not keep up, so these figures are not the model's"
+        ),
+        "{table}"
+    );
+    let json = threadlab(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.status.code(), Some(3), "{}", stderr_of(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON report");
+    let pace = &v["pace"];
+    assert_eq!(pace["behind"], true, "{pace}");
+    let (sent, unsent) = (pace["sent"].as_u64(), pace["unsent"].as_u64());
+    assert_eq!(v["requests"]["sent"].as_u64(), sent, "{v}");
+    assert_eq!(
+        sent.zip(unsent).map(|(s, u)| s + u),
+        Some(100_000),
+        "{pace}"
+    );
+    assert!(
+        !pace["reasons"].as_array().is_some_and(Vec::is_empty),
+        "{pace}"
+    );
+}
+
+/// A real run with time to spare keeps up: no warning, no `behind`, exit 0.
+#[test]
+fn a_real_run_that_keeps_up_has_no_warning() {
+    let out = threadlab(&[
+        "run",
+        "ironthread",
+        "--engine",
+        "real",
+        "--strategy",
+        "sequential",
+        "--time-scale",
+        "0.05",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(!stderr_of(&out).contains("warning"), "{}", stderr_of(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert_eq!(v["pace"]["behind"], false, "{}", v["pace"]);
+    assert_eq!(v["pace"]["unsent"], 0, "{}", v["pace"]);
+}

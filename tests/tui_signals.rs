@@ -1,6 +1,6 @@
 //! The TUI under signals and key floods, in a real terminal (tmux): every terminating signal
 //! restores the terminal and exits 128 + the signal; SIGTSTP gives the terminal back and
-//! SIGCONT takes it again; `q` wins over thousands of buffered keys.
+//! SIGCONT takes it again; `q` wins over thousands of buffered keys, simulated or real.
 
 mod tmux;
 
@@ -68,14 +68,44 @@ fn suspend_gives_the_terminal_back_and_resume_takes_it_again() {
     tmux.assert_restored();
 }
 
-/// 1,000 keys: crossterm reads the terminal 1 KiB at a time from an edge-triggered poll, so
-/// keys beyond the first KiB of one burst wait for the next key press whatever the TUI does.
+/// 2,000 keys typed at once, then `q`: the input thread reads everything the terminal holds
+/// (crossterm's default reader took 1 KiB per burst and left the rest until the next key
+/// press), and `q` anywhere in what was read wins over the keys before it.
 #[test]
-fn q_wins_over_a_backlog_of_a_thousand_keys() {
+fn q_wins_over_a_backlog_of_two_thousand_keys() {
     let tmux = Tmux::start("flood", 80, 24);
     start_tui(&tmux, "flood", "connection-pool");
     tmux.keys(&["c"]);
-    tmux.type_text(&format!("{}q", ".".repeat(1000)));
+    tmux.type_text(&format!("{}q", ".".repeat(2000)));
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+    tmux.assert_restored();
+}
+
+/// A real run restarts on `r`, `s` and `1`-`5` (new threads each time): 2,000 random keys,
+/// many of them restarts, then `q` quits without waiting for them.
+#[test]
+fn a_real_mode_tui_quits_on_q_after_two_thousand_random_keys() {
+    let tmux = Tmux::start("flood-real", 80, 24);
+    start_tui(
+        &tmux,
+        "flood-real",
+        "ironthread --engine real --time-scale 0.1",
+    );
+    // Every printable key but `q` (which would end the flood early) and `w` (which writes a
+    // file), in a fixed pseudo-random order.
+    let keys: Vec<char> = (' '..='~').filter(|c| !matches!(c, 'q' | 'w')).collect();
+    let mut state: u64 = 11;
+    let text: String = (0..2000)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let i = usize::try_from(state >> 33).unwrap_or(0) % keys.len();
+            keys[i]
+        })
+        .collect();
+    tmux.type_text(&text);
+    tmux.type_text("q");
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
     tmux.assert_restored();
 }

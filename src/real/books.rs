@@ -10,6 +10,7 @@ use crate::scenario::{LoadMode, Scenario};
 use crate::sim::{PoolSnapshot, RunLine, ServiceStats, Snapshot, service_snapshots};
 use crate::time::Nanos;
 
+use super::pace::Starts;
 use super::sync::lock;
 use super::world::{Req, World};
 
@@ -35,6 +36,8 @@ pub(super) struct Books {
     /// When the latest outcome was counted (the end of a finite load).
     pub last_outcome_at: Nanos,
     pub sampled: Sampler,
+    /// When each request went out against when it was due.
+    pub starts: Starts,
 }
 
 impl Books {
@@ -54,6 +57,7 @@ impl Books {
             area_at: Nanos::ZERO,
             last_outcome_at: Nanos::ZERO,
             sampled: Sampler::new(pools),
+            starts: Starts::default(),
         }
     }
 
@@ -69,9 +73,11 @@ impl Books {
         }
     }
 
-    pub fn issued(&mut self, now: Nanos) {
+    /// A request went out at `now`; it was due at `due`.
+    pub fn issued(&mut self, now: Nanos, due: Nanos) {
         self.accumulate(now);
         self.sent += 1;
+        self.starts.record(now.saturating_sub(due));
     }
 
     pub fn record(

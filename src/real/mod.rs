@@ -10,11 +10,13 @@
 //! [`Snapshot`] like the engine's, so reports show a real run exactly like a simulated one.
 
 mod books;
+mod cap;
 mod clock;
 mod executor;
 mod live;
 mod monitor;
 pub mod output;
+mod pace;
 mod run;
 mod server;
 mod sync;
@@ -24,12 +26,14 @@ mod world;
 use serde::Serialize;
 
 use crate::report::RunReport;
-use crate::scenario::{LoadMode, Scenario, ServerThreads, Strategy};
+use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::sim::{RunLine, Snapshot};
 use crate::time::Nanos;
 
+pub use cap::os_threads_needed;
 pub use live::{LATE_TIMER_LIMIT_MS, Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
 pub use monitor::{RuntimeView, TaskGroupView};
+pub use pace::Pace;
 
 /// The default cap on OS threads a real run may start (`--max-threads`).
 pub const DEFAULT_MAX_THREADS: u64 = 4096;
@@ -57,14 +61,15 @@ impl Default for RealOptions {
 pub enum RealError {
     #[error(
         "{strategy} on this scenario would start about {needed} OS threads ({detail}), more \
-         than the cap of {cap}: lower the pool sizes (e.g. --set server.threads=200), use \
-         server.threads = \"virtual\", or raise --max-threads"
+         than the cap of {cap}: {advice}"
     )]
     TooManyThreads {
         strategy: Strategy,
         needed: u64,
         cap: u64,
         detail: String,
+        /// What would fit under the cap, from the scenario's numbers.
+        advice: String,
     },
     #[error(
         "--time-scale = {} is out of range: allowed {}..={}",
@@ -98,6 +103,8 @@ pub struct RealRun {
     pub time_scale: f64,
     /// Real seconds the run took.
     pub wall_s: f64,
+    /// Whether this machine kept up with the scenario.
+    pub pace: Pace,
 }
 
 /// A real run's report: the simulation's report plus what only a real run has.
@@ -109,6 +116,7 @@ pub struct RealReport {
     pub time_scale: f64,
     pub wall_s: f64,
     pub runtime: RuntimeView,
+    pub pace: Pace,
 }
 
 impl RealRun {
@@ -124,6 +132,7 @@ impl RealRun {
             time_scale: self.time_scale,
             wall_s: self.wall_s,
             runtime: self.runtime.clone(),
+            pace: self.pace.clone(),
         }
     }
 }
@@ -191,60 +200,8 @@ pub fn check(
             needed,
             cap: options.max_threads,
             detail,
+            advice: cap::advice(scenario, strategy, options.max_threads),
         });
     }
     Ok(())
-}
-
-/// An estimate of the OS threads a real run starts at most: server threads, plus the
-/// strategy's pool maxima or parallelism. Tokio tasks (virtual threads, `unbounded`) do not
-/// count.
-pub fn os_threads_needed(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
-    let server = match scenario.server.threads {
-        ServerThreads::Platform(n) => u64::from(n),
-        ServerThreads::Virtual => 0,
-    };
-    let mut detail = format!("{server} server");
-    let pools: u64 = match strategy {
-        Strategy::Sequential | Strategy::Unbounded | Strategy::Semaphore => 0,
-        Strategy::Bulkhead => {
-            let n = scenario
-                .strategy
-                .bulkheads
-                .iter()
-                .map(|b| u64::from(b.max))
-                .sum();
-            detail.push_str(&format!(" + {n} bulkhead maximum"));
-            n
-        }
-        Strategy::Shared => {
-            let parallelism = scenario.shared_parallelism();
-            if crate::topology::common_pool_per_task(scenario) {
-                // A new thread per call: as many as calls can be in flight at once.
-                let handlers = match scenario.server.threads {
-                    ServerThreads::Platform(n) => u64::from(n),
-                    ServerThreads::Virtual => match scenario.load.mode {
-                        LoadMode::Runs { .. } => 1,
-                        LoadMode::Batch { count } => u64::from(count),
-                        LoadMode::Closed { clients, .. } => u64::from(clients),
-                        LoadMode::Open { .. } | LoadMode::Trace { .. } => u64::MAX / 2,
-                    },
-                };
-                let widest = scenario
-                    .endpoint
-                    .stages
-                    .iter()
-                    .map(Vec::len)
-                    .max()
-                    .unwrap_or(1) as u64;
-                let n = handlers.saturating_mul(widest);
-                detail.push_str(" + a thread per call (common pool parallelism below 2)");
-                n
-            } else {
-                detail.push_str(&format!(" + {parallelism} common pool"));
-                u64::from(parallelism)
-            }
-        }
-    };
-    (server.saturating_add(pools), format!("{detail} threads"))
 }

@@ -16,6 +16,7 @@ pub fn run_table(scenario: &Scenario, r: &RealReport) -> String {
     );
     let mut out = report::run_table_measured(scenario, &r.run, &measured);
     runtime_lines(&r.runtime, &mut out);
+    pace_line(r, &mut out);
     out
 }
 
@@ -30,8 +31,16 @@ pub fn compare_table(scenario: &Scenario, reports: &[RealReport]) -> String {
             r.run.strategy, r.time_scale, r.wall_s
         );
         runtime_lines(&r.runtime, &mut out);
+        pace_line(r, &mut out);
     }
     out
+}
+
+/// The warning of a run that fell behind, last, under the figures it puts in doubt.
+fn pace_line(r: &RealReport, out: &mut String) {
+    if let Some(warning) = r.pace.warning() {
+        let _ = writeln!(out, "WARNING: {warning}");
+    }
 }
 
 /// The tokio runtime and the instrumented task groups that ran any task.

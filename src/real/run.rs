@@ -17,6 +17,7 @@ use crate::topology::{PoolKind, PoolRole, SERVER_POOL, Topology};
 use super::clock::{STOP_POLL, ScaledClock};
 use super::executor::{RealPool, RunsOn};
 use super::monitor::{Group, Monitors};
+use super::pace::{Measured, Pace};
 use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
 use super::world::{Req, Setup, World};
 use super::{RealError, RealRun};
@@ -35,16 +36,31 @@ pub(super) fn execute(
     let running = start(scenario, strategy, duration, scale)?;
     let finished = wait_for_end(&running.world);
     let snapshot = running.snapshot(finished);
-    let run_lines = lock(&running.world.books).runs.clone();
+    let (run_lines, starts) = {
+        let books = lock(&running.world.books);
+        (books.runs.clone(), books.starts.clone())
+    };
     let runtime = running.world.monitors.view();
     let wall_s = running.world.clock.wall_s();
     running.join()?;
+    let clients = match scenario.load.mode {
+        LoadMode::Closed { clients, .. } => u64::from(clients),
+        _ => 0,
+    };
+    let pace = Pace::judge(&Measured {
+        starts,
+        sent: snapshot.sent,
+        clients,
+        runtime: &runtime,
+        time_scale: scale,
+    });
     Ok(RealRun {
         snapshot,
         run_lines,
         runtime,
         time_scale: scale,
         wall_s,
+        pace,
     })
 }
 
@@ -210,14 +226,14 @@ async fn sample(world: Arc<World>, tick: Duration) {
 }
 
 impl World {
-    /// A client sends request `next_id` now.
-    fn issue(self: &Arc<Self>) -> Arc<Req> {
+    /// A client sends request `next_id` now; it was due at `due` (scenario time).
+    fn issue(self: &Arc<Self>, due: Nanos) -> Arc<Req> {
         let id = self
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let now = self.clock.now();
         let req = Arc::new(Req::new(id, now, self.strategy));
-        lock(&self.books).issued(now);
+        lock(&self.books).issued(now, due);
         self.admit(Arc::clone(&req));
         req
     }
@@ -300,7 +316,9 @@ fn runs_client(w: &Arc<World>, count: u32) {
         if !w.before_limit() {
             return;
         }
-        let req = w.issue();
+        // The next run is due when the previous one has its outcome.
+        let due = lock(&w.books).last_outcome_at;
+        let req = w.issue(due);
         if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
             return;
         }
@@ -313,7 +331,7 @@ fn batch_client(w: &Arc<World>, count: u32) {
         return;
     }
     for _ in 0..count {
-        let req = w.issue();
+        let req = w.issue(Nanos::ZERO);
         w.watch_timeout(req);
     }
 }
@@ -329,7 +347,7 @@ fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
         if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
             return;
         }
-        let req = w.issue();
+        let req = w.issue(t);
         w.watch_timeout(req);
     }
 }
@@ -341,8 +359,12 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
         let client = async move {
             tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
             let ctx = OnTask(&w.stop);
+            let (mut due, mut first) = (Nanos::ZERO, true);
             while w.before_limit() {
-                let req = w.issue();
+                let req = w.issue(due);
+                if std::mem::take(&mut first) {
+                    lock(&w.books).starts.clients_started += 1;
+                }
                 if !w.await_response(&ctx, &req).await {
                     return;
                 }
@@ -351,6 +373,7 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
                 let latency = w.clock.now().saturating_sub(req.arrival);
                 let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
                 let pause = flow::client_pause(outcome, latency, think);
+                due = w.clock.now() + pause;
                 if pause > Nanos::ZERO
                     && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
                 {

@@ -118,6 +118,9 @@ pub fn verify(
     let (figures, mut notes) = compare(scenario, &sim, &real.run);
     let on_tasks = strategy == Strategy::Unbounded
         || scenario.server.threads == crate::scenario::ServerThreads::Virtual;
+    if let Some(warning) = real.pace.warning() {
+        notes.push(format!("the real run fell behind: {warning}"));
+    }
     if on_tasks {
         notes.push(format!(
             "tokio timers fire on whole milliseconds: each sleep in a task may end up to 1 ms \

@@ -164,6 +164,8 @@ pub struct Engine {
     pub(super) events_processed: u64,
     /// Events handled since simulated time last moved; see [`STALL_EVENTS`].
     pub(super) events_at_now: u64,
+    /// The watchdog's limit: [`STALL_EVENTS`] unless lowered to test it.
+    pub(super) stall_events: u64,
     /// ∫ in-flight dt, for the time-average number in the system (Little's L).
     pub(super) in_flight_area: f64,
     pub(super) cpu: Cpu,
@@ -223,6 +225,7 @@ impl Engine {
             runs: Vec::new(),
             events_processed: 0,
             events_at_now: 0,
+            stall_events: STALL_EVENTS,
             in_flight_area: 0.0,
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
@@ -314,7 +317,26 @@ impl Engine {
     /// same simulated instant (a livelock: something answers at once and is retried at once).
     /// The engine then stops; callers say so instead of spinning.
     pub fn stalled(&self) -> bool {
-        self.events_at_now >= STALL_EVENTS
+        self.events_at_now >= self.stall_events
+    }
+
+    /// Lowers (or raises) the stall watchdog's limit from [`STALL_EVENTS`], so a test can
+    /// reach it without 50 million events.
+    #[doc(hidden)]
+    pub fn set_stall_events(&mut self, events: u64) {
+        self.stall_events = events;
+    }
+
+    /// What to tell the user when the run has stalled (`None` while it has not).
+    pub fn stall_message(&self) -> Option<String> {
+        self.stalled().then(|| {
+            format!(
+                "the {} run stopped making progress at {} simulated: {} events happened at \
+                 that same instant (a request answered at once and retried at once?); give the \
+                 failing calls a latency or the clients a think time",
+                self.strategy, self.now, self.events_at_now
+            )
+        })
     }
 
     /// Processes every event up to and including `t`, then sets the clock to `t`.
@@ -468,7 +490,59 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::Event;
+    use super::{Engine, Event};
+    use crate::scenario::Strategy;
+    use crate::time::Nanos;
+
+    /// 1,000 requests at t = 0: hundreds of events at a few instants (t = 0, then every
+    /// call of the burst ending together).
+    fn burst_at_zero() -> Engine {
+        let sets = ["load.mode=batch".to_string(), "load.count=1000".to_string()];
+        let s = crate::scenario::load("ironthread", &sets).expect("preset loads");
+        Engine::new(&s, Strategy::Unbounded)
+    }
+
+    #[test]
+    fn the_watchdog_stops_a_run_whose_clock_does_not_move() {
+        let mut e = burst_at_zero();
+        e.set_stall_events(500);
+        e.run_until(Nanos::from_secs(60));
+        assert!(e.stalled());
+        let at = e.now();
+        assert!(
+            at < Nanos::from_secs(60),
+            "stopped at {at}, not at the limit"
+        );
+        assert!(
+            !e.is_finished() && e.next_event_time().is_some(),
+            "work was left"
+        );
+        let events = e.events_processed();
+        assert!(!e.step(), "a stalled engine does nothing more");
+        e.run_until(Nanos::from_secs(120));
+        assert_eq!((e.now(), e.events_processed()), (at, events));
+        let message = e.stall_message().expect("a message");
+        assert!(
+            message.starts_with(&format!(
+                "the unbounded run stopped making progress at {at}"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.contains("500 events happened at that same instant"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_burst_below_the_watchdog_limit_runs_on() {
+        let mut e = burst_at_zero();
+        e.run_until(Nanos::from_secs(60));
+        assert!(!e.stalled());
+        assert_eq!(e.stall_message(), None);
+        assert!(e.is_finished());
+        assert!(e.events_processed() > 500);
+    }
 
     #[test]
     fn events_stay_small_so_the_heap_stays_in_cache() {

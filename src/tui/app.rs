@@ -523,6 +523,20 @@ impl App {
             }
             return;
         }
+        // A stalled engine does nothing more (`Engine::stalled`): say so every frame rather
+        // than spend the frame's budget on it.
+        let stalled = self.driven().find(|e| e.stalled()).map(|e| {
+            format!(
+                "STALLED at {} (r resets, q quits): the {} run's clock stopped; something is \
+                 answered and retried at once",
+                e.now(),
+                e.strategy()
+            )
+        });
+        if let Some(text) = stalled {
+            self.status = Some(Status::Error(text));
+            return;
+        }
         let engines = 1 + self.compare.as_ref().map_or(0, Vec::len);
         let now = self.now();
         // A tour stops the clock exactly at its next step.

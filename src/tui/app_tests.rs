@@ -527,3 +527,24 @@ fn real_mode_refuses_a_run_over_the_thread_cap() {
         .expect_err("over the cap");
     assert!(matches!(err, RealError::TooManyThreads { .. }), "{err}");
 }
+
+#[test]
+fn a_stalled_engine_says_so_in_the_status_line_instead_of_freezing() {
+    let mut a = app(&["load.mode=batch", "load.count=1000"], Strategy::Unbounded);
+    a.engine.set_stall_events(500);
+    play(&mut a, 5);
+    assert!(a.engine().stalled());
+    let at = a.now();
+    let Status::Error(text) = status(&a) else {
+        panic!("not an error: {:?}", a.status());
+    };
+    assert!(
+        text.starts_with(&format!("STALLED at {at} (r resets, q quits)")),
+        "{text}"
+    );
+    // The clock holds, and `r` gives a fresh run.
+    play(&mut a, 1);
+    assert_eq!(a.now(), at);
+    a.press(Key::Char('r'));
+    assert!(!a.engine().stalled());
+}

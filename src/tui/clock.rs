@@ -215,7 +215,10 @@ pub fn catch_up(engine: &mut Engine, target: Nanos, budget: &mut Budget) -> Pace
         if budget.spent() {
             return Pace::Behind;
         }
-        engine.step();
+        // False only when stalled (`Engine::stalled`): the clock cannot reach the target.
+        if !engine.step() {
+            return Pace::Behind;
+        }
         if engine.is_finished() {
             return Pace::Finished;
         }
@@ -232,10 +235,9 @@ pub fn run_for(engine: &mut Engine, budget: &mut Budget) -> Pace {
         if engine.next_event_time().is_none() {
             return Pace::Kept;
         }
-        if budget.spent() {
+        if budget.spent() || !engine.step() {
             return Pace::Kept;
         }
-        engine.step();
     }
     Pace::Finished
 }
@@ -356,5 +358,17 @@ mod tests {
     fn a_wall_budget_ends() {
         let mut b = Budget::wall(Duration::ZERO);
         assert!((0..32).any(|_| b.spent()));
+    }
+
+    #[test]
+    fn a_stalled_engine_ends_the_frame_whatever_the_budget() {
+        let sets = ["load.mode=batch".to_string(), "load.count=1000".to_string()];
+        let s = scenario::load("ironthread", &sets).expect("preset loads");
+        let mut e = Engine::new(&s, Strategy::Unbounded);
+        e.set_stall_events(500);
+        let pace = catch_up(&mut e, Nanos::from_secs(60), &mut Budget::events(u64::MAX));
+        assert_eq!(pace, Pace::Behind);
+        assert!(e.stalled());
+        assert_eq!(run_for(&mut e, &mut Budget::events(u64::MAX)), Pace::Kept);
     }
 }

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod clock;
 pub mod expect;
+mod input;
 pub mod keys;
 pub mod theme;
 mod trace_file;
@@ -16,11 +17,8 @@ pub mod ui;
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{
-    Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
-};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::MissedTickBehavior;
 
@@ -29,6 +27,7 @@ use crate::scenario::{Scenario, Strategy};
 
 use app::App;
 use clock::{BudgetSpec, FRAME_BUDGET};
+use input::Input;
 
 /// Colours to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,7 +177,7 @@ impl Signals {
 }
 
 async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> anyhow::Result<()> {
-    let mut events = EventStream::new();
+    let mut events = Input::start()?;
     let mut signals = Signals::new()?;
     let mut frames = tokio::time::interval(Duration::from_secs(1) / fps.clamp(1, 120));
     frames.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -196,7 +195,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> 
             event = events.next() => match event {
                 Some(Ok(first)) => {
                     let size = terminal.size()?;
-                    handle_input(app, first, (size.width, size.height))?;
+                    handle_input(app, &mut events, first, (size.width, size.height))?;
                 }
                 Some(Err(err)) => return Err(err.into()),
                 None => break,
@@ -235,19 +234,22 @@ fn suspend() -> anyhow::Result<()> {
 }
 
 /// Handles `first` and every input already waiting behind it, before the next frame, so a
-/// backlog of thousands of keys costs one redraw. Input that arrives meanwhile is read
-/// between two keys, and a quit key anywhere in what was read wins over the keys before it.
-///
-/// The backlog is read with a zero-timeout `poll` + `read`, not by polling the stream with a
-/// dummy waker: the stream would hand that waker to its wake-up thread and the loop would
-/// sleep through the next key.
-fn handle_input(app: &mut App, first: Event, (width, height): (u16, u16)) -> anyhow::Result<()> {
-    use ratatui::crossterm::event::{poll, read};
+/// backlog of thousands of keys costs one redraw. Input that arrives meanwhile is taken
+/// between two keys, and a quit key anywhere in what was taken wins over the keys before it
+/// (a key that restarts a real run takes a while; `q` does not wait for them).
+fn handle_input(
+    app: &mut App,
+    input: &mut Input,
+    first: Event,
+    (width, height): (u16, u16),
+) -> anyhow::Result<()> {
     let mut pending = std::collections::VecDeque::new();
     push_input(&mut pending, first);
     loop {
-        while pending.len() < MAX_KEYS_PER_FRAME && poll(Duration::ZERO)? {
-            push_input(&mut pending, read()?);
+        while pending.len() < MAX_KEYS_PER_FRAME
+            && let Some(event) = input.try_next()
+        {
+            push_input(&mut pending, event?);
         }
         if let Some(quit) = pending.iter().find_map(quit_key) {
             app.handle_key(quit);

@@ -1,0 +1,194 @@
+//! Whether a real run kept pace with its scenario. A machine that cannot keep up still
+//! produces figures (fewer requests sent, later, slower), but they are this machine's, not
+//! the model's: the run says so, with the numbers it measured.
+//!
+//! Three measurements, each of which the load or the runtime takes as it goes:
+//! - every request's start delay: when it went out against when the load meant to send it
+//!   (an open arrival's drawn time, a closed client's end of thinking, the next run after the
+//!   previous outcome, t = 0 for a batch);
+//! - closed-loop clients that never sent a request at all before the end (all are due at
+//!   t = 0);
+//! - the tokio workers' busy ratio over the whole run (tokio-metrics).
+
+use serde::Serialize;
+
+use crate::metrics::{LatencyHistogram, LatencySummary};
+use crate::time::Nanos;
+
+use super::RuntimeView;
+use super::live::{LATE_TIMER_LIMIT_MS, SATURATED};
+
+/// Start delays as the load measured them, in scenario time.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Starts {
+    delays: LatencyHistogram,
+    /// Closed-loop clients that sent at least one request.
+    pub clients_started: u64,
+}
+
+impl Starts {
+    /// A request went out `delay` after it was due.
+    pub fn record(&mut self, delay: Nanos) {
+        self.delays.record(delay);
+    }
+}
+
+/// How a real run kept pace with its scenario (`pace` in a real run's JSON).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Pace {
+    /// The machine could not keep up: the figures are not the model's.
+    pub behind: bool,
+    /// Requests the load sent.
+    pub sent: u64,
+    /// Requests due before the end that never went out (closed-loop clients that never got
+    /// to send).
+    pub unsent: u64,
+    /// How long after it was due each request went out, in scenario ms.
+    pub start_delay_ms: LatencySummary,
+    /// The median of those delays in real ms (what the machine was late by).
+    pub start_delay_p50_real_ms: f64,
+    /// The tokio workers' busy ratio over the whole run (up to `workers`).
+    pub busy_ratio_mean: f64,
+    pub workers: usize,
+    /// What fell behind, in words (empty when the run kept up).
+    pub reasons: Vec<String>,
+}
+
+/// What a run expected and measured, to judge its pace.
+pub(super) struct Measured<'a> {
+    pub starts: Starts,
+    pub sent: u64,
+    /// Closed-loop clients (each due to send at t = 0); zero for other loads.
+    pub clients: u64,
+    pub runtime: &'a RuntimeView,
+    pub time_scale: f64,
+}
+
+impl Pace {
+    /// Behind when a closed-loop client never sent, when half the requests went out
+    /// [`LATE_TIMER_LIMIT_MS`] real ms late or more (the live view's limit for a late timer;
+    /// the median, so a burst at t = 0 alone does not count), or when the tokio workers were
+    /// [`SATURATED`] over the whole run.
+    pub(super) fn judge(m: &Measured<'_>) -> Pace {
+        let delays = m.starts.delays.summary();
+        let mut pace = Pace {
+            behind: false,
+            sent: m.sent,
+            unsent: m.clients.saturating_sub(m.starts.clients_started),
+            start_delay_ms: delays,
+            start_delay_p50_real_ms: delays.p50 * m.time_scale,
+            busy_ratio_mean: m.runtime.busy_ratio_mean,
+            workers: m.runtime.workers,
+            reasons: Vec::new(),
+        };
+        if pace.unsent > 0 {
+            pace.reasons.push(format!(
+                "{} of {} closed-loop clients never sent a request ({} sent in all)",
+                pace.unsent, m.clients, pace.sent
+            ));
+        }
+        if pace.start_delay_p50_real_ms >= LATE_TIMER_LIMIT_MS {
+            pace.reasons.push(format!(
+                "half the requests went out {:.1} ms or more after they were due (at worst \
+                 {:.1} ms, scenario time; {:.1} ms real)",
+                delays.p50, delays.max, pace.start_delay_p50_real_ms
+            ));
+        }
+        if pace.workers > 0 && pace.busy_ratio_mean >= SATURATED * pace.workers as f64 {
+            pace.reasons.push(format!(
+                "the tokio workers were busy {:.2} of {} on average",
+                pace.busy_ratio_mean, pace.workers
+            ));
+        }
+        pace.behind = !pace.reasons.is_empty();
+        pace
+    }
+
+    /// The warning for stderr and the table, when the run fell behind.
+    pub fn warning(&self) -> Option<String> {
+        self.behind.then(|| {
+            format!(
+                "this machine could not keep up, so these figures are not the model's: {}",
+                self.reasons.join("; ")
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(starts: Starts, clients: u64, busy: f64, scale: f64) -> Pace {
+        let runtime = RuntimeView {
+            workers: 2,
+            busy_ratio_mean: busy,
+            ..RuntimeView::default()
+        };
+        Pace::judge(&Measured {
+            sent: starts.delays.count(),
+            starts,
+            clients,
+            runtime: &runtime,
+            time_scale: scale,
+        })
+    }
+
+    fn starts(delays_ms: &[u64], clients_started: u64) -> Starts {
+        let mut s = Starts {
+            clients_started,
+            ..Starts::default()
+        };
+        for &d in delays_ms {
+            s.record(Nanos::from_millis(d));
+        }
+        s
+    }
+
+    #[test]
+    fn a_run_on_schedule_with_idle_workers_kept_up() {
+        let pace = judged(starts(&[0, 1, 2, 1], 4), 4, 0.3, 1.0);
+        assert!(!pace.behind, "{pace:?}");
+        assert_eq!(pace.warning(), None);
+        assert!((pace.start_delay_ms.mean - 1.0).abs() < 1e-9);
+        assert!((pace.start_delay_ms.max - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn clients_that_never_sent_put_the_run_behind() {
+        let pace = judged(starts(&[0, 1], 2), 100_000, 0.3, 1.0);
+        assert!(pace.behind);
+        assert_eq!(pace.unsent, 99_998);
+        let warning = pace.warning().expect("behind");
+        assert!(
+            warning.contains("99998 of 100000 closed-loop clients never sent"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn late_starts_count_in_real_time_so_the_time_scale_matters() {
+        // One late burst (the median is on time) does not count.
+        assert!(!judged(starts(&[0, 0, 0, 900], 0), 0, 0.1, 1.0).behind);
+        // 100 ms late in scenario time is 1 ms real at a time scale of 0.01: on schedule.
+        assert!(!judged(starts(&[100, 100], 0), 0, 0.1, 0.01).behind);
+        // The same delays at a time scale of 1 are 100 ms real.
+        let pace = judged(starts(&[100, 100], 0), 0, 0.1, 1.0);
+        assert!(pace.behind);
+        assert!(
+            pace.reasons[0].contains("went out 100.0 ms or more after they were due"),
+            "{:?}",
+            pace.reasons
+        );
+    }
+
+    #[test]
+    fn saturated_tokio_workers_put_the_run_behind() {
+        let pace = judged(starts(&[0], 0), 0, 1.95, 1.0);
+        assert!(pace.behind);
+        assert_eq!(
+            pace.reasons,
+            ["the tokio workers were busy 1.95 of 2 on average"]
+        );
+    }
+}

@@ -10,6 +10,8 @@ pub mod app;
 pub mod clock;
 pub mod expect;
 pub mod keys;
+pub mod knob;
+pub mod sweep;
 pub mod theme;
 mod trace_file;
 pub mod ui;

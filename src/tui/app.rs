@@ -1197,6 +1197,10 @@ mod tour_tests;
 #[path = "settings_tests.rs"]
 mod settings_tests;
 
+#[cfg(test)]
+#[path = "app_sweep_tests.rs"]
+mod sweep_tests;
+
 /// The live key a tour key stands for.
 fn tour_key(key: TourKey) -> Key {
     match key {

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! ┌ Sweep · IronThread core · bulkhead · seed 10 · 60 s per point ───────────────┐
-//! │ ━━━━━━━━━━━━━━━━━━━━━━───────────────────── computing 9/17 points            │ progress
+//! │ computing 9/17 points  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━──────────────────────────│ progress
 //! │ goodput req/s                                                                 │
 //! │ 11.0│             ⣀⣀⣀⣀⣀⣀⣀⣀•⣀⣀⣀⣀⣀█⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀                      │ goodput
 //! │    0└──────────────────────────────────────────────────────                   │
@@ -97,6 +97,8 @@ fn render_progress(frame: &mut Frame, area: Rect, p: &Palette, sweep: &Sweep) {
         let gauge = LineGauge::default()
             .ratio(ratio)
             .label(format!("computing {done}/{total} points "))
+            .filled_symbol("━")
+            .unfilled_symbol("─")
             .filled_style(p.busy)
             .unfilled_style(p.dim);
         frame.render_widget(gauge, area);

@@ -38,11 +38,12 @@ impl Knob {
         knobs
     }
 
-    /// The load's knob, when the load has one (runs, batches and traces have none).
+    /// The load's knob, when the load has one (runs, batches and traces have none, and a
+    /// ramping rate is not one value: setting it live ends the ramp).
     pub fn load(engine: &Engine) -> Option<Knob> {
         match engine.scenario().load.mode {
             LoadMode::Closed { .. } => Some(Knob::Clients),
-            LoadMode::Open { .. } => Some(Knob::Rate),
+            LoadMode::Open { ramp: None, .. } => Some(Knob::Rate),
             _ => None,
         }
     }
@@ -52,7 +53,7 @@ impl Knob {
         match (self, &engine.scenario().load.mode) {
             (Knob::PoolSize(id), _) => pool_of(engine, id).map(|p| f64::from(pool_size(&p))),
             (Knob::Clients, LoadMode::Closed { clients, .. }) => Some(f64::from(*clients)),
-            (Knob::Rate, LoadMode::Open { rate, .. }) => Some(*rate),
+            (Knob::Rate, LoadMode::Open { rate, ramp: None }) => Some(*rate),
             _ => None,
         }
     }

@@ -177,3 +177,27 @@ fn the_cursor_starts_on_the_current_value_and_stops_at_the_ends() {
     }
     assert_eq!(sweep.cursor_value(), 50.0);
 }
+
+#[test]
+fn a_ramping_rate_is_not_swept_but_a_steady_one_is() {
+    let steady = engine(
+        "ironthread",
+        &["load.mode=open", "load.rate=10"],
+        Strategy::Bulkhead,
+    );
+    assert_eq!(Knob::load(&steady), Some(Knob::Rate));
+    let plan = Plan::new(&steady, Knob::Rate).expect("a steady rate");
+    assert_eq!(plan.current, 10.0);
+    let ramp = engine(
+        "ironthread",
+        &[
+            "load.mode=open",
+            "load.rate=10",
+            "load.ramp.to=50",
+            "load.ramp.over=10s",
+        ],
+        Strategy::Bulkhead,
+    );
+    assert_eq!(Knob::load(&ramp), None);
+    assert!(Plan::new(&ramp, Knob::Rate).is_err());
+}

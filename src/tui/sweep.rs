@@ -23,9 +23,17 @@ use super::knob::Knob;
 /// numbers).
 pub const POINTS: usize = 16;
 
-/// The most simulated time one point plays: enough for a closed loop to settle, short enough
-/// that a whole sweep of a built-in preset takes well under a second on two cores.
+/// The most simulated time one point plays: enough for a closed loop to settle (the first
+/// answers of `tomcat-ceiling` come 1.7 s in, 3 % of it).
 pub const MAX_POINT_TIME: Nanos = Nanos::from_secs(60);
+
+/// Engine events a whole sweep should cost, about a second of one core: heavy scenarios play
+/// shorter points (see [`point_duration`]).
+pub const SWEEP_EVENTS: f64 = 4e6;
+
+/// The simulated times a point may play, longest first: a few round values, so a sweep
+/// opened a little later or earlier in the same run plays the same points.
+const POINT_TIMES: [u64; 6] = [60, 45, 30, 20, 15, 10];
 
 /// Events between two looks at the cancel flag.
 const CHECK_EVERY: u64 = 4096;
@@ -56,13 +64,15 @@ impl Plan {
             return Err(format!("{name} cannot be swept in this run"));
         };
         let scenario = engine.scenario().clone();
+        let values = values_around(knob, current);
+        let values_len = values.len();
         Ok(Plan {
             knob,
-            values: values_around(knob, current),
+            values,
             current,
             strategy: engine.strategy(),
             seed: scenario.seed,
-            duration: scenario.duration.min(MAX_POINT_TIME),
+            duration: point_duration(engine, values_len),
             faults: live_faults(engine),
             scenario,
             name,
@@ -97,6 +107,28 @@ impl Plan {
             &report,
         ))
     }
+}
+
+/// How long each of `points` points plays: the scenario's duration up to
+/// [`MAX_POINT_TIME`], shortened to a round [`POINT_TIMES`] value when the events the live
+/// run has handled per simulated second say the sweep would cost more than
+/// [`SWEEP_EVENTS`]. Points reach three times the knob's value, so the mean point is counted
+/// at twice the live run's rate.
+pub fn point_duration(engine: &Engine, points: usize) -> Nanos {
+    let cap = engine.scenario().duration.min(MAX_POINT_TIME);
+    let seen = engine.now().as_secs_f64();
+    if seen < 1.0 {
+        // Too early to tell what a second costs.
+        return cap;
+    }
+    let per_second = engine.events_processed() as f64 / seen;
+    let affordable = SWEEP_EVENTS / (2.0 * per_second * points.max(1) as f64);
+    let secs = POINT_TIMES
+        .iter()
+        .copied()
+        .find(|&s| s as f64 <= affordable)
+        .unwrap_or(POINT_TIMES[POINT_TIMES.len() - 1]);
+    cap.min(Nanos::from_secs(secs))
 }
 
 /// Faults the live engine has injected, by service.

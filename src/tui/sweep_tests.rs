@@ -201,3 +201,19 @@ fn a_ramping_rate_is_not_swept_but_a_steady_one_is() {
     assert_eq!(Knob::load(&ramp), None);
     assert!(Plan::new(&ramp, Knob::Rate).is_err());
 }
+
+#[test]
+fn heavy_scenarios_play_shorter_points_within_the_sweeps_event_budget() {
+    let fresh = engine("erlang-c", &[], Strategy::Sequential);
+    // Nothing measured yet: the scenario's duration, up to a minute.
+    assert_eq!(point_duration(&fresh, 17), MAX_POINT_TIME);
+    let mut light = engine("tomcat-ceiling", &[], Strategy::Sequential);
+    light.run_until(Nanos::from_secs(5));
+    assert_eq!(point_duration(&light, 17), MAX_POINT_TIME);
+    let mut heavy = engine("erlang-c", &[], Strategy::Sequential);
+    heavy.run_until(Nanos::from_secs(5));
+    let d = point_duration(&heavy, 17);
+    assert!(d < MAX_POINT_TIME && d >= Nanos::from_secs(10), "{d:?}");
+    let per_second = heavy.events_processed() as f64 / 5.0;
+    assert!(2.0 * per_second * 17.0 * d.as_secs_f64() <= SWEEP_EVENTS);
+}

@@ -150,6 +150,8 @@ fn render_charts(frame: &mut Frame, area: Rect, p: &Palette, sweep: &Sweep) {
         if let Some(dotted) = &dotted {
             datasets.push(dataset(dotted, GraphType::Scatter, Marker::Braille, p.dim));
         }
+        // The points themselves too: a line needs two, and the first arrives alone.
+        datasets.push(dataset(&line, GraphType::Scatter, Marker::Braille, style));
         datasets.push(dataset(&line, GraphType::Line, Marker::Braille, style));
         datasets.push(dataset(&marks.now, GraphType::Line, Marker::Dot, p.text));
         datasets.push(dataset(

@@ -243,14 +243,14 @@ fn max_of(points: &[(f64, f64)]) -> f64 {
     points.iter().map(|&(_, y)| y).fold(0.0, f64::max)
 }
 
-/// A round y bound above the highest point: 1, 2, 2.5 or 5 times a power of ten (1 when
-/// there is no point yet).
+/// A round y bound just above the highest point: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times
+/// a power of ten (1 when there is no point yet).
 fn nice_max(max: f64) -> f64 {
     if !(max > 0.0 && max.is_finite()) {
         return 1.0;
     }
     let power = 10f64.powf(max.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
+    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
         .iter()
         .map(|m| m * power)
         .find(|&bound| bound >= max * 1.02)

@@ -127,3 +127,11 @@ fn a_small_area_gets_a_table_of_the_points_around_the_cursor() {
         .expect("the current row");
     assert!(now.contains(&format!("{:.0}", plan.current)));
 }
+
+#[test]
+fn the_y_axis_ends_at_a_round_value_just_above_the_highest_point() {
+    assert_eq!(super::nice_max(235.29), 250.0);
+    assert_eq!(super::nice_max(13_600.0), 15_000.0);
+    assert_eq!(super::nice_max(5.0), 6.0);
+    assert_eq!(super::nice_max(0.0), 1.0);
+}

@@ -8,7 +8,7 @@ use crate::sim::pool::PoolKind;
 
 impl App {
     /// `g`: a sweep of the selected pool's size, or of the load when that pool has no size
-    /// (a thread per task) or no pool is selected.
+    /// (a thread per task) or the strategy does not use it.
     pub fn open_sweep(&mut self) {
         let pool = self
             .selected_pool_snapshot()
@@ -20,7 +20,8 @@ impl App {
         match knob {
             Some(knob) => self.start_sweep(knob, Source::spawn),
             None => self.info(
-                "nothing to sweep: the selected pool has no size and the load is not open or closed"
+                "nothing to sweep: Tab to a sized pool the strategy uses, or use an open or \
+                 closed load"
                     .to_string(),
             ),
         }

@@ -260,3 +260,21 @@ fn a_paused_run_keeps_drawing_until_the_sweep_is_complete() {
     assert!(!a.needs_ticks());
     assert!(!a.sweep().expect("open").computing());
 }
+
+#[test]
+fn g_on_a_pool_the_strategy_left_behind_sweeps_the_load() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    for _ in 0..30 {
+        a.advance(Duration::from_millis(100), BudgetSpec::Events(u64::MAX));
+    }
+    a.press(Key::Char('1'));
+    let left = ironthread(&a);
+    a.apply(Action::SelectPool(left));
+    assert_eq!(
+        a.selected_pool(),
+        Some(left),
+        "its threads keep it selectable"
+    );
+    a.press(Key::Char('g'));
+    assert_eq!(a.sweep().expect("a sweep").plan().knob, Knob::Clients);
+}

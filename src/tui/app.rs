@@ -777,11 +777,10 @@ impl App {
     pub fn change_load(&mut self, more: bool) {
         let command = match &self.engine.scenario().load.mode {
             // Three significant digits, so the rate set is the rate the screen shows.
-            &LoadMode::Open { rate, .. } => Command::SetRate(super::sweep::three_digits(if more {
-                rate * 1.25
-            } else {
-                rate / 1.25
-            })),
+            &LoadMode::Open { rate, .. } => {
+                let rate = if more { rate * 1.25 } else { rate / 1.25 };
+                Command::SetRate(super::knob::three_digits(rate))
+            }
             &LoadMode::Closed { clients, .. } => {
                 let step = (clients / 10).max(1);
                 let n = if more {

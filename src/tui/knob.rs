@@ -154,3 +154,12 @@ fn pool_of(engine: &Engine, id: PoolId) -> Option<PoolSnapshot> {
 fn whole(value: f64) -> u32 {
     value.round().clamp(0.0, f64::from(u32::MAX)) as u32
 }
+
+/// `v` rounded to three significant digits (7.8125 -> 7.81, 1234.5 -> 1230).
+pub fn three_digits(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(2 - v.log10().floor() as i32);
+    (v * scale).round() / scale
+}

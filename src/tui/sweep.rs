@@ -17,7 +17,7 @@ use crate::sim::{Command, Engine};
 use crate::sweep::PointReport;
 use crate::time::Nanos;
 
-use super::knob::Knob;
+use super::knob::{Knob, three_digits};
 
 /// Points of a sweep besides the current value (fewer when the range holds fewer whole
 /// numbers).
@@ -185,15 +185,6 @@ pub fn values_around(knob: Knob, current: f64) -> Vec<f64> {
     values.sort_by(f64::total_cmp);
     values.dedup();
     values
-}
-
-/// `v` rounded to three significant digits (7.8125 -> 7.81, 1234.5 -> 1230).
-pub fn three_digits(v: f64) -> f64 {
-    if v <= 0.0 || !v.is_finite() {
-        return v;
-    }
-    let scale = 10f64.powi(2 - v.log10().floor() as i32);
-    (v * scale).round() / scale
 }
 
 /// A value as `--set` writes it: `12` for a size, `7.81` for a rate.

@@ -234,7 +234,10 @@ impl Source {
         let (tx, rx) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let (plan, stop) = (plan.clone(), Arc::clone(&cancel));
-        std::thread::spawn(move || compute(&plan, &stop, &tx));
+        // Should the thread not start, its sender is dropped and the sweep says it stopped.
+        let _ = std::thread::Builder::new()
+            .name("sweep".into())
+            .spawn(move || compute(&plan, &stop, &tx));
         Source::new(rx, cancel)
     }
 }

@@ -70,3 +70,25 @@ fn timeline_120x40_200_lanes(bencher: Bencher) {
             .expect("draws");
     });
 }
+
+/// One whole frame of the loop (advance on the wall-clock budget, snapshot, render at
+/// 120x40) on the M/M/200 queue, without and with a sweep of its 200 server threads
+/// computing on the other cores (`g`; reopened whenever it completes, so every frame
+/// measured has one in flight). The ratio is what a sweep costs the frame loop.
+#[divan::bench(args = [false, true])]
+fn frame_while_sweeping_120x40(bencher: Bencher, sweeping: bool) {
+    let mut app = app("erlang-c", Strategy::Sequential);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");
+    let frame = std::time::Duration::from_millis(33);
+    bencher.bench_local(|| {
+        if sweeping && app.sweep().is_none_or(|s| !s.computing()) {
+            app.apply(Action::Back);
+            app.apply(Action::OpenSweep);
+        }
+        app.advance(frame, BudgetSpec::Wall(threadlab::tui::clock::FRAME_BUDGET));
+        let snapshot = app.snapshot();
+        terminal
+            .draw(|f| threadlab::tui::ui::render(f, &app, &snapshot))
+            .expect("draws");
+    });
+}

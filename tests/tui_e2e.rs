@@ -86,3 +86,27 @@ fn escape_in_a_tour_and_in_the_fault_menu_leaves_the_program_running() {
     tmux.keys(&["q"]);
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
 }
+
+/// `g` in a real terminal: the sweep computes while the run goes on, Enter applies the point
+/// under the cursor to the live run, and quitting in the middle of a second sweep leaves a
+/// usable shell.
+#[test]
+fn a_sweep_computes_in_the_background_applies_a_point_and_quits_cleanly() {
+    let tmux = Tmux::start("e2e-sweep", 80, 24);
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.keys(&[&format!("{bin} tui tomcat-ceiling; echo EXIT=$?"), "Enter"]);
+    tmux.wait_for("the running TUI", |s| s.contains("RUNNING"));
+    tmux.keys(&["g"]);
+    tmux.wait_for("the finished sweep", |s| {
+        s.contains("Sweep · tomcat threads") && s.contains("17 points, each")
+    });
+    tmux.keys(&["Right"]);
+    tmux.wait_for("the cursor on the next point", |s| s.contains("(now 200)"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the change applied and logged", |s| {
+        s.contains("tomcat threads 200 -> 233") && !s.contains("Sweep ·")
+    });
+    tmux.keys(&["g", "q"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+    tmux.assert_restored();
+}

@@ -202,20 +202,27 @@ fn play_point(point: &Point, strategy: Strategy) -> Option<PointReport> {
         return None;
     }
     let r = RunReport::new(s, &engine);
-    Some(PointReport {
-        values: point.values.clone(),
-        strategy,
-        goodput_rps: goodput_rps(&r),
-        throughput_rps: r.throughput_rps,
-        success: r.requests.success,
-        partial: r.requests.partial,
-        failed: r.requests.failed,
-        timeout: r.requests.timeout,
-        refused: r.requests.refused,
-        p50_ms: r.latency_ms.p50,
-        p99_ms: r.latency_ms.p99,
-        bottleneck: r.theory.prediction.bottleneck.clone(),
-        ceiling_rps: r.theory.prediction.ceiling_rps,
-        predicted_rps: r.theory.prediction.throughput_rps,
-    })
+    Some(PointReport::new(point.values.clone(), strategy, &r))
+}
+
+impl PointReport {
+    /// The row of one finished run: `values` are the varied values as given to `--set`.
+    pub fn new(values: Vec<String>, strategy: Strategy, r: &RunReport) -> PointReport {
+        PointReport {
+            values,
+            strategy,
+            goodput_rps: goodput_rps(r),
+            throughput_rps: r.throughput_rps,
+            success: r.requests.success,
+            partial: r.requests.partial,
+            failed: r.requests.failed,
+            timeout: r.requests.timeout,
+            refused: r.requests.refused,
+            p50_ms: r.latency_ms.p50,
+            p99_ms: r.latency_ms.p99,
+            bottleneck: r.theory.prediction.bottleneck.clone(),
+            ceiling_rps: r.theory.prediction.ceiling_rps,
+            predicted_rps: r.theory.prediction.throughput_rps,
+        }
+    }
 }

@@ -71,6 +71,14 @@ pub enum Action {
     /// Select the next (true) or previous thread lane of the timeline.
     MoveLane(bool),
     WriteTrace,
+    /// A sweep of the selected pool's size (or the load) around its current value.
+    OpenSweep,
+    /// The sweep's cursor one point right (true) or left.
+    SweepMove(bool),
+    /// Set the knob to the value under the sweep's cursor.
+    SweepApply,
+    /// Sweep the next knob.
+    SweepNextKnob,
 }
 
 /// The faults the menu offers, in order; `None` heals.
@@ -97,6 +105,8 @@ pub enum Overlay {
     Faults(FaultMenu),
     /// The tour's steps, the highlighted one (from 0).
     TourSteps(usize),
+    /// `g`: the sweep chart ([`App::sweep`] holds it).
+    Sweep,
 }
 
 /// The fault menu: first a service, then a fault for it.
@@ -192,6 +202,8 @@ pub struct App {
     real: Option<RealMode>,
     /// The timeline view, while open: the selected lane.
     timeline: Option<usize>,
+    /// The sweep overlay's chart and the work computing it.
+    sweep: Option<super::sweep::Sweep>,
 }
 
 /// A real run on screen.
@@ -234,6 +246,7 @@ impl App {
             tour: None,
             real: None,
             timeline: None,
+            sweep: None,
         }
     }
 
@@ -282,6 +295,9 @@ impl App {
             }
             Action::ToggleTimeline | Action::WriteTrace | Action::MoveLane(_) => {
                 Some("real run: thread timelines are recorded by the simulated engine only")
+            }
+            Action::OpenSweep => {
+                Some("real run: sweep the simulation with `threadlab sweep PRESET --vary ...`")
             }
             _ => None,
         }
@@ -366,6 +382,7 @@ impl App {
         self.scenario = scenario;
         self.engine = Engine::new(&self.scenario, strategy);
         self.compare = None;
+        self.sweep = None;
         self.overlay = Overlay::None;
         self.selected = 0;
         for at in times {
@@ -486,7 +503,7 @@ impl App {
         if self.real.is_some() {
             return !self.is_finished();
         }
-        (!self.clock.is_paused() && !self.is_finished()) || self.behind
+        (!self.clock.is_paused() && !self.is_finished()) || self.behind || self.sweep_computing()
     }
 
     fn driven(&self) -> impl Iterator<Item = &Engine> {
@@ -506,6 +523,7 @@ impl App {
             Overlay::Help | Overlay::Legend => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,
             Overlay::TourSteps(_) => Context::TourSteps,
+            Overlay::Sweep => Context::Sweep,
         }
     }
 
@@ -514,6 +532,7 @@ impl App {
     /// Moves every engine driven along by `elapsed` wall time at the clock's speed, within
     /// the budget; engines that are behind (a fresh compare view) catch up.
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
+        self.poll_sweep();
         if let Some(real) = &mut self.real {
             // Real time moves by itself: only look at how the run keeps up.
             let snapshot = real.run.snapshot();
@@ -654,6 +673,10 @@ impl App {
             Action::ToggleTimeline => self.toggle_timeline(),
             Action::MoveLane(next) => self.move_lane(next),
             Action::WriteTrace => self.write_trace(),
+            Action::OpenSweep => self.open_sweep(),
+            Action::SweepMove(right) => self.move_sweep_cursor(right),
+            Action::SweepApply => self.apply_sweep_point(),
+            Action::SweepNextKnob => self.sweep_next_knob(),
         }
     }
 
@@ -706,12 +729,7 @@ impl App {
         let Some(pool) = self.selected_pool_snapshot() else {
             return;
         };
-        let size = match pool.kind {
-            PoolKind::ThreadPool | PoolKind::ForkJoin => pool.core,
-            PoolKind::Tomcat => pool.max,
-            // The engine explains that a thread-per-task pool has no size.
-            PoolKind::PerTask => 0,
-        };
+        let size = super::knob::pool_size(&pool);
         let new = if grow {
             size.saturating_add(step_of(size))
         } else {
@@ -721,21 +739,8 @@ impl App {
             self.info(format!("{} is at its smallest size", pool.name));
             return;
         }
-        let core = Command::SetPoolSize {
-            pool: pool.id,
-            size: new,
-        };
-        let max = Command::SetPoolMax {
-            pool: pool.id,
-            size: new,
-        };
-        // `+` and `-` are mirror images and say everything they change: core beyond max
-        // raises max too, and a fixed pool (core = max) stays fixed when it shrinks.
-        let commands = match pool.kind {
-            PoolKind::ThreadPool if grow && new > pool.max => vec![max, core],
-            PoolKind::ThreadPool if !grow && pool.core == pool.max => vec![core, max],
-            _ => vec![core],
-        };
+        // The engine explains that a thread-per-task pool has no size.
+        let commands = super::knob::size_commands(&pool, new);
         self.commands(&commands);
     }
 
@@ -787,7 +792,8 @@ impl App {
         let command = match &self.engine.scenario().load.mode {
             // Three significant digits, so the rate set is the rate the screen shows.
             &LoadMode::Open { rate, .. } => {
-                Command::SetRate(three_digits(if more { rate * 1.25 } else { rate / 1.25 }))
+                let rate = if more { rate * 1.25 } else { rate / 1.25 };
+                Command::SetRate(super::knob::three_digits(rate))
             }
             &LoadMode::Closed { clients, .. } => {
                 let step = (clients / 10).max(1);
@@ -866,14 +872,7 @@ impl App {
             return;
         }
         let scenario = self.engine.scenario().clone();
-        let faults: Vec<_> = self
-            .engine
-            .snapshot()
-            .services
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.fault.map(|f| (ServiceId(i), f)))
-            .collect();
+        let faults = super::sweep::live_faults(&self.engine);
         let engines = Strategy::ALL
             .iter()
             .map(|&s| {
@@ -1014,6 +1013,7 @@ impl App {
             Overlay::Faults(_) | Overlay::Help | Overlay::Legend | Overlay::TourSteps(_) => {
                 self.overlay = Overlay::None;
             }
+            Overlay::Sweep => self.close_sweep(),
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
             Overlay::None if self.timeline.is_some() => self.timeline = None,
             // Esc never quits: on a projector a stray Esc must not end the lesson.
@@ -1187,15 +1187,6 @@ fn step_text(before: &Snapshot, after: &Snapshot) -> String {
     )
 }
 
-/// `v` rounded to three significant digits (7.8125 -> 7.81, 1234.5 -> 1230).
-fn three_digits(v: f64) -> f64 {
-    if v <= 0.0 || !v.is_finite() {
-        return v;
-    }
-    let scale = 10f64.powi(2 - v.log10().floor() as i32);
-    (v * scale).round() / scale
-}
-
 /// About 10% of a size, at least 1.
 fn step_of(size: u32) -> u32 {
     (size / 10).max(1)
@@ -1203,6 +1194,9 @@ fn step_of(size: u32) -> u32 {
 
 #[path = "settings.rs"]
 mod settings;
+
+#[path = "app_sweep.rs"]
+mod app_sweep;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]
@@ -1215,6 +1209,10 @@ mod tour_tests;
 #[cfg(test)]
 #[path = "settings_tests.rs"]
 mod settings_tests;
+
+#[cfg(test)]
+#[path = "app_sweep_tests.rs"]
+mod sweep_tests;
 
 /// The live key a tour key stands for.
 fn tour_key(key: TourKey) -> Key {

@@ -58,6 +58,8 @@ pub enum Context {
     Tour,
     /// The list of a tour's steps.
     TourSteps,
+    /// The sweep chart.
+    Sweep,
 }
 
 /// Keys, how the help writes them, what they do.
@@ -162,6 +164,9 @@ pub const LIVE: &[Binding] = &[
         Action::ToggleCompare
     })
     .hint("compare"),
+    bind(&[C('g')], "g", "sweep pool size (or load)", |_| {
+        Action::OpenSweep
+    }),
     bind(&[C('v')], "v", "server: platform/virtual", |_| {
         Action::ToggleServerThreads
     }),
@@ -264,6 +269,29 @@ pub const TOUR_STEPS: &[Binding] = &[
     bind(&[C('q')], "q", "quit", |_| Action::Quit),
 ];
 
+/// The sweep chart.
+pub const SWEEP: &[Binding] = &[
+    bind(
+        &[Key::Left, Key::Right],
+        "← →",
+        "previous / next point",
+        |k| Action::SweepMove(k == Key::Right),
+    ),
+    bind(&[Key::Enter], "Enter", "apply the point's value", |_| {
+        Action::SweepApply
+    }),
+    bind(&[Key::Tab], "Tab", "sweep the next pool / load", |_| {
+        Action::SweepNextKnob
+    }),
+    bind(
+        &[Key::Esc, C('g')],
+        "Esc g",
+        "close (stops computing)",
+        |_| Action::Back,
+    ),
+    bind(&[C('q')], "q", "quit", |_| Action::Quit),
+];
+
 /// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.
 pub const ALWAYS: &[Binding] = &[bind(&[Key::Ctrl('c')], "Ctrl-C", "quit", |_| Action::Quit)];
 
@@ -274,6 +302,7 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::FaultMenu => FAULT_MENU,
         Context::Tour => TOUR,
         Context::TourSteps => TOUR_STEPS,
+        Context::Sweep => SWEEP,
     }
 }
 
@@ -331,7 +360,13 @@ mod tests {
 
     #[test]
     fn no_key_is_bound_twice_in_a_context() {
-        for ctx in [Context::Live, Context::Help, Context::FaultMenu] {
+        for ctx in [
+            Context::Live,
+            Context::Help,
+            Context::FaultMenu,
+            Context::TourSteps,
+            Context::Sweep,
+        ] {
             let keys: Vec<Key> = ALWAYS
                 .iter()
                 .chain(table(ctx))

@@ -11,6 +11,8 @@ pub mod clock;
 pub mod expect;
 mod input;
 pub mod keys;
+pub mod knob;
+pub mod sweep;
 pub mod theme;
 mod trace_file;
 pub mod ui;

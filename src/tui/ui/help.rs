@@ -54,8 +54,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
 /// The second page: menus and tours, then the legend.
 pub fn render_legend(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.palette();
-    let sections: [(&str, &[Binding]); 3] = [
+    let sections: [(&str, &[Binding]); 4] = [
         ("Fault menu", keys::FAULT_MENU),
+        ("Sweep (g)", keys::SWEEP),
         ("Tour", keys::TOUR),
         ("Tour steps", keys::TOUR_STEPS),
     ];

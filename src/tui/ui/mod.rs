@@ -26,7 +26,7 @@
 //! theory and log, taking the log's rows first.
 //!
 //! The compare view replaces body, theory and log with every strategy side by side
-//! (2x2 below 120 columns). Overlays (help, fault menu) are drawn last, centred. Below
+//! (2x2 below 120 columns). Overlays (help, fault menu, sweep) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 
 mod bottlenecks;
@@ -42,6 +42,7 @@ mod outcomes;
 mod pools;
 mod runtime;
 mod status;
+mod sweep;
 mod theory;
 pub mod timeline;
 mod tour;
@@ -96,6 +97,7 @@ fn render_overlay(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         Overlay::Legend => help::render_legend(frame, area, app),
         Overlay::Faults(menu) => fault_menu::render(frame, area, app, snapshot, menu),
         Overlay::TourSteps(cursor) => tour_steps::render(frame, area, app, cursor),
+        Overlay::Sweep => sweep::render(frame, area, app),
     }
 }
 

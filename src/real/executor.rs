@@ -7,7 +7,8 @@
 //! condition variable, so the pool's FIFO choice of the longest idle thread is the one that
 //! runs) or starts a new one; `Queued` leaves the task for `finish`, which hands a worker the
 //! head of the queue (skipping tasks whose future already completed) or sends it idle with a
-//! keep-alive deadline.
+//! keep-alive deadline. The common pool always queues; the workers its `signalWork` released
+//! are started or woken and scan for themselves (`Pool::scan_signalled`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};

@@ -6,13 +6,11 @@
 //! 40 closed clients with no think time; 200 Tomcat threads, so every client's requests are
 //! served by the same Tomcat thread (the only idle one when its response goes out).
 
-use std::collections::BTreeMap;
-
 use threadlab::scenario::{self, Strategy};
-use threadlab::sim::{Engine, Retention, SERVER_POOL, SpanKind};
+use threadlab::sim::{ClientsSnapshot, Engine};
 use threadlab::time::Nanos;
 
-const CLIENTS: usize = 40;
+const CLIENTS: u32 = 40;
 
 fn preset(jdk: u32, parallelism: u32, seed: u64) -> String {
     format!(
@@ -56,16 +54,15 @@ threads = {parallelism}
     )
 }
 
-/// What 30 s of the preset gave: answers per responding Tomcat thread (one per client here)
-/// and the throughput.
+/// What 30 s of the preset gave: the per-client figures and the throughput.
 struct Played {
-    answers: BTreeMap<u32, u64>,
+    clients: ClientsSnapshot,
     throughput: f64,
 }
 
 impl Played {
-    fn never_answered(&self) -> usize {
-        CLIENTS - self.answers.len()
+    fn never_answered(&self) -> u32 {
+        self.clients.never_answered
     }
 }
 
@@ -73,20 +70,16 @@ fn play(jdk: u32, parallelism: u32, seed: u64) -> Played {
     let toml = preset(jdk, parallelism, seed);
     let scenario = scenario::parse("test", &toml, &[]).expect("valid test preset");
     let mut e = Engine::new(&scenario, Strategy::Shared);
-    e.record_timeline(Retention::export(usize::MAX));
     e.run_until(Nanos::from_secs(30));
-    // A Tomcat thread's closed handler span is a response it wrote.
-    let mut answers = BTreeMap::new();
-    let timeline = e.timeline().expect("the timeline was switched on");
-    for (_, lane) in timeline.pool_lanes(SERVER_POOL) {
-        for span in lane.spans.iter().filter(|s| s.kind == SpanKind::Handler) {
-            *answers.entry(span.thread).or_insert(0) += 1;
-        }
-    }
-    let answered: u64 = answers.values().sum();
+    let snap = e.snapshot();
+    let clients = snap
+        .net
+        .and_then(|net| net.clients)
+        .expect("a closed load has per-client figures");
+    assert_eq!(clients.count, CLIENTS);
     Played {
-        answers,
-        throughput: answered as f64 / 30.0,
+        clients,
+        throughput: snap.goodput_rps,
     }
 }
 
@@ -102,7 +95,7 @@ fn jdk_25_parallelism_1_serves_one_queue_of_clients_and_starves_the_rest() {
         p.never_answered() >= 20,
         "{} never answered: {:?}",
         p.never_answered(),
-        p.answers
+        p.clients
     );
 }
 
@@ -120,7 +113,7 @@ fn jdk_17_parallelism_7_starves_the_queues_no_worker_settled_on() {
         (10..=25).contains(&p.never_answered()),
         "{} never answered: {:?}",
         p.never_answered(),
-        p.answers
+        p.clients
     );
 }
 
@@ -138,5 +131,12 @@ fn jdk_25_leaves_shared_queues_so_parallelism_7_starves_fewer_clients_than_jdk_1
 #[test]
 fn which_clients_starve_depends_only_on_the_seed() {
     let (a, b) = (play(25, 1, 3), play(25, 1, 3));
-    assert_eq!(a.answers, b.answers);
+    assert_eq!(a.clients, b.clients);
+    // Another seed, other probes: another share of the clients is served.
+    let others: Vec<u32> = (4..=8).map(|s| play(25, 1, s).never_answered()).collect();
+    assert!(
+        others.iter().any(|&n| n != a.never_answered()),
+        "{} vs {others:?}",
+        a.never_answered()
+    );
 }

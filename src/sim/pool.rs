@@ -27,13 +27,13 @@ use super::forkjoin::SubmissionQueues;
 pub use super::forkjoin::Submitter;
 pub use crate::topology::{PoolKind, PoolSpec};
 
-/// How long a parked common-pool worker takes to run after `signalWork` unparks it, and a
-/// new one to start (`createWorker`). Both are left at zero: the worker still scans only
-/// after the event that signalled it (a whole fan-out, or every request arriving at the same
-/// instant) has pushed its tasks, which is what decides where it settles, and timings of
-/// runs that are not overloaded stay exact.
-pub const FORK_JOIN_WAKE: Nanos = Nanos::ZERO;
-pub const FORK_JOIN_START: Nanos = Nanos::ZERO;
+/// How long a parked common-pool worker takes to run after `signalWork` unparks it (an
+/// estimate of `LockSupport.unpark` to running on a free core). It matters under overload:
+/// the pushes made meanwhile decide which queue the worker's scan finds first.
+pub const FORK_JOIN_WAKE: Nanos = Nanos(50_000);
+/// How long a new common-pool worker takes to start (`createWorker`, `Thread.start`; an
+/// estimate, unless the scenario's `spawn_cost` is longer).
+pub const FORK_JOIN_START: Nanos = Nanos(100_000);
 
 /// A worker's slot in its pool. Slots are reused after a worker dies; names are not.
 pub type Slot = u32;

@@ -97,7 +97,8 @@ fn the_pool_grows_to_parallelism_then_queues_without_bound_and_never_rejects() {
     assert_eq!(pool.queued(), 997);
     assert_eq!(pool.queued_tasks().count(), 997);
     assert_eq!(pool.stats().rejected, 0);
-    assert_eq!(pool.stats().max_queue, 1_000);
+    // The high-water mark leaves out the tasks the 3 released workers were on their way to.
+    assert_eq!(pool.stats().max_queue, 997);
 }
 
 #[test]

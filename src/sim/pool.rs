@@ -32,7 +32,7 @@ pub use crate::topology::{PoolKind, PoolSpec};
 /// the pushes made meanwhile decide which queue the worker's scan finds first.
 pub const FORK_JOIN_WAKE: Nanos = Nanos(50_000);
 /// How long a new common-pool worker takes to start (`createWorker`, `Thread.start`; an
-/// estimate, unless the scenario's `spawn_cost` is longer).
+/// estimate, replaced by the scenario's `spawn_cost` when it sets one).
 pub const FORK_JOIN_START: Nanos = Nanos(100_000);
 
 /// A worker's slot in its pool. Slots are reused after a worker dies; names are not.

@@ -4,6 +4,7 @@
 
 use super::engine::{Engine, Event, Task};
 use super::pool::{AfterTask, Slot};
+use crate::time::Nanos;
 use crate::topology::PoolId;
 
 impl Engine {
@@ -12,10 +13,11 @@ impl Engine {
         for pool in 0..self.pools.len() {
             let platform = !self.pools[pool].spec().virtual_threads;
             for signal in self.pools[pool].take_signals() {
-                // A new worker scans once its thread exists (`spawn_cost`, as for any new
-                // platform thread).
-                let delay = if signal.started && platform {
-                    signal.delay.max(self.scenario.spawn_cost)
+                // A new worker scans once its thread exists: a scenario that measured thread
+                // creation (`spawn_cost`) says how long that takes.
+                let spawn = self.scenario.spawn_cost;
+                let delay = if signal.started && platform && spawn > Nanos::ZERO {
+                    spawn
                 } else {
                     signal.delay
                 };

@@ -6,7 +6,7 @@
 
 use threadlab::metrics::Outcome;
 use threadlab::scenario::{self, Scenario, ServiceId, Strategy};
-use threadlab::sim::pool::PoolKind;
+use threadlab::sim::pool::{FORK_JOIN_START, FORK_JOIN_WAKE, PoolKind};
 use threadlab::sim::{
     Command, Engine, Fault, LogLine, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL,
 };
@@ -633,12 +633,22 @@ fn common_pool_parallelism_is_cores_minus_one() {
     assert_eq!(p.kind, PoolKind::ForkJoin);
     assert_eq!(p.core, 10);
     assert_eq!(p.stats.largest_pool_size, 10);
-    assert_eq!(p.stats.max_queue, 20);
-    // Request k runs in wave ceil(k / 10) on worker ((k - 1) mod 10) + 1.
-    let expected_times: Vec<Nanos> = (0..30u64).map(|k| ms(100 * (k / 10 + 1))).collect();
-    assert_eq!(times(&e), expected_times);
-    let expected_threads: Vec<String> = (0..30u32).map(|k| format!("{FJ}{}", k % 10 + 1)).collect();
-    assert_eq!(threads(&e), expected_threads);
+    // Three waves of 10: which request runs in which wave is the submission queues' and the
+    // workers' scans' business (not FIFO), but every worker runs one call per wave.
+    let mut waves = times(&e);
+    waves.sort_unstable();
+    // The workers start FORK_JOIN_START after the first pushes, then each takes the next
+    // task as it finishes one.
+    let expected_times: Vec<Nanos> = (0..30u64)
+        .map(|k| ms(100 * (k / 10 + 1)) + FORK_JOIN_START)
+        .collect();
+    assert_eq!(waves, expected_times);
+    let mut workers = threads(&e);
+    workers.sort_unstable();
+    let mut expected_threads: Vec<String> =
+        (0..30u32).map(|k| format!("{FJ}{}", k % 10 + 1)).collect();
+    expected_threads.sort_unstable();
+    assert_eq!(workers, expected_threads);
 }
 
 #[test]
@@ -671,7 +681,11 @@ fn common_pool_on_2_cores_with_jdk_25_runs_a_fan_out_on_one_worker() {
     };
     let e = played(&fan_out(25), Strategy::Shared);
     let r = row(&e, 1);
-    assert_eq!(r.time, ms(600), "100 + 200 + 300 ms, one after another");
+    assert_eq!(
+        r.time,
+        ms(600) + FORK_JOIN_START,
+        "the worker starts, then 100 + 200 + 300 ms, one after another"
+    );
     assert_eq!(r.thread, format!("{FJ}1"));
     let p = pool(&e, SHARED_POOL);
     assert_eq!(p.kind, PoolKind::ForkJoin);
@@ -695,8 +709,9 @@ fn shared_threads_setting_overrides_the_common_pool_parallelism() {
         let p = pool(&e, SHARED_POOL);
         assert_eq!(p.kind, PoolKind::ForkJoin, "cores {cores}");
         assert_eq!(p.stats.largest_pool_size, 4, "cores {cores}");
-        let mut expected = vec![ms(100); 4];
-        expected.extend([ms(200); 4]);
+        // Each worker starts FORK_JOIN_START after the push that created it.
+        let mut expected = vec![ms(100) + FORK_JOIN_START; 4];
+        expected.extend([ms(200) + FORK_JOIN_START; 4]);
         assert_eq!(times(&e), expected, "cores {cores}");
     }
     // parallelism = 1 set explicitly on a big machine: still no common pool before JDK 22.
@@ -930,9 +945,19 @@ fn dependent_stages_add_up_stage_by_stage() {
     for async_ in [false, true] {
         for strategy in [Strategy::Shared, Strategy::Bulkhead, Strategy::Unbounded] {
             let e = played(&staged(async_), strategy);
+            // The common pool's workers scan after they start or wake: a's worker starts
+            // (START). Blocking: for the second stage the parked worker wakes for b (WAKE)
+            // and, seeing c behind b, propagates to a new worker for c (START). Async: a's
+            // worker submits b and c itself, signalling a new worker, then takes b when its
+            // task ends; c waits for the new worker (START).
+            let fork_join = match (strategy, async_) {
+                (Strategy::Shared, false) => FORK_JOIN_START + FORK_JOIN_WAKE + FORK_JOIN_START,
+                (Strategy::Shared, true) => FORK_JOIN_START + FORK_JOIN_START,
+                _ => Nanos::ZERO,
+            };
             assert_eq!(
                 row(&e, 1).time,
-                ms(400),
+                ms(400) + fork_join,
                 "{strategy} async={async_}: a + max(b, c)"
             );
         }

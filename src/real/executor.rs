@@ -7,7 +7,8 @@
 //! condition variable, so the pool's FIFO choice of the longest idle thread is the one that
 //! runs) or starts a new one; `Queued` leaves the task for `finish`, which hands a worker the
 //! head of the queue (skipping tasks whose future already completed) or sends it idle with a
-//! keep-alive deadline.
+//! keep-alive deadline. The common pool always queues; the workers its `signalWork` released
+//! are started or woken and scan for themselves (`Pool::scan_signalled`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
@@ -16,7 +17,7 @@ use tokio_metrics::TaskMonitor;
 
 use crate::metrics::Sampler;
 use crate::sim::PoolSnapshot;
-use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, Slot};
+use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, Slot, Submitter};
 use crate::time::Nanos;
 use crate::topology::PoolId;
 
@@ -102,31 +103,49 @@ impl PoolState {
         self.jobs.remove(&id)
     }
 
-    fn finish(&mut self, slot: Slot, now: Nanos) -> AfterTask<TaskId> {
+    /// The worker's task ended (or, `signalled`, it was woken to scan): what it does next.
+    fn finish(&mut self, slot: Slot, now: Nanos, signalled: bool) -> AfterTask<TaskId> {
         let PoolState { pool, jobs, .. } = self;
-        pool.finish(slot, now, |id| {
+        let is_stale = |id: &TaskId| {
             // AsyncSupply.run returns at once when its future already completed.
             let stale = jobs.get(id).is_none_or(Task::is_stale);
             if stale {
                 jobs.remove(id);
             }
             stale
-        })
+        };
+        if signalled {
+            pool.scan_signalled(slot, now, is_stale)
+        } else {
+            pool.finish(slot, now, is_stale)
+        }
     }
 }
 
 impl World {
-    /// `execute(task)` on pool `pool`: the job runs or waits, or comes back when rejected.
+    /// `execute(task)` on pool `pool` from a thread outside the pools.
     pub(super) fn submit(self: &Arc<Self>, pool: usize, job: Task) -> Result<(), Task> {
+        self.submit_from(pool, job, Submitter::OUTSIDE)
+    }
+
+    /// `execute(task)` on pool `pool` from thread `who`: the job runs or waits, or comes back
+    /// when rejected.
+    pub(super) fn submit_from(
+        self: &Arc<Self>,
+        pool: usize,
+        job: Task,
+        who: Submitter,
+    ) -> Result<(), Task> {
         let p = &self.pools[pool];
         let mut st = lock(&p.state);
         let id = st.next_task;
         st.next_task += 1;
         let created = st.pool.stats().threads_created;
-        match st.pool.submit(id) {
+        match st.pool.submit_from(id, who) {
             Admission::Rejected => Err(job),
             Admission::Queued => {
                 st.jobs.insert(id, job);
+                self.release_signalled(pool, &mut st);
                 Ok(())
             }
             Admission::Started(slot) => {
@@ -139,6 +158,33 @@ impl World {
                 Ok(())
             }
         }
+    }
+
+    /// Starts or wakes the common-pool workers `signalWork` released; each scans for itself.
+    fn release_signalled(self: &Arc<Self>, pool: usize, st: &mut PoolState) {
+        for signal in st.pool.take_signals() {
+            if signal.started {
+                self.start_worker(pool, signal.slot, st);
+            } else {
+                st.waker(signal.slot).notify_one();
+            }
+        }
+    }
+
+    /// The thread named `me` (a worker's `prefix-N`) as the pools tell submitters apart, as
+    /// the engine does: its pool and number.
+    pub(super) fn submitter_named(&self, me: &str) -> Submitter {
+        self.topology
+            .specs()
+            .enumerate()
+            .find_map(|(pool, spec)| {
+                let number = me.strip_prefix(spec.prefix.as_str())?.parse().ok()?;
+                Some(Submitter {
+                    pool: u32::try_from(pool).ok()?,
+                    number,
+                })
+            })
+            .unwrap_or(Submitter::OUTSIDE)
     }
 
     /// Starts the threads a pool prestarts (Tomcat's `minSpareThreads`).
@@ -196,7 +242,8 @@ impl World {
                     None => Deferred::None,
                 };
                 st = lock(&p.state);
-                let after = st.finish(slot, self.clock.now());
+                let after = st.finish(slot, self.clock.now(), false);
+                self.release_signalled(pool, &mut st);
                 drop(st);
                 // The worker is back in its pool before its future completes or its response
                 // goes out, as in the engine.
@@ -210,6 +257,16 @@ impl World {
                 continue;
             }
             let now = self.clock.now();
+            if st.pool.is_signalled(slot) {
+                let after = st.finish(slot, now, true);
+                self.release_signalled(pool, &mut st);
+                match after {
+                    AfterTask::Exited => return,
+                    AfterTask::Runs(_) => {}
+                    AfterTask::Idle { check_at: at } => check_at = at.or(check_at),
+                }
+                continue;
+            }
             if let Some(at) = check_at
                 && now >= at
             {
@@ -241,7 +298,7 @@ impl World {
                 Some(job) => self.run_job(&ctx, job, &me).await,
                 None => Deferred::None,
             };
-            let after = lock(&p.state).finish(slot, self.clock.now());
+            let after = lock(&p.state).finish(slot, self.clock.now(), false);
             self.apply(after_job);
             if !matches!(after, AfterTask::Runs(_)) || self.stop.is_stopped() {
                 return;

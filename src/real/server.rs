@@ -170,7 +170,7 @@ impl World {
                 index: i,
                 join: Arc::clone(&join),
             });
-            let Err(job) = self.submit(pool, job) else {
+            let Err(job) = self.submit_from(pool, job, self.submitter_named(me)) else {
                 deadlines[i] = timeout_at;
                 continue;
             };
@@ -292,7 +292,7 @@ impl World {
                     self.discarded(&oldest);
                 }
                 // execute(r) again: with the head gone the queue has room.
-                if let Err(task) = self.submit(pool, Task::Call(c)) {
+                if let Err(task) = self.submit_from(pool, Task::Call(c), self.submitter_named(me)) {
                     self.discarded(&task);
                 }
                 Rejected::Armed

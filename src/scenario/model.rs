@@ -113,8 +113,10 @@ impl Jdk {
     }
 
     /// Up to JDK 21 `CompletableFuture` runs async work on a new thread per task when the
-    /// common pool's parallelism is below 2 (`ThreadPerTaskExecutor`); from JDK 22 it uses the
-    /// common pool, lifting parallelism 0 to 1, so every async call queues for one worker.
+    /// common pool's parallelism is below 2 (`ThreadPerTaskExecutor`); from JDK 22 it uses
+    /// `ForkJoinPool.asyncCommonPool()`, which lifts a parallelism of 0 to 2 and keeps 1 as 1.
+    /// Parallelism here is at least 1 (validated), so below 2 means one worker for every
+    /// async call.
     pub fn thread_per_task_below_parallelism_2(self) -> bool {
         self <= Jdk::V21
     }

@@ -100,6 +100,7 @@ impl Engine {
                 format!("{name}: healed")
             }
         };
+        self.schedule_signals();
         self.push_log(LogEntry::Change {
             at: self.now,
             text: text.clone(),

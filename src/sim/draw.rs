@@ -14,6 +14,7 @@ use crate::time::Nanos;
 const STREAM_ARRIVAL: u64 = 1 << 32;
 const STREAM_TURNAROUND: u64 = (1 << 32) + 1;
 const STREAM_POST_RESPONSE: u64 = (1 << 32) + 2;
+const STREAM_PROBES: u64 = 2 << 32;
 
 /// SplitMix64's finaliser: a strong 64-bit mix, so nearby keys give unrelated generators.
 fn mix(mut z: u64) -> u64 {
@@ -26,6 +27,12 @@ fn mix(mut z: u64) -> u64 {
 fn keyed(seed: u64, request: u64, stream: u64) -> Xoshiro256PlusPlus {
     let key = mix(seed ^ mix(request ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)));
     Xoshiro256PlusPlus::seed_from_u64(key)
+}
+
+/// Where the run's `ThreadLocalRandom` probe sequence starts (`probeGenerator`'s value when
+/// the first thread submits): the one draw behind which submission queue each thread uses.
+pub fn probe_origin(seed: u64) -> u32 {
+    (mix(seed ^ STREAM_PROBES) >> 32) as u32
 }
 
 /// The raw uniforms one call consumes. Faults transform the outcome, not the draws, so a

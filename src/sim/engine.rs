@@ -10,7 +10,7 @@ pub use crate::topology::PoolId;
 use crate::topology::Topology;
 
 use super::event::EventQueue;
-use super::pool::{KeepAlive, Pool, Slot};
+use super::pool::{KeepAlive, Pool, Slot, Submitter};
 use super::request::{ReqRef, Requests};
 use super::resources::{Cpu, ResourceState};
 use super::semaphore::PermitState;
@@ -87,6 +87,8 @@ pub(super) enum Event {
     ResetDone { req: ReqRef },
     /// A handler thread closed its connection after the response.
     ConnectionClosed,
+    /// A common-pool worker that `signalWork` woke or started runs its scan.
+    Signalled { pool: u32, slot: Slot },
 }
 
 /// Per-service counters.
@@ -309,6 +311,7 @@ impl Engine {
             self.now = time;
             self.events_processed += 1;
             self.handle(event);
+            self.schedule_signals();
         }
         true
     }
@@ -423,6 +426,7 @@ impl Engine {
                 self.release_core();
                 self.finish_reset(req);
             }
+            Event::Signalled { pool, slot } => self.on_signalled(pool as usize, slot),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool as usize)
@@ -484,6 +488,18 @@ impl Engine {
                 number: self.pools.get(pool).map_or(0, |p| p.thread_number(slot)),
             },
             ThreadRef::Delayer => ThreadName::Delayer,
+        }
+    }
+
+    /// The thread submitting to a pool, as the pool tells threads apart (pool and number: a
+    /// worker that replaces a dead one in its slot is a new thread).
+    pub(super) fn submitter_of(&self, thread: Option<ThreadRef>) -> Submitter {
+        match thread.map(|t| self.name_of(t)) {
+            Some(ThreadName::Worker { pool, number }) => Submitter {
+                pool: u32::try_from(pool).unwrap_or(u32::MAX - 1),
+                number,
+            },
+            _ => Submitter::OUTSIDE,
         }
     }
 }

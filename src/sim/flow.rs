@@ -236,7 +236,8 @@ impl Engine {
         submitter: Option<ThreadRef>,
     ) -> bool {
         let created = self.pools[pool].stats().threads_created;
-        match self.pools[pool].submit(Task::Call(r, call)) {
+        let who = self.submitter_of(submitter);
+        match self.pools[pool].submit_from(Task::Call(r, call), who) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);
                 let thread = ThreadRef::Worker { pool, slot };

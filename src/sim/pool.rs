@@ -7,19 +7,33 @@
 //! - `Tomcat`: Tomcat's connector executor, whose `TaskQueue` refuses offers while the pool can
 //!   still grow, so it creates threads up to max *before* queueing; `min_spare` threads are
 //!   prestarted.
-//! - `ForkJoin`: the common pool: wakes an idle worker, else adds one up to parallelism, else
-//!   queues without bound. It never rejects and does not compensate for blocked workers.
+//! - `ForkJoin`: the common pool: a submitting thread pushes into the submission queue its
+//!   probe selects (`forkjoin.rs`); a push into an empty queue wakes the most recently parked
+//!   worker, else adds one up to parallelism. Workers stay on the queue they took from. It
+//!   never rejects and does not compensate for blocked workers.
 //! - `PerTask`: a new thread for every task (virtual threads, `ThreadPerTaskExecutor`).
 //!
-//! Idle workers wait in FIFO order, so the thread idle longest takes the next task (the
-//! condition queues behind `LinkedBlockingQueue.take()` are FIFO). The pool knows nothing of
-//! requests or time beyond what it is told: the engine owns the clock and the tasks.
+//! Idle workers of the first two wait in FIFO order, so the thread idle longest takes the next
+//! task (the condition queues behind `LinkedBlockingQueue.take()` are FIFO); ForkJoin's idle
+//! workers wait on a stack (`ctl`), so the last to park is the first woken. The pool knows
+//! nothing of requests or time beyond what it is told: the engine owns the clock and the tasks.
 
 use std::collections::VecDeque;
 
 use crate::time::Nanos;
 
+use super::draw::probe_origin;
+use super::forkjoin::SubmissionQueues;
+pub use super::forkjoin::Submitter;
 pub use crate::topology::{PoolKind, PoolSpec};
+
+/// How long a parked common-pool worker takes to run after `signalWork` unparks it (an
+/// estimate of `LockSupport.unpark` to running on a free core). It matters under overload:
+/// the pushes made meanwhile decide which queue the worker's scan finds first.
+pub const FORK_JOIN_WAKE: Nanos = Nanos(50_000);
+/// How long a new common-pool worker takes to start (`createWorker`, `Thread.start`; an
+/// estimate, replaced by the scenario's `spawn_cost` when it sets one).
+pub const FORK_JOIN_START: Nanos = Nanos(100_000);
 
 /// A worker's slot in its pool. Slots are reused after a worker dies; names are not.
 pub type Slot = u32;
@@ -33,6 +47,15 @@ pub enum Admission {
     Queued,
     /// The pool refused it; the caller applies the rejection policy.
     Rejected,
+}
+
+/// A common-pool worker released by `signalWork`: it scans after `delay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signal {
+    pub slot: Slot,
+    pub delay: Nanos,
+    /// A new thread (the engine starts it) rather than a parked one (the engine wakes it).
+    pub started: bool,
 }
 
 /// What a worker does after its task ends.
@@ -59,6 +82,8 @@ struct Worker<T> {
     /// A keep-alive check for this worker is scheduled. At most one is pending per worker,
     /// so the event queue stays small however often threads go idle.
     check_pending: bool,
+    /// A common-pool worker woken or started by `signalWork` that has not scanned yet.
+    signalled: bool,
 }
 
 /// Counters with the JDK's names (`getCompletedTaskCount`, `getLargestPoolSize`), plus the
@@ -69,6 +94,7 @@ pub struct PoolStats {
     pub rejected: u64,
     pub largest_pool_size: u32,
     pub max_active: u32,
+    /// For the common pool: tasks queued beyond the workers `signalWork` released for them.
     pub max_queue: u32,
     /// Queued tasks a worker skipped because their future had already completed.
     pub skipped: u64,
@@ -84,6 +110,12 @@ pub struct Pool<T> {
     /// Idle workers, longest idle first.
     idle: VecDeque<Slot>,
     queue: VecDeque<T>,
+    /// A `ForkJoin` pool's submission queues (its tasks wait there, not in `queue`).
+    fork_join: Option<SubmissionQueues<T>>,
+    /// Workers `signalWork` released that have not scanned yet.
+    signalled: u32,
+    /// Those the engine has not been told about yet.
+    signals: Vec<Signal>,
     alive: u32,
     active: u32,
     next_number: u32,
@@ -92,8 +124,13 @@ pub struct Pool<T> {
 
 impl<T: Copy> Pool<T> {
     pub fn new(spec: PoolSpec) -> Self {
+        let fork_join = (spec.kind == PoolKind::ForkJoin)
+            .then(|| SubmissionQueues::new(spec.jdk, spec.core, probe_origin(spec.seed)));
         let mut pool = Pool {
             next_number: spec.first_number,
+            fork_join,
+            signalled: 0,
+            signals: Vec::new(),
             spec,
             workers: Vec::new(),
             free_slots: Vec::new(),
@@ -131,7 +168,10 @@ impl<T: Copy> Pool<T> {
     }
     /// `getQueue().size()`.
     pub fn queued(&self) -> u32 {
-        u32::try_from(self.queue.len()).unwrap_or(u32::MAX)
+        u32::try_from(self.queue_len()).unwrap_or(u32::MAX)
+    }
+    fn queue_len(&self) -> usize {
+        self.queue.len() + self.fork_join.as_ref().map_or(0, SubmissionQueues::len)
     }
     /// The task a worker runs, if any.
     pub fn task_of(&self, slot: Slot) -> Option<T> {
@@ -145,17 +185,29 @@ impl<T: Copy> Pool<T> {
         format!("{}{}", self.spec.prefix, number)
     }
 
-    /// Offers a task, following the pool kind's `execute` rules.
+    /// Offers a task, following the pool kind's `execute` rules, from a thread outside every
+    /// pool (see `submit_from`).
     pub fn submit(&mut self, task: T) -> Admission {
+        self.submit_from(task, Submitter::OUTSIDE)
+    }
+
+    /// Offers a task from thread `who`. Only the common pool looks at the submitter: its
+    /// probe picks the submission queue.
+    pub fn submit_from(&mut self, task: T, who: Submitter) -> Admission {
         let admission = match self.spec.kind {
             PoolKind::PerTask => Admission::Started(self.start_new(task)),
             PoolKind::ThreadPool => self.submit_thread_pool(task),
             PoolKind::Tomcat => self.submit_tomcat(task),
-            PoolKind::ForkJoin => self.submit_fork_join(task),
+            PoolKind::ForkJoin => self.submit_fork_join(task, who),
         };
         match admission {
             Admission::Rejected => self.stats.rejected += 1,
-            Admission::Queued => self.stats.max_queue = self.stats.max_queue.max(self.queued()),
+            Admission::Queued => {
+                // The common pool's tasks all pass through a queue: count those no released
+                // worker is on its way to take.
+                let waiting = self.queued().saturating_sub(self.signalled);
+                self.stats.max_queue = self.stats.max_queue.max(waiting);
+            }
             Admission::Started(_) => {}
         }
         admission
@@ -210,18 +262,118 @@ impl<T: Copy> Pool<T> {
         Admission::Rejected
     }
 
-    /// `ForkJoinPool.signalWork`: wake an idle worker, else add one below parallelism; the
-    /// queues are unbounded.
-    fn submit_fork_join(&mut self, task: T) -> Admission {
-        if let Some(slot) = self.idle.pop_front() {
-            self.run_on(slot, task);
-            return Admission::Started(slot);
+    /// `ForkJoinPool.execute` from a non-worker: push into the submitter's queue; a push into
+    /// an empty queue calls `signalWork`. The task always waits: a worker takes it when a
+    /// scan finds it.
+    fn submit_fork_join(&mut self, task: T, who: Submitter) -> Admission {
+        let Some(queues) = self.fork_join.as_mut() else {
+            return Admission::Rejected;
+        };
+        let queue = queues.queue_for(who);
+        if queues.push(queue, task) {
+            self.signal_work();
         }
-        if self.alive < self.spec.core {
-            return Admission::Started(self.start_new(task));
-        }
-        self.queue.push_back(task);
         Admission::Queued
+    }
+
+    /// `ForkJoinPool.signalWork`: nothing when as many workers as the parallelism are
+    /// released; else the most recently parked worker (the top of `ctl`'s stack) wakes, or a
+    /// new worker starts below parallelism. Either scans once it runs: the engine calls
+    /// [`Pool::scan_signalled`] after the delay [`Pool::take_signals`] gives.
+    fn signal_work(&mut self) {
+        if self.active + self.signalled >= self.spec.core {
+            return;
+        }
+        let (slot, started) = match self.idle.pop_back() {
+            Some(slot) => (slot, false),
+            None if self.alive < self.spec.core => (self.spawn_fork_join(), true),
+            None => return,
+        };
+        if let Some(w) = self.workers.get_mut(slot as usize) {
+            w.signalled = true;
+            w.timed = false;
+        }
+        self.signalled += 1;
+        let delay = if started {
+            FORK_JOIN_START
+        } else {
+            FORK_JOIN_WAKE
+        };
+        self.signals.push(Signal {
+            slot,
+            delay,
+            started,
+        });
+    }
+
+    /// Whether the worker in `slot` was released by `signalWork` and has not scanned yet.
+    pub fn is_signalled(&self, slot: Slot) -> bool {
+        self.workers.get(slot as usize).is_some_and(|w| w.signalled)
+    }
+
+    /// Workers signalled since the last call.
+    pub fn take_signals(&mut self) -> Vec<Signal> {
+        std::mem::take(&mut self.signals)
+    }
+
+    /// A signalled worker runs: it scans, and runs what it finds or parks again.
+    pub fn scan_signalled(
+        &mut self,
+        slot: Slot,
+        now: Nanos,
+        is_stale: impl FnMut(&T) -> bool,
+    ) -> AfterTask<T> {
+        match self.workers.get_mut(slot as usize) {
+            Some(w) if w.alive && w.signalled => w.signalled = false,
+            _ => return AfterTask::Exited,
+        }
+        self.signalled -= 1;
+        self.next_fork_join(slot, now, true, is_stale)
+    }
+
+    /// The common pool's worker in `slot` looks for its next task: a fresh scan, or the rule
+    /// for a worker whose task just ended. Tasks whose future already completed are skipped.
+    fn next_fork_join(
+        &mut self,
+        slot: Slot,
+        now: Nanos,
+        mut scan: bool,
+        mut is_stale: impl FnMut(&T) -> bool,
+    ) -> AfterTask<T> {
+        loop {
+            let Some(queues) = self.fork_join.as_mut() else {
+                return AfterTask::Exited;
+            };
+            let next = if scan {
+                queues.scan(slot)
+            } else {
+                queues.next_after_task(slot)
+            };
+            scan = false;
+            let Some((task, propagate)) = next else {
+                queues.park(slot);
+                return self.go_idle(slot, now);
+            };
+            if propagate {
+                self.signal_work();
+            }
+            if is_stale(&task) {
+                self.stats.completed += 1;
+                self.stats.skipped += 1;
+                continue;
+            }
+            self.run_on(slot, task);
+            return AfterTask::Runs(task);
+        }
+    }
+
+    /// `registerWorker`: a new worker draws its probe, which seeds its scans.
+    fn spawn_fork_join(&mut self) -> Slot {
+        let slot = self.spawn(None);
+        if let Some(queues) = self.fork_join.as_mut() {
+            queues.register(slot);
+        }
+        slot
     }
 
     fn queue_has_room(&self) -> bool {
@@ -251,9 +403,12 @@ impl<T: Copy> Pool<T> {
             return AfterTask::Exited;
         }
         // getTask(): a pool above its maximum (after setMaximumPoolSize) loses the worker.
-        if self.alive > self.spec.max && (self.alive > 1 || self.queue.is_empty()) {
+        if self.alive > self.spec.max && (self.alive > 1 || self.queue_len() == 0) {
             self.exit(slot);
             return AfterTask::Exited;
+        }
+        if self.fork_join.is_some() {
+            return self.next_fork_join(slot, now, false, is_stale);
         }
         while let Some(task) = self.queue.pop_front() {
             if is_stale(&task) {
@@ -274,12 +429,12 @@ impl<T: Copy> Pool<T> {
     pub fn check_keep_alive(&mut self, slot: Slot, now: Nanos) -> KeepAlive {
         let keep_alive = self.spec.keep_alive;
         let above_core = self.is_timed();
-        let can_exit = self.alive > 1 || self.queue.is_empty();
+        let can_exit = self.alive > 1 || self.queue_len() == 0;
         let Some(worker) = self.workers.get_mut(slot as usize) else {
             return KeepAlive::Stays;
         };
         worker.check_pending = false;
-        if !worker.alive || worker.task.is_some() || !worker.timed {
+        if !worker.alive || worker.task.is_some() || worker.signalled || !worker.timed {
             return KeepAlive::Stays;
         }
         let due = worker.idle_since + keep_alive;
@@ -321,14 +476,20 @@ impl<T: Copy> Pool<T> {
         AfterTask::Idle { check_at }
     }
 
-    /// Removes the oldest queued task (`DiscardOldestPolicy`: `getQueue().poll()`).
+    /// Removes the oldest queued task (`DiscardOldestPolicy`: `getQueue().poll()`); the
+    /// common pool, which never rejects, gives the head of its first non-empty queue.
     pub fn drop_oldest(&mut self) -> Option<T> {
-        self.queue.pop_front()
+        match self.fork_join.as_mut() {
+            Some(queues) => queues.pop_any(),
+            None => self.queue.pop_front(),
+        }
     }
 
-    /// The queued tasks, head first.
+    /// The queued tasks, head first (the common pool's queue by queue).
     pub fn queued_tasks(&self) -> impl Iterator<Item = &T> {
-        self.queue.iter()
+        self.queue
+            .iter()
+            .chain(self.fork_join.iter().flat_map(SubmissionQueues::iter))
     }
 
     /// `setCorePoolSize`. Growing starts up to `min(delta, queue size)` threads for queued
@@ -341,7 +502,9 @@ impl<T: Copy> Pool<T> {
             self.spec.max = core;
         }
         let mut resize = Resize::default();
-        if core > old && self.spec.kind != PoolKind::PerTask {
+        if core > old && self.spec.kind == PoolKind::ForkJoin {
+            resize.started = self.grow_fork_join(core - old);
+        } else if core > old && self.spec.kind != PoolKind::PerTask {
             let mut k = (core - old).min(self.queued());
             while k > 0 && self.alive < core {
                 let Some(task) = self.queue.pop_front() else {
@@ -355,6 +518,25 @@ impl<T: Copy> Pool<T> {
             resize.expiries = self.rearm_idle(now);
         }
         resize
+    }
+
+    /// A larger parallelism: a new worker per queued task, up to `added`, each taking the
+    /// task its first scan finds. (The queue array keeps the size it started with.)
+    fn grow_fork_join(&mut self, added: u32) -> Vec<(Slot, T)> {
+        let mut started = Vec::new();
+        for _ in 0..added {
+            if self.queue_len() == 0 || self.alive >= self.spec.core {
+                break;
+            }
+            let slot = self.spawn_fork_join();
+            let Some((task, _)) = self.fork_join.as_mut().and_then(|q| q.scan(slot)) else {
+                self.exit(slot);
+                break;
+            };
+            self.run_on(slot, task);
+            started.push((slot, task));
+        }
+        started
     }
 
     /// `setMaximumPoolSize`: idle threads beyond the new maximum exit at once; busy ones exit
@@ -431,6 +613,7 @@ impl<T: Copy> Pool<T> {
             idle_since: Nanos::ZERO,
             timed: false,
             check_pending: false,
+            signalled: false,
         };
         self.next_number = self.next_number.wrapping_add(1);
         self.alive += 1;
@@ -498,6 +681,10 @@ impl<T> Default for Resize<T> {
 }
 
 #[cfg(test)]
+#[path = "pool_fork_join_tests.rs"]
+mod fork_join_tests;
+
+#[cfg(test)]
 mod tests {
     //! One executor rule per test, on tasks that are plain numbers. Slots are internal; what
     //! a person sees is thread numbers, so the tests speak in those.
@@ -518,6 +705,8 @@ mod tests {
             keep_alive: Nanos::from_secs(10),
             prestart: kind == PoolKind::Tomcat,
             virtual_threads: false,
+            jdk: crate::scenario::Jdk::V21,
+            seed: 1,
         }
     }
 
@@ -898,37 +1087,7 @@ mod tests {
         assert_eq!(queued(&pool), [3]);
     }
 
-    // ---- ForkJoin and per-task --------------------------------------------------------------
-
-    fn fork_join(parallelism: u32) -> Pool<u32> {
-        Pool::new(spec(PoolKind::ForkJoin, parallelism, parallelism, None))
-    }
-
-    #[test]
-    fn fork_join_wakes_an_idle_worker_instead_of_creating_one() {
-        let mut pool = fork_join(3);
-        let first = start(&mut pool, 1);
-        goes_idle(&mut pool, first, secs(1));
-        assert_eq!(pool.submit(2), Admission::Started(first));
-        assert_eq!(
-            pool.pool_size(),
-            1,
-            "unlike a ThreadPoolExecutor below core"
-        );
-    }
-
-    #[test]
-    fn fork_join_grows_to_parallelism_then_queues_without_bound_and_never_rejects() {
-        let mut pool = fork_join(3);
-        let numbers: Vec<u32> = (1..=3).map(|t| start_number(&mut pool, t)).collect();
-        assert_eq!(numbers, [1, 2, 3]);
-        for t in 4..=1_000 {
-            assert_eq!(pool.submit(t), Admission::Queued);
-        }
-        assert_eq!(pool.pool_size(), 3);
-        assert_eq!(pool.queued(), 997);
-        assert_eq!(pool.stats().rejected, 0);
-    }
+    // ---- per-task (the common pool: pool_fork_join_tests.rs) ------------------------------
 
     #[test]
     fn per_task_starts_a_new_thread_for_every_task_which_exits_after_it() {

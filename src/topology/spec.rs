@@ -1,7 +1,7 @@
 //! Each pool's configuration, derived from the scenario, and written back when a person
 //! changes it live: the scenario is the one place a run's configuration lives.
 
-use crate::scenario::{Scenario, ServerThreads, UnboundedThreads};
+use crate::scenario::{Jdk, Scenario, ServerThreads, UnboundedThreads};
 use crate::time::Nanos;
 
 use super::PoolRole;
@@ -47,6 +47,10 @@ pub struct PoolSpec {
     pub prestart: bool,
     /// Virtual threads (no OS thread, a small heap stack) rather than platform threads.
     pub virtual_threads: bool,
+    /// The JDK whose `ForkJoinPool` rules a `ForkJoin` pool follows.
+    pub jdk: Jdk,
+    /// The run's seed: a `ForkJoin` pool's `ThreadLocalRandom` probes start from it.
+    pub seed: u64,
 }
 
 /// Up to JDK 21, `CompletableFuture` runs async work on a new thread per task when the common
@@ -60,7 +64,7 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
     match role {
         PoolRole::Server => server_spec(scenario),
         PoolRole::Shared if common_pool_per_task(scenario) => {
-            per_task("shared", "Thread-", 0, false)
+            per_task(scenario, "shared", "Thread-", 0, false)
         }
         PoolRole::Shared => {
             let parallelism = scenario.shared_parallelism();
@@ -76,11 +80,13 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
                 keep_alive: Nanos::from_secs(60),
                 prestart: false,
                 virtual_threads: false,
+                jdk: scenario.jdk,
+                seed: scenario.seed,
             }
         }
         PoolRole::Unbounded => match scenario.strategy.unbounded_threads {
-            UnboundedThreads::Virtual => per_task("unbounded", "virtual-", 1, true),
-            UnboundedThreads::Platform => per_task("unbounded", "Thread-", 0, false),
+            UnboundedThreads::Virtual => per_task(scenario, "unbounded", "virtual-", 1, true),
+            UnboundedThreads::Platform => per_task(scenario, "unbounded", "Thread-", 0, false),
         },
         PoolRole::Bulkhead(b) => {
             let b = &scenario.strategy.bulkheads[b];
@@ -95,6 +101,8 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
                 keep_alive: b.keep_alive,
                 prestart: false,
                 virtual_threads: false,
+                jdk: scenario.jdk,
+                seed: scenario.seed,
             }
         }
     }
@@ -115,14 +123,22 @@ fn server_spec(scenario: &Scenario) -> PoolSpec {
             keep_alive: server.keep_alive,
             prestart: true,
             virtual_threads: false,
+            jdk: scenario.jdk,
+            seed: scenario.seed,
         },
         // Spring Boot's TomcatVirtualThreadsWebServerFactoryCustomizer: a virtual thread per
         // request named from "tomcat-handler-0".
-        ServerThreads::Virtual => per_task("tomcat", "tomcat-handler-", 0, true),
+        ServerThreads::Virtual => per_task(scenario, "tomcat", "tomcat-handler-", 0, true),
     }
 }
 
-fn per_task(name: &str, prefix: &str, first_number: u32, virtual_threads: bool) -> PoolSpec {
+fn per_task(
+    scenario: &Scenario,
+    name: &str,
+    prefix: &str,
+    first_number: u32,
+    virtual_threads: bool,
+) -> PoolSpec {
     PoolSpec {
         name: name.into(),
         prefix: prefix.into(),
@@ -134,6 +150,8 @@ fn per_task(name: &str, prefix: &str, first_number: u32, virtual_threads: bool) 
         keep_alive: Nanos::ZERO,
         prestart: false,
         virtual_threads,
+        jdk: scenario.jdk,
+        seed: scenario.seed,
     }
 }
 

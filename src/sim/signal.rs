@@ -1,0 +1,64 @@
+//! Common-pool workers released by `signalWork` run after a wake-up or start delay: the pool
+//! lists them, the engine schedules their scans, and a scan's outcome is handled like the
+//! end of a task.
+
+use super::engine::{Engine, Event, Task};
+use super::pool::{AfterTask, Slot};
+use crate::time::Nanos;
+use crate::topology::PoolId;
+
+impl Engine {
+    /// Schedules the scans of the workers the last event released.
+    pub(super) fn schedule_signals(&mut self) {
+        for pool in 0..self.pools.len() {
+            let platform = !self.pools[pool].spec().virtual_threads;
+            for signal in self.pools[pool].take_signals() {
+                // A new worker scans once its thread exists: a scenario that measured thread
+                // creation (`spawn_cost`) says how long that takes.
+                let spawn = self.scenario.spawn_cost;
+                let delay = if signal.started && platform && spawn > Nanos::ZERO {
+                    spawn
+                } else {
+                    signal.delay
+                };
+                let pool = u32::try_from(pool).unwrap_or(u32::MAX);
+                let slot = signal.slot;
+                self.events
+                    .push(self.now + delay, Event::Signalled { pool, slot });
+            }
+        }
+    }
+
+    /// A released worker scans: it runs the task it finds, or parks again.
+    pub(super) fn on_signalled(&mut self, pool: PoolId, slot: Slot) {
+        let now = self.now;
+        let mut stale = Vec::new();
+        let requests = &self.requests;
+        let Some(p) = self.pools.get_mut(pool) else {
+            return;
+        };
+        let after = p.scan_signalled(slot, now, |task| {
+            let Task::Call(r, call) = *task else {
+                return false;
+            };
+            // AsyncSupply.run returns at once when its future already completed.
+            let done = requests
+                .get(r)
+                .is_none_or(|req| req.calls[call as usize].future_done);
+            if done && requests.get(r).is_some() {
+                stale.push((r, call));
+            }
+            done
+        });
+        for (r, call) in stale {
+            self.drop_stale_call(r, call);
+        }
+        match after {
+            AfterTask::Runs(task) => self.start_task(pool, slot, task),
+            AfterTask::Idle { check_at: Some(at) } => {
+                self.events.push(at, Event::keep_alive(pool, slot));
+            }
+            AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
+        }
+    }
+}

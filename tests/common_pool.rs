@@ -1,0 +1,142 @@
+//! The common pool under closed load, as `ForkJoinPool` schedules external submissions: each
+//! Tomcat thread's calls land in the submission queue its probe selects, and a worker stays
+//! on the queue it took from, so the clients whose threads hash elsewhere are never answered.
+//!
+//! The endpoint makes three parallel calls of 20, 50 and 100 ms (170 ms of work per request);
+//! 40 closed clients with no think time; 200 Tomcat threads, so every client's requests are
+//! served by the same Tomcat thread (the only idle one when its response goes out).
+
+use threadlab::scenario::{self, Strategy};
+use threadlab::sim::{ClientsSnapshot, Engine};
+use threadlab::time::Nanos;
+
+const CLIENTS: u32 = 40;
+
+fn preset(jdk: u32, parallelism: u32, seed: u64) -> String {
+    format!(
+        r#"
+[scenario]
+name = "common pool under closed load"
+seed = {seed}
+duration = "30s"
+cores = 2
+jdk = {jdk}
+
+[load]
+mode = "closed"
+clients = {CLIENTS}
+think = "0ms"
+
+[server]
+threads = 200
+
+[[services]]
+name = "a"
+latency = "20ms"
+
+[[services]]
+name = "b"
+latency = "50ms"
+
+[[services]]
+name = "c"
+latency = "100ms"
+
+[endpoint]
+calls = ["a", "b", "c"]
+
+[strategy]
+use = "shared"
+
+[strategy.shared]
+threads = {parallelism}
+"#
+    )
+}
+
+/// What 30 s of the preset gave: the per-client figures and the throughput.
+struct Played {
+    clients: ClientsSnapshot,
+    throughput: f64,
+}
+
+impl Played {
+    fn never_answered(&self) -> u32 {
+        self.clients.never_answered
+    }
+}
+
+fn play(jdk: u32, parallelism: u32, seed: u64) -> Played {
+    let toml = preset(jdk, parallelism, seed);
+    let scenario = scenario::parse("test", &toml, &[]).expect("valid test preset");
+    let mut e = Engine::new(&scenario, Strategy::Shared);
+    e.run_until(Nanos::from_secs(30));
+    let snap = e.snapshot();
+    let clients = snap
+        .net
+        .and_then(|net| net.clients)
+        .expect("a closed load has per-client figures");
+    assert_eq!(clients.count, CLIENTS);
+    Played {
+        clients,
+        throughput: snap.goodput_rps,
+    }
+}
+
+#[test]
+fn jdk_25_parallelism_1_serves_one_queue_of_clients_and_starves_the_rest() {
+    let p = play(25, 1, 1);
+    assert!(
+        (5.6..=6.2).contains(&p.throughput),
+        "throughput {:.2} req/s",
+        p.throughput
+    );
+    assert!(
+        p.never_answered() >= 20,
+        "{} never answered: {:?}",
+        p.never_answered(),
+        p.clients
+    );
+}
+
+#[test]
+fn jdk_17_parallelism_7_starves_the_queues_no_worker_settled_on() {
+    // 8 submission queues of about 5 threads each; the 7 workers settle on the queues their
+    // first scans found and drain them forever, so the queues none chose are never served.
+    let p = play(17, 7, 1);
+    assert!(
+        (40.0..=41.2).contains(&p.throughput),
+        "throughput {:.2} req/s",
+        p.throughput
+    );
+    assert!(
+        (10..=25).contains(&p.never_answered()),
+        "{} never answered: {:?}",
+        p.never_answered(),
+        p.clients
+    );
+}
+
+#[test]
+fn jdk_25_leaves_shared_queues_so_parallelism_7_starves_fewer_clients_than_jdk_17() {
+    let (old, new) = (play(17, 7, 1), play(25, 7, 1));
+    assert!(
+        new.never_answered() < old.never_answered(),
+        "JDK 25 {} vs JDK 17 {}",
+        new.never_answered(),
+        old.never_answered()
+    );
+}
+
+#[test]
+fn which_clients_starve_depends_only_on_the_seed() {
+    let (a, b) = (play(25, 1, 3), play(25, 1, 3));
+    assert_eq!(a.clients, b.clients);
+    // Another seed, other probes: another share of the clients is served.
+    let others: Vec<u32> = (4..=8).map(|s| play(25, 1, s).never_answered()).collect();
+    assert!(
+        others.iter().any(|&n| n != a.never_answered()),
+        "{} vs {others:?}",
+        a.never_answered()
+    );
+}

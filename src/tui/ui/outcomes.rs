@@ -63,8 +63,8 @@ fn counter_rows(p: &Palette, snapshot: &Snapshot, width: u16) -> Vec<Line<'stati
     }
 }
 
-/// The failures' own rates, then answered requests, open connections, the backlog and late
-/// responses.
+/// Starving clients, the failures' own rates, then answered requests, open connections, the
+/// accept queue, late responses and dropped SYNs.
 fn rates_and_connections(snapshot: &Snapshot) -> String {
     let failing: Vec<String> = Outcome::FAILURES
         .iter()
@@ -77,11 +77,11 @@ fn rates_and_connections(snapshot: &Snapshot) -> String {
             )
         })
         .collect();
-    let mut extra = if failing.is_empty() {
-        String::new()
-    } else {
-        format!(" {} ·", failing.join(" · "))
-    };
+    // Starving clients are the overload story: they come first, so a narrow panel keeps them.
+    let mut extra = starving(snapshot).unwrap_or_default();
+    if !failing.is_empty() {
+        extra.push_str(&format!(" {} ·", failing.join(" · ")));
+    }
     extra.push_str(&format!(
         " answered {} · conn {} · backlog {}",
         fmt::count(snapshot.outcomes.answered()),
@@ -91,5 +91,37 @@ fn rates_and_connections(snapshot: &Snapshot) -> String {
     if snapshot.late_responses > 0 {
         extra.push_str(&format!(" · late {}", fmt::count(snapshot.late_responses)));
     }
+    extra.push_str(&longest_wait(snapshot).unwrap_or_default());
+    if let Some(net) = snapshot.net.as_ref().filter(|n| n.stats.syn_drops > 0) {
+        extra.push_str(&format!(
+            " · SYN drops {} (connect p99 {} ms)",
+            fmt::count(net.stats.syn_drops),
+            fmt::ms(net.connect.p99)
+        ));
+    }
     extra
+}
+
+/// Closed clients that have not had a single answer (the longest wait comes later on the
+/// line: see `longest_wait`).
+fn starving(snapshot: &Snapshot) -> Option<String> {
+    let clients = snapshot.net.as_ref()?.clients?;
+    (clients.never_answered > 0).then(|| {
+        format!(
+            " {}/{} clients unanswered ·",
+            fmt::count(u64::from(clients.never_answered)),
+            fmt::count(u64::from(clients.count)),
+        )
+    })
+}
+
+/// How long the most starved client has waited, when some client has no answer yet.
+fn longest_wait(snapshot: &Snapshot) -> Option<String> {
+    let clients = snapshot.net.as_ref()?.clients?;
+    (clients.never_answered > 0).then(|| {
+        format!(
+            " · longest wait {:.1} s",
+            clients.longest_wait.as_secs_f64()
+        )
+    })
 }

@@ -150,3 +150,28 @@ fn a_client_connect_timeout_fails_connections_the_backlog_never_takes() {
     assert_eq!(r.requests.refused, 0);
     assert!(r.requests.timeout >= conn.connect_failures);
 }
+
+#[test]
+fn bad_connection_fields_name_the_field_and_the_allowed_range() {
+    let error = |set: &str| {
+        scenario::parse("overload.toml", BACKLOG, &[set.to_string()])
+            .expect_err("rejected")
+            .to_string()
+    };
+    let rtt = error("load.rtt=20s");
+    assert!(rtt.contains("load.rtt") && rtt.contains("0s..=10s"), "{rtt}");
+    let mode = error("load.timeout_mode=sometimes");
+    assert!(
+        mode.contains("load.timeout_mode") && mode.contains("abort") && mode.contains("count"),
+        "{mode}"
+    );
+    let requests = error("server.max_keep_alive_requests=0");
+    assert!(
+        requests.contains("server.max_keep_alive_requests") && requests.contains("-1"),
+        "{requests}"
+    );
+    let retries = error("load.syn_retries=0");
+    assert!(retries.contains("load.syn_retries") && retries.contains("1..=20"), "{retries}");
+    let cpu = error("server.cpu_per_request=2s");
+    assert!(cpu.contains("server.cpu_per_request") && cpu.contains("0s..=1s"), "{cpu}");
+}

@@ -29,6 +29,14 @@ pub const MAX_TRACE_ROWS: usize = 1_000_000;
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Most dot-separated segments of a `--set` key.
 pub const MAX_KEY_SEGMENTS: usize = 16;
+/// `load.rtt`, `load.turnaround`, `server.post_response`: beyond this it is not a network.
+pub const MAX_NETWORK_DELAY: Nanos = Nanos::from_secs(10);
+/// `server.cpu_per_request`, `server.cpu_per_rejected_connection`.
+pub const MAX_CONNECTOR_CPU: Nanos = Nanos::from_secs(1);
+/// `load.syn_retries`, `load.syn_linear_timeouts`.
+pub const MAX_SYN_RETRIES: u32 = 20;
+/// `server.max_keep_alive_requests` (-1 is unlimited).
+pub const MAX_KEEP_ALIVE_REQUESTS: u32 = 1_000_000;
 /// Allowed `--time-scale` (real seconds per scenario second).
 pub const TIME_SCALE: RangeInclusive<f64> = 0.01..=100.0;
 /// Allowed `--tolerance` of `verify` (a relative difference).

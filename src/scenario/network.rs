@@ -7,10 +7,10 @@ use super::model::{Connector, Link, TimeoutMode};
 use super::raw::{DurationText, RawLoad, RawServer};
 use crate::time::Nanos;
 
-/// Round trips and client turnarounds above this are not a network any more.
-const MAX_RTT: Nanos = Nanos::from_secs(10);
-/// CPU costs above this per request are not a connector any more.
-const MAX_CPU: Nanos = Nanos::from_secs(1);
+use super::limits::{
+    MAX_CONNECTOR_CPU as MAX_CPU, MAX_KEEP_ALIVE_REQUESTS, MAX_NETWORK_DELAY as MAX_RTT,
+    MAX_SYN_RETRIES,
+};
 
 impl super::model::Scenario {
     /// The scenario without its connection layer's costs: no round trip, no client
@@ -44,11 +44,11 @@ pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError
         turnaround: at_most(check, "load.turnaround", &raw.turnaround, MAX_RTT)?,
         timeout_mode,
         connect_timeout,
-        syn_retries: check.count("load.syn_retries", raw.syn_retries, 1..=20)?,
+        syn_retries: check.count("load.syn_retries", raw.syn_retries, 1..=MAX_SYN_RETRIES)?,
         syn_linear_timeouts: check.count(
             "load.syn_linear_timeouts",
             raw.syn_linear_timeouts,
-            0..=20,
+            0..=MAX_SYN_RETRIES,
         )?,
     })
 }
@@ -56,7 +56,7 @@ pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError
 pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, ScenarioError> {
     let max_keep_alive_requests = match raw.max_keep_alive_requests {
         -1 => None,
-        n => Some(check.count("server.max_keep_alive_requests", n, 1..=1_000_000).map_err(
+        n => Some(check.count("server.max_keep_alive_requests", n, 1..=MAX_KEEP_ALIVE_REQUESTS).map_err(
             |_| {
                 check.invalid(
                     "server.max_keep_alive_requests",

@@ -159,7 +159,10 @@ fn bad_connection_fields_name_the_field_and_the_allowed_range() {
             .to_string()
     };
     let rtt = error("load.rtt=20s");
-    assert!(rtt.contains("load.rtt") && rtt.contains("0s..=10s"), "{rtt}");
+    assert!(
+        rtt.contains("load.rtt") && rtt.contains("0s..=10s"),
+        "{rtt}"
+    );
     let mode = error("load.timeout_mode=sometimes");
     assert!(
         mode.contains("load.timeout_mode") && mode.contains("abort") && mode.contains("count"),
@@ -171,7 +174,13 @@ fn bad_connection_fields_name_the_field_and_the_allowed_range() {
         "{requests}"
     );
     let retries = error("load.syn_retries=0");
-    assert!(retries.contains("load.syn_retries") && retries.contains("1..=20"), "{retries}");
+    assert!(
+        retries.contains("load.syn_retries") && retries.contains("1..=20"),
+        "{retries}"
+    );
     let cpu = error("server.cpu_per_request=2s");
-    assert!(cpu.contains("server.cpu_per_request") && cpu.contains("0s..=1s"), "{cpu}");
+    assert!(
+        cpu.contains("server.cpu_per_request") && cpu.contains("0s..=1s"),
+        "{cpu}"
+    );
 }

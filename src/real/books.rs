@@ -131,6 +131,17 @@ impl Books {
 
 impl World {
     /// The run as a [`Snapshot`] at scenario time `now`.
+    /// The machine's own scheduler runs the real CPU work; it is not modelled here.
+    fn cpu_snapshot(&self) -> crate::sim::CpuSnapshot {
+        crate::sim::CpuSnapshot {
+            cores: self.scenario.cores,
+            busy: 0,
+            queued: 0,
+            max_queued: 0,
+            utilisation: 0.0,
+        }
+    }
+
     pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
         let in_use = self.topology.pools_in_use(self.strategy);
         let (connections, backlog) = {
@@ -180,14 +191,7 @@ impl World {
                 .map(crate::sim::LogLine::Run)
                 .collect(),
             events_processed: 0,
-            // The machine's own scheduler runs the real CPU work; it is not modelled here.
-            cpu: crate::sim::CpuSnapshot {
-                cores: self.scenario.cores,
-                busy: 0,
-                queued: 0,
-                max_queued: 0,
-                utilisation: 0.0,
-            },
+            cpu: self.cpu_snapshot(),
             resources: Vec::new(),
             thread_memory_bytes,
         }

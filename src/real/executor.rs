@@ -235,24 +235,11 @@ impl World {
                 return;
             }
             if st.pool.task_of(slot).is_some() {
-                let job = st.take_job(slot);
                 drop(st);
-                let after_job = match job {
-                    Some(job) => block_on(self.run_job(&ctx, job, &me)),
-                    None => Deferred::None,
-                };
+                let after = self.run_held_task(&ctx, pool, slot, &me);
                 st = lock(&p.state);
-                let after = st.finish(slot, self.clock.now(), false);
-                self.release_signalled(pool, &mut st);
-                drop(st);
-                // The worker is back in its pool before its future completes or its response
-                // goes out, as in the engine.
-                self.apply(after_job);
-                st = lock(&p.state);
-                match after {
-                    AfterTask::Exited => return,
-                    AfterTask::Runs(_) => {}
-                    AfterTask::Idle { check_at: at } => check_at = at.or(check_at),
+                if !carries_on(after, &mut check_at) {
+                    return;
                 }
                 continue;
             }
@@ -260,10 +247,8 @@ impl World {
             if st.pool.is_signalled(slot) {
                 let after = st.finish(slot, now, true);
                 self.release_signalled(pool, &mut st);
-                match after {
-                    AfterTask::Exited => return,
-                    AfterTask::Runs(_) => {}
-                    AfterTask::Idle { check_at: at } => check_at = at.or(check_at),
+                if !carries_on(after, &mut check_at) {
+                    return;
                 }
                 continue;
             }
@@ -288,6 +273,31 @@ impl World {
         }
     }
 
+    /// A platform worker runs the task it holds, then goes back to its pool, which tells
+    /// what it does next.
+    fn run_held_task(
+        self: &Arc<Self>,
+        ctx: &OnThread<'_>,
+        pool: usize,
+        slot: Slot,
+        me: &str,
+    ) -> AfterTask<TaskId> {
+        let p = &self.pools[pool];
+        let job = lock(&p.state).take_job(slot);
+        let after_job = match job {
+            Some(job) => block_on(self.run_job(ctx, job, me)),
+            None => Deferred::None,
+        };
+        let mut st = lock(&p.state);
+        let after = st.finish(slot, self.clock.now(), false);
+        self.release_signalled(pool, &mut st);
+        drop(st);
+        // The worker is back in its pool before its future completes or its response goes
+        // out, as in the engine.
+        self.apply(after_job);
+        after
+    }
+
     /// A virtual thread: runs its task (and any it is handed) and exits.
     async fn task_loop(self: Arc<Self>, pool: usize, slot: Slot, me: String) {
         let ctx = OnTask(&self.stop);
@@ -310,3 +320,16 @@ impl World {
 /// Stack of a platform worker: request code keeps little on the stack, and a small stack
 /// lets thousands of threads start without reserving gigabytes.
 const WORKER_STACK: usize = 256 * 1024;
+
+/// Whether a worker lives on after its task (or its scan) ended; an idle one remembers when
+/// its keep-alive check is due.
+fn carries_on<T>(after: AfterTask<T>, check_at: &mut Option<Nanos>) -> bool {
+    match after {
+        AfterTask::Exited => false,
+        AfterTask::Runs(_) => true,
+        AfterTask::Idle { check_at: at } => {
+            *check_at = at.or(*check_at);
+            true
+        }
+    }
+}

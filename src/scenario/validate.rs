@@ -228,25 +228,7 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
         "batch" => LoadMode::Batch {
             count: count("load.count", raw.count, "how many requests, all at t = 0")?,
         },
-        "open" => {
-            let Some(rate) = raw.rate else {
-                return Err(check.missing(
-                    "load.rate",
-                    "required when load.mode = \"open\" (requests per second, like 50.0)",
-                ));
-            };
-            let ramp = match &raw.ramp {
-                Some(ramp) => Some(Ramp {
-                    to: check.rate("load.ramp.to", ramp.to)?,
-                    over: check.positive_duration("load.ramp.over", &ramp.over)?,
-                }),
-                None => None,
-            };
-            LoadMode::Open {
-                rate: check.rate("load.rate", rate)?,
-                ramp,
-            }
-        }
+        "open" => open_load(check, raw)?,
         "closed" => LoadMode::Closed {
             clients: count(
                 "load.clients",
@@ -255,24 +237,7 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
             )?,
             think: check.duration("load.think", &raw.think)?,
         },
-        "trace" => {
-            let Some(file) = &raw.file else {
-                return Err(check.missing(
-                    "load.file",
-                    "required when load.mode = \"trace\" (a CSV of arrival times and latencies)",
-                ));
-            };
-            // Relative to the preset's folder (the working directory for built-ins).
-            let base = std::path::Path::new(check.origin)
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty() && check.origin.ends_with(".toml"));
-            let path = base.map_or_else(|| std::path::PathBuf::from(file), |b| b.join(file));
-            let label = path.display().to_string();
-            let bytes = read_limited(&path)?;
-            LoadMode::Trace {
-                rows: parse_trace_bytes(&label, &bytes, services)?,
-            }
-        }
+        "trace" => trace_load(check, raw, services)?,
         other => {
             return Err(check.invalid(
                 "load.mode",
@@ -289,6 +254,51 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
         mode,
         timeout,
         link: super::network::link(check, raw)?,
+    })
+}
+
+/// `load.mode = "open"`: Poisson arrivals at `rate`, optionally ramping.
+fn open_load(check: &Checker, raw: &RawLoad) -> Result<LoadMode, ScenarioError> {
+    let Some(rate) = raw.rate else {
+        return Err(check.missing(
+            "load.rate",
+            "required when load.mode = \"open\" (requests per second, like 50.0)",
+        ));
+    };
+    let ramp = match &raw.ramp {
+        Some(ramp) => Some(Ramp {
+            to: check.rate("load.ramp.to", ramp.to)?,
+            over: check.positive_duration("load.ramp.over", &ramp.over)?,
+        }),
+        None => None,
+    };
+    Ok(LoadMode::Open {
+        rate: check.rate("load.rate", rate)?,
+        ramp,
+    })
+}
+
+/// `load.mode = "trace"`: the rows of a CSV file, relative to the preset's folder.
+fn trace_load(
+    check: &Checker,
+    raw: &RawLoad,
+    services: &[Service],
+) -> Result<LoadMode, ScenarioError> {
+    let Some(file) = &raw.file else {
+        return Err(check.missing(
+            "load.file",
+            "required when load.mode = \"trace\" (a CSV of arrival times and latencies)",
+        ));
+    };
+    // Relative to the preset's folder (the working directory for built-ins).
+    let base = std::path::Path::new(check.origin)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty() && check.origin.ends_with(".toml"));
+    let path = base.map_or_else(|| std::path::PathBuf::from(file), |b| b.join(file));
+    let label = path.display().to_string();
+    let bytes = read_limited(&path)?;
+    Ok(LoadMode::Trace {
+        rows: parse_trace_bytes(&label, &bytes, services)?,
     })
 }
 

@@ -785,24 +785,26 @@ impl Engine {
             self.failed_latency.record(latency);
         }
         self.push_log(LogEntry::Run(row));
+        self.load_goes_on(r, row, client)
+    }
+
+    /// After the client saw `row`: the next run of a `runs` load, a closed client's next
+    /// request (returned: when it reaches the server), the rows kept for `runs` and `trace`.
+    fn load_goes_on(&mut self, r: ReqRef, row: RunRow, client: Option<u32>) -> Option<Nanos> {
         match self.load {
             LoadMode::Runs { count } => {
                 self.runs.push(row);
                 if self.issued < u64::from(count) {
-                    let next = self.next_arrival(r, at, Nanos::ZERO);
-                    self.events.push(
-                        next,
-                        Event::Arrival {
-                            generation: self.arrival_generation,
-                        },
-                    );
+                    let next = self.next_arrival(r, row.at, Nanos::ZERO);
+                    let generation = self.arrival_generation;
+                    self.events.push(next, Event::Arrival { generation });
                 }
                 None
             }
             LoadMode::Closed { think, .. } => {
                 let client = client?;
-                let pause = flow::client_pause(outcome, latency, think);
-                let next = self.next_arrival(r, at, pause);
+                let pause = flow::client_pause(row.outcome, row.time, think);
+                let next = self.next_arrival(r, row.at, pause);
                 self.events.push(next, Event::ClientSend { client });
                 Some(next)
             }

@@ -52,6 +52,7 @@ preset_figures! {
     virtual_threads_figures_hold => "virtual-threads",
     pinning_figures_hold => "pinning",
     connection_pool_figures_hold => "connection-pool",
+    overload_figures_hold => "overload",
 }
 
 fn figure<'a>(results: &'a [FigureResult], preset: &str, what: &str) -> &'a FigureResult {

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 const STRATEGIES: [&str; 4] = ["sequential", "shared", "bulkhead", "unbounded"];
 
 /// Every built-in preset, with the simulated time the guard plays (None: the preset's own).
-const PRESETS: [(&str, Option<&str>); 10] = [
+const PRESETS: [(&str, Option<&str>); 11] = [
     ("ironthread", None),
     ("tomcat-ceiling", Some("3s")),
     ("erlang-c", Some("3s")),
@@ -23,7 +23,15 @@ const PRESETS: [(&str, Option<&str>); 10] = [
     ("virtual-threads", Some("500ms")),
     ("pinning", Some("2s")),
     ("connection-pool", Some("1s")),
+    ("overload", Some("5s")),
 ];
+
+#[test]
+fn every_builtin_preset_is_pinned() {
+    let pinned: Vec<&str> = PRESETS.iter().map(|(name, _)| *name).collect();
+    let builtin: Vec<&str> = threadlab::scenario::builtin_names().collect();
+    assert_eq!(pinned, builtin);
+}
 
 fn threadlab(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))

@@ -49,6 +49,7 @@ const BUILTIN: &[(&str, &str)] = &[
         "connection-pool",
         include_str!("../../presets/connection-pool.toml"),
     ),
+    ("overload", include_str!("../../presets/overload.toml")),
 ];
 
 /// One line of `threadlab presets`.

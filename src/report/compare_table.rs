@@ -110,6 +110,13 @@ impl<'a> Figures<'a> {
         });
         self.add("answered p50 (ms)", |r| format!("{:.1}", r.latency_ms.p50));
         self.add("answered p99 (ms)", |r| format!("{:.1}", r.latency_ms.p99));
+        if self.reports.iter().any(|r| r.clients.is_some()) {
+            self.add("clients never answered", |r| {
+                r.clients.map_or("-".to_string(), |c| {
+                    format!("{}/{}", c.never_answered, c.count)
+                })
+            });
+        }
         self.add("to failure p50 (ms)", |r| {
             failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p50)
         });
@@ -173,9 +180,19 @@ fn verdict(reports: &[RunReport], best: &[usize]) -> String {
     let Some(first) = best.first().map(|&i| &reports[i]) else {
         return "best: none (no request was answered)".to_string();
     };
+    // Starving clients are not in the answered latencies: say so beside the winner.
+    let starving = first
+        .clients
+        .filter(|c| c.never_answered > 0)
+        .map_or(String::new(), |c| {
+            format!(
+                ", {} of {} clients never answered",
+                c.never_answered, c.count
+            )
+        });
     format!(
-        "best: {} — highest goodput {:.2} req/s (answered p99 {:.1} ms); goodput counts \
-         success and partial answers only, never failed, timed-out or refused requests",
+        "best: {} — highest goodput {:.2} req/s (answered p99 {:.1} ms{starving}); goodput \
+         counts success and partial answers only, never failed, timed-out or refused requests",
         names.join(" = "),
         first.goodput_rps,
         first.latency_ms.p99

@@ -13,26 +13,13 @@ use threadlab::sim::{
 use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
-/// The pool rules on their own: no round trip, no client turnaround, no connector CPU, and
-/// the handler thread reads the connection again at once after a response.
-fn ideal_network() -> Vec<String> {
-    [
-        "load.rtt=0s",
-        "load.turnaround=0s",
-        "server.cpu_per_request=0s",
-        "server.post_response=0s",
-        "server.cpu_per_rejected_connection=0s",
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
 fn ms(n: u64) -> Nanos {
     Nanos::from_millis(n)
 }
 
+/// The pool rules on their own: no round trip, no connector CPU, no keep-alive fast path.
 fn parse(toml: &str) -> Scenario {
-    match scenario::parse("test", toml, &ideal_network()) {
+    match scenario::parse("test", toml, &[]).map(|s| s.without_network()) {
         Ok(s) => s,
         Err(e) => panic!("invalid test scenario: {e}\n{toml}"),
     }

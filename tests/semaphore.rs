@@ -9,20 +9,6 @@ use threadlab::time::Nanos;
 /// `count` requests at t = 0, each one call of a 100 ms service, through a semaphore of
 /// `permits` permits with `max_wait`. Tomcat's ten prestarted handler threads take the
 /// requests in order (`http-nio-8080-exec-1`, ...).
-/// The pool rules on their own: no round trip, no client turnaround, no connector CPU, and
-/// the handler thread reads the connection again at once after a response.
-fn ideal_network() -> Vec<String> {
-    [
-        "load.rtt=0s",
-        "load.turnaround=0s",
-        "server.cpu_per_request=0s",
-        "server.post_response=0s",
-        "server.cpu_per_rejected_connection=0s",
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
 fn scenario(count: u32, permits: u32, max_wait: &str, service_extra: &str) -> String {
     format!(
         r#"
@@ -47,7 +33,9 @@ max_wait = "{max_wait}"
 }
 
 fn played(toml: &str) -> Engine {
-    let s = scenario::parse("test", toml, &ideal_network()).expect("valid test scenario");
+    let s = scenario::parse("test", toml, &[])
+        .map(|s| s.without_network())
+        .expect("valid test scenario");
     let mut e = Engine::new(&s, Strategy::Semaphore);
     e.run_until(Nanos::from_secs(60));
     e

@@ -53,6 +53,11 @@ impl Outcome {
         matches!(self, Outcome::Success | Outcome::Partial)
     }
 
+    /// The server responded (success, partial or failed): the client got an HTTP answer.
+    pub fn is_response(self) -> bool {
+        matches!(self, Outcome::Success | Outcome::Partial | Outcome::Failed)
+    }
+
     /// The outcomes that are not answers (Failed, Timeout, Refused), in display order.
     pub const FAILURES: [Outcome; 3] = [Outcome::Failed, Outcome::Timeout, Outcome::Refused];
 }

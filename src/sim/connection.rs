@@ -137,13 +137,13 @@ impl Engine {
             return;
         };
         if let Some(req) = self.requests.get_mut(r) {
-            req.holds_conn = true;
             req.conn_uses = uses + 1;
         }
         match reserved {
             Some(thread) => {
                 // The thread that wrote the previous response reads this request at once.
                 self.net.stats.fast_path_requests += 1;
+                self.holds_conn(r);
                 if let ThreadRef::Worker { slot, .. } = thread {
                     self.pools[SERVER_POOL].replace_task(slot, Task::Handler(r));
                 }
@@ -151,6 +151,14 @@ impl Engine {
             }
             // The poller sees the request and hands the connection to the executor.
             None => self.dispatch(r),
+        }
+    }
+
+    /// The request travels on a connection Tomcat accepted: it carries the connection's
+    /// `maxConnections` slot until its response (see `settle_connection`).
+    pub(super) fn holds_conn(&mut self, r: ReqRef) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.holds_conn = true;
         }
     }
 
@@ -250,9 +258,6 @@ impl Engine {
     /// The request of a connection the acceptor took arrives: the poller hands it on.
     pub(super) fn on_dispatch(&mut self, r: ReqRef) {
         if self.requests.get(r).is_some() {
-            if let Some(req) = self.requests.get_mut(r) {
-                req.holds_conn = true;
-            }
             self.dispatch(r);
         }
     }
@@ -273,9 +278,6 @@ impl Engine {
         }
         if let Some(next) = self.net.accept_queue.pop_front() {
             self.net.open += 1;
-            if let Some(req) = self.requests.get_mut(next) {
-                req.holds_conn = true;
-            }
             // Its request was sent when the handshake completed: it is already there.
             self.dispatch(next);
         }
@@ -363,10 +365,7 @@ impl Engine {
 
     /// Counts an answer (or its absence) on the client's fairness books.
     pub(super) fn count_answer(&mut self, client: Option<u32>, outcome: Outcome, at: Nanos) {
-        let answered = matches!(
-            outcome,
-            Outcome::Success | Outcome::Partial | Outcome::Failed
-        );
+        let answered = outcome.is_response();
         let Some(state) = client.and_then(|c| self.net.clients.get_mut(c as usize)) else {
             return;
         };

@@ -105,22 +105,23 @@ impl Engine {
 
     /// The poller (or the acceptor) hands the connection's request to the executor.
     pub(super) fn dispatch(&mut self, r: ReqRef) {
-        self.net.stats.executor_requests += 1;
+        self.holds_conn(r);
         match self.pools[SERVER_POOL].submit(Task::Handler(r)) {
-            Admission::Started(slot) => self.start_handler(
-                r,
-                ThreadRef::Worker {
+            Admission::Started(slot) => {
+                self.net.stats.executor_requests += 1;
+                let thread = ThreadRef::Worker {
                     pool: SERVER_POOL,
                     slot,
-                },
-            ),
-            Admission::Queued => self.trace_handler_queued(r),
+                };
+                self.start_handler(r, thread);
+            }
+            Admission::Queued => {
+                self.net.stats.executor_requests += 1;
+                self.trace_handler_queued(r);
+            }
             // The executor's queue (maxQueueSize) is full: Tomcat closes the socket unread
             // and the client gets no response.
-            Admission::Rejected => {
-                self.net.stats.executor_requests -= 1;
-                self.reset_connection(r);
-            }
+            Admission::Rejected => self.reset_connection(r),
         }
     }
 

@@ -1,15 +1,38 @@
-//! The event queue: a binary heap ordered by (time, sequence), so events at the same instant
-//! run in the order they were scheduled and every run is reproducible.
+//! The event queue, ordered by (time, sequence), so events at the same instant run in the order
+//! they were scheduled and every run is reproducible.
+//!
+//! Most events are scheduled a fixed delay after the current instant (a constant latency, a
+//! round trip, a SYN retransmit, a keep-alive timer), and the events of one delay come out in
+//! the order they went in. Each such delay gets a FIFO lane, and the binary heap only holds
+//! the rest: popping takes the earliest of the heap's top and the lanes' fronts. Under an
+//! overload of a million pending SYN retransmits the heap stays small.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::time::Nanos;
+
+/// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap.
+const MAX_LANES: usize = 12;
+
+/// Below this many pending events the heap is shallow and cheaper than any lane.
+const DEEP_HEAP: usize = 4096;
 
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
+    lanes: Vec<Lane<E>>,
+    /// Events in all lanes together.
+    in_lanes: usize,
     next_seq: u64,
+    /// The time of the last popped event: a lane's delay is counted from it.
+    now: Nanos,
+}
+
+#[derive(Debug)]
+struct Lane<E> {
+    delay: u64,
+    entries: VecDeque<Entry<E>>,
 }
 
 #[derive(Debug)]
@@ -19,20 +42,26 @@ struct Entry<E> {
     event: E,
 }
 
+impl<E> Entry<E> {
+    fn key(&self) -> (Nanos, u64) {
+        (self.time, self.seq)
+    }
+}
+
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        self.key() == other.key()
     }
 }
 impl<E> Eq for Entry<E> {}
 impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 impl<E> Ord for Entry<E> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.time, self.seq).cmp(&(other.time, other.seq))
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
     }
 }
 
@@ -40,24 +69,90 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
+            lanes: Vec::new(),
+            in_lanes: 0,
             next_seq: 0,
+            now: Nanos::ZERO,
         }
     }
+}
+
+/// Where the earliest pending event is.
+#[derive(Clone, Copy)]
+enum Head {
+    Heap,
+    Lane(usize),
 }
 
 impl<E> EventQueue<E> {
     pub fn push(&mut self, time: Nanos, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry { time, seq, event }));
+        let entry = Entry { time, seq, event };
+        if self.in_lanes == 0 && self.heap.len() < DEEP_HEAP {
+            self.heap.push(Reverse(entry));
+            return;
+        }
+        let delay = time.0.saturating_sub(self.now.0);
+        let lane = match self.lanes.iter().position(|l| l.delay == delay) {
+            Some(i) => Some(i),
+            None => self.free_lane(delay),
+        };
+        match lane.map(|i| &mut self.lanes[i].entries) {
+            // A lane stays sorted: an entry joins it only behind an earlier one.
+            Some(q) if q.back().is_none_or(|b| b.time <= time) => {
+                q.push_back(entry);
+                self.in_lanes += 1;
+            }
+            _ => self.heap.push(Reverse(entry)),
+        }
+    }
+
+    /// An empty lane (or a new one) given to `delay`.
+    fn free_lane(&mut self, delay: u64) -> Option<usize> {
+        if let Some(i) = self.lanes.iter().position(|l| l.entries.is_empty()) {
+            self.lanes[i].delay = delay;
+            return Some(i);
+        }
+        if self.lanes.len() < MAX_LANES {
+            self.lanes.push(Lane {
+                delay,
+                entries: VecDeque::new(),
+            });
+            return Some(self.lanes.len() - 1);
+        }
+        None
+    }
+
+    fn head(&self) -> Option<(Head, (Nanos, u64))> {
+        let mut best = self.heap.peek().map(|Reverse(e)| (Head::Heap, e.key()));
+        if self.in_lanes == 0 {
+            return best;
+        }
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if let Some(front) = lane.entries.front()
+                && best.is_none_or(|(_, key)| front.key() < key)
+            {
+                best = Some((Head::Lane(i), front.key()));
+            }
+        }
+        best
     }
 
     pub fn peek_time(&self) -> Option<Nanos> {
-        self.heap.peek().map(|Reverse(e)| e.time)
+        self.head().map(|(_, (time, _))| time)
     }
 
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        self.heap.pop().map(|Reverse(e)| (e.time, e.event))
+        let entry = match self.head()?.0 {
+            Head::Heap => self.heap.pop().map(|Reverse(e)| e),
+            Head::Lane(i) => {
+                self.in_lanes -= 1;
+                self.lanes[i].entries.pop_front()
+            }
+        }?;
+        self.now = entry.time;
+        Some((entry.time, entry.event))
     }
 }
 
@@ -74,5 +169,49 @@ mod tests {
         q.push(Nanos(1), 'b');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    #[test]
+    fn a_deep_queue_with_lanes_pops_in_time_then_scheduling_order() {
+        // Past DEEP_HEAP pending events the fixed delays go to lanes; mixed with random
+        // delays and events scheduled from the current instant, the order must still be
+        // exactly (time, sequence).
+        let mut q = EventQueue::default();
+        let mut expected = Vec::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut now = Nanos::ZERO;
+        let mut popped = Vec::new();
+        for round in 0..40_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let delay = match x % 4 {
+                0 => 1_000,
+                1 => 250_000,
+                2 => x % 5_000_000,
+                _ => 0,
+            };
+            let at = Nanos(now.0 + delay);
+            q.push(at, round);
+            expected.push((at, round));
+            if round % 3 == 0
+                && let Some((t, e)) = q.pop()
+            {
+                assert!(t >= now, "time went back");
+                now = t;
+                popped.push((t, e));
+            }
+        }
+        while let Some(item) = q.pop() {
+            popped.push(item);
+        }
+        expected.sort();
+        assert_eq!(popped.len(), expected.len());
+        // Each popped event is the earliest pending one when it was popped, so the whole
+        // sequence is sorted by (time, sequence) once no push lands before the clock.
+        let mut sorted = popped.clone();
+        sorted.sort();
+        assert_eq!(popped, sorted);
+        assert_eq!(sorted, expected);
     }
 }

@@ -91,7 +91,7 @@ fn compare_gives_every_strategy_the_same_draws_for_the_same_request() {
 fn mmc_queue_matches_erlang_c_mean_and_p99() {
     // Poisson 1800/s, exponential 100 ms, 200 Tomcat threads, 3,600 s simulated.
     let s = scenario::load("erlang-c", &[]).expect("built-in preset");
-    let engine = report::play(&s, Strategy::Sequential, s.duration);
+    let engine = report::play(&s, Strategy::Sequential, Nanos::from_secs(3600));
     let snap = engine.snapshot();
     let mean = snap.latency.mean;
     let p99 = snap.latency.p99;

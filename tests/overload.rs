@@ -184,3 +184,41 @@ fn bad_connection_fields_name_the_field_and_the_allowed_range() {
         "{cpu}"
     );
 }
+
+#[test]
+fn failing_requests_cost_the_error_report_so_a_storm_of_500s_is_bounded_by_the_cores() {
+    // Every call fails after 1 ms and nothing falls back: each request is a 500. The
+    // container logs the exception and renders the error page (350 us of CPU) on top of
+    // its 30 us per request, so 2 cores answer at most 2 / 380 us = 5,263 failures a second,
+    // whatever the 100 clients and 200 threads could send.
+    let text = r#"
+[scenario]
+name = "storm"
+seed = 3
+cores = 2
+[load]
+mode = "closed"
+clients = 100
+[[services]]
+name = "work"
+latency = "1ms"
+failure = 1.0
+[endpoint]
+calls = ["work"]
+[strategy]
+use = "sequential"
+"#;
+    let r = run(text, &[], 10);
+    let bound = 2.0 / 380e-6;
+    let failed = r.requests.failed as f64 / 10.0;
+    assert_eq!(r.requests.success, 0);
+    assert!(failed <= bound, "{failed} failures/s above {bound}");
+    assert!(
+        failed > 0.95 * bound,
+        "{failed} failures/s: the cores are the bound"
+    );
+    // Without the report's cost, the same storm runs at the request's own 30 us.
+    let free = run(text, &["server.cpu_per_error=0s"], 10);
+    let free_failed = free.requests.failed as f64 / 10.0;
+    assert!(free_failed > 10.0 * failed, "{free_failed} vs {failed}");
+}

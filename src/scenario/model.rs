@@ -385,6 +385,9 @@ pub struct Connector {
     pub post_response: Nanos,
     /// CPU a connection closed by a full `maxQueueSize` costs (accept, poll, close).
     pub cpu_per_rejected_connection: Nanos,
+    /// CPU a failed request costs besides `cpu_per_request`: the exception reaches the
+    /// container, which logs its stack trace and renders the error page (a 500).
+    pub cpu_per_error: Nanos,
 }
 
 impl Default for Connector {
@@ -395,6 +398,7 @@ impl Default for Connector {
             cpu_per_request: Nanos::from_micros(30),
             post_response: Nanos::from_micros(100),
             cpu_per_rejected_connection: Nanos::from_micros(250),
+            cpu_per_error: Nanos::from_micros(350),
         }
     }
 }

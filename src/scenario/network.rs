@@ -15,7 +15,7 @@ use super::limits::{
 impl super::model::Scenario {
     /// The scenario without its connection layer's costs: no round trip, no client
     /// turnaround, no connector CPU, and a handler thread that reads its connection again at
-    /// once (so no keep-alive fast path). What the real engine, which does not model TCP,
+    /// once (so no keep-alive fast path), and failures that cost nothing to report. What the real engine, which does not model TCP,
     /// is compared with.
     pub fn without_network(&self) -> Self {
         let mut s = self.clone();
@@ -24,6 +24,7 @@ impl super::model::Scenario {
         s.server.connector.cpu_per_request = Nanos::ZERO;
         s.server.connector.post_response = Nanos::ZERO;
         s.server.connector.cpu_per_rejected_connection = Nanos::ZERO;
+        s.server.connector.cpu_per_error = Nanos::ZERO;
         s
     }
 }
@@ -83,6 +84,7 @@ pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, S
             &raw.cpu_per_rejected_connection,
             MAX_CPU,
         )?,
+        cpu_per_error: at_most(check, "server.cpu_per_error", &raw.cpu_per_error, MAX_CPU)?,
     })
 }
 

@@ -298,6 +298,7 @@ mod tests {
                 connector: crate::scenario::Connector {
                     cpu_per_request: Nanos::ZERO,
                     post_response: Nanos::ZERO,
+                    cpu_per_error: Nanos::ZERO,
                     ..crate::scenario::Connector::default()
                 },
             },

@@ -163,6 +163,8 @@ pub struct RawServer {
     pub post_response: DurationText,
     /// CPU a connection closed by a full `maxQueueSize` costs (accept, poll, close).
     pub cpu_per_rejected_connection: DurationText,
+    /// CPU a failed request costs besides `cpu_per_request` (stack trace logged, error page).
+    pub cpu_per_error: DurationText,
 }
 
 /// Tomcat's defaults: maxThreads 200, minSpareThreads 10, maxConnections 8192, acceptCount
@@ -183,6 +185,7 @@ impl Default for RawServer {
             cpu_per_request: DurationText::new("30us"),
             post_response: DurationText::new("100us"),
             cpu_per_rejected_connection: DurationText::new("250us"),
+            cpu_per_error: DurationText::new("350us"),
         }
     }
 }

@@ -85,6 +85,8 @@ pub(super) enum Event {
     HandlerCpuDone { req: ReqRef },
     /// The server has closed a refused connection (`maxQueueSize`).
     ResetDone { req: ReqRef },
+    /// The container has logged a failed request's exception and rendered its error page.
+    ErrorCpuDone { req: ReqRef },
     /// A handler thread closed its connection after the response.
     ConnectionClosed,
     /// A common-pool worker that `signalWork` woke or started runs its scan.
@@ -426,6 +428,7 @@ impl Engine {
                 self.release_core();
                 self.finish_reset(req);
             }
+            Event::ErrorCpuDone { req } => self.on_error_cpu_done(req),
             Event::Signalled { pool, slot } => self.on_signalled(pool as usize, slot),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;

@@ -617,6 +617,29 @@ impl Engine {
             return;
         };
         req.server_done = true;
+        let cost = self.scenario.server.connector.cpu_per_error;
+        if req.verdict.failed() && cost > Nanos::ZERO {
+            // The exception reaches the container, which logs it and renders the error page
+            // before the 500 is written. The request stays alive (`outstanding`) meanwhile.
+            req.outstanding += 1;
+            self.run_on_core(super::resources::CpuJob::Error(r), cost);
+            return;
+        }
+        self.write_response(r);
+    }
+
+    pub(super) fn on_error_cpu_done(&mut self, r: ReqRef) {
+        self.release_core();
+        if let Some(req) = self.requests.get_mut(r) {
+            req.outstanding -= 1;
+        }
+        self.write_response(r);
+    }
+
+    fn write_response(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
         let (outcome, detail) = req.verdict.outcome();
         let thread = req.verdict.responding_thread(req.strategy, req.handler);
         let (client_done, handler_held, handler, client) =

@@ -25,6 +25,8 @@ pub(super) enum CpuJob {
     Handler(ReqRef),
     /// The server closing this request's connection unread (`maxQueueSize`).
     Reset(ReqRef),
+    /// The container reporting this request's failure (stack trace, error page).
+    Error(ReqRef),
 }
 
 impl CpuJob {
@@ -35,6 +37,19 @@ impl CpuJob {
             CpuJob::Spawn(req) => Event::SpawnDone { req },
             CpuJob::Handler(req) => Event::HandlerCpuDone { req },
             CpuJob::Reset(req) => Event::ResetDone { req },
+            CpuJob::Error(req) => Event::ErrorCpuDone { req },
+        }
+    }
+
+    /// How long the job holds its core, for the jobs whose cost is the scenario's.
+    fn cost(self, scenario: &crate::scenario::Scenario) -> Nanos {
+        let connector = &scenario.server.connector;
+        match self {
+            CpuJob::Call(..) => Nanos::ZERO,
+            CpuJob::Spawn(_) => scenario.spawn_cost,
+            CpuJob::Handler(_) => connector.cpu_per_request,
+            CpuJob::Reset(_) => connector.cpu_per_rejected_connection,
+            CpuJob::Error(_) => connector.cpu_per_error,
         }
     }
 }
@@ -189,19 +204,9 @@ impl Engine {
                     self.cpu.busy += 1;
                     self.proceed(r, call);
                 }
-                CpuJob::Spawn(r) => {
+                CpuJob::Spawn(_) | CpuJob::Handler(_) | CpuJob::Reset(_) | CpuJob::Error(_) => {
                     self.cpu.busy += 1;
-                    self.events
-                        .push(now + self.scenario.spawn_cost, Event::SpawnDone { req: r });
-                }
-                CpuJob::Handler(_) => {
-                    self.cpu.busy += 1;
-                    let cost = self.scenario.server.connector.cpu_per_request;
-                    self.events.push(now + cost, job.done_event());
-                }
-                CpuJob::Reset(_) => {
-                    self.cpu.busy += 1;
-                    let cost = self.scenario.server.connector.cpu_per_rejected_connection;
+                    let cost = job.cost(&self.scenario);
                     self.events.push(now + cost, job.done_event());
                 }
             }

@@ -5,52 +5,14 @@
 //! rejection policies, orTimeout). Latencies are fixed so the arithmetic is exact.
 
 use threadlab::metrics::Outcome;
-use threadlab::scenario::{self, Scenario, ServiceId, Strategy};
+use threadlab::scenario::{ServiceId, Strategy};
 use threadlab::sim::pool::{FORK_JOIN_START, FORK_JOIN_WAKE, PoolKind};
-use threadlab::sim::{
-    Command, Engine, Fault, LogLine, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL,
-};
+use threadlab::sim::{Command, Engine, Fault, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL};
 use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
-fn ms(n: u64) -> Nanos {
-    Nanos::from_millis(n)
-}
-
-/// The pool rules on their own: no round trip, no connector CPU, no keep-alive fast path.
-fn parse(toml: &str) -> Scenario {
-    match scenario::parse("test", toml, &[]).map(|s| s.without_network()) {
-        Ok(s) => s,
-        Err(e) => panic!("invalid test scenario: {e}\n{toml}"),
-    }
-}
-
-fn engine(toml: &str, strategy: Strategy) -> Engine {
-    Engine::new(&parse(toml), strategy)
-}
-
-/// Plays a finite load to its end (or 60 s of simulated time).
-fn played(toml: &str, strategy: Strategy) -> Engine {
-    let mut e = engine(toml, strategy);
-    e.run_until(Nanos::from_secs(60));
-    e
-}
-
-/// Every request's row from the log, by request id (works for every load mode, unlike
-/// `run_lines`, which keeps `runs` load only).
-fn rows(e: &Engine) -> Vec<RunLine> {
-    let mut rows: Vec<RunLine> = e
-        .snapshot()
-        .log
-        .into_iter()
-        .filter_map(|line| match line {
-            LogLine::Run(row) => Some(row),
-            LogLine::Change { .. } => None,
-        })
-        .collect();
-    rows.sort_by_key(|r| r.run);
-    rows
-}
+mod support;
+use support::{engine, ms, played, rows};
 
 fn row(e: &Engine, run: u64) -> RunLine {
     rows(e)

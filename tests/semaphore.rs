@@ -3,8 +3,10 @@
 
 use threadlab::metrics::Outcome;
 use threadlab::scenario::{self, Strategy};
-use threadlab::sim::{Engine, LogLine, RunLine};
 use threadlab::time::Nanos;
+
+mod support;
+use support::{ms, played, rows};
 
 /// `count` requests at t = 0, each one call of a 100 ms service, through a semaphore of
 /// `permits` permits with `max_wait`. Tomcat's ten prestarted handler threads take the
@@ -32,36 +34,9 @@ max_wait = "{max_wait}"
     )
 }
 
-fn played(toml: &str) -> Engine {
-    let s = scenario::parse("test", toml, &[])
-        .map(|s| s.without_network())
-        .expect("valid test scenario");
-    let mut e = Engine::new(&s, Strategy::Semaphore);
-    e.run_until(Nanos::from_secs(60));
-    e
-}
-
-fn rows(e: &Engine) -> Vec<RunLine> {
-    let mut rows: Vec<RunLine> = e
-        .snapshot()
-        .log
-        .into_iter()
-        .filter_map(|line| match line {
-            LogLine::Run(row) => Some(row),
-            LogLine::Change { .. } => None,
-        })
-        .collect();
-    rows.sort_by_key(|r| r.run);
-    rows
-}
-
-fn ms(n: u64) -> Nanos {
-    Nanos::from_millis(n)
-}
-
 #[test]
 fn calls_beyond_the_permits_fail_at_once_with_bulkhead_full_and_the_rest_run_on_the_handler() {
-    let e = played(&scenario(3, 2, "0ms", ""));
+    let e = played(&scenario(3, 2, "0ms", ""), Strategy::Semaphore);
     let rows = rows(&e);
     let threads: Vec<&str> = rows.iter().map(|r| r.thread.as_str()).collect();
     assert_eq!(
@@ -87,7 +62,7 @@ fn calls_beyond_the_permits_fail_at_once_with_bulkhead_full_and_the_rest_run_on_
 
 #[test]
 fn a_caller_waits_up_to_max_wait_then_fails() {
-    let e = played(&scenario(2, 1, "50ms", ""));
+    let e = played(&scenario(2, 1, "50ms", ""), Strategy::Semaphore);
     let rows = rows(&e);
     assert_eq!(rows[0].time, ms(100));
     assert_eq!(rows[1].time, ms(50), "gave up after max_wait");
@@ -96,7 +71,10 @@ fn a_caller_waits_up_to_max_wait_then_fails() {
 
 #[test]
 fn a_caller_that_gives_up_takes_the_fallback() {
-    let e = played(&scenario(2, 1, "50ms", "fallback = \"Svc:Fallback\""));
+    let e = played(
+        &scenario(2, 1, "50ms", "fallback = \"Svc:Fallback\""),
+        Strategy::Semaphore,
+    );
     let rows = rows(&e);
     assert_eq!(rows[1].outcome, Outcome::Partial);
     assert_eq!(rows[1].status, "Partial (Svc:Fallback)");
@@ -106,7 +84,7 @@ fn a_caller_that_gives_up_takes_the_fallback() {
 #[test]
 fn waiting_callers_get_released_permits_in_arrival_order() {
     // One permit: request 1 runs 0-100 ms, request 2 100-200 ms, request 3 200-300 ms.
-    let e = played(&scenario(3, 1, "250ms", ""));
+    let e = played(&scenario(3, 1, "250ms", ""), Strategy::Semaphore);
     let rows = rows(&e);
     let times: Vec<Nanos> = rows.iter().map(|r| r.time).collect();
     assert_eq!(times, [ms(100), ms(200), ms(300)]);
@@ -117,7 +95,7 @@ fn waiting_callers_get_released_permits_in_arrival_order() {
 fn a_caller_whose_wait_ends_before_a_permit_frees_fails_while_the_next_in_line_runs() {
     // One permit, 150 ms of patience: request 2 gets the permit at 100 ms; request 3, still
     // behind it, gives up at 150 ms.
-    let e = played(&scenario(3, 1, "150ms", ""));
+    let e = played(&scenario(3, 1, "150ms", ""), Strategy::Semaphore);
     let rows = rows(&e);
     let times: Vec<Nanos> = rows.iter().map(|r| r.time).collect();
     assert_eq!(times, [ms(100), ms(200), ms(150)]);

@@ -1,0 +1,48 @@
+//! What the engine tests share: playing an inline scenario without the connection layer and
+//! reading back its requests' rows.
+
+// Each test binary uses its own subset of these.
+#![allow(dead_code)]
+
+use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::sim::{Engine, LogLine, RunLine};
+use threadlab::time::Nanos;
+
+pub fn ms(n: u64) -> Nanos {
+    Nanos::from_millis(n)
+}
+
+/// The pool rules on their own: no round trip, no connector CPU, no keep-alive fast path.
+pub fn parse(toml: &str) -> Scenario {
+    match scenario::parse("test", toml, &[]).map(|s| s.without_network()) {
+        Ok(s) => s,
+        Err(e) => panic!("invalid test scenario: {e}\n{toml}"),
+    }
+}
+
+pub fn engine(toml: &str, strategy: Strategy) -> Engine {
+    Engine::new(&parse(toml), strategy)
+}
+
+/// Plays a finite load to its end (or 60 s of simulated time).
+pub fn played(toml: &str, strategy: Strategy) -> Engine {
+    let mut e = engine(toml, strategy);
+    e.run_until(Nanos::from_secs(60));
+    e
+}
+
+/// Every request's row from the log, by request id (works for every load mode, unlike
+/// `run_lines`, which keeps `runs` load only).
+pub fn rows(e: &Engine) -> Vec<RunLine> {
+    let mut rows: Vec<RunLine> = e
+        .snapshot()
+        .log
+        .into_iter()
+        .filter_map(|line| match line {
+            LogLine::Run(row) => Some(row),
+            LogLine::Change { .. } => None,
+        })
+        .collect();
+    rows.sort_by_key(|r| r.run);
+    rows
+}

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 /// Every built-in preset, with a simulated time short enough for a test (None: its own).
-const PRESETS: [(&str, Option<&str>); 10] = [
+const PRESETS: [(&str, Option<&str>); 11] = [
     ("ironthread", None),
     ("tomcat-ceiling", Some("3s")),
     ("erlang-c", Some("3s")),
@@ -17,6 +17,7 @@ const PRESETS: [(&str, Option<&str>); 10] = [
     ("virtual-threads", Some("500ms")),
     ("pinning", Some("2s")),
     ("connection-pool", Some("1s")),
+    ("overload", Some("5s")),
 ];
 
 fn compare(preset: &str, duration: Option<&str>, format: &str) -> String {

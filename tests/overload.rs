@@ -222,3 +222,40 @@ use = "sequential"
     let free_failed = free.requests.failed as f64 / 10.0;
     assert!(free_failed > 10.0 * failed, "{free_failed} vs {failed}");
 }
+
+#[test]
+fn no_preset_sends_more_requests_than_its_clients_round_trips_allow() {
+    // A closed client's next request leaves only after its answer, and every answer costs at
+    // least a round trip plus the server's own CPU (think time adds to it). An open load
+    // sends what its rate says, a finite one its count.
+    for name in scenario::builtin_names() {
+        let s = scenario::load(name, &[]).expect("built-in preset");
+        let secs = 5.0;
+        for strategy in Strategy::ALL {
+            let engine = report::play(&s, strategy, Nanos::from_secs(5));
+            let r = RunReport::new(&s, &engine);
+            let sent = r.requests.sent as f64;
+            let bound = match s.load.mode {
+                scenario::LoadMode::Closed { clients, think } => {
+                    let cycle = s.load.link.rtt + s.server.connector.cpu_per_request + think;
+                    if cycle == Nanos::ZERO {
+                        continue;
+                    }
+                    f64::from(clients) * (secs / cycle.as_secs_f64() + 1.0)
+                }
+                scenario::LoadMode::Open { rate, ramp } => {
+                    let peak = ramp.map_or(rate, |r| r.to.max(rate));
+                    peak * secs * 1.05 + 10.0
+                }
+                scenario::LoadMode::Runs { count } | scenario::LoadMode::Batch { count } => {
+                    f64::from(count)
+                }
+                scenario::LoadMode::Trace { ref rows } => rows.len() as f64,
+            };
+            assert!(
+                sent <= bound,
+                "{name} {strategy:?}: {sent} sent, bound {bound}"
+            );
+        }
+    }
+}

@@ -259,3 +259,37 @@ fn no_preset_sends_more_requests_than_its_clients_round_trips_allow() {
         }
     }
 }
+
+#[test]
+fn a_think_time_beyond_the_keep_alive_timeout_costs_a_new_connection_per_request() {
+    // 10 clients think 90 s between requests; Tomcat closes a connection idle for 60 s, so
+    // each request after a client's first opens a new one (a handshake each). With 30 s of
+    // think the connections stay: one handshake per client.
+    let text = r#"
+[scenario]
+name = "idle"
+seed = 5
+cores = 2
+[load]
+mode = "closed"
+clients = 10
+think = "90s"
+[[services]]
+name = "work"
+latency = "10ms"
+[endpoint]
+calls = ["work"]
+[strategy]
+use = "sequential"
+"#;
+    let r = run(text, &[], 400);
+    let conn = r.connections.expect("simulated");
+    assert!(r.requests.sent >= 40, "{} sent", r.requests.sent);
+    assert_eq!(conn.connect_ms.count, r.requests.sent);
+    assert_eq!(conn.closed_idle, r.requests.sent - 10);
+    let kept = run(text, &["load.think=30s"], 400);
+    let conn = kept.connections.expect("simulated");
+    assert!(kept.requests.sent >= 120, "{} sent", kept.requests.sent);
+    assert_eq!(conn.connect_ms.count, 10);
+    assert_eq!(conn.closed_idle, 0);
+}

@@ -112,6 +112,8 @@ pub struct ConnectionsReport {
     pub executor_requests: u64,
     /// Connections closed unread because the executor's queue (`max_queue`) was full.
     pub closed_by_max_queue: u64,
+    /// Kept-alive connections closed after `keep_alive_timeout` idle.
+    pub closed_idle: u64,
     pub accept_queue_max: u32,
 }
 
@@ -134,6 +136,7 @@ fn connections(snap: &Snapshot) -> (Option<ClientsReport>, Option<ConnectionsRep
         fast_path_requests: s.fast_path_requests,
         executor_requests: s.executor_requests,
         closed_by_max_queue: s.closed_by_max_queue,
+        closed_idle: s.closed_idle,
         accept_queue_max: s.accept_queue_max,
     };
     (clients, Some(connections))

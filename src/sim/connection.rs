@@ -54,6 +54,9 @@ pub(super) struct Client {
     pub conn: Option<u32>,
     /// The handler thread that will serve its next request at once (the fast path).
     pub reserved: Option<ThreadRef>,
+    /// Counts the times its connection went idle, so a keep-alive timeout set for an earlier
+    /// idle spell does nothing.
+    pub idle_spells: u32,
     /// Responses it has had (success, partial or failed: an HTTP answer).
     pub answers: u64,
     pub last_answer_at: Nanos,
@@ -75,6 +78,8 @@ pub struct NetStats {
     pub executor_requests: u64,
     /// Connections Tomcat closed unread because the executor's queue was full.
     pub closed_by_max_queue: u64,
+    /// Kept-alive connections Tomcat closed after `keepAliveTimeout` idle.
+    pub closed_idle: u64,
     /// The most connections the accept queue held.
     pub accept_queue_max: u32,
 }
@@ -318,7 +323,17 @@ impl Engine {
                 .is_none_or(|max| req.conn_uses < max);
         let (holds, uses, client) = (req.holds_conn, req.conn_uses, req.client);
         match client.and_then(|c| self.net.clients.get_mut(c as usize)) {
-            Some(state) if keep && holds => state.conn = Some(uses),
+            Some(state) if keep && holds => {
+                state.conn = Some(uses);
+                state.idle_spells = state.idle_spells.wrapping_add(1);
+                let spell = state.idle_spells;
+                // `keepAliveTimeout`: the poller closes a connection idle for this long.
+                let at = self.now + self.scenario.server.connector.keep_alive_timeout;
+                if let Some(c) = client {
+                    self.events
+                        .push(at, Event::IdleTimeout { client: c, spell });
+                }
+            }
             _ => {
                 if holds {
                     // The thread closes the socket after its post-response work; only then
@@ -334,6 +349,22 @@ impl Engine {
             }
         }
         true
+    }
+
+    /// A kept-alive connection's `keepAliveTimeout` passed: if it is still idle (its client
+    /// has sent nothing since), Tomcat closes it and its `maxConnections` slot frees. The
+    /// client's next request opens a new connection.
+    pub(super) fn on_idle_timeout(&mut self, client: u32, spell: u32) {
+        let Some(state) = self.net.clients.get_mut(client as usize) else {
+            return;
+        };
+        // A thread reading the connection again (the fast path) is not the poller's wait.
+        if state.idle_spells != spell || state.conn.is_none() || state.reserved.is_some() {
+            return;
+        }
+        state.conn = None;
+        self.net.stats.closed_idle += 1;
+        self.close_connection();
     }
 
     /// The handler thread's work after writing the response to `r` (exponential, keyed by

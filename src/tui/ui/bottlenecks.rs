@@ -1,5 +1,6 @@
 //! What threads wait on besides pools, under the pools: the cores (when calls use CPU or pin
-//! their carriers) and every connection pool (HikariCP's `active`, `waiting`, connection
+//! their carriers, or when the server's own CPU has kept them half busy or more: a storm of
+//! failures) and every connection pool (HikariCP's `active`, `waiting`, connection
 //! timeouts and the mean wait). One line each, wrapped between items when narrow:
 //!
 //! ```text
@@ -26,7 +27,7 @@ pub fn lines(
     width: usize,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    if cores_modelled && uses_cores(scenario) {
+    if cores_modelled && (uses_cores(scenario) || cores_matter(&snapshot.cpu)) {
         out.extend(cpu(p, &snapshot.cpu, width));
     }
     for r in &snapshot.resources {
@@ -42,6 +43,12 @@ fn uses_cores(scenario: &Scenario) -> bool {
         .services
         .iter()
         .any(|s| s.cpu > crate::time::Nanos::ZERO || s.pinned)
+}
+
+/// The server's own CPU (per request, per error report) fills the cores only under a storm
+/// of failures or resets: then they are the bottleneck and the line shows it.
+fn cores_matter(cpu: &CpuSnapshot) -> bool {
+    cpu.utilisation >= 0.5
 }
 
 /// `cores busy 8/8 · waiting 192 · util 100%`

@@ -216,6 +216,28 @@ fn pinned_carriers_show_as_busy_cores() {
 }
 
 #[test]
+fn a_storm_of_500s_shows_the_cores_it_fills() {
+    // Under `semaphore`, 400 clients hit 25 permits: nearly every request fails at once and
+    // the server's CPU reporting them is the bottleneck, so the cores line appears; the
+    // same preset under `sequential` uses next to no CPU and shows none.
+    let storm = preset_app(
+        "tomcat-ceiling",
+        &[],
+        Strategy::Semaphore,
+        Nanos::from_secs(10),
+    );
+    let text = screen(&storm, 120, 40);
+    assert!(text.contains("cores busy 8/8"), "{text}");
+    let calm = preset_app(
+        "tomcat-ceiling",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(10),
+    );
+    assert!(!screen(&calm, 120, 40).contains("cores busy"));
+}
+
+#[test]
 fn real_mode_shows_the_runtime_panel_and_the_wall_clock() {
     let sets: Vec<String> = Vec::new();
     let scenario = scenario::load("ironthread", &sets).expect("preset loads");

@@ -500,8 +500,9 @@ impl App {
 
     /// The loop must keep ticking: the clock runs, or an engine is catching up.
     pub fn needs_ticks(&self) -> bool {
-        if self.real.is_some() {
-            return !self.is_finished();
+        if let Some(real) = &self.real {
+            // Until a tick has kept the run's end.
+            return !real.run.is_settled();
         }
         (!self.clock.is_paused() && !self.is_finished()) || self.behind || self.sweep_computing()
     }
@@ -534,7 +535,9 @@ impl App {
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
         self.poll_sweep();
         if let Some(real) = &mut self.real {
-            // Real time moves by itself: only look at how the run keeps up.
+            // Real time moves by itself: keep the run's end once it has ended (drawing never
+            // does), and look at how the run keeps up.
+            real.run.settle();
             let snapshot = real.run.snapshot();
             real.lag = real.run.lag(&snapshot, &real.run.runtime());
             if let Some(error) = real.run.error() {

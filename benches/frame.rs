@@ -59,7 +59,7 @@ fn timeline_120x40_200_lanes(bencher: Bencher) {
     let app = app_with("erlang-c", Strategy::Sequential, &[Action::ToggleTimeline]);
     let lanes = app
         .engine()
-        .timeline()
+        .and_then(|e| e.timeline())
         .map_or(0, |t| t.pool_lanes(threadlab::sim::SERVER_POOL).count());
     assert_eq!(lanes, 200, "every server thread has a lane");
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");

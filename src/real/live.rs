@@ -2,25 +2,27 @@
 //! current real time, read the tokio monitors, and say when the machine cannot keep up.
 //!
 //! Real time cannot be paused, stepped or rewound: a `LiveRun` only starts, is looked at, and
-//! stops. Dropping it stops the run at once without waiting (safe inside another runtime);
-//! [`LiveRun::stop`] waits for the threads and reports internal errors.
-
-use std::sync::Mutex;
+//! stops. Looking (`snapshot`, `runtime`, `now`, `is_finished`: `&self`) never changes the
+//! run; only [`LiveRun::settle`] and [`LiveRun::halt`] (`&mut self`, the TUI's tick, never its
+//! drawing) stop its threads once it has ended. Dropping it stops the run at once without
+//! waiting (safe inside another runtime); [`LiveRun::stop`] waits for the threads and reports
+//! internal errors.
 
 use crate::scenario::{Scenario, Strategy};
 use crate::sim::Snapshot;
 use crate::theory::Prediction;
 use crate::time::Nanos;
+use crate::topology::PoolId;
 
 use super::run::{self, Running};
-use super::sync::lock;
 use super::{RealError, RealOptions, RuntimeView, check};
 
 /// A real run under way.
 pub struct LiveRun {
     running: Running,
-    /// The last snapshot and runtime view, taken once the run ended, so the screen holds still.
-    ended: Mutex<Option<(Snapshot, RuntimeView)>>,
+    /// The last snapshot and runtime view, kept once the run has settled, so the screen holds
+    /// still.
+    ended: Option<(Snapshot, RuntimeView)>,
     scenario: Scenario,
     strategy: Strategy,
     options: RealOptions,
@@ -51,13 +53,18 @@ impl LiveRun {
         let running = run::start(scenario, strategy, limit, options.time_scale)?;
         Ok(LiveRun {
             running,
-            ended: Mutex::new(None),
+            ended: None,
             scenario: scenario.clone(),
             strategy,
             options,
             limit,
             cores: machine_cores(),
         })
+    }
+
+    /// The scenario the run plays.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
     }
 
     pub fn strategy(&self) -> Strategy {
@@ -78,43 +85,50 @@ impl LiveRun {
         self.cores
     }
 
+    /// The pools the run's strategy uses.
+    pub fn pools_in_use(&self) -> Vec<PoolId> {
+        self.running.world.topology.pools_in_use(self.strategy)
+    }
+
+    /// What theory predicts for the run's scenario and strategy.
+    pub fn prediction(&self) -> Prediction {
+        crate::theory::predict(&self.scenario, self.strategy)
+    }
+
     /// Scenario time now (real time since t = 0 over the time scale, up to the run's limit);
-    /// once ended, the time of its end.
+    /// once a finite load has finished, the time of its last outcome.
     pub fn now(&self) -> Nanos {
-        if let Some((snapshot, _)) = lock(&self.ended).as_ref() {
-            return snapshot.now;
+        match &self.ended {
+            Some((snapshot, _)) => snapshot.now,
+            None => self.running.now(self.finished_load()),
         }
-        self.running.world.clock.now().min(self.limit)
     }
 
-    /// Stops the run now and keeps its last snapshot; returns at once (the threads exit on
-    /// their own, or when the run is dropped or stopped).
-    pub fn halt(&self) {
-        self.settle();
-        self.settle_now(false);
-    }
-
-    /// The run now, in scenario units; once it has ended, the snapshot of its end.
+    /// The run now, in scenario units; once it has settled, the snapshot of its end.
     pub fn snapshot(&self) -> Snapshot {
-        self.settle();
-        if let Some((snapshot, _)) = lock(&self.ended).as_ref() {
-            return snapshot.clone();
+        match &self.ended {
+            Some((snapshot, _)) => snapshot.clone(),
+            None => self.running.snapshot(self.finished_load()),
         }
-        self.running.snapshot(false)
     }
 
-    /// The tokio runtime and task groups at the latest tick (the end, once ended).
+    /// The tokio runtime and task groups at the latest tick (the end, once settled).
     pub fn runtime(&self) -> RuntimeView {
-        self.settle();
-        if let Some((_, view)) = lock(&self.ended).as_ref() {
-            return view.clone();
+        match &self.ended {
+            Some((_, view)) => view.clone(),
+            None => self.running.world.monitors.view(),
         }
-        self.running.world.monitors.view()
     }
 
     /// The load has ended or the run's time is up (or it stopped).
     pub fn is_finished(&self) -> bool {
-        lock(&self.ended).is_some() || self.running.end().is_some()
+        self.ended.is_some() || self.running.end().is_some()
+    }
+
+    /// The run's end is kept and its threads told to stop ([`LiveRun::settle`] saw it end,
+    /// or it was halted).
+    pub fn is_settled(&self) -> bool {
+        self.ended.is_some()
     }
 
     /// The first internal error, if the run failed.
@@ -124,8 +138,28 @@ impl LiveRun {
 
     /// Why this run is not keeping up with real time right now (empty when it is).
     pub fn lag(&self, snapshot: &Snapshot, runtime: &RuntimeView) -> Vec<Lag> {
-        let prediction = crate::theory::predict(&self.scenario, self.strategy);
-        lag(&self.scenario, snapshot, runtime, &prediction, self.cores)
+        lag(
+            &self.scenario,
+            snapshot,
+            runtime,
+            &self.prediction(),
+            self.cores,
+        )
+    }
+
+    /// Once the run has ended: keep its last snapshot and stop its threads. Called on a tick,
+    /// never while drawing; does nothing before the end or once settled.
+    pub fn settle(&mut self) {
+        if let Some(end) = self.running.end() {
+            self.settle_now(end);
+        }
+    }
+
+    /// Stops the run now and keeps its last snapshot; returns at once (the threads exit on
+    /// their own, or when the run is dropped or stopped).
+    pub fn halt(&mut self) {
+        self.settle();
+        self.settle_now(false);
     }
 
     /// Stops the run, waits for its threads and reports the first internal error. Not from
@@ -134,20 +168,17 @@ impl LiveRun {
         self.running.join()
     }
 
-    /// Once the run has ended: keep its last snapshot and stop its threads.
-    fn settle(&self) {
-        if let Some(end) = self.running.end() {
-            self.settle_now(end);
-        }
+    /// A finite load has every outcome (its clock stops at the last one).
+    fn finished_load(&self) -> bool {
+        self.running.end() == Some(true)
     }
 
-    fn settle_now(&self, finished: bool) {
-        let mut ended = lock(&self.ended);
-        if ended.is_some() {
+    fn settle_now(&mut self, finished: bool) {
+        if self.ended.is_some() {
             return;
         }
         let r = &self.running;
-        *ended = Some((r.snapshot(finished), r.world.monitors.view()));
+        self.ended = Some((r.snapshot(finished), r.world.monitors.view()));
         r.world.stop_all();
     }
 }
@@ -305,6 +336,45 @@ mod tests {
 
     fn quiet_snapshot(s: &Scenario) -> Snapshot {
         crate::sim::Engine::new(s, Strategy::Bulkhead).snapshot()
+    }
+
+    /// ironthread's five runs, a hundred times faster, until they have all ended (bounded: a
+    /// stalled machine fails the test, not hangs it).
+    fn ended_run() -> LiveRun {
+        let options = RealOptions {
+            time_scale: 0.01,
+            ..RealOptions::default()
+        };
+        let s = scenario(&[]);
+        let run = LiveRun::start(&s, Strategy::Bulkhead, s.duration, options).expect("starts");
+        for _ in 0..500 {
+            if run.is_finished() {
+                return run;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("the real run did not finish in 5 s");
+    }
+
+    #[test]
+    fn looking_at_an_ended_run_changes_nothing_until_it_settles() {
+        let mut run = ended_run();
+        let (first, _) = (run.snapshot(), run.runtime());
+        let second = run.snapshot();
+        assert!(first.finished && second.finished);
+        assert_eq!(first.outcomes.total(), 5);
+        assert_eq!((first.now, first.outcomes), (second.now, second.outcomes));
+        assert_eq!(run.now(), first.now);
+        assert!(!run.is_settled());
+        assert!(
+            !run.running.world.stop.is_stopped(),
+            "a snapshot stopped the run's threads"
+        );
+        run.settle();
+        assert!(run.is_settled());
+        assert!(run.running.world.stop.is_stopped());
+        let settled = run.snapshot();
+        assert_eq!((settled.now, settled.outcomes), (first.now, first.outcomes));
     }
 
     #[test]

@@ -86,13 +86,19 @@ impl Running {
     /// The run now (or at its end): a finished load stops its clock at the last outcome, as
     /// the engine does; otherwise the clock reads real time, up to the run's limit.
     pub fn snapshot(&self, finished: bool) -> crate::sim::Snapshot {
+        self.world
+            .snapshot(self.now(finished), finished, self.interval)
+    }
+
+    /// Scenario time now: the last outcome's once a finite load has finished, else real time
+    /// up to the run's limit.
+    pub fn now(&self, finished: bool) -> Nanos {
         let world = &self.world;
-        let now = if finished {
+        if finished {
             lock(&world.books).last_outcome_at
         } else {
             world.clock.now().min(world.limit)
-        };
-        world.snapshot(now, finished, self.interval)
+        }
     }
 
     /// Stops every thread and task, waits for the threads, and reports the first internal

@@ -1,16 +1,16 @@
 //! The TUI's state: what the person looks at and which knob they hold. The engines hold the
 //! world; `App` applies [`Action`]s to them as [`Command`]s and keeps only view state.
 //!
-//! In real mode a [`LiveRun`] is the source of every snapshot; the engine stays as the
-//! scenario's model (its pools and theory) and is never advanced. Real time cannot pause,
-//! step, change speed or be reconfigured live, so those keys say so instead
-//! ([`App::refusal`]); `r`, `s` and `1-4` restart the real run.
+//! What is on screen comes from a [`Source`]: a simulated engine the clock drives, or a real
+//! run that moves by itself. `App` asks the source for snapshots, the time and what a key may
+//! do; real time cannot pause, step, change speed or be reconfigured live, so those keys say
+//! so instead ([`App::refusal`]); `r`, `s` and `1-4` restart the real run.
 
 use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use crate::real::{Lag, LiveRun, RealError, RealOptions};
+use crate::real::{RealError, RealOptions};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
 use crate::sim::pool::PoolKind;
 use crate::sim::{Command, Engine, Fault, PoolId, PoolSnapshot, Snapshot};
@@ -19,6 +19,7 @@ use crate::time::Nanos;
 use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Pace, catch_up, run_for};
 use super::keys::{self, Context, Key};
+use super::source::{RealMode, Source};
 use super::theme::Palette;
 use super::ui::mouse as ui_mouse;
 
@@ -181,7 +182,8 @@ pub struct App {
     preset: Scenario,
     /// Every pool's settings at the start of a run, to show the ones changed since.
     baseline: Vec<settings::PoolSettings>,
-    engine: Engine,
+    /// The run on screen, simulated or real.
+    source: Source,
     /// The four strategies side by side, while the compare view is open.
     compare: Option<Vec<Engine>>,
     clock: Clock,
@@ -198,41 +200,35 @@ pub struct App {
     log_scroll: usize,
     palette: Palette,
     tour: Option<Tour>,
-    /// Real mode: the run on screen and why it is not keeping up.
-    real: Option<RealMode>,
     /// The timeline view, while open: the selected lane.
     timeline: Option<usize>,
     /// The sweep overlay's chart and the work computing it.
     sweep: Option<super::sweep::Sweep>,
 }
 
-/// A real run on screen.
-#[derive(Debug)]
-pub struct RealMode {
-    run: LiveRun,
-    /// Why it is not keeping up, as of the last frame.
-    lag: Vec<Lag>,
-}
-
-impl RealMode {
-    pub fn run(&self) -> &LiveRun {
-        &self.run
-    }
-
-    /// Why the run is not keeping up, as of the last frame (empty when it is).
-    pub fn lag(&self) -> &[Lag] {
-        &self.lag
-    }
-}
-
 impl App {
     pub fn new(scenario: Scenario, strategy: Strategy, theme: Theme) -> App {
-        let engine = Engine::new(&scenario, strategy);
+        let source = Source::sim(&scenario, strategy);
+        App::with_source(scenario, source, theme)
+    }
+
+    /// Real mode: starts `scenario` for real under `strategy` for its duration.
+    pub fn new_real(
+        scenario: Scenario,
+        strategy: Strategy,
+        options: RealOptions,
+        theme: Theme,
+    ) -> Result<App, RealError> {
+        let source = Source::real(&scenario, strategy, options)?;
+        Ok(App::with_source(scenario, source, theme))
+    }
+
+    fn with_source(scenario: Scenario, source: Source, theme: Theme) -> App {
         App {
             preset: scenario.clone(),
-            baseline: settings::baseline(&engine),
+            baseline: settings::baseline_of(&scenario, source.strategy()),
             scenario,
-            engine,
+            source,
             compare: None,
             clock: Clock::default(),
             overlay: Overlay::None,
@@ -244,63 +240,25 @@ impl App {
             log_scroll: 0,
             palette: Palette::of(theme),
             tour: None,
-            real: None,
             timeline: None,
             sweep: None,
         }
     }
 
-    /// Real mode: starts `scenario` for real under `strategy` for its duration.
-    pub fn new_real(
-        scenario: Scenario,
-        strategy: Strategy,
-        options: RealOptions,
-        theme: Theme,
-    ) -> Result<App, RealError> {
-        let run = LiveRun::start(&scenario, strategy, scenario.duration, options)?;
-        let mut app = App::new(scenario, strategy, theme);
-        app.real = Some(RealMode {
-            run,
-            lag: Vec::new(),
-        });
-        Ok(app)
+    /// The run on screen.
+    pub fn source(&self) -> &Source {
+        &self.source
     }
 
     /// The real run, in real mode.
     pub fn real(&self) -> Option<&RealMode> {
-        self.real.as_ref()
+        self.source.real_run()
     }
 
-    /// Why a key does nothing in this mode (real time cannot do what the simulated clock
+    /// Why a key does nothing on this run (real time cannot do what the simulated clock
     /// can), or `None` when it works.
     pub fn refusal(&self, action: Action) -> Option<&'static str> {
-        self.real.as_ref()?;
-        match action {
-            Action::TogglePause | Action::Step | Action::SpeedUp | Action::SlowDown => {
-                Some("real run: the clock is the wall clock; it cannot pause, step or change speed")
-            }
-            Action::GrowPool
-            | Action::ShrinkPool
-            | Action::GrowQueue
-            | Action::ShrinkQueue
-            | Action::MoreLoad
-            | Action::LessLoad => Some(
-                "real run: pools and load are fixed while it runs; set them with --set (r restarts)",
-            ),
-            Action::OpenFaultMenu => {
-                Some("real run: faults can be injected with --engine sim only")
-            }
-            Action::ToggleCompare => {
-                Some("real run: compare the strategies with `threadlab compare --engine real`")
-            }
-            Action::ToggleTimeline | Action::WriteTrace | Action::MoveLane(_) => {
-                Some("real run: thread timelines are recorded by the simulated engine only")
-            }
-            Action::OpenSweep => {
-                Some("real run: sweep the simulation with `threadlab sweep PRESET --vary ...`")
-            }
-            _ => None,
-        }
+        self.source.refusal(action)
     }
 
     /// Plays the scenario's `[[tour]]`: false when it has none.
@@ -311,7 +269,7 @@ impl App {
         self.tour = Some(Tour {
             steps: self.scenario.tour.clone(),
             scenario: self.scenario.clone(),
-            strategy: self.engine.strategy(),
+            strategy: self.source.strategy(),
             next: 0,
             caption: None,
         });
@@ -380,7 +338,7 @@ impl App {
         let (scenario, strategy) = (tour.scenario.clone(), tour.strategy);
         let times: Vec<Nanos> = tour.steps[..=index].iter().map(|s| s.at).collect();
         self.scenario = scenario;
-        self.engine = Engine::new(&self.scenario, strategy);
+        self.source = Source::sim(&self.scenario, strategy);
         self.compare = None;
         self.sweep = None;
         self.overlay = Overlay::None;
@@ -401,10 +359,11 @@ impl App {
 
     /// The shown step's expectations that do not hold on screen (empty when all hold).
     pub fn tour_expectation_failures(&self) -> Vec<String> {
-        let Some(step) = self.tour.as_ref().and_then(Tour::shown_step) else {
+        let step = self.tour.as_ref().and_then(Tour::shown_step);
+        let (Some(step), Some(engine)) = (step, self.source.engine()) else {
             return Vec::new();
         };
-        let value = super::expect::screen_value(&self.scenario, &self.engine);
+        let value = super::expect::screen_value(&self.scenario, engine);
         step.expect
             .iter()
             .filter_map(|c| super::expect::check(&value, c).err())
@@ -418,8 +377,9 @@ impl App {
         &self.scenario
     }
 
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    /// The simulated engine (none in real mode).
+    pub fn engine(&self) -> Option<&Engine> {
+        self.source.engine()
     }
 
     /// The compare view's engines, one per strategy in [`Strategy::ALL`] order.
@@ -428,10 +388,7 @@ impl App {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        match &self.real {
-            Some(real) => real.run.snapshot(),
-            None => self.engine.snapshot(),
-        }
+        self.source.snapshot()
     }
 
     pub fn clock(&self) -> &Clock {
@@ -457,18 +414,15 @@ impl App {
     /// Some engine fell behind the wall clock in the last frame (in real mode: the run is
     /// not keeping up).
     pub fn is_behind(&self) -> bool {
-        match &self.real {
-            Some(real) => !real.lag.is_empty(),
-            None => self.behind,
-        }
+        self.behind || !self.source.lag().is_empty()
     }
 
     /// The pools the current strategy uses, the ones Tab walks through first...
     /// ...then the pools it no longer uses that still hold threads or queued tasks (the hung
     /// calls of a strategy left behind), so none is out of reach.
     pub fn pool_ids(&self) -> Vec<PoolId> {
-        let mut ids = self.engine.pools_of(self.engine.strategy());
-        for pool in self.engine.snapshot().pools {
+        let mut ids = self.source.pools_in_use();
+        for pool in self.source.snapshot().pools {
             if !ids.contains(&pool.id) && (pool.pool_size > 0 || pool.queued > 0) {
                 ids.push(pool.id);
             }
@@ -483,35 +437,43 @@ impl App {
 
     /// The simulated clock: the furthest any engine driven got.
     pub fn now(&self) -> Nanos {
-        if let Some(real) = &self.real {
-            return real.run.now();
-        }
-        self.driven().map(Engine::now).max().unwrap_or(Nanos::ZERO)
+        self.compare_driven()
+            .map(Engine::now)
+            .fold(self.source.now(), Nanos::max)
     }
 
-    /// Every engine driven has played its whole finite load (in real mode: the real run has
-    /// ended).
+    /// The run on screen, and every compare engine, has played its whole finite load (a
+    /// real run: has ended).
     pub fn is_finished(&self) -> bool {
-        if let Some(real) = &self.real {
-            return real.run.is_finished();
-        }
-        self.driven().all(Engine::is_finished)
+        self.source.is_finished() && self.compare_driven().all(Engine::is_finished)
     }
 
-    /// The loop must keep ticking: the clock runs, or an engine is catching up.
+    /// The loop must keep ticking: the clock runs, an engine is catching up, or a real run's
+    /// end is still to be kept. (A real run's clock never pauses: those keys are refused.)
     pub fn needs_ticks(&self) -> bool {
-        if self.real.is_some() {
-            return !self.is_finished();
-        }
-        (!self.clock.is_paused() && !self.is_finished()) || self.behind || self.sweep_computing()
+        self.source.awaits_tick()
+            || (!self.clock.is_paused() && !self.is_finished())
+            || self.behind
+            || self.sweep_computing()
     }
 
+    /// The compare view's engines.
+    fn compare_driven(&self) -> impl Iterator<Item = &Engine> {
+        self.compare.iter().flatten()
+    }
+
+    /// Every engine the clock drives: the simulated one on screen, then the compare view's
+    /// (none for a real run, which moves by itself).
     fn driven(&self) -> impl Iterator<Item = &Engine> {
-        std::iter::once(&self.engine).chain(self.compare.iter().flatten())
+        self.source
+            .engine()
+            .into_iter()
+            .chain(self.compare_driven())
     }
 
     fn driven_mut(&mut self) -> impl Iterator<Item = &mut Engine> {
-        std::iter::once(&mut self.engine).chain(self.compare.iter_mut().flatten())
+        let main = self.source.engine_mut().into_iter();
+        main.chain(self.compare.iter_mut().flatten())
     }
 
     fn context(&self) -> Context {
@@ -533,13 +495,12 @@ impl App {
     /// the budget; engines that are behind (a fresh compare view) catch up.
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
         self.poll_sweep();
-        if let Some(real) = &mut self.real {
-            // Real time moves by itself: only look at how the run keeps up.
-            let snapshot = real.run.snapshot();
-            real.lag = real.run.lag(&snapshot, &real.run.runtime());
-            if let Some(error) = real.run.error() {
-                self.status = Some(Status::Error(error));
-            }
+        // A real run moves by itself: the tick keeps its end once it has ended (drawing never
+        // does) and looks at how it keeps up; there is no engine to drive.
+        if let Some(error) = self.source.update() {
+            self.status = Some(Status::Error(error));
+        }
+        if self.source.engine().is_none() {
             return;
         }
         // A stalled engine does nothing more (`Engine::stalled`): say so every frame rather
@@ -683,27 +644,31 @@ impl App {
     // ----- intentions -----
 
     pub fn select_strategy(&mut self, strategy: Strategy) {
-        if strategy == self.engine.strategy() {
+        if strategy == self.source.strategy() {
             self.info(format!("already {strategy}"));
             return;
         }
-        if self.real.is_some() {
-            self.restart_real(strategy);
-            return;
-        }
-        if self.is_finished() {
-            // The load has ended: a new strategy would see no request, so the run restarts.
-            self.engine = Engine::new(&self.scenario, strategy);
+        let finished = self.is_finished();
+        if let Some(engine) = self.source.engine_mut().filter(|_| !finished) {
+            // The compare engines keep their own strategies.
+            let result = engine.apply(Command::SetStrategy(strategy));
+            self.report(result);
             self.selected = 0;
-            self.info(format!(
-                "strategy {strategy}: the load had ended, so the run restarted"
-            ));
             return;
         }
-        // The compare engines keep their own strategies.
-        let result = self.engine.apply(Command::SetStrategy(strategy));
-        self.report(result);
+        // A real run cannot change strategy while it runs, and after the load has ended a new
+        // strategy would see no request: the run restarts.
+        if let Err(e) = self.source.restart(&self.scenario, strategy) {
+            self.status = Some(Status::Error(e.to_string()));
+            return;
+        }
         self.selected = 0;
+        self.info(match self.source {
+            Source::Sim(_) => {
+                format!("strategy {strategy}: the load had ended, so the run restarted")
+            }
+            Source::Real(_) => format!("real run restarted: {strategy}"),
+        });
     }
 
     /// Selects `pool` if the panel shows it.
@@ -789,7 +754,7 @@ impl App {
 
     /// Up/Down: open load x1.25 or /1.25; closed load +-10% clients (at least 1).
     pub fn change_load(&mut self, more: bool) {
-        let command = match &self.engine.scenario().load.mode {
+        let command = match &self.source.scenario().load.mode {
             // Three significant digits, so the rate set is the rate the screen shows.
             &LoadMode::Open { rate, .. } => {
                 let rate = if more { rate * 1.25 } else { rate / 1.25 };
@@ -835,14 +800,17 @@ impl App {
     /// follow to its clock on the next tick.
     /// `.`: pauses and plays one event, then says what it did.
     pub fn step(&mut self) {
+        let Some(engine) = self.source.engine_mut() else {
+            return;
+        };
         self.clock.pause();
-        let before = self.engine.snapshot();
-        if !self.engine.step() {
-            self.info("no event left".to_string());
+        let before = engine.snapshot();
+        let text = if engine.step() {
+            step_text(&before, &engine.snapshot())
         } else {
-            let text = step_text(&before, &self.engine.snapshot());
-            self.info(text);
-        }
+            "no event left".to_string()
+        };
+        self.info(text);
         self.behind = self.compare.is_some();
     }
 
@@ -871,8 +839,11 @@ impl App {
             self.behind = false;
             return;
         }
-        let scenario = self.engine.scenario().clone();
-        let faults = super::sweep::live_faults(&self.engine);
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
+        let scenario = engine.scenario().clone();
+        let faults = super::sweep::live_faults(engine);
         let engines = Strategy::ALL
             .iter()
             .map(|&s| {
@@ -891,10 +862,9 @@ impl App {
     /// `r`: rebuild from the original scenario, same seed, same strategy.
     pub fn reset(&mut self) {
         self.rebuild();
-        let what = if self.real.is_some() {
-            "real run restarted"
-        } else {
-            "reset"
+        let what = match self.source {
+            Source::Sim(_) => "reset",
+            Source::Real(_) => "real run restarted",
         };
         self.info_unless_error(format!("{what}: seed {}", self.scenario.seed));
     }
@@ -906,12 +876,13 @@ impl App {
         self.info_unless_error(format!("new seed {}", self.scenario.seed));
     }
 
+    /// The run again from t = 0 with the same strategy (the scenario `r` rebuilds from); on
+    /// failure a real run stays on screen, stopped, and the status says why.
     fn rebuild(&mut self) {
-        if self.real.is_some() {
-            self.restart_real(self.engine.strategy());
+        if let Err(e) = self.source.restart(&self.scenario, self.source.strategy()) {
+            self.status = Some(Status::Error(e.to_string()));
             return;
         }
-        self.engine = Engine::new(&self.scenario, self.engine.strategy());
         self.record_timeline_if_shown();
         if let Some(engines) = &mut self.compare {
             *engines = Strategy::ALL
@@ -922,32 +893,13 @@ impl App {
         self.behind = false;
     }
 
-    /// Stops the real run and starts it again from t = 0 under `strategy` (same options and
-    /// length); on failure the old run stays on screen, stopped, and the status says why.
-    fn restart_real(&mut self, strategy: Strategy) {
-        let Some(real) = &mut self.real else { return };
-        real.run.halt();
-        let (limit, options) = (real.run.limit(), real.run.options());
-        match LiveRun::start(&self.scenario, strategy, limit, options) {
-            Ok(run) => {
-                // The old run is dropped here: it stops in the background.
-                real.run = run;
-                real.lag.clear();
-                self.engine = Engine::new(&self.scenario, strategy);
-                self.selected = 0;
-                self.info(format!("real run restarted: {strategy}"));
-            }
-            Err(e) => self.status = Some(Status::Error(e.to_string())),
-        }
-    }
-
     /// `t`: the timeline view of the selected pool's threads; opening it starts recording.
     pub fn toggle_timeline(&mut self) {
         if self.timeline.take().is_some() {
             return;
         }
         self.timeline = Some(0);
-        if self.engine.timeline().is_none() {
+        if self.source.engine().is_some_and(|e| e.timeline().is_none()) {
             self.record_timeline_if_shown();
             let t = self.now().as_secs_f64();
             self.info(format!("recording thread timelines from t {t:.3}s"));
@@ -955,8 +907,10 @@ impl App {
     }
 
     fn record_timeline_if_shown(&mut self) {
-        if self.timeline.is_some() {
-            self.engine.record_timeline(crate::sim::Retention::LIVE);
+        if self.timeline.is_some()
+            && let Some(engine) = self.source.engine_mut()
+        {
+            engine.record_timeline(crate::sim::Retention::LIVE);
         }
     }
 
@@ -976,14 +930,17 @@ impl App {
 
     /// `w`: writes what the timeline recorded as a Perfetto / Chrome trace.
     pub fn write_trace(&mut self) {
-        if self.engine.timeline().is_none() {
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
+        if engine.timeline().is_none() {
             self.timeline.get_or_insert(0);
             self.record_timeline_if_shown();
             self.info("recording thread timelines from now: press w again to write them".into());
             return;
         }
-        let name = super::trace_file::trace_file_name(self.engine.strategy(), self.now());
-        match super::trace_file::write_trace(&self.engine, &name) {
+        let name = super::trace_file::trace_file_name(engine.strategy(), self.now());
+        match super::trace_file::write_trace(engine, &name) {
             Ok(text) => self.info(text),
             Err(e) => self.status = Some(Status::Error(e)),
         }
@@ -1033,7 +990,7 @@ impl App {
 
     fn menu_len(&self, menu: FaultMenu) -> usize {
         match menu.service {
-            None => self.engine.scenario().services.len(),
+            None => self.source.scenario().services.len(),
             Some(_) => FAULTS.len(),
         }
     }
@@ -1114,7 +1071,7 @@ impl App {
 
     fn selected_pool_snapshot(&self) -> Option<PoolSnapshot> {
         let id = self.selected_pool()?;
-        self.engine
+        self.source
             .snapshot()
             .pools
             .into_iter()
@@ -1124,7 +1081,11 @@ impl App {
     /// Applies a command to the main engine, and in the compare view to the four others
     /// (same pool ids, same services), then says what happened.
     fn command(&mut self, command: Command) {
-        let result = self.engine.apply(command);
+        let Some(engine) = self.source.engine_mut() else {
+            // A real run takes no commands: its keys are refused before they get here.
+            return;
+        };
+        let result = engine.apply(command);
         if result.is_ok()
             && let Some(engines) = &mut self.compare
         {
@@ -1224,5 +1185,13 @@ fn tour_key(key: TourKey) -> Key {
         TourKey::Down => Key::Down,
         TourKey::Enter => Key::Enter,
         TourKey::Esc => Key::Esc,
+    }
+}
+
+#[cfg(test)]
+impl App {
+    /// The simulated engine, in tests of a simulated run.
+    pub(crate) fn sim(&self) -> &Engine {
+        self.engine().expect("a simulated run")
     }
 }

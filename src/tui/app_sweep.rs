@@ -10,12 +10,16 @@ impl App {
     /// `g`: a sweep of the selected pool's size, or of the load when that pool has no size
     /// (a thread per task) or the strategy does not use it.
     pub fn open_sweep(&mut self) {
+        // Sweeps replay the simulation: a real run refuses `g` before it gets here.
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
         let pool = self
             .selected_pool_snapshot()
             .filter(|p| p.kind != PoolKind::PerTask && p.in_use);
         let knob = match pool {
             Some(p) => Some(Knob::PoolSize(p.id)),
-            None => Knob::load(&self.engine),
+            None => Knob::load(engine),
         };
         match knob {
             Some(knob) => self.start_sweep(knob, Source::spawn),
@@ -30,7 +34,10 @@ impl App {
     /// Starts a sweep of `knob` fed by `source` (the background workers; tests pass their
     /// own) and shows it.
     pub fn start_sweep(&mut self, knob: Knob, source: impl FnOnce(&Plan) -> Source) {
-        match Plan::new(&self.engine, knob) {
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
+        match Plan::new(engine, knob) {
             Ok(plan) => {
                 let source = source(&plan);
                 self.info(format!(
@@ -54,8 +61,10 @@ impl App {
 
     /// Tab: sweeps the next knob (each pool the strategy uses, then the load).
     pub fn sweep_next_knob(&mut self) {
-        let Some(sweep) = &self.sweep else { return };
-        let knobs = Knob::all(&self.engine);
+        let (Some(sweep), Some(engine)) = (&self.sweep, self.source.engine()) else {
+            return;
+        };
+        let knobs = Knob::all(engine);
         let at = knobs.iter().position(|&k| k == sweep.plan().knob);
         let next = at.map_or(0, |i| (i + 1) % knobs.len().max(1));
         if let Some(&knob) = knobs.get(next) {
@@ -76,11 +85,14 @@ impl App {
         let Some(sweep) = self.sweep.take() else {
             return;
         };
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
         self.overlay = Overlay::None;
         let (knob, value) = (sweep.plan().knob, sweep.cursor_value());
-        let commands = knob.commands(&self.engine, value);
+        let commands = knob.commands(engine, value);
         if commands.is_empty() {
-            let name = knob.name(&self.engine);
+            let name = knob.name(engine);
             self.info(format!("{name} is already {}", value_text(knob, value)));
             return;
         }

@@ -21,7 +21,7 @@ fn app(sets: &[&str], strategy: Strategy) -> App {
 }
 
 fn ironthread(app: &App) -> PoolId {
-    app.engine()
+    app.sim()
         .topology()
         .id_of(crate::topology::PoolRole::Bulkhead(0))
         .expect("a bulkhead")
@@ -166,7 +166,7 @@ fn enter_sets_the_load_through_the_load_commands() {
     let value = a.sweep().expect("a sweep").cursor_value();
     a.press(Key::Enter);
     assert_eq!(
-        a.engine().scenario().load.mode,
+        a.sim().scenario().load.mode,
         LoadMode::Closed {
             clients: value as u32,
             think: Nanos::from_millis(200)
@@ -223,7 +223,7 @@ fn frames_keep_their_event_budget_while_a_sweep_never_finishes() {
         source
     });
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
-    let mut before = (a.engine().events_processed(), a.now());
+    let mut before = (a.sim().events_processed(), a.now());
     for frame in 0..50 {
         assert!(a.needs_ticks(), "frame {frame}: the loop keeps drawing");
         a.advance(Duration::from_millis(33), BudgetSpec::Events(BUDGET));
@@ -231,7 +231,7 @@ fn frames_keep_their_event_budget_while_a_sweep_never_finishes() {
         terminal
             .draw(|f| crate::tui::ui::render(f, &a, &snapshot))
             .expect("draws");
-        let after = (a.engine().events_processed(), a.now());
+        let after = (a.sim().events_processed(), a.now());
         assert!(after.0 - before.0 <= BUDGET, "frame {frame}: within budget");
         assert!(after.1 > before.1, "frame {frame}: the clock moved");
         before = after;

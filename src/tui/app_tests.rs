@@ -36,7 +36,7 @@ fn status(app: &App) -> Status {
 }
 
 fn ironthread(app: &App) -> PoolId {
-    app.engine()
+    app.sim()
         .topology()
         .id_of(crate::topology::PoolRole::Bulkhead(0))
         .expect("a bulkhead")
@@ -46,7 +46,7 @@ fn ironthread(app: &App) -> PoolId {
 fn strategy_switch_reaches_the_engine_and_the_log() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     a.press(Key::Char('2'));
-    assert_eq!(a.engine().strategy(), Strategy::Shared);
+    assert_eq!(a.sim().strategy(), Strategy::Shared);
     let last = a.snapshot().log.last().cloned();
     assert!(
         matches!(&last, Some(LogLine::Change { text, .. }) if text == "strategy bulkhead -> shared"),
@@ -147,20 +147,20 @@ fn up_and_down_change_closed_and_open_load() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     a.press(Key::Up);
     assert!(matches!(
-        a.engine().scenario().load.mode,
+        a.sim().scenario().load.mode,
         LoadMode::Closed { clients: 44, .. }
     ));
     a.press(Key::Down);
     assert!(matches!(
-        a.engine().scenario().load.mode,
+        a.sim().scenario().load.mode,
         LoadMode::Closed { clients: 40, .. }
     ));
 
     let mut a = app(OPEN, Strategy::Bulkhead);
     a.press(Key::Up);
-    assert!(matches!(a.engine().scenario().load.mode, LoadMode::Open { rate, .. } if rate == 12.5));
+    assert!(matches!(a.sim().scenario().load.mode, LoadMode::Open { rate, .. } if rate == 12.5));
     a.press(Key::Down);
-    assert!(matches!(a.engine().scenario().load.mode, LoadMode::Open { rate, .. } if rate == 10.0));
+    assert!(matches!(a.sim().scenario().load.mode, LoadMode::Open { rate, .. } if rate == 10.0));
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn load_keys_say_they_do_not_apply_to_runs() {
     a.apply(Action::MoreLoad);
     assert!(matches!(status(&a), Status::Info(t) if t.contains("5 runs")));
     assert!(matches!(
-        a.engine().scenario().load.mode,
+        a.sim().scenario().load.mode,
         LoadMode::Runs { count: 5 }
     ));
 }
@@ -180,11 +180,11 @@ fn pause_holds_the_clock_and_step_moves_one_event() {
     play(&mut a, 1);
     a.press(Key::Char(' '));
     assert!(a.clock().is_paused());
-    let (t, events) = (a.now(), a.engine().events_processed());
+    let (t, events) = (a.now(), a.sim().events_processed());
     play(&mut a, 1);
     assert_eq!(a.now(), t);
     a.press(Key::Char('.'));
-    assert_eq!(a.engine().events_processed(), events + 1);
+    assert_eq!(a.sim().events_processed(), events + 1);
     assert!(a.clock().is_paused());
     a.press(Key::Char(' '));
     play(&mut a, 1);
@@ -267,7 +267,7 @@ fn new_seed_changes_the_seed_and_restarts() {
     let seed = a.scenario().seed;
     a.press(Key::Char('s'));
     assert_eq!(a.scenario().seed, seed + 1);
-    assert_eq!(a.engine().scenario().seed, seed + 1);
+    assert_eq!(a.sim().scenario().seed, seed + 1);
     assert_eq!(a.now(), Nanos::ZERO);
     assert_eq!(status(&a), Status::Info(format!("new seed {}", seed + 1)));
 }
@@ -292,7 +292,7 @@ fn help_opens_and_closes_and_takes_the_keys() {
     a.press(Key::Char('?'));
     assert_eq!(a.overlay(), Overlay::Help);
     a.press(Key::Char('2'));
-    assert_eq!(a.engine().strategy(), Strategy::Bulkhead);
+    assert_eq!(a.sim().strategy(), Strategy::Bulkhead);
     a.press(Key::Esc);
     assert_eq!(a.overlay(), Overlay::None);
     assert!(!a.should_quit());
@@ -333,7 +333,7 @@ fn compare_runs_four_engines_in_lockstep() {
     assert_eq!(strategies, Strategy::ALL.to_vec());
     assert!(a.needs_ticks());
     play(&mut a, 1);
-    let now = a.engine().now();
+    let now = a.sim().now();
     for e in a.compare_engines().expect("open") {
         assert_eq!(e.now(), now);
     }
@@ -353,7 +353,7 @@ fn compare_engines_catch_up_within_the_budget() {
     assert!(a.is_behind());
     assert!(a.needs_ticks(), "keeps ticking while paused to catch up");
     let engines = a.compare_engines().expect("open");
-    assert!(engines.iter().all(|e| e.now() < a.engine().now()));
+    assert!(engines.iter().all(|e| e.now() < a.sim().now()));
 }
 
 #[test]
@@ -367,7 +367,7 @@ fn changes_in_compare_view_apply_to_every_engine() {
     a.apply(Action::MenuPick(1));
     a.apply(Action::MenuPick(3));
     let id = ironthread(&a);
-    for e in std::iter::once(a.engine()).chain(a.compare_engines().expect("open")) {
+    for e in std::iter::once(a.sim()).chain(a.compare_engines().expect("open")) {
         let s = e.snapshot();
         let p = s.pools.iter().find(|p| p.id == id).expect("pool");
         assert_eq!(p.core, 11);
@@ -392,7 +392,7 @@ fn max_speed_runs_events_within_the_budget() {
         a.apply(Action::SpeedUp);
     }
     a.advance(Duration::from_millis(33), BudgetSpec::Events(500));
-    assert!(a.engine().events_processed() >= 500);
+    assert!(a.sim().events_processed() >= 500);
     assert!(a.now() > Nanos::ZERO);
 }
 
@@ -419,7 +419,7 @@ fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker()
     let (step, _, _) = a.tour().and_then(Tour::caption).expect("second caption");
     assert_eq!(step, 2);
     // Its keys "1r": sequential, and a reset to t = 0 with the same seed.
-    assert_eq!(a.engine().strategy(), Strategy::Sequential);
+    assert_eq!(a.sim().strategy(), Strategy::Sequential);
     assert_eq!(a.now(), Nanos::ZERO);
     assert_eq!(a.snapshot().outcomes.total(), 0);
     // While a caption shows, other keys still work: the speaker can take over.
@@ -501,7 +501,8 @@ fn real_mode_plays_the_load_then_restarts_on_r_and_on_a_strategy_key() {
     a.press(Key::Char('2'));
     assert!(matches!(a.status(), Some(Status::Info(t)) if t == "real run restarted: shared"));
     assert_eq!(a.snapshot().strategy, Strategy::Shared);
-    assert_eq!(a.engine().strategy(), Strategy::Shared);
+    assert_eq!(a.source().strategy(), Strategy::Shared);
+    assert!(a.engine().is_none(), "a real run keeps no engine");
     until_finished(&mut a);
     assert_eq!(a.snapshot().outcomes.total(), 5);
 }
@@ -531,9 +532,12 @@ fn real_mode_refuses_a_run_over_the_thread_cap() {
 #[test]
 fn a_stalled_engine_says_so_in_the_status_line_instead_of_freezing() {
     let mut a = app(&["load.mode=batch", "load.count=1000"], Strategy::Unbounded);
-    a.engine.set_stall_events(500);
+    a.source
+        .engine_mut()
+        .expect("simulated")
+        .set_stall_events(500);
     play(&mut a, 5);
-    assert!(a.engine().stalled());
+    assert!(a.sim().stalled());
     let at = a.now();
     let Status::Error(text) = status(&a) else {
         panic!("not an error: {:?}", a.status());
@@ -546,5 +550,5 @@ fn a_stalled_engine_says_so_in_the_status_line_instead_of_freezing() {
     play(&mut a, 1);
     assert_eq!(a.now(), at);
     a.press(Key::Char('r'));
-    assert!(!a.engine().stalled());
+    assert!(!a.sim().stalled());
 }

@@ -12,6 +12,7 @@ pub mod expect;
 mod input;
 pub mod keys;
 pub mod knob;
+pub mod source;
 pub mod sweep;
 pub mod theme;
 mod trace_file;

@@ -3,7 +3,7 @@
 //! and the unbounded strategy use (`v`, `u`), so every lesson of the presets is a key away.
 
 use super::{App, Status};
-use crate::scenario::{ServerThreads, UnboundedThreads};
+use crate::scenario::{Scenario, ServerThreads, Strategy, UnboundedThreads};
 use crate::sim::{Engine, Snapshot};
 
 /// Tomcat's `maxThreads` default, for a server switched back from virtual threads when the
@@ -13,9 +13,9 @@ const TOMCAT_MAX_THREADS: u32 = 200;
 /// A pool's settings as the preset starts them: (name, core, max, queue capacity).
 pub(super) type PoolSettings = (String, u32, u32, Option<u32>);
 
-/// Every pool's settings in a fresh engine of `scenario`.
-pub(super) fn baseline(engine: &Engine) -> Vec<PoolSettings> {
-    engine
+/// Every pool's settings as a fresh run of `scenario` under `strategy` starts them.
+pub(super) fn baseline_of(scenario: &Scenario, strategy: Strategy) -> Vec<PoolSettings> {
+    Engine::new(scenario, strategy)
         .snapshot()
         .pools
         .into_iter()
@@ -97,7 +97,7 @@ impl App {
     /// The pool settings a fresh run of the preset (with the current server and unbounded
     /// threads) starts with: the badges report changes against these.
     pub(super) fn baseline_from_preset(&mut self) {
-        self.baseline = baseline(&Engine::new(&self.scenario, self.engine.strategy()));
+        self.baseline = baseline_of(&self.scenario, self.source.strategy());
     }
 }
 

@@ -33,7 +33,7 @@ fn v_switches_the_server_to_virtual_threads_and_back_with_a_badge() {
     assert!(a.badges(&a.snapshot()).is_empty());
     a.press(Key::Char('v'));
     assert_eq!(a.scenario().server.threads, ServerThreads::Virtual);
-    assert_eq!(a.engine().scenario().server.threads, ServerThreads::Virtual);
+    assert_eq!(a.sim().scenario().server.threads, ServerThreads::Virtual);
     assert!(info(&a).contains("server virtual"));
     assert_eq!(a.badges(&a.snapshot()), vec!["server virtual".to_string()]);
     a.press(Key::Char('v'));
@@ -45,7 +45,7 @@ fn v_switches_the_server_to_virtual_threads_and_back_with_a_badge() {
 fn u_switches_unbounded_between_virtual_and_platform_threads() {
     let mut a = preset("ironthread", Strategy::Unbounded);
     a.press(Key::Char('u'));
-    let threads = a.engine().scenario().strategy.unbounded_threads;
+    let threads = a.sim().scenario().strategy.unbounded_threads;
     assert_eq!(threads, UnboundedThreads::Platform);
     assert_eq!(
         a.badges(&a.snapshot()),
@@ -76,7 +76,7 @@ fn a_strategy_key_after_the_load_ended_restarts_the_run_and_says_so() {
     play(&mut a, 10);
     assert!(a.is_finished());
     a.press(Key::Char('1'));
-    assert_eq!(a.engine().strategy(), Strategy::Sequential);
+    assert_eq!(a.sim().strategy(), Strategy::Sequential);
     assert_eq!(a.now(), Nanos::ZERO);
     assert!(!a.is_finished());
     assert!(info(&a).contains("restarted"));
@@ -137,7 +137,7 @@ fn up_sets_a_rate_the_screen_can_show_exactly() {
         Theme::Dark,
     );
     a.press(Key::Up);
-    let LoadMode::Open { rate, .. } = a.engine().scenario().load.mode else {
+    let LoadMode::Open { rate, .. } = a.sim().scenario().load.mode else {
         panic!("open load")
     };
     assert_eq!(rate, 7.81);
@@ -160,7 +160,7 @@ fn clicking_a_strategy_tab_or_a_fault_menu_line_does_what_its_key_does() {
     play(&mut a, 1);
     // At 80 columns: " IronThread " then "│", then " 1 sequential " from column 13.
     a.handle_mouse(mouse(Down(MouseButton::Left), 15, 0), 80, 24);
-    assert_eq!(a.engine().strategy(), Strategy::Sequential);
+    assert_eq!(a.sim().strategy(), Strategy::Sequential);
     a.press(Key::Char('f'));
     // The menu box is centred: 3 services + the scope line, in a 6-row box from row 9.
     a.handle_mouse(mouse(Down(MouseButton::Left), 40, 11), 80, 24);

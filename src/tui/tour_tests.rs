@@ -70,7 +70,7 @@ fn left_replays_the_previous_step_and_home_the_first() {
     let at_three = app.snapshot();
     app.press(Key::Left);
     assert_eq!(shown(&app), Some(2));
-    assert_eq!(app.engine().strategy(), Strategy::Sequential);
+    assert_eq!(app.sim().strategy(), Strategy::Sequential);
     assert_eq!(app.now(), Nanos::ZERO, "step 2 reset the run");
     // Going on from the replayed step reaches the same screen as the first time.
     app.press(Key::Char(' '));
@@ -81,7 +81,7 @@ fn left_replays_the_previous_step_and_home_the_first() {
     assert_eq!(app.snapshot().outcomes, at_three.outcomes);
     app.press(Key::Home);
     assert_eq!(shown(&app), Some(1));
-    assert_eq!(app.engine().strategy(), Strategy::Bulkhead);
+    assert_eq!(app.sim().strategy(), Strategy::Bulkhead);
     assert_eq!(app.now(), Nanos::ZERO);
 }
 

@@ -65,7 +65,7 @@ fn render_table(
     let limit_width = usize::from(inner.width).saturating_sub(NAME_WIDTH + 38);
     let mut lines = vec![header(p)];
     for (i, (r, engine)) in reports.iter().zip(engines).enumerate() {
-        let selected = engine.strategy() == app.engine().strategy();
+        let selected = engine.strategy() == app.source().strategy();
         let mut line = row(app, r, i, best.contains(&i), selected, limit_width);
         if engine.now() < app.now() && !engine.is_finished() {
             line.push_span(Span::styled(" catching up", p.error));

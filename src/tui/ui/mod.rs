@@ -141,7 +141,7 @@ pub(super) struct LiveAreas {
 pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
     let extra = area.height.saturating_sub(21);
     // The Erlang C line, when theory has one and there is room.
-    let erlang = app.engine().prediction().erlang_c.is_some();
+    let erlang = app.source().prediction().erlang_c.is_some();
     let theory_rows = if extra >= 6 && erlang { 4 } else { 3 };
     let log_rows = 8 + (extra.saturating_sub(theory_rows - 3) / 3).min(12);
     let [body, theory, log] = Layout::vertical([

@@ -23,7 +23,7 @@ pub fn target(app: &App, width: u16, height: u16, column: u16, row: u16) -> Targ
     match app.overlay() {
         Overlay::Faults(menu) => {
             let items = match menu.service {
-                None => app.engine().scenario().services.len(),
+                None => app.source().scenario().services.len(),
                 Some(_) => crate::tui::app::FAULTS.len(),
             };
             let rows = u16::try_from(items + 1).unwrap_or(u16::MAX);

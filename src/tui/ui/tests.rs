@@ -255,6 +255,46 @@ fn real_mode_shows_the_runtime_panel_and_the_wall_clock() {
     }
 }
 
+#[test]
+fn drawing_an_ended_real_run_leaves_its_end_to_the_tick() {
+    let scenario = scenario::load("ironthread", &[]).expect("preset loads");
+    let options = crate::real::RealOptions {
+        time_scale: 0.01,
+        ..crate::real::RealOptions::default()
+    };
+    let mut a = App::new_real(scenario, Strategy::Bulkhead, options, Theme::Dark)
+        .expect("the real run starts");
+    // Wait for the five runs without a tick (bounded: a stalled machine fails the test).
+    for _ in 0..500 {
+        if a.is_finished() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(a.is_finished(), "the real run did not finish in 5 s");
+    let before = a.snapshot();
+    for (w, h) in [(80, 24), (120, 40)] {
+        screen(&a, w, h);
+    }
+    let run = a.real().expect("real mode").run();
+    assert!(
+        !run.is_settled(),
+        "drawing kept the run's end and stopped it"
+    );
+    assert!(a.needs_ticks(), "the loop ticks until the end is kept");
+    let drawn = a.snapshot();
+    assert_eq!((drawn.now, drawn.outcomes), (before.now, before.outcomes));
+    a.advance(
+        std::time::Duration::from_millis(10),
+        BudgetSpec::Events(u64::MAX),
+    );
+    assert!(a.real().expect("real mode").run().is_settled());
+    assert!(!a.needs_ticks());
+    let kept = a.snapshot();
+    assert!(kept.finished);
+    assert_eq!((kept.now, kept.outcomes), (before.now, before.outcomes));
+}
+
 /// Bulkhead containment switched to the shared pool at 6 s with `orders` slowed: the recs pool
 /// still holds hung threads, the fault and the server switch are badges.
 fn containment_after_switch() -> App {

@@ -1,4 +1,4 @@
-//! What theory predicts (from `Engine::prediction`) beside what the engine measured,
+//! What theory predicts (from `Source::prediction`) beside what the run measured,
 //! including Little's law: the measured mean number in flight L against X x R.
 
 use ratatui::Frame;
@@ -21,7 +21,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
-    let prediction = app.engine().prediction();
+    let prediction = app.source().prediction();
     let mut rows = vec![
         (" theory   ", predicted(app, &prediction, snapshot)),
         (" measured ", measured(snapshot)),
@@ -118,15 +118,15 @@ fn erlang_c(e: &ErlangPrediction) -> Vec<String> {
 /// One request alone. With hanging services the mean (a 1 s call and a 30 s hang averaged)
 /// is a time no request takes, so the typical request and the hung one are shown apart.
 fn alone(app: &App) -> String {
-    let scenario = app.engine().scenario();
-    let strategy = app.engine().strategy();
+    let scenario = app.source().scenario();
+    let strategy = app.source().strategy();
     let hangs: Vec<_> = scenario
         .services
         .iter()
         .filter_map(|s| s.hang.map(|h| (s.name.as_str(), h)))
         .collect();
     let Some((_, hang)) = hangs.first() else {
-        let single = app.engine().prediction().single_request_ms;
+        let single = app.source().prediction().single_request_ms;
         return format!("alone {} ms", fmt::ms(single));
     };
     let mut healthy = scenario.clone();

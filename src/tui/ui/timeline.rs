@@ -219,7 +219,10 @@ fn queue_row(t: &Timeline, pool: PoolId, w: Window) -> Vec<u32> {
 
 /// Draws the view in `area`.
 pub fn render(frame: &mut Frame, area: Rect, app: &App, selected_lane: usize) {
-    let engine = app.engine();
+    // Only the simulated engine records timelines: a real run refuses `t`.
+    let Some(engine) = app.engine() else {
+        return;
+    };
     let p = app.palette();
     let pool = app.selected_pool().unwrap_or(SERVER_POOL);
     let pool_name = engine

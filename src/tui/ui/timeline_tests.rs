@@ -94,7 +94,7 @@ fn a_sequential_lane_is_200_500_1000_ms_of_user_orders_recommendations() {
         Strategy::Sequential,
         Nanos::from_millis(1800),
     );
-    let engine = a.engine();
+    let engine = a.sim();
     let t = engine.timeline().expect("recording");
     let w = Window::ending(engine.now(), 40);
     let lanes = lanes_of(t, SERVER_POOL, w, 10);

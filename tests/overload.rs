@@ -293,3 +293,18 @@ use = "sequential"
     assert_eq!(conn.connect_ms.count, 10);
     assert_eq!(conn.closed_idle, 0);
 }
+
+#[test]
+fn a_storm_of_rejections_names_the_semaphore_and_the_cores_that_bound_it() {
+    // tomcat-ceiling under `semaphore`: 400 clients on 25 permits a service. The user
+    // service's bulkhead rejects most calls, and reporting the failures fills the 8 cores.
+    let s = scenario::load("tomcat-ceiling", &[]).expect("built-in preset");
+    let engine = report::play(&s, Strategy::Semaphore, Nanos::from_secs(10));
+    let r = RunReport::new(&s, &engine);
+    assert!(r.cpu.utilisation > 0.95, "{}", r.cpu.utilisation);
+    assert_eq!(report::limited_by(&s, &r), "user rejects, cores 100%");
+    // Under `sequential` nothing is rejected and the cores idle: Tomcat is the limit.
+    let engine = report::play(&s, Strategy::Sequential, Nanos::from_secs(10));
+    let r = RunReport::new(&s, &engine);
+    assert_eq!(report::limited_by(&s, &r), "tomcat full, queue 200");
+}

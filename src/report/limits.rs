@@ -27,8 +27,18 @@ pub fn best(reports: &[RunReport]) -> Vec<usize> {
 
 /// One short phrase saying what limits a strategy's goodput: rejections, client timeouts
 /// (naming a hanging service), refused connections, else the pool whose queue built up or
-/// that runs at its ceiling, else the load itself.
+/// that runs at its ceiling, else the load itself; and the cores when they are saturated
+/// too (a storm of failures is as fast as the CPU can report it).
 pub fn limited_by(scenario: &Scenario, r: &RunReport) -> String {
+    let phrase = holds_back(scenario, r);
+    if r.cpu.utilisation >= 0.95 && !phrase.contains("cores") && !phrase.starts_with("cpu") {
+        format!("{phrase}, cores {:.0}%", r.cpu.utilisation * 100.0)
+    } else {
+        phrase
+    }
+}
+
+fn holds_back(scenario: &Scenario, r: &RunReport) -> String {
     let q = &r.requests;
     let rejecting = r
         .pools
@@ -37,6 +47,15 @@ pub fn limited_by(scenario: &Scenario, r: &RunReport) -> String {
         .max_by_key(|p| p.rejected);
     if let Some(pool) = rejecting {
         return format!("{} rejects", pool.name);
+    }
+    // Rejected calls with no pool rejecting: a semaphore bulkhead had no permit.
+    let refusing = r
+        .services
+        .iter()
+        .filter(|s| s.rejected > 0)
+        .max_by_key(|s| s.rejected);
+    if let Some(service) = refusing {
+        return format!("{} rejects", service.name);
     }
     if q.timeout > 0 {
         if let Some(hung) = scenario.services.iter().find(|s| s.hang.is_some()) {
@@ -51,16 +70,18 @@ pub fn limited_by(scenario: &Scenario, r: &RunReport) -> String {
         return "refused: backlog full".to_string();
     }
     // A queue that built up marks the pool that could not keep up, even while a run is
-    // young and its rate still below the ceiling.
-    let queued = r
-        .pools
-        .iter()
-        .filter(|x| x.max_queue > 0)
-        .max_by_key(|x| x.max_queue);
+    // young and its rate still below the ceiling: theory's bottleneck if it queued (the
+    // pools in front of it queue too, waiting on it), else the longest queue.
+    let p = &r.theory.prediction;
+    let queued = r.pools.iter().filter(|x| x.max_queue > 0).max_by_key(|x| {
+        (
+            p.bottleneck.as_deref() == Some(x.name.as_str()),
+            x.max_queue,
+        )
+    });
     if let Some(pool) = queued {
         return format!("{} full, queue {}", pool.name, pool.max_queue);
     }
-    let p = &r.theory.prediction;
     match (&p.bottleneck, p.ceiling_rps) {
         (Some(b), Some(c)) if r.throughput_rps >= 0.9 * c => format!("{b} full"),
         _ => "load (below ceiling)".to_string(),

@@ -1,10 +1,12 @@
 //! Measurements: latency histograms (whole run and a rolling window), outcome counters and
 //! ring-buffer time series for sparklines. Memory is bounded however long a run lasts.
 
+mod book;
 mod histogram;
 mod sampler;
 mod series;
 
+pub use book::{Book, BookFigures, ServiceStats};
 pub use histogram::{LatencyHistogram, LatencySummary, RollingHistogram};
 pub use sampler::{PoolGauges, SERIES_CAPACITY, Sampler, SeriesSnapshot};
 pub use series::Series;

@@ -211,7 +211,7 @@ fn end_of(world: &World) -> Option<bool> {
         LoadMode::Open { .. } | LoadMode::Closed { .. } | LoadMode::Trace { .. } => None,
     };
     if let Some(count) = count
-        && lock(&world.books).outcomes.total() >= count
+        && lock(&world.books).book.outcomes().total() >= count
     {
         return Some(true);
     }

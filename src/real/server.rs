@@ -207,7 +207,7 @@ impl World {
                 match self.acquire_permit(ctx, service).await {
                     Some(true) => {}
                     Some(false) => {
-                        lock(&self.books).services[service.0].rejected += 1;
+                        lock(&self.books).book.services[service.0].rejected += 1;
                         let full = CallResult::BulkheadFull;
                         self.complete(progress, service, full, me.to_string());
                         continue;
@@ -266,7 +266,7 @@ impl World {
             return Rejected::Completed;
         };
         let service = self.service_of(c.call);
-        lock(&self.books).services[service.0].rejected += 1;
+        lock(&self.books).book.services[service.0].rejected += 1;
         match self.topology.rejection(pool) {
             RejectionPolicy::Abort => {
                 // RejectedExecutionException out of supplyAsync: the request fails at once;
@@ -284,7 +284,7 @@ impl World {
                 Rejected::Completed
             }
             RejectionPolicy::Discard => {
-                lock(&self.books).services[service.0].discarded += 1;
+                lock(&self.books).book.services[service.0].discarded += 1;
                 Rejected::Armed
             }
             RejectionPolicy::DiscardOldest => {
@@ -329,7 +329,7 @@ impl World {
                     Some(d) if d <= now => {
                         *deadline = None;
                         if join.complete(i, CallResult::TimedOut, DELAYER.into()) {
-                            lock(&self.books).services[services[i].0].timeouts += 1;
+                            lock(&self.books).book.services[services[i].0].timeouts += 1;
                         }
                     }
                     Some(d) => next = next.min(d),
@@ -346,7 +346,7 @@ impl World {
     fn discarded(&self, job: &Task) {
         if let Task::Call(c) = job {
             let service = self.service_of(c.call);
-            lock(&self.books).services[service.0].discarded += 1;
+            lock(&self.books).book.services[service.0].discarded += 1;
         }
     }
 
@@ -354,7 +354,7 @@ impl World {
     fn complete(&self, p: &mut Progress, service: ServiceId, result: CallResult, thread: String) {
         let has_fallback = self.scenario.service(service).fallback.is_some();
         if p.complete(service, has_fallback, result, thread) == Completion::FellBack {
-            lock(&self.books).services[service.0].fallbacks += 1;
+            lock(&self.books).book.services[service.0].fallbacks += 1;
         }
     }
 
@@ -368,7 +368,7 @@ impl World {
     ) -> Option<CallResult> {
         let service = self.service_of(call);
         let svc = self.scenario.service(service);
-        lock(&self.books).services[service.0].calls += 1;
+        lock(&self.books).book.services[service.0].calls += 1;
         let draw = call_draw(self.scenario.seed, request, call as usize, svc);
         let latency = flow::call_latency(draw.latency, None, None, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.
@@ -388,9 +388,9 @@ impl World {
         let mut books = lock(&self.books);
         match result {
             CallResult::Failed | CallResult::NoConnection => {
-                books.services[service.0].failures += 1;
+                books.book.services[service.0].failures += 1;
             }
-            CallResult::TimedOut => books.services[service.0].timeouts += 1,
+            CallResult::TimedOut => books.book.services[service.0].timeouts += 1,
             CallResult::Ok | CallResult::BulkheadFull => {}
         }
         Some(result)

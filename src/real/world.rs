@@ -283,7 +283,7 @@ impl World {
                 if r.req.claim_client() {
                     self.record(&r.req, r.outcome, r.thread, r.status);
                 } else if self.clock.now() <= self.limit {
-                    lock(&self.books).late_responses += 1;
+                    lock(&self.books).book.late_responses += 1;
                 }
             }
         }

@@ -305,6 +305,8 @@ impl RunReport {
         )
         .then(|| run_lines.iter().map(RunReportRow::from).collect());
         let (clients, connections) = connections(snap);
+        // A report is of a simulated run, which always has its cores.
+        let cpu = snap.cpu.unwrap_or_default();
         RunReport {
             preset: scenario.source.clone(),
             scenario: scenario.name.clone(),
@@ -326,9 +328,9 @@ impl RunReport {
             pools: pools.map(PoolReport::from).collect(),
             services: snap.services.iter().map(ServiceReport::from).collect(),
             cpu: CpuReport {
-                cores: snap.cpu.cores,
-                utilisation: snap.cpu.utilisation,
-                max_queued: snap.cpu.max_queued,
+                cores: cpu.cores,
+                utilisation: cpu.utilisation,
+                max_queued: cpu.max_queued,
             },
             resources: snap.resources.iter().map(ResourceReport::from).collect(),
             thread_memory_mib: mib(snap.thread_memory_bytes),

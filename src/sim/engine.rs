@@ -3,7 +3,7 @@
 //! The request lifecycle lives in `flow.rs`, live reconfiguration in `command.rs` and the
 //! read-only view in `snapshot.rs`; this file holds the state and the clock API.
 
-use crate::metrics::{LatencyHistogram, OutcomeCounts, PoolGauges, RollingHistogram, Sampler};
+use crate::metrics::{Book, PoolGauges};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 pub use crate::topology::PoolId;
@@ -95,26 +95,7 @@ pub(super) enum Event {
     Signalled { pool: u32, slot: Slot },
 }
 
-/// Per-service counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ServiceStats {
-    /// Calls that started running.
-    pub calls: u64,
-    /// Calls that ended in failure.
-    pub failures: u64,
-    /// Futures completed by `orTimeout` (or sequential calls cut by their read timeout).
-    pub timeouts: u64,
-    /// Fallback values used.
-    pub fallbacks: u64,
-    /// Calls whose submission the pool rejected.
-    pub rejected: u64,
-    /// Calls discarded by the rejection policy (their futures never complete).
-    pub discarded: u64,
-    /// Calls that got no connection within the pool's timeout.
-    pub connection_timeouts: u64,
-    /// Time calls that ended held their thread, summed (queue waits excluded).
-    pub thread_time: Nanos,
-}
+pub use crate::metrics::ServiceStats;
 
 /// The series are sampled every 100 ms of simulated time.
 const SAMPLE_INTERVAL: Nanos = Nanos::from_millis(100);
@@ -142,7 +123,6 @@ pub struct Engine {
 
     // Load.
     pub(super) load: LoadMode,
-    pub(super) issued: u64,
     pub(super) next_id: u64,
     pub(super) client_target: u32,
     /// Open load: when the current rate (and ramp) took effect.
@@ -152,16 +132,8 @@ pub struct Engine {
     /// Connections: Tomcat's `LimitLatch`, the accept queue, the clients' connections.
     pub(super) net: super::connection::Net,
 
-    // Measurements.
-    pub(super) outcomes: OutcomeCounts,
-    /// Latencies of answered requests (success, partial)...
-    pub(super) latency: LatencyHistogram,
-    /// ...and the time to failure of the others (failed, timeout, refused).
-    pub(super) failed_latency: LatencyHistogram,
-    pub(super) window: RollingHistogram,
-    pub(super) service_stats: Vec<ServiceStats>,
-    pub(super) late_responses: u64,
-    pub(super) sampler: Sampler,
+    /// Measurements, kept as a real run keeps them.
+    pub(super) book: Book,
     pub(super) sample_interval: Nanos,
     pub(super) next_sample_at: Nanos,
     pub(super) log: std::collections::VecDeque<LogEntry>,
@@ -172,8 +144,6 @@ pub struct Engine {
     pub(super) events_at_now: u64,
     /// The watchdog's limit: [`STALL_EVENTS`] unless lowered to test it.
     pub(super) stall_events: u64,
-    /// ∫ in-flight dt, for the time-average number in the system (Little's L).
-    pub(super) in_flight_area: f64,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
     /// Each service's semaphore bulkhead (`semaphore`).
@@ -197,7 +167,7 @@ impl Engine {
     pub fn new(scenario: &Scenario, strategy: Strategy) -> Self {
         let topology = Topology::new(scenario);
         let pools: Vec<Pool<Task>> = topology.specs().cloned().map(Pool::new).collect();
-        let sampler = Sampler::new(pools.len());
+        let topology_pools = pools.len();
         let client_target = match scenario.load.mode {
             LoadMode::Closed { clients, .. } => clients,
             _ => 0,
@@ -212,19 +182,12 @@ impl Engine {
             requests: Requests::new(scenario.endpoint.call_count()),
             faults: vec![None; scenario.services.len()],
             load: scenario.load.mode.clone(),
-            issued: 0,
             next_id: 1,
             client_target,
             rate_changed_at: Nanos::ZERO,
             arrival_generation: 0,
             net: super::connection::Net::default(),
-            outcomes: OutcomeCounts::default(),
-            latency: LatencyHistogram::default(),
-            failed_latency: LatencyHistogram::default(),
-            window: RollingHistogram::new(10, Nanos::from_secs(1)),
-            service_stats: vec![ServiceStats::default(); scenario.services.len()],
-            late_responses: 0,
-            sampler,
+            book: Book::new(scenario.services.len(), topology_pools),
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
             log: std::collections::VecDeque::new(),
@@ -232,7 +195,6 @@ impl Engine {
             events_processed: 0,
             events_at_now: 0,
             stall_events: STALL_EVENTS,
-            in_flight_area: 0.0,
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
             permits: vec![PermitState::default(); scenario.services.len()],
@@ -306,7 +268,7 @@ impl Engine {
         }
         self.sample_until(t);
         if let Some((time, event)) = self.events.pop() {
-            self.accumulate_in_flight(time);
+            self.book.accumulate(time);
             self.events_at_now = if time > self.now {
                 0
             } else {
@@ -355,24 +317,14 @@ impl Engine {
         }
         self.sample_until(t);
         if t > self.now {
-            self.accumulate_in_flight(t);
+            self.book.accumulate(t);
             self.now = t;
         }
     }
 
-    fn accumulate_in_flight(&mut self, until: Nanos) {
-        let dt = until.saturating_sub(self.now).as_secs_f64();
-        self.in_flight_area += self.in_flight() as f64 * dt;
-    }
-
     /// The time-average number of requests in flight since t = 0 (Little's L, measured).
     pub fn mean_in_flight(&self) -> f64 {
-        let t = self.now.as_secs_f64();
-        if t > 0.0 {
-            self.in_flight_area / t
-        } else {
-            0.0
-        }
+        self.book.mean_in_flight(self.now)
     }
 
     /// What theory predicts for the scenario as it is now, under the current strategy.
@@ -397,11 +349,12 @@ impl Engine {
     pub fn is_finished(&self) -> bool {
         match self.load {
             LoadMode::Runs { count } | LoadMode::Batch { count } => {
-                self.issued >= u64::from(count) && self.outcomes.total() >= u64::from(count)
+                self.book.sent() >= u64::from(count)
+                    && self.book.outcomes().total() >= u64::from(count)
             }
             LoadMode::Trace { ref rows } => {
                 let n = rows.len() as u64;
-                self.issued >= n && self.outcomes.total() >= n
+                self.book.sent() >= n && self.book.outcomes().total() >= n
             }
             LoadMode::Open { .. } | LoadMode::Closed { .. } => false,
         }
@@ -448,13 +401,12 @@ impl Engine {
     /// events, so a sample taken here is exact.
     fn sample_until(&mut self, t: Nanos) {
         while self.next_sample_at <= t {
-            let in_flight = self.in_flight();
             let gauges = self.pools.iter().map(|p| PoolGauges {
                 active: p.active(),
                 queued: p.queued(),
                 size: p.pool_size(),
             });
-            self.sampler.close_interval(in_flight, gauges);
+            self.book.sample(gauges);
             self.trace_sample(self.next_sample_at);
             self.next_sample_at += self.sample_interval;
         }
@@ -462,7 +414,7 @@ impl Engine {
 
     /// Requests sent whose client has not seen an outcome yet.
     pub fn in_flight(&self) -> u64 {
-        self.issued - self.outcomes.total()
+        self.book.in_flight()
     }
 
     /// The pool a call of `service` goes to under `strategy` (none for sequential).

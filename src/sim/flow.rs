@@ -23,7 +23,7 @@ impl Engine {
         }
         match self.load {
             LoadMode::Runs { count } => {
-                if self.issued < u64::from(count) {
+                if self.book.sent() < u64::from(count) {
                     self.issue(None);
                 }
             }
@@ -40,7 +40,9 @@ impl Engine {
                 // A row's time is when its client sends; the request reaches the server
                 // half a round trip later.
                 let half = Nanos(self.scenario.load.link.rtt.0 / 2);
-                let next = rows.get(self.issued as usize + 1).map(|row| row.at + half);
+                let next = rows
+                    .get(self.book.sent() as usize + 1)
+                    .map(|row| row.at + half);
                 self.issue(None);
                 if let Some(at) = next {
                     self.events.push(at, Event::Arrival { generation });
@@ -89,7 +91,7 @@ impl Engine {
     fn issue(&mut self, client: Option<u32>) {
         let id = self.next_id;
         self.next_id += 1;
-        self.issued += 1;
+        self.book.issued(self.now);
         let sent = self
             .now
             .saturating_sub(Nanos(self.scenario.load.link.rtt.0 / 2));
@@ -280,7 +282,7 @@ impl Engine {
         pool: PoolId,
         submitter: Option<ThreadRef>,
     ) -> bool {
-        self.service_stats[service.0].rejected += 1;
+        self.book.services[service.0].rejected += 1;
         match self.topology.rejection(pool) {
             RejectionPolicy::Abort => {
                 // RejectedExecutionException (Spring: TaskRejectedException) is thrown out of
@@ -300,7 +302,7 @@ impl Engine {
                 false
             }
             RejectionPolicy::Discard => {
-                self.service_stats[service.0].discarded += 1;
+                self.book.services[service.0].discarded += 1;
                 self.set_phase(r, call, CallPhase::Dropped);
                 self.arm_timeout(r, call, service);
                 true
@@ -336,7 +338,7 @@ impl Engine {
                 self.trace_queued(r, call, pool);
             }
             Admission::Rejected => {
-                self.service_stats[service.0].discarded += 1;
+                self.book.services[service.0].discarded += 1;
                 self.set_phase(r, call, CallPhase::Dropped);
             }
         }
@@ -346,7 +348,7 @@ impl Engine {
     fn discard_queued(&mut self, task: Task) {
         let Task::Call(r, call) = task else { return };
         let service = self.service_of(call);
-        self.service_stats[service.0].discarded += 1;
+        self.book.services[service.0].discarded += 1;
         self.set_phase(r, call, CallPhase::Dropped);
         self.trace_dequeued(r, call);
         if let Some(req) = self.requests.get_mut(r) {
@@ -410,7 +412,7 @@ impl Engine {
     /// Marks a call running and returns its latency, with faults and hangs applied.
     fn begin_call(&mut self, r: ReqRef, call: u16, thread: ThreadRef, inline: bool) -> Nanos {
         let service = self.service_of(call);
-        self.service_stats[service.0].calls += 1;
+        self.book.services[service.0].calls += 1;
         let Some(req) = self.requests.get_mut(r) else {
             return Nanos::ZERO;
         };
@@ -481,12 +483,12 @@ impl Engine {
         let handler = req.handler;
         match result {
             CallResult::Failed | CallResult::NoConnection => {
-                self.service_stats[service.0].failures += 1;
+                self.book.services[service.0].failures += 1;
             }
-            CallResult::TimedOut => self.service_stats[service.0].timeouts += 1,
+            CallResult::TimedOut => self.book.services[service.0].timeouts += 1,
             CallResult::Ok | CallResult::BulkheadFull => {}
         }
-        self.service_stats[service.0].thread_time += held;
+        self.book.services[service.0].thread_time += held;
         self.trace_call_end(r, call, result.label());
         if !future_done && !server_done {
             self.complete_future(r, call, result, thread);
@@ -520,7 +522,7 @@ impl Engine {
             return;
         }
         let service = self.service_of(call);
-        self.service_stats[service.0].timeouts += 1;
+        self.book.services[service.0].timeouts += 1;
         self.trace_call_timeout(r, call);
         // orTimeout: completeExceptionally(TimeoutException) on the delay scheduler's thread.
         // The call itself goes on; a queued call will be skipped when dequeued.
@@ -549,7 +551,7 @@ impl Engine {
                 .complete(service, has_fallback, result, completer)
                 == Completion::FellBack
             {
-                self.service_stats[service.0].fallbacks += 1;
+                self.book.services[service.0].fallbacks += 1;
             }
             stage_len = self.scenario.endpoint.stages[req.stage].len();
             if req.inline_call.is_some()
@@ -646,7 +648,7 @@ impl Engine {
             (req.client_done, req.handler_held, req.handler, req.client);
         let kept = self.settle_connection(r);
         let next = if client_done {
-            self.late_responses += 1;
+            self.book.late_responses += 1;
             None
         } else {
             let name = thread.map_or(ThreadName::None, |t| self.name_of(t));
@@ -798,16 +800,7 @@ impl Engine {
         };
         let client = req.client;
         self.count_answer(client, outcome, at);
-        self.outcomes.add(outcome);
-        self.sampler.record(outcome, latency);
-        // Answered requests and failures are timed apart: an instant rejection must not
-        // pull the latency of the requests that were answered towards zero.
-        if outcome.is_answered() {
-            self.latency.record(latency);
-            self.window.record(self.now, latency);
-        } else {
-            self.failed_latency.record(latency);
-        }
+        self.book.record(self.now, latency, outcome);
         self.push_log(LogEntry::Run(row));
         self.load_goes_on(r, row, client)
     }
@@ -818,7 +811,7 @@ impl Engine {
         match self.load {
             LoadMode::Runs { count } => {
                 self.runs.push(row);
-                if self.issued < u64::from(count) {
+                if self.book.sent() < u64::from(count) {
                     let next = self.next_arrival(r, row.at, Nanos::ZERO);
                     let generation = self.arrival_generation;
                     self.events.push(next, Event::Arrival { generation });

@@ -22,13 +22,14 @@ mod trace_hooks;
 
 pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
+pub use crate::metrics::ServiceStats;
 pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
 pub use command::{Command, CommandError};
 pub use connection::{ClientsSnapshot, NetSnapshot, NetStats, syn_elapsed};
-pub use engine::{Engine, STALL_EVENTS, ServiceStats, ThreadName};
+pub use engine::{Engine, STALL_EVENTS, ThreadName};
 pub use flow::arrival_gap;
 pub use snapshot::{
-    CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine,
+    CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine, RunView,
     ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, per_second, service_snapshots, status_text,
     thread_memory_bytes,
 };

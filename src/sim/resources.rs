@@ -268,7 +268,7 @@ impl Engine {
         state.waiting = state.waiting.saturating_sub(1);
         state.timeouts += 1;
         state.wait_total += self.scenario.resources[res.0].timeout;
-        self.service_stats[service.0].connection_timeouts += 1;
+        self.book.services[service.0].connection_timeouts += 1;
         self.on_call_end(r, call);
     }
 

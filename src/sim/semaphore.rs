@@ -71,7 +71,7 @@ impl Engine {
     /// `BulkheadFullException` on the handler thread: the call never runs, its result is
     /// known at once, and the handler carries on (or answers).
     fn bulkhead_full(&mut self, r: ReqRef, call: u16, service: ServiceId) {
-        self.service_stats[service.0].rejected += 1;
+        self.book.services[service.0].rejected += 1;
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };

@@ -8,6 +8,7 @@ use crate::time::Nanos;
 use super::engine::{Engine, PoolId, ServiceStats};
 use super::pool::{Pool, PoolKind, PoolStats};
 use super::{Detail, FailReason, Fault, LogEntry, RunRow};
+use crate::metrics::Book;
 use crate::metrics::Sampler;
 use crate::topology::Topology;
 
@@ -48,8 +49,8 @@ pub struct Snapshot {
     pub series: SeriesSnapshot,
     /// The newest log entries, oldest first.
     pub log: Vec<LogLine>,
-    pub events_processed: u64,
-    pub cpu: CpuSnapshot,
+    /// The simulated cores; `None` for a real run, whose CPU the machine schedules.
+    pub cpu: Option<CpuSnapshot>,
     pub resources: Vec<ResourceSnapshot>,
     /// Estimated thread stack memory of every live thread: platform threads reserve a 1 MiB
     /// stack (`-Xss` default on 64-bit Linux), a parked virtual thread keeps about 1 KiB of
@@ -116,7 +117,7 @@ pub fn thread_memory_bytes(pools: &[PoolSnapshot], peak: bool) -> u64 {
 }
 
 /// The cores: busy, waiting work, utilisation since t = 0.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CpuSnapshot {
     pub cores: u32,
     pub busy: u32,
@@ -256,52 +257,96 @@ pub fn service_snapshots(
 /// How many log lines a snapshot carries.
 const SNAPSHOT_LOG_LINES: usize = 200;
 
-impl Engine {
-    pub fn snapshot(&self) -> Snapshot {
-        let in_use = self.topology.pools_in_use(self.strategy);
-        let pools: Vec<PoolSnapshot> = self
-            .pools
-            .iter()
-            .enumerate()
-            .map(|(id, p)| PoolSnapshot::of(id, p, in_use.contains(&id), &self.sampler))
+/// What a run of either engine has beside its book, for [`Snapshot::of_book`].
+pub struct RunView<'a> {
+    pub now: Nanos,
+    pub strategy: Strategy,
+    pub finished: bool,
+    pub load: &'a LoadMode,
+    pub scenario: &'a Scenario,
+    pub topology: &'a Topology,
+    /// Live faults by service (a real run takes none).
+    pub faults: &'a [Option<Fault>],
+    /// The series' sampling interval.
+    pub sample_interval: Nanos,
+}
+
+impl Snapshot {
+    /// The figures both engines have: the book, the pools (`pool` builds pool `id`'s
+    /// snapshot, told whether the strategy uses it), the services. What only one engine
+    /// models (connections, the log, the cores, resources) is left empty for it to fill.
+    pub fn of_book(
+        run: RunView<'_>,
+        book: &Book,
+        pool_count: usize,
+        pool: impl Fn(PoolId, bool, &Sampler) -> PoolSnapshot,
+    ) -> Snapshot {
+        let in_use = run.topology.pools_in_use(run.strategy);
+        let pools: Vec<PoolSnapshot> = (0..pool_count)
+            .map(|id| pool(id, in_use.contains(&id), book.sampler()))
             .collect();
         let services = service_snapshots(
-            &self.scenario,
-            &self.topology,
+            run.scenario,
+            run.topology,
             &pools,
-            &self.service_stats,
-            &self.faults,
+            &book.services,
+            run.faults,
         );
-        let series = self.sampler.series(self.sample_interval);
-        let log = self.log_lines();
-        let thread_memory_bytes = thread_memory_bytes(&pools, false);
+        let f = book.figures(run.now);
+        let outcomes = f.outcomes;
         Snapshot {
+            now: run.now,
+            strategy: run.strategy,
+            finished: run.finished,
+            load: run.load.clone(),
+            sent: f.sent,
+            in_flight: f.in_flight,
+            mean_in_flight: f.mean_in_flight,
+            outcomes,
+            late_responses: f.late_responses,
+            throughput_rps: per_second(outcomes.responded(), run.now),
+            goodput_rps: per_second(outcomes.answered(), run.now),
+            latency: f.latency,
+            failed_latency: f.failed_latency,
+            window: f.window,
+            window_len: f.window_len,
+            connections: 0,
+            backlog: 0,
+            net: None,
+            thread_memory_bytes: thread_memory_bytes(&pools, false),
+            series: book.sampler().series(run.sample_interval),
+            pools,
+            services,
+            log: Vec::new(),
+            cpu: None,
+            resources: Vec::new(),
+        }
+    }
+}
+
+impl Engine {
+    pub fn snapshot(&self) -> Snapshot {
+        let run = RunView {
             now: self.now,
             strategy: self.strategy,
             finished: self.is_finished(),
-            load: self.load.clone(),
-            sent: self.issued,
-            in_flight: self.in_flight(),
-            mean_in_flight: self.mean_in_flight(),
-            outcomes: self.outcomes,
-            late_responses: self.late_responses,
-            throughput_rps: per_second(self.outcomes.responded(), self.now),
-            goodput_rps: per_second(self.outcomes.answered(), self.now),
-            latency: self.latency.summary(),
-            failed_latency: self.failed_latency.summary(),
-            window: self.window.summary(self.now),
-            window_len: self.window.window(),
+            load: &self.load,
+            scenario: &self.scenario,
+            topology: &self.topology,
+            faults: &self.faults,
+            sample_interval: self.sample_interval,
+        };
+        let base = Snapshot::of_book(run, &self.book, self.pools.len(), |id, in_use, sampler| {
+            PoolSnapshot::of(id, &self.pools[id], in_use, sampler)
+        });
+        Snapshot {
             connections: self.net.open,
             backlog: u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX),
             net: Some(self.net_snapshot()),
-            pools,
-            services,
-            series,
-            log,
-            events_processed: self.events_processed,
-            cpu: self.cpu_snapshot(),
+            log: self.log_lines(),
+            cpu: Some(self.cpu_snapshot()),
             resources: self.resource_snapshots(),
-            thread_memory_bytes,
+            ..base
         }
     }
 

@@ -18,17 +18,19 @@ use crate::tui::theme::Palette;
 use super::fmt;
 
 /// The lines for `snapshot`, none for a scenario without CPU work, pinning or resources.
-/// `cores_modelled`: the snapshot's cores are the engine's model (not a real run's).
+/// A real run's cores are the machine's (the runtime panel shows them), not a model: its
+/// snapshot has none.
 pub fn lines(
     p: &Palette,
     scenario: &Scenario,
     snapshot: &Snapshot,
-    cores_modelled: bool,
     width: usize,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    if cores_modelled && (uses_cores(scenario) || cores_matter(&snapshot.cpu)) {
-        out.extend(cpu(p, &snapshot.cpu, width));
+    if let Some(cores) = &snapshot.cpu
+        && (uses_cores(scenario) || cores_matter(cores))
+    {
+        out.extend(cpu(p, cores, width));
     }
     for r in &snapshot.resources {
         out.extend(resource(p, r, width));

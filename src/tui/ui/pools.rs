@@ -73,9 +73,7 @@ fn lines(app: &App, snapshot: &Snapshot, width: usize, rows: usize) -> Vec<Owned
     // calls of the previous strategy): Tab reaches both.
     let in_use: Vec<&PoolSnapshot> = app.pool_ids().into_iter().filter_map(find).collect();
 
-    // A real run's cores are the machine's: the runtime panel shows them, not a model.
-    let modelled = app.real().is_none();
-    let waits_on = super::bottlenecks::lines(p, app.scenario(), snapshot, modelled, width);
+    let waits_on = super::bottlenecks::lines(p, app.scenario(), snapshot, width);
     // The pools keep at least one row each; the bottleneck lines take what is left.
     let rows_for_pools = rows
         .saturating_sub(waits_on.len())

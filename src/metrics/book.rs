@@ -1,0 +1,203 @@
+//! The one measurement book both engines keep: what was sent, how each request ended, the
+//! latencies, each service's counters, the sampled series and Little's L. The simulated
+//! engine writes it from its events, a real run from its threads (behind a mutex); a
+//! `Snapshot` of either reads it the same way.
+
+use crate::time::Nanos;
+
+use super::{
+    LatencyHistogram, LatencySummary, Outcome, OutcomeCounts, PoolGauges, RollingHistogram, Sampler,
+};
+
+/// Per-service counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServiceStats {
+    /// Calls that started running.
+    pub calls: u64,
+    /// Calls that ended in failure.
+    pub failures: u64,
+    /// Futures completed by `orTimeout` (or sequential calls cut by their read timeout).
+    pub timeouts: u64,
+    /// Fallback values used.
+    pub fallbacks: u64,
+    /// Calls whose submission the pool rejected.
+    pub rejected: u64,
+    /// Calls discarded by the rejection policy (their futures never complete).
+    pub discarded: u64,
+    /// Calls that got no connection within the pool's timeout.
+    pub connection_timeouts: u64,
+    /// Time calls that ended held their thread, summed (queue waits excluded).
+    pub thread_time: Nanos,
+}
+
+/// A run's measurements.
+#[derive(Debug, Clone)]
+pub struct Book {
+    /// Requests sent.
+    sent: u64,
+    outcomes: OutcomeCounts,
+    /// Latencies of answered requests (success, partial)...
+    latency: LatencyHistogram,
+    /// ...and the time to failure of the others (failed, timeout, refused).
+    failed_latency: LatencyHistogram,
+    window: RollingHistogram,
+    /// Each service's counters, indexed like the scenario's services.
+    pub services: Vec<ServiceStats>,
+    /// Responses that arrived after their client had timed out.
+    pub late_responses: u64,
+    sampler: Sampler,
+    /// ∫ in-flight dt up to `area_at`, for the time-average number in the system.
+    in_flight_area: f64,
+    area_at: Nanos,
+}
+
+/// What a book holds at one instant, as a snapshot shows it.
+#[derive(Debug, Clone)]
+pub struct BookFigures {
+    pub sent: u64,
+    pub in_flight: u64,
+    /// The time-average of `in_flight` since t = 0 (Little's L, measured).
+    pub mean_in_flight: f64,
+    pub outcomes: OutcomeCounts,
+    pub late_responses: u64,
+    pub latency: LatencySummary,
+    pub failed_latency: LatencySummary,
+    pub window: LatencySummary,
+    pub window_len: Nanos,
+}
+
+impl Book {
+    /// An empty book for `services` services and `pools` pools.
+    pub fn new(services: usize, pools: usize) -> Self {
+        Book {
+            sent: 0,
+            outcomes: OutcomeCounts::default(),
+            latency: LatencyHistogram::default(),
+            failed_latency: LatencyHistogram::default(),
+            window: RollingHistogram::new(10, Nanos::from_secs(1)),
+            services: vec![ServiceStats::default(); services],
+            late_responses: 0,
+            sampler: Sampler::new(pools),
+            in_flight_area: 0.0,
+            area_at: Nanos::ZERO,
+        }
+    }
+
+    pub fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    pub fn outcomes(&self) -> &OutcomeCounts {
+        &self.outcomes
+    }
+
+    pub fn sampler(&self) -> &Sampler {
+        &self.sampler
+    }
+
+    /// Requests sent whose client has not seen an outcome yet.
+    pub fn in_flight(&self) -> u64 {
+        self.sent.saturating_sub(self.outcomes.total())
+    }
+
+    /// Adds the requests in flight since the last call up to `now` to Little's area.
+    pub fn accumulate(&mut self, now: Nanos) {
+        if now > self.area_at {
+            let dt = (now - self.area_at).as_secs_f64();
+            self.in_flight_area += self.in_flight() as f64 * dt;
+            self.area_at = now;
+        }
+    }
+
+    /// A request went out at `now`.
+    pub fn issued(&mut self, now: Nanos) {
+        self.accumulate(now);
+        self.sent += 1;
+    }
+
+    /// A client saw `outcome` at `now`, `latency` after its request went out.
+    pub fn record(&mut self, now: Nanos, latency: Nanos, outcome: Outcome) {
+        self.accumulate(now);
+        self.outcomes.add(outcome);
+        self.sampler.record(outcome, latency);
+        // Answered requests and failures are timed apart: an instant rejection must not
+        // pull the latency of the requests that were answered towards zero.
+        if outcome.is_answered() {
+            self.latency.record(latency);
+            self.window.record(now, latency);
+        } else {
+            self.failed_latency.record(latency);
+        }
+    }
+
+    /// Closes one sampling interval of the series: outcome counts, latency, pool gauges.
+    pub fn sample(&mut self, pools: impl IntoIterator<Item = PoolGauges>) {
+        let in_flight = self.in_flight();
+        self.sampler.close_interval(in_flight, pools);
+    }
+
+    /// The time-average number of requests in flight from t = 0 to `now` (Little's L).
+    pub fn mean_in_flight(&self, now: Nanos) -> f64 {
+        let secs = now.as_secs_f64();
+        if secs <= 0.0 {
+            return 0.0;
+        }
+        let since = now.saturating_sub(self.area_at).as_secs_f64();
+        (self.in_flight_area + self.in_flight() as f64 * since) / secs
+    }
+
+    /// The book's figures at `now`.
+    pub fn figures(&self, now: Nanos) -> BookFigures {
+        BookFigures {
+            sent: self.sent,
+            in_flight: self.in_flight(),
+            mean_in_flight: self.mean_in_flight(now),
+            outcomes: self.outcomes,
+            late_responses: self.late_responses,
+            latency: self.latency.summary(),
+            failed_latency: self.failed_latency.summary(),
+            window: self.window.summary(now),
+            window_len: self.window.window(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Nanos {
+        Nanos::from_millis(n)
+    }
+
+    #[test]
+    fn little_area_counts_each_request_for_the_time_it_was_in_flight() {
+        let mut b = Book::new(1, 0);
+        b.issued(ms(0));
+        b.issued(ms(100));
+        b.record(ms(300), ms(300), Outcome::Success);
+        b.record(ms(400), ms(300), Outcome::Failed);
+        // One request for 100 ms, two for 200 ms, one for 100 ms: 0.6 request-seconds.
+        assert!((b.mean_in_flight(ms(400)) - 0.6 / 0.4).abs() < 1e-12);
+        // Time after the last change adds nothing while nothing is in flight.
+        assert!((b.mean_in_flight(ms(800)) - 0.6 / 0.8).abs() < 1e-12);
+        assert_eq!(b.in_flight(), 0);
+    }
+
+    #[test]
+    fn failures_are_timed_apart_from_answers() {
+        let mut b = Book::new(1, 0);
+        for _ in 0..3 {
+            b.issued(ms(0));
+        }
+        b.record(ms(1), ms(1), Outcome::Refused);
+        b.record(ms(500), ms(500), Outcome::Success);
+        b.record(ms(700), ms(700), Outcome::Partial);
+        let f = b.figures(ms(700));
+        assert_eq!(f.latency.count, 2);
+        assert_eq!(f.failed_latency.count, 1);
+        assert!(f.latency.p50 >= 499.0, "{}", f.latency.p50);
+        assert_eq!(f.outcomes.answered(), 2);
+        assert_eq!(f.sent, 3);
+    }
+}

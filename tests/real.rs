@@ -168,7 +168,7 @@ fn real_bulkhead_ironthread_matches_the_simulation_with_the_same_thread_names() 
     let services = |r: &RunReport| -> Vec<(u64, u64, u64)> {
         r.services
             .iter()
-            .map(|s| (s.calls, s.failures, s.fallbacks))
+            .map(|s| (s.stats.calls, s.stats.failures, s.stats.fallbacks))
             .collect()
     };
     assert_eq!(services(&sim), services(&real.run));
@@ -256,7 +256,7 @@ fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
         (3, 1)
     );
     let svc = |r: &RunReport| {
-        let s = &r.services[0];
+        let s = &r.services[0].stats;
         (s.calls, s.timeouts, s.fallbacks, s.rejected)
     };
     assert_eq!(svc(&sim), svc(&real.run));
@@ -281,7 +281,7 @@ fn real_caller_runs_runs_the_rejected_call_on_the_handler_thread() {
     );
     assert_outcomes_identical(&sim, &real.run);
     assert_eq!(real.run.requests.failed, 0);
-    assert_eq!(real.run.services[0].rejected, 1);
+    assert_eq!(real.run.services[0].stats.rejected, 1);
 }
 
 #[test]
@@ -408,7 +408,7 @@ fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits
     );
     let svc = |r: &RunReport| {
         let s = &r.services[0];
-        (s.calls, s.rejected)
+        (s.stats.calls, s.stats.rejected)
     };
     assert_eq!(svc(&real.run), (1, 1));
     assert_eq!(svc(&sim), svc(&real.run));

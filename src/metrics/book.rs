@@ -9,8 +9,8 @@ use super::{
     LatencyHistogram, LatencySummary, Outcome, OutcomeCounts, PoolGauges, RollingHistogram, Sampler,
 };
 
-/// Per-service counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Per-service counters (serialised as a report's `services` entries).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ServiceStats {
     /// Calls that started running.
     pub calls: u64,
@@ -27,6 +27,7 @@ pub struct ServiceStats {
     /// Calls that got no connection within the pool's timeout.
     pub connection_timeouts: u64,
     /// Time calls that ended held their thread, summed (queue waits excluded).
+    #[serde(skip)]
     pub thread_time: Nanos,
 }
 

@@ -52,8 +52,8 @@ fn holds_back(scenario: &Scenario, r: &RunReport) -> String {
     let refusing = r
         .services
         .iter()
-        .filter(|s| s.rejected > 0)
-        .max_by_key(|s| s.rejected);
+        .filter(|s| s.stats.rejected > 0)
+        .max_by_key(|s| s.stats.rejected);
     if let Some(service) = refusing {
         return format!("{} rejects", service.name);
     }
@@ -92,7 +92,12 @@ fn holds_back(scenario: &Scenario, r: &RunReport) -> String {
 fn slowest_service(r: &RunReport) -> Option<&str> {
     r.services
         .iter()
-        .map(|s| (s.timeouts + s.failures + s.discarded, s.name.as_str()))
+        .map(|s| {
+            (
+                s.stats.timeouts + s.stats.failures + s.stats.discarded,
+                s.name.as_str(),
+            )
+        })
         .filter(|(n, _)| *n > 0)
         .max_by_key(|(n, _)| *n)
         .map(|(_, name)| name)

@@ -217,29 +217,19 @@ impl From<&ResourceSnapshot> for ResourceReport {
     }
 }
 
+/// A service's name and counters (its `thread_time` is left out of the JSON).
 #[derive(Debug, Clone, Serialize)]
 pub struct ServiceReport {
     pub name: String,
-    pub calls: u64,
-    pub failures: u64,
-    pub timeouts: u64,
-    pub fallbacks: u64,
-    pub rejected: u64,
-    pub discarded: u64,
-    pub connection_timeouts: u64,
+    #[serde(flatten)]
+    pub stats: crate::sim::ServiceStats,
 }
 
 impl From<&ServiceSnapshot> for ServiceReport {
     fn from(s: &ServiceSnapshot) -> Self {
         ServiceReport {
             name: s.name.clone(),
-            calls: s.stats.calls,
-            failures: s.stats.failures,
-            timeouts: s.stats.timeouts,
-            fallbacks: s.stats.fallbacks,
-            rejected: s.stats.rejected,
-            discarded: s.stats.discarded,
-            connection_timeouts: s.stats.connection_timeouts,
+            stats: s.stats,
         }
     }
 }

@@ -235,12 +235,12 @@ fn service_table(r: &RunReport, out: &mut String) {
     for s in &r.services {
         services.row(vec![
             s.name.clone(),
-            s.calls.to_string(),
-            s.failures.to_string(),
-            s.timeouts.to_string(),
-            s.fallbacks.to_string(),
-            s.rejected.to_string(),
-            s.discarded.to_string(),
+            s.stats.calls.to_string(),
+            s.stats.failures.to_string(),
+            s.stats.timeouts.to_string(),
+            s.stats.fallbacks.to_string(),
+            s.stats.rejected.to_string(),
+            s.stats.discarded.to_string(),
         ]);
     }
     services.render(out);

@@ -22,24 +22,24 @@ pub(super) const DELAYER: &str = "CompletableFutureDelayScheduler";
 
 /// The shared state of one real run.
 pub(super) struct World {
-    pub scenario: Scenario,
-    pub strategy: Strategy,
-    pub clock: ScaledClock,
+    pub(super) scenario: Scenario,
+    pub(super) strategy: Strategy,
+    pub(super) clock: ScaledClock,
     /// The run's length in scenario time: outcomes after it are not counted (the engine
     /// stops its clock there).
-    pub limit: Nanos,
-    pub stop: Stop,
-    pub books: Mutex<Books>,
+    pub(super) limit: Nanos,
+    pub(super) stop: Stop,
+    pub(super) books: Mutex<Books>,
     /// The pools and how calls reach them, as in the engine.
-    pub topology: Topology,
+    pub(super) topology: Topology,
     /// Indexed like the topology's pools.
-    pub pools: Vec<RealPool>,
-    pub conns: Mutex<Connections>,
+    pub(super) pools: Vec<RealPool>,
+    pub(super) conns: Mutex<Connections>,
     /// Permits in use of each service's semaphore bulkhead (`semaphore`).
-    pub permits: Vec<Mutex<u32>>,
-    pub next_id: AtomicU64,
-    pub rt: tokio::runtime::Handle,
-    pub monitors: Monitors,
+    pub(super) permits: Vec<Mutex<u32>>,
+    pub(super) next_id: AtomicU64,
+    pub(super) rt: tokio::runtime::Handle,
+    pub(super) monitors: Monitors,
     threads: Mutex<Vec<JoinHandle<()>>>,
     errors: Mutex<Vec<String>>,
 }

@@ -1,5 +1,6 @@
-//! The preset file as written: serde structs that mirror DESIGN §3 field for field. Every
-//! table denies unknown fields so a typo (`max_thread = 20`) is an error, not a silent default.
+//! The preset file as written: serde structs that mirror the README's "The preset format"
+//! field for field. Every table denies unknown fields so a typo (`max_thread = 20`) is an
+//! error, not a silent default.
 //! Integers are `i64` and choices are strings so that range and spelling are checked in
 //! [`super::validate`], which can name the field, the value and what is allowed.
 

@@ -224,7 +224,7 @@ impl Engine {
     /// A retransmitted SYN reaches the server, unless its client has given up meanwhile.
     pub(super) fn on_syn(&mut self, r: ReqRef) {
         match self.requests.get(r) {
-            Some(req) if !req.client_done => self.syn(r),
+            Some(req) if !req.answered() => self.syn(r),
             Some(_) => self.abandon(r),
             None => {}
         }
@@ -235,13 +235,13 @@ impl Engine {
         let Some(req) = self.requests.get(r) else {
             return;
         };
-        if req.client_done {
+        if req.answered() {
             self.abandon(r);
             return;
         }
         self.net.stats.connect_failures += 1;
         if let Some(req) = self.requests.get_mut(r) {
-            req.server_done = true;
+            req.finish_serving();
         }
         self.client_outcome(
             r,
@@ -255,7 +255,7 @@ impl Engine {
     /// A connection attempt whose client already gave up: the server never sees it.
     fn abandon(&mut self, r: ReqRef) {
         if let Some(req) = self.requests.get_mut(r) {
-            req.server_done = true;
+            req.finish_serving();
         }
         self.requests.release_if_done(r);
     }
@@ -314,7 +314,7 @@ impl Engine {
             return false;
         };
         let keep = self.scenario.load.link.keep_alive
-            && !req.client_done
+            && !req.answered()
             && self
                 .scenario
                 .server

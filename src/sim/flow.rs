@@ -9,7 +9,7 @@ use crate::time::Nanos;
 use super::draw::{arrival_exp, call_draw};
 use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::pool::{Admission, AfterTask, Slot};
-use super::request::{CallPhase, Conn, ReqRef};
+use super::request::{CallPhase, Client, Conn, ReqRef, Submitter};
 use super::{Detail, Fault, LogEntry, RunRow};
 use crate::flow::{self, CallResult, Completion};
 use crate::topology::SERVER_POOL;
@@ -130,9 +130,9 @@ impl Engine {
     /// The server closed the connection without an answer: the client sees a reset.
     pub(super) fn refuse(&mut self, r: ReqRef) {
         if let Some(req) = self.requests.get_mut(r) {
-            req.server_done = true;
+            req.finish_serving();
         }
-        if self.requests.get(r).is_some_and(|q| !q.client_done) {
+        if self.requests.get(r).is_some_and(|q| !q.answered()) {
             let detail = Detail::Failed(crate::flow::FailReason::Reset);
             self.client_outcome(r, Outcome::Refused, ThreadName::None, detail);
         }
@@ -145,8 +145,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.handler = Some(thread);
-        req.handler_held = true;
+        req.hold_handler(thread);
         req.submitter = Some(thread);
         self.trace_handler_start(r, thread);
         let cost = self.scenario.server.connector.cpu_per_request;
@@ -159,7 +158,7 @@ impl Engine {
 
     pub(super) fn on_handler_cpu_done(&mut self, r: ReqRef) {
         self.release_core();
-        if self.requests.get(r).is_some_and(|q| !q.server_done) {
+        if self.requests.get(r).is_some_and(|q| !q.serving.done()) {
             self.begin_stage(r);
         }
     }
@@ -183,7 +182,7 @@ impl Engine {
             let Some(req) = self.requests.get_mut(r) else {
                 return;
             };
-            if req.server_done || req.inline_call.is_some() || req.spawning {
+            if req.serving.done() || req.submitting.busy() {
                 return;
             }
             // Sequential code throws at the first failure without fallback.
@@ -221,7 +220,10 @@ impl Engine {
         };
         if req.pending == 0 {
             self.stage_complete(r);
-        } else if self.scenario.server.async_ && req.handler_held && req.submitter == req.handler {
+        } else if self.scenario.server.async_
+            && req.serving.handler_held()
+            && req.submitter == req.handler
+        {
             // The controller returned its CompletableFuture: the handler thread goes back to
             // the pool while the calls run.
             self.release_handler(r);
@@ -251,10 +253,7 @@ impl Engine {
                     && !p.spec().virtual_threads
                     && self.scenario.spawn_cost > Nanos::ZERO;
                 if spawns {
-                    if let Some(req) = self.requests.get_mut(r) {
-                        req.spawn_call = Some((call, thread));
-                    }
-                    self.spawn_thread_cost(r);
+                    self.spawn_thread_cost(r, call, thread);
                     return false;
                 }
                 self.start_call(r, call, thread);
@@ -400,7 +399,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.inline_call = Some(call);
+        req.submitting = Submitter::Inline(call);
         if let Some(timeout) = flow::read_timeout_cut(read_timeout, latency) {
             let c = &mut req.calls[call as usize];
             c.cut_by_timeout = true;
@@ -479,7 +478,7 @@ impl Engine {
             c.fail_u,
             failure,
         );
-        let server_done = req.server_done;
+        let server_done = req.serving.done();
         let handler = req.handler;
         match result {
             CallResult::Failed | CallResult::NoConnection => {
@@ -495,7 +494,7 @@ impl Engine {
         }
         if inline {
             if let Some(req) = self.requests.get_mut(r) {
-                req.inline_call = None;
+                req.submitting = Submitter::Free;
             }
             self.submit_calls(r);
         }
@@ -509,7 +508,8 @@ impl Engine {
 
     fn holds_inline(&self, r: ReqRef, thread: ThreadRef) -> bool {
         self.requests.get(r).is_some_and(|q| {
-            q.inline_call
+            q.submitting
+                .inline_call()
                 .is_some_and(|c| q.calls[c as usize].thread == Some(thread))
         })
     }
@@ -518,7 +518,7 @@ impl Engine {
         let Some(req) = self.requests.get(r) else {
             return;
         };
-        if req.server_done || req.calls[call as usize].future_done {
+        if req.serving.done() || req.calls[call as usize].future_done {
             return;
         }
         let service = self.service_of(call);
@@ -554,11 +554,7 @@ impl Engine {
                 self.book.services[service.0].fallbacks += 1;
             }
             stage_len = self.scenario.endpoint.stages[req.stage].len();
-            if req.inline_call.is_some()
-                || req.spawning
-                || req.next_call < stage_len
-                || req.pending > 0
-            {
+            if req.submitting.busy() || req.next_call < stage_len || req.pending > 0 {
                 return;
             }
         }
@@ -572,7 +568,7 @@ impl Engine {
     }
 
     pub(super) fn on_stage_done(&mut self, r: ReqRef) {
-        if self.requests.get(r).is_some_and(|q| !q.server_done) {
+        if self.requests.get(r).is_some_and(|q| !q.serving.done()) {
             self.stage_complete(r);
         }
     }
@@ -618,7 +614,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.server_done = true;
+        req.finish_serving();
         let cost = self.scenario.server.connector.cpu_per_error;
         if req.verdict.failed() && cost > Nanos::ZERO {
             // The exception reaches the container, which logs it and renders the error page
@@ -644,8 +640,12 @@ impl Engine {
         };
         let (outcome, detail) = req.verdict.outcome();
         let thread = req.verdict.responding_thread(req.strategy, req.handler);
-        let (client_done, handler_held, handler, client) =
-            (req.client_done, req.handler_held, req.handler, req.client);
+        let (client_done, handler_held, handler, client) = (
+            req.answered(),
+            req.serving.handler_held(),
+            req.handler,
+            req.client,
+        );
         let kept = self.settle_connection(r);
         let next = if client_done {
             self.book.late_responses += 1;
@@ -668,7 +668,7 @@ impl Engine {
     fn keep_handler_for(&mut self, r: ReqRef, thread: ThreadRef, client: u32) {
         self.trace_handler_end(r);
         if let Some(req) = self.requests.get_mut(r) {
-            req.handler_held = false;
+            req.let_handler_go();
         }
         if let Some(state) = self.net.clients.get_mut(client as usize) {
             state.reserved = Some(thread);
@@ -680,7 +680,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.handler_held = false;
+        req.let_handler_go();
         if let Some(thread) = req.handler {
             self.release_thread(thread);
         }
@@ -754,12 +754,12 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        if req.client_done {
+        if req.answered() {
             return;
         }
         if self.scenario.load.link.timeout_mode == crate::scenario::TimeoutMode::Count {
             // wrk: nothing happens now; the response, when it comes, counts as a timeout.
-            req.late = true;
+            req.client_side = Client::Late;
             return;
         }
         let req = &*req;
@@ -784,9 +784,10 @@ impl Engine {
             _ => Nanos(self.scenario.load.link.rtt.0 / 2),
         };
         let req = self.requests.get_mut(r)?;
-        req.client_done = true;
         // A response after a counting client's timeout is a timeout (wrk).
-        let outcome = if req.late { Outcome::Timeout } else { outcome };
+        let late = req.client_side == Client::Late;
+        req.client_side = Client::Answered;
+        let outcome = if late { Outcome::Timeout } else { outcome };
         let at = self.now + travel;
         let latency = at.saturating_sub(req.arrival);
         let row = RunRow {
@@ -834,11 +835,7 @@ impl Engine {
     }
 
     /// A new platform thread exists: its call starts, with its timeout.
-    pub(super) fn start_spawned_call(&mut self, r: ReqRef) {
-        let Some((call, thread)) = self.requests.get_mut(r).and_then(|q| q.spawn_call.take())
-        else {
-            return;
-        };
+    pub(super) fn start_spawned_call(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
         self.start_call(r, call, thread);
         let service = self.service_of(call);
         self.arm_timeout(r, call, service);

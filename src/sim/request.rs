@@ -76,6 +76,104 @@ impl Core {
     }
 }
 
+/// Where the server is with a request. A handler thread holds it in `Handling` and
+/// `Finishing` only; the server is done with it in `Finishing` and `Done`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Serving {
+    /// Not on a handler thread yet: connecting, in the accept queue or the executor's queue.
+    Arriving,
+    /// Its handler thread holds it and works on it.
+    Handling,
+    /// An async controller returned its `CompletableFuture`: the handler thread went back to
+    /// its pool while the calls run, and the stages go on on the threads that complete them.
+    Detached,
+    /// The server has finished with it while its handler thread still holds it: the error
+    /// page's CPU, the response's write.
+    Finishing,
+    /// The server has finished with it (answered, reset, or given up by its client while
+    /// connecting) and no thread holds it.
+    Done,
+}
+
+impl Serving {
+    /// The server has finished with it: queued calls of it are skipped, late events ignored.
+    pub fn done(self) -> bool {
+        matches!(self, Serving::Finishing | Serving::Done)
+    }
+
+    /// A handler thread holds it.
+    pub fn handler_held(self) -> bool {
+        matches!(self, Serving::Handling | Serving::Finishing)
+    }
+
+    /// A handler thread takes it.
+    fn held(self) -> Serving {
+        if self.done() {
+            Serving::Finishing
+        } else {
+            Serving::Handling
+        }
+    }
+
+    /// Its handler thread lets it go.
+    fn let_go(self) -> Serving {
+        match self {
+            Serving::Handling => Serving::Detached,
+            Serving::Finishing => Serving::Done,
+            other => other,
+        }
+    }
+
+    /// The server finishes with it.
+    fn finished(self) -> Serving {
+        if self.handler_held() {
+            Serving::Finishing
+        } else {
+            Serving::Done
+        }
+    }
+}
+
+/// Where the client is with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Client {
+    /// Waiting for the outcome.
+    Waiting,
+    /// Its timeout passed while it counts rather than aborts (wrk): the response, when it
+    /// comes, counts as a timeout.
+    Late,
+    /// Has seen its outcome (a response, its own timeout, a reset).
+    Answered,
+}
+
+/// What the thread submitting a stage's calls is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Submitter {
+    /// Free to submit the stage's next call.
+    Free,
+    /// Busy with this call of the stage itself, which pauses submission: running it inline
+    /// (sequential, caller-runs, semaphore) or parked in the semaphore's `tryAcquire`.
+    Inline(u16),
+    /// Creating the platform thread this call will run on (`spawn_cost`), which pauses
+    /// submission; the call starts once the thread exists.
+    Spawning { call: u16, thread: ThreadRef },
+}
+
+impl Submitter {
+    /// Submission is paused.
+    pub fn busy(self) -> bool {
+        self != Submitter::Free
+    }
+
+    /// The call running (or waiting) inline on the submitter, if any.
+    pub fn inline_call(self) -> Option<u16> {
+        match self {
+            Submitter::Inline(call) => Some(call),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Call {
     pub phase: CallPhase,
@@ -124,34 +222,27 @@ impl Call {
 #[derive(Debug, Clone)]
 pub(super) struct Request {
     pub generation: u32,
+    /// The slot holds a request (false once freed for reuse).
     pub live: bool,
     pub id: u64,
     pub arrival: Nanos,
     pub client: Option<u32>,
     pub strategy: Strategy,
-    /// The server thread handling it.
+    /// The server thread handling it (kept once the thread lets it go, for names).
     pub handler: Option<ThreadRef>,
-    /// The handler thread is still held by this request.
-    pub handler_held: bool,
+    pub serving: Serving,
+    pub client_side: Client,
     /// The thread submitting the current stage's calls.
     pub submitter: Option<ThreadRef>,
+    /// What that thread is doing.
+    pub submitting: Submitter,
     pub stage: usize,
     /// Next call of the stage to submit.
     pub next_call: usize,
     /// Futures of the current stage not yet completed.
     pub pending: u32,
-    /// The call running inline on the submitter, which pauses submission.
-    pub inline_call: Option<u16>,
-    /// The submitter is creating a platform thread (`spawn_cost`), which pauses submission.
-    pub spawning: bool,
-    /// The call that will run on the thread being created, and that thread.
-    pub spawn_call: Option<(u16, ThreadRef)>,
     /// Failure, fallbacks and the last completer so far.
     pub verdict: Verdict<ThreadRef>,
-    /// The server has finished with it (responded, rejected or refused).
-    pub server_done: bool,
-    /// The client has seen its outcome (response, timeout or refusal).
-    pub client_done: bool,
     /// Calls queued or running that still refer to this request.
     pub outstanding: u32,
     /// SYNs of its connection the listen socket dropped so far (a full accept queue).
@@ -160,12 +251,32 @@ pub(super) struct Request {
     pub holds_conn: bool,
     /// Its place among the requests of its connection (from 1).
     pub conn_uses: u32,
-    /// Its client's timeout passed while it counts rather than aborts (wrk).
-    pub late: bool,
     pub calls: Vec<Call>,
 }
 
 impl Request {
+    /// The client has its outcome.
+    pub fn answered(&self) -> bool {
+        self.client_side == Client::Answered
+    }
+
+    /// A handler thread takes the request.
+    pub fn hold_handler(&mut self, thread: ThreadRef) {
+        self.handler = Some(thread);
+        self.serving = self.serving.held();
+    }
+
+    /// Its handler thread lets the request go (back to its pool, or on to the
+    /// connection's next request).
+    pub fn let_handler_go(&mut self) {
+        self.serving = self.serving.let_go();
+    }
+
+    /// The server has finished with the request.
+    pub fn finish_serving(&mut self) {
+        self.serving = self.serving.finished();
+    }
+
     /// A live request that has just arrived.
     fn fresh(
         generation: u32,
@@ -183,22 +294,18 @@ impl Request {
             client,
             strategy,
             handler: None,
-            handler_held: false,
+            serving: Serving::Arriving,
+            client_side: Client::Waiting,
             submitter: None,
+            submitting: Submitter::Free,
             stage: 0,
             next_call: 0,
             pending: 0,
-            inline_call: None,
-            spawning: false,
-            spawn_call: None,
             verdict: Verdict::default(),
-            server_done: false,
-            client_done: false,
             outstanding: 0,
             syn_drops: 0,
             holds_conn: false,
             conn_uses: 0,
-            late: false,
             calls,
         }
     }
@@ -270,7 +377,7 @@ impl Requests {
     /// Frees the slot once nobody refers to the request any more.
     pub fn release_if_done(&mut self, r: ReqRef) {
         let Some(q) = self.get_mut(r) else { return };
-        if q.server_done && q.client_done && q.outstanding == 0 {
+        if q.serving.done() && q.answered() && q.outstanding == 0 {
             q.live = false;
             self.free.push(r.slot);
             self.live -= 1;

@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use crate::scenario::{Jdk, ResourceId};
 use crate::time::Nanos;
 
-use super::engine::{Engine, Event};
-use super::request::{Conn, Core, Permit, ReqRef};
+use super::engine::{Engine, Event, ThreadRef};
+use super::request::{Conn, Core, Permit, ReqRef, Submitter};
 
 /// Work waiting for a core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,14 +216,14 @@ impl Engine {
 
     /// The submitting thread spends `spawn_cost` of CPU creating a platform thread; its
     /// submission loop pauses meanwhile.
-    pub(super) fn spawn_thread_cost(&mut self, r: ReqRef) {
+    pub(super) fn spawn_thread_cost(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
         if self.scenario.spawn_cost == Nanos::ZERO {
             return;
         }
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.spawning = true;
+        req.submitting = Submitter::Spawning { call, thread };
         if self.cpu.busy < self.cpu.cores {
             self.cpu.account(self.now);
             self.cpu.busy += 1;
@@ -242,10 +242,16 @@ impl Engine {
 
     pub(super) fn on_spawn_done(&mut self, r: ReqRef) {
         self.release_core();
-        if let Some(req) = self.requests.get_mut(r) {
-            req.spawning = false;
+        let spawned = self.requests.get_mut(r).map(|req| {
+            let was = req.submitting;
+            if let Submitter::Spawning { .. } = was {
+                req.submitting = Submitter::Free;
+            }
+            was
+        });
+        if let Some(Submitter::Spawning { call, thread }) = spawned {
+            self.start_spawned_call(r, call, thread);
         }
-        self.start_spawned_call(r);
         self.resume_submitter(r);
     }
 

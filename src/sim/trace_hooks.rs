@@ -215,7 +215,7 @@ impl Engine {
         let Some(req) = self.requests.get(r) else {
             return;
         };
-        if req.pending == 0 || !req.handler_held || req.submitter != req.handler {
+        if req.pending == 0 || !req.serving.handler_held() || req.submitter != req.handler {
             return;
         }
         let Some(key) = self.handler_lane(r) else {

@@ -166,7 +166,8 @@ pub const LIVE: &[Binding] = &[
     .hint("compare"),
     bind(&[C('g')], "g", "sweep pool size (or load)", |_| {
         Action::OpenSweep
-    }),
+    })
+    .hint("sweep"),
     bind(&[C('v')], "v", "server: platform/virtual", |_| {
         Action::ToggleServerThreads
     }),
@@ -175,7 +176,8 @@ pub const LIVE: &[Binding] = &[
     }),
     bind(&[C('t')], "t", "timeline (lanes per thread)", |_| {
         Action::ToggleTimeline
-    }),
+    })
+    .hint("timeline"),
     bind(&[C('j'), C('k')], "j k", "next / previous lane", |k| {
         Action::MoveLane(k == C('j'))
     }),

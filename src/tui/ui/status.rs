@@ -52,11 +52,12 @@ fn real(app: &App, width: u16) -> Line<'static> {
     }
 }
 
-/// The keys a newcomer needs first, in this order: the rest follow while they fit.
-const FIRST_HINTS: [&str; 5] = ["q", "?", "f", "c", "space"];
+/// The keys a newcomer needs first, in this order (what to leave, learn, break, compare and
+/// stop; the strategies and pools; the sweep and the timeline): the rest follow while they fit.
+const FIRST_HINTS: [&str; 9] = ["q", "?", "f", "c", "space", "1-5", "Tab", "g", "t"];
 
-/// `q ? f c space` first, then every other live binding that has a hint, as `key word`, as
-/// many whole hints as fit in `width` columns.
+/// `q ? f c space 1-5 Tab g t` first, then every other live binding that has a hint, as
+/// `key word`, as many whole hints as fit in `width` columns.
 fn hints(app: &App, width: u16) -> Line<'static> {
     let p = app.palette();
     // Keys this mode refuses (real time cannot pause...) are left out.

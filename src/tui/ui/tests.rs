@@ -339,11 +339,11 @@ fn no_percentiles_or_rates_are_shown_before_the_first_answer() {
     assert!(!text.contains("p50 0.00"), "{text}");
 }
 
-#[test]
-fn the_hint_bar_starts_with_q_help_fault_compare_and_space() {
-    let text = screen(&live(Strategy::Bulkhead), 80, 24);
+/// The status line of a live screen of `width` x `height` shows `hints` in this order.
+fn assert_hints_in_order(width: u16, height: u16, hints: &[&str]) {
+    let text = screen(&live(Strategy::Bulkhead), width, height);
     let last = text.lines().last().expect("a status line");
-    let order: Vec<usize> = ["q quit", "? help", "f fault", "c compare", "space pause"]
+    let order: Vec<usize> = hints
         .iter()
         .map(|k| {
             last.find(k)
@@ -351,6 +351,24 @@ fn the_hint_bar_starts_with_q_help_fault_compare_and_space() {
         })
         .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{last}");
+}
+
+#[test]
+fn the_hint_bar_starts_with_q_help_fault_compare_and_space() {
+    let first = ["q quit", "? help", "f fault", "c compare", "space pause"];
+    assert_hints_in_order(80, 24, &first);
+}
+
+#[test]
+fn a_wide_hint_bar_shows_the_sweep_and_the_timeline_after_strategies_and_pools() {
+    let next = [
+        "space pause",
+        "1-5 strategy",
+        "Tab pool",
+        "g sweep",
+        "t timeline",
+    ];
+    assert_hints_in_order(120, 40, &next);
 }
 
 #[test]

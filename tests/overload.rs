@@ -5,6 +5,7 @@
 
 use threadlab::report::{self, ClientsReport, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
+use threadlab::sim::{Command, Engine};
 use threadlab::time::Nanos;
 
 /// 10 threads, maxConnections 20, acceptCount 5, 1 s requests, closed clients.
@@ -260,12 +261,9 @@ fn no_preset_sends_more_requests_than_its_clients_round_trips_allow() {
     }
 }
 
-#[test]
-fn a_think_time_beyond_the_keep_alive_timeout_costs_a_new_connection_per_request() {
-    // 10 clients think 90 s between requests; Tomcat closes a connection idle for 60 s, so
-    // each request after a client's first opens a new one (a handshake each). With 30 s of
-    // think the connections stay: one handshake per client.
-    let text = r#"
+/// 10 closed clients that think 90 s between requests of 10 ms, against Tomcat's 60 s
+/// keep-alive timeout.
+const IDLE: &str = r#"
 [scenario]
 name = "idle"
 seed = 5
@@ -282,16 +280,42 @@ calls = ["work"]
 [strategy]
 use = "sequential"
 "#;
-    let r = run(text, &[], 400);
+
+#[test]
+fn a_think_time_beyond_the_keep_alive_timeout_costs_a_new_connection_per_request() {
+    // 10 clients think 90 s between requests; Tomcat closes a connection idle for 60 s, so
+    // each request after a client's first opens a new one (a handshake each). With 30 s of
+    // think the connections stay: one handshake per client.
+    let r = run(IDLE, &[], 400);
     let conn = r.connections.expect("simulated");
     assert!(r.requests.sent >= 40, "{} sent", r.requests.sent);
     assert_eq!(conn.connect_ms.count, r.requests.sent);
     assert_eq!(conn.closed_idle, r.requests.sent - 10);
-    let kept = run(text, &["load.think=30s"], 400);
+    let kept = run(IDLE, &["load.think=30s"], 400);
     let conn = kept.connections.expect("simulated");
     assert!(kept.requests.sent >= 120, "{} sent", kept.requests.sent);
     assert_eq!(conn.connect_ms.count, 10);
     assert_eq!(conn.closed_idle, 0);
+}
+
+#[test]
+fn a_parked_clients_connection_closes_one_keep_alive_timeout_after_its_last_response() {
+    // 10 clients send every ~30 s, so each check of the poller finds the connection busy or
+    // idle for less than 60 s and moves on. 5 clients are parked at 100 s, after their
+    // responses at ~90 s: their connections close 60 s later, the others' never.
+    let s = scenario::parse("idle", IDLE, &["load.think=30s".to_string()]).expect("valid preset");
+    let mut e = Engine::new(&s, Strategy::Sequential);
+    let closed = |e: &Engine| e.snapshot().net.expect("simulated").stats.closed_idle;
+    e.run_until(Nanos::from_secs(100));
+    assert_eq!(closed(&e), 0);
+    e.apply(Command::SetClients(5))
+        .expect("a valid client count");
+    e.run_until(Nanos::from_millis(150_030));
+    assert_eq!(closed(&e), 0, "idle for less than 60 s");
+    e.run_until(Nanos::from_millis(150_100));
+    assert_eq!(closed(&e), 5, "idle for 60 s since ~90.04 s");
+    e.run_until(Nanos::from_secs(400));
+    assert_eq!(closed(&e), 5, "the active clients' connections stay open");
 }
 
 #[test]

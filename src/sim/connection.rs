@@ -54,9 +54,11 @@ pub(super) struct Client {
     pub conn: Option<u32>,
     /// The handler thread that will serve its next request at once (the fast path).
     pub reserved: Option<ThreadRef>,
-    /// Counts the times its connection went idle, so a keep-alive timeout set for an earlier
-    /// idle spell does nothing.
-    pub idle_spells: u32,
+    /// When its kept-alive connection last went idle (its last response was written).
+    pub idle_since: Nanos,
+    /// A keep-alive check of its connection is pending: at most one is, however many
+    /// responses the connection carries meanwhile.
+    pub idle_check: bool,
     /// Responses it has had (success, partial or failed: an HTTP answer).
     pub answers: u64,
     pub last_answer_at: Nanos,
@@ -325,13 +327,16 @@ impl Engine {
         match client.and_then(|c| self.net.clients.get_mut(c as usize)) {
             Some(state) if keep && holds => {
                 state.conn = Some(uses);
-                state.idle_spells = state.idle_spells.wrapping_add(1);
-                let spell = state.idle_spells;
-                // `keepAliveTimeout`: the poller closes a connection idle for this long.
-                let at = self.now + self.scenario.server.connector.keep_alive_timeout;
-                if let Some(c) = client {
-                    self.events
-                        .push(at, Event::IdleTimeout { client: c, spell });
+                state.idle_since = self.now;
+                // `keepAliveTimeout`: the poller closes a connection idle for this long. One
+                // check per connection is pending at a time; it moves itself on to the end
+                // of the latest idle spell (`on_idle_timeout`).
+                if !state.idle_check {
+                    state.idle_check = true;
+                    let at = self.now + self.scenario.server.connector.keep_alive_timeout;
+                    if let Some(c) = client {
+                        self.events.push(at, Event::IdleTimeout { client: c });
+                    }
                 }
             }
             _ => {
@@ -351,15 +356,27 @@ impl Engine {
         true
     }
 
-    /// A kept-alive connection's `keepAliveTimeout` passed: if it is still idle (its client
-    /// has sent nothing since), Tomcat closes it and its `maxConnections` slot frees. The
-    /// client's next request opens a new connection.
-    pub(super) fn on_idle_timeout(&mut self, client: u32, spell: u32) {
+    /// The keep-alive check of a client's connection. Like the poller's timeout scan
+    /// (`NioEndpoint.Poller.timeout`: a key idle longer than `keepAliveTimeout` since its last
+    /// read or write is closed), it closes the connection once it has been idle for the whole
+    /// timeout, and its `maxConnections` slot frees; the client's next request opens a new
+    /// connection. A connection idle for less has served a request since the check was set:
+    /// the check moves on to the end of its latest idle spell. A connection in use, or held by
+    /// a thread reading it again (the fast path, not the poller's wait), needs no check until
+    /// its next response.
+    pub(super) fn on_idle_timeout(&mut self, client: u32) {
+        let timeout = self.scenario.server.connector.keep_alive_timeout;
         let Some(state) = self.net.clients.get_mut(client as usize) else {
             return;
         };
-        // A thread reading the connection again (the fast path) is not the poller's wait.
-        if state.idle_spells != spell || state.conn.is_none() || state.reserved.is_some() {
+        state.idle_check = false;
+        if state.conn.is_none() || state.reserved.is_some() {
+            return;
+        }
+        let deadline = state.idle_since + timeout;
+        if self.now < deadline {
+            state.idle_check = true;
+            self.events.push(deadline, Event::IdleTimeout { client });
             return;
         }
         state.conn = None;

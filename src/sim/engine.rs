@@ -89,8 +89,8 @@ pub(super) enum Event {
     ErrorCpuDone { req: ReqRef },
     /// A handler thread closed its connection after the response.
     ConnectionClosed,
-    /// The keep-alive timeout of a client's idle connection (its `spell`-th idle spell).
-    IdleTimeout { client: u32, spell: u32 },
+    /// The keep-alive check of a client's connection (at most one pending per client).
+    IdleTimeout { client: u32 },
     /// A common-pool worker that `signalWork` woke or started runs its scan.
     Signalled { pool: u32, slot: Slot },
 }
@@ -379,7 +379,7 @@ impl Engine {
             Event::Dispatch { req } => self.on_dispatch(req),
             Event::HandlerCpuDone { req } => self.on_handler_cpu_done(req),
             Event::ConnectionClosed => self.close_connection(),
-            Event::IdleTimeout { client, spell } => self.on_idle_timeout(client, spell),
+            Event::IdleTimeout { client } => self.on_idle_timeout(client),
             Event::ResetDone { req } => {
                 self.release_core();
                 self.finish_reset(req);

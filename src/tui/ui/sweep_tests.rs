@@ -49,6 +49,22 @@ fn swept() -> App {
     swept_with(None).0
 }
 
+#[test]
+fn a_sweep_whose_points_are_all_alike_says_the_knob_does_not_limit_the_load() {
+    // ironthread's 5 runs go one at a time: no size of the server pool changes them.
+    let scenario = scenario::load("ironthread", &[]).expect("preset loads");
+    let mut app = App::new(scenario, Strategy::Bulkhead, Theme::Dark);
+    app.start_sweep(Knob::PoolSize(SERVER_POOL), complete);
+    app.advance(std::time::Duration::ZERO, BudgetSpec::Events(0));
+    let text = screen(&app, 120, 40);
+    assert!(
+        text.contains("17 points alike: tomcat threads does not limit this load · Tab"),
+        "{text}"
+    );
+    let varied = screen(&swept(), 120, 40);
+    assert!(!varied.contains("points alike"), "{varied}");
+}
+
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     let snapshot = app.snapshot();

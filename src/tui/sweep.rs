@@ -311,6 +311,23 @@ impl Sweep {
         &self.plan
     }
 
+    /// Every point has arrived, and all gave the same goodput, p99 and outcomes: the knob
+    /// changes nothing for this load (one that never fills the pool), which a flat chart
+    /// alone does not say.
+    pub fn all_alike(&self) -> bool {
+        let figures = |p: &Option<PointReport>| {
+            p.as_ref().map(|p| {
+                let outcomes = (p.success, p.partial, p.failed, p.timeout, p.refused);
+                (p.goodput_rps, p.p99_ms, outcomes)
+            })
+        };
+        let mut all = self.points.iter().map(figures);
+        match all.next() {
+            Some(Some(first)) => self.points.len() > 1 && all.all(|f| f == Some(first)),
+            _ => false,
+        }
+    }
+
     /// Every point in the plan's order, `None` while still computing.
     pub fn points(&self) -> &[Option<PointReport>] {
         &self.points

@@ -133,6 +133,29 @@ fn poll_takes_what_arrived_without_waiting_and_ends_when_the_source_does() {
 }
 
 #[test]
+fn points_are_alike_only_once_all_have_arrived_with_the_same_figures() {
+    // ironthread's 5 runs go one at a time: every size of the server pool gives them alike.
+    let e = engine("ironthread", &[], Strategy::Bulkhead);
+    let plan = Plan::new(&e, Knob::PoolSize(SERVER_POOL)).expect("the server pool has a size");
+    let last = plan.values.len() - 1;
+    let (source, tx, _) = played(&plan, 0..last);
+    let mut partial = Sweep::new(plan.clone(), source);
+    partial.poll();
+    assert!(!partial.all_alike(), "a point is still missing");
+    drop(tx);
+    let (source, _, _) = played(&plan, 0..=last);
+    let mut full = Sweep::new(plan, source);
+    full.poll();
+    assert!(full.all_alike());
+    // tomcat-ceiling's 400 clients fill 200 threads: the size moves goodput.
+    let plan = tomcat_threads();
+    let (source, _, _) = played(&plan, 0..plan.values.len());
+    let mut varied = Sweep::new(plan, source);
+    varied.poll();
+    assert!(!varied.all_alike());
+}
+
+#[test]
 fn dropping_a_sweep_cancels_its_work() {
     let plan = tomcat_threads();
     let (source, _tx, cancel) = played(&plan, []);

@@ -104,7 +104,7 @@ fn render_progress(frame: &mut Frame, area: Rect, p: &Palette, sweep: &Sweep) {
         frame.render_widget(gauge, area);
         return;
     }
-    let text = if done == total && all_alike(sweep) {
+    let text = if sweep.all_alike() {
         format!(
             " {total} points alike: {} does not limit this load · Tab: next knob",
             sweep.plan().name
@@ -116,35 +116,6 @@ fn render_progress(frame: &mut Frame, area: Rect, p: &Palette, sweep: &Sweep) {
     };
     let line = Line::styled(fmt::fit(&text, usize::from(area.width)), p.dim);
     frame.render_widget(Paragraph::new(line), area);
-}
-
-/// Every point gave the same goodput, p99 and outcomes: the knob changes nothing here (a
-/// load that never fills the pool), which a flat chart alone does not say.
-fn all_alike(sweep: &Sweep) -> bool {
-    let mut points = sweep.points().iter();
-    let Some(Some(first)) = points.next() else {
-        return false;
-    };
-    let same = |p: &PointReport| {
-        (
-            p.goodput_rps,
-            p.p99_ms,
-            p.success,
-            p.partial,
-            p.failed,
-            p.timeout,
-            p.refused,
-        ) == (
-            first.goodput_rps,
-            first.p99_ms,
-            first.success,
-            first.partial,
-            first.failed,
-            first.timeout,
-            first.refused,
-        )
-    };
-    sweep.points().len() > 1 && points.all(|p| p.as_ref().is_some_and(same))
 }
 
 /// The points that have arrived as (value, figure) pairs, in the plan's order.

@@ -324,8 +324,9 @@ impl Engine {
                 .max_keep_alive_requests
                 .is_none_or(|max| req.conn_uses < max);
         let (holds, uses, client) = (req.holds_conn, req.conn_uses, req.client);
-        match client.and_then(|c| self.net.clients.get_mut(c as usize)) {
-            Some(state) if keep && holds => {
+        let state = client.and_then(|c| Some((c, self.net.clients.get_mut(c as usize)?)));
+        match state {
+            Some((c, state)) if keep && holds => {
                 state.conn = Some(uses);
                 state.idle_since = self.now;
                 // `keepAliveTimeout`: the poller closes a connection idle for this long. One
@@ -334,9 +335,7 @@ impl Engine {
                 if !state.idle_check {
                     state.idle_check = true;
                     let at = self.now + self.scenario.server.connector.keep_alive_timeout;
-                    if let Some(c) = client {
-                        self.events.push(at, Event::IdleTimeout { client: c });
-                    }
+                    self.events.push(at, Event::IdleTimeout { client: c });
                 }
             }
             _ => {

@@ -640,14 +640,14 @@ impl Engine {
         };
         let (outcome, detail) = req.verdict.outcome();
         let thread = req.verdict.responding_thread(req.strategy, req.handler);
-        let (client_done, handler_held, handler, client) = (
+        let (answered, handler_held, handler, client) = (
             req.answered(),
             req.serving.handler_held(),
             req.handler,
             req.client,
         );
         let kept = self.settle_connection(r);
-        let next = if client_done {
+        let next = if answered {
             self.book.late_responses += 1;
             None
         } else {

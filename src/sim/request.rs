@@ -165,6 +165,16 @@ impl Submitter {
         self != Submitter::Free
     }
 
+    /// The thread being created has come to exist: submission goes on, and its call (and
+    /// the thread) are returned to start. None when the submitter was not spawning.
+    pub fn spawned(&mut self) -> Option<(u16, ThreadRef)> {
+        let Submitter::Spawning { call, thread } = *self else {
+            return None;
+        };
+        *self = Submitter::Free;
+        Some((call, thread))
+    }
+
     /// The call running (or waiting) inline on the submitter, if any.
     pub fn inline_call(self) -> Option<u16> {
         match self {

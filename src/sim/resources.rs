@@ -242,14 +242,11 @@ impl Engine {
 
     pub(super) fn on_spawn_done(&mut self, r: ReqRef) {
         self.release_core();
-        let spawned = self.requests.get_mut(r).map(|req| {
-            let was = req.submitting;
-            if let Submitter::Spawning { .. } = was {
-                req.submitting = Submitter::Free;
-            }
-            was
-        });
-        if let Some(Submitter::Spawning { call, thread }) = spawned {
+        let spawned = self
+            .requests
+            .get_mut(r)
+            .and_then(|req| req.submitting.spawned());
+        if let Some((call, thread)) = spawned {
             self.start_spawned_call(r, call, thread);
         }
         self.resume_submitter(r);

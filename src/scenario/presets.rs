@@ -158,7 +158,7 @@ fn blame_override(error: ScenarioError, source: &str, applied: &[Applied]) -> Sc
         .and_then(|path| applied.iter().rev().find(|a| a.touches(path)));
     match culprit {
         Some(applied) => {
-            let origin = format!("{source} with --set {}", applied.spec);
+            let origin = format!("{source} with --set {}", elide(&applied.spec, 80));
             error.with_origin(origin)
         }
         None => error,
@@ -398,6 +398,26 @@ mod tests {
         assert_eq!(
             s.services[0].latency,
             Latency::Fixed(Nanos::from_millis(300))
+        );
+    }
+
+    #[test]
+    fn a_huge_overridden_value_is_elided_where_the_override_is_named_too() {
+        let sets = [format!("server.threads=1{}", "0".repeat(300))];
+        let message = load("ironthread", &sets)
+            .expect_err("far beyond the thread limit")
+            .to_string();
+        assert!(
+            message.len() < 400,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert_mentions(
+            &message,
+            &[
+                "ironthread with --set server.threads=100",
+                "(316 characters)",
+            ],
         );
     }
 

@@ -29,7 +29,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     frame.render_widget(block, area);
 
     let mut lines = counter_rows(p, snapshot, inner.width);
-    lines.push(Line::styled(rates_and_connections(snapshot), p.dim));
+    lines.push(Line::styled(
+        rates_and_connections(snapshot, inner.width),
+        p.dim,
+    ));
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -64,42 +67,64 @@ fn counter_rows(p: &Palette, snapshot: &Snapshot, width: u16) -> Vec<Line<'stati
 }
 
 /// Starving clients, the failures' own rates, then answered requests, open connections, the
-/// accept queue, late responses and dropped SYNs.
-fn rates_and_connections(snapshot: &Snapshot) -> String {
-    let failing: Vec<String> = Outcome::FAILURES
-        .iter()
-        .filter(|&&o| snapshot.outcomes.get(o) > 0)
-        .map(|&o| {
-            format!(
-                "{} {}",
-                o.name().to_lowercase(),
-                fmt::rate(snapshot.rate_of(o))
-            )
-        })
-        .collect();
-    // Starving clients are the overload story: they come first, so a narrow panel keeps them.
-    let mut extra = starving(snapshot).unwrap_or_default();
-    if !failing.is_empty() {
-        extra.push_str(&format!(" {} ·", failing.join(" · ")));
+/// accept queue, late responses and dropped SYNs: as many whole parts as fit in `width`
+/// columns, so a number is never cut (`answered 90` must not read `answered 9`).
+fn rates_and_connections(snapshot: &Snapshot, width: u16) -> String {
+    let mut line = String::new();
+    for part in line_parts(snapshot) {
+        let next = if line.is_empty() {
+            format!(" {part}")
+        } else {
+            format!(" · {part}")
+        };
+        if line.chars().count() + next.chars().count() > usize::from(width) {
+            break;
+        }
+        line.push_str(&next);
     }
-    extra.push_str(&format!(
-        " answered {} · conn {} · backlog {}",
-        fmt::count(snapshot.outcomes.answered()),
-        fmt::count(u64::from(snapshot.connections)),
-        fmt::count(u64::from(snapshot.backlog)),
+    line
+}
+
+/// The parts of the line under the counters, most important first.
+fn line_parts(snapshot: &Snapshot) -> Vec<String> {
+    // Starving clients are the overload story: they come first, so a narrow panel keeps them.
+    let mut parts: Vec<String> = starving(snapshot).into_iter().collect();
+    parts.extend(
+        Outcome::FAILURES
+            .iter()
+            .filter(|&&o| snapshot.outcomes.get(o) > 0)
+            .map(|&o| {
+                format!(
+                    "{} {}",
+                    o.name().to_lowercase(),
+                    fmt::rate(snapshot.rate_of(o))
+                )
+            }),
+    );
+    parts.push(format!(
+        "answered {}",
+        fmt::count(snapshot.outcomes.answered())
+    ));
+    parts.push(format!(
+        "conn {}",
+        fmt::count(u64::from(snapshot.connections))
+    ));
+    parts.push(format!(
+        "backlog {}",
+        fmt::count(u64::from(snapshot.backlog))
     ));
     if snapshot.late_responses > 0 {
-        extra.push_str(&format!(" · late {}", fmt::count(snapshot.late_responses)));
+        parts.push(format!("late {}", fmt::count(snapshot.late_responses)));
     }
-    extra.push_str(&longest_wait(snapshot).unwrap_or_default());
+    parts.extend(longest_wait(snapshot));
     if let Some(net) = snapshot.net.as_ref().filter(|n| n.stats.syn_drops > 0) {
-        extra.push_str(&format!(
-            " · SYN drops {} (connect p99 {} ms)",
+        parts.push(format!(
+            "SYN drops {} (connect p99 {} ms)",
             fmt::count(net.stats.syn_drops),
             fmt::ms(net.connect.p99)
         ));
     }
-    extra
+    parts
 }
 
 /// Closed clients that have not had a single answer (the longest wait comes later on the
@@ -108,7 +133,7 @@ fn starving(snapshot: &Snapshot) -> Option<String> {
     let clients = snapshot.net.as_ref()?.clients?;
     (clients.never_answered > 0).then(|| {
         format!(
-            " {}/{} clients unanswered ·",
+            "{}/{} clients unanswered",
             fmt::count(u64::from(clients.never_answered)),
             fmt::count(u64::from(clients.count)),
         )
@@ -118,10 +143,6 @@ fn starving(snapshot: &Snapshot) -> Option<String> {
 /// How long the most starved client has waited, when some client has no answer yet.
 fn longest_wait(snapshot: &Snapshot) -> Option<String> {
     let clients = snapshot.net.as_ref()?.clients?;
-    (clients.never_answered > 0).then(|| {
-        format!(
-            " · longest wait {:.1} s",
-            clients.longest_wait.as_secs_f64()
-        )
-    })
+    (clients.never_answered > 0)
+        .then(|| format!("longest wait {:.1} s", clients.longest_wait.as_secs_f64()))
 }

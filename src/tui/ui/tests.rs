@@ -51,6 +51,26 @@ fn live(strategy: Strategy) -> App {
     app(CLOSED, strategy, Nanos::from_secs(5))
 }
 
+/// The parts (split at ` · `) of the line under the outcome counters on a screen.
+fn outcome_parts(text: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.contains("answered ") || l.contains("unanswered"))
+        .expect("the line under the counters");
+    let inside = line.rsplit('│').nth(1).expect("inside the outcomes panel");
+    inside.split(" · ").map(|p| p.trim().to_string()).collect()
+}
+
+#[test]
+fn a_narrow_outcomes_panel_drops_whole_parts_and_never_cuts_a_number() {
+    // Shared at 5 s: 14 of 40 clients unanswered, then answered, conn, backlog, the wait.
+    let a = live(Strategy::Shared);
+    let wide = outcome_parts(&screen(&a, 200, 60));
+    let narrow = outcome_parts(&screen(&a, 80, 24));
+    assert!(narrow.len() < wide.len(), "{narrow:?} vs {wide:?}");
+    assert_eq!(narrow[..], wide[..narrow.len()], "a part was cut");
+}
+
 #[test]
 fn each_strategy_at_80x24() {
     for s in Strategy::ALL {

@@ -343,6 +343,8 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(progress::INTERRUPTED_EXIT)
         }
+        // Whoever read the output has gone (`| head`): nothing more to say.
+        Err(e) if e.downcast_ref::<OutputClosed>().is_some() => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -402,10 +404,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             real,
             tolerance,
         } => verify(&preset, &scenario, &real, tolerance),
-        Subcommand::Presets => {
-            print!("{}", presets_listing());
-            Ok(())
-        }
+        Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),
     }
@@ -450,22 +449,20 @@ fn articles() -> anyhow::Result<()> {
     for name in scenario::builtin_names() {
         results.extend(report::figures::evaluate(name)?);
     }
-    print!("{}", report::figures::table(&results));
-    Ok(())
+    emit(&report::figures::table(&results))
 }
 
 /// `check`: loads and validates a preset with its flags, and says what it would play.
 fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    println!(
-        "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
+    emit(&format!(
+        "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)\n",
         s.source,
         s.name,
         s.services.len(),
         s.endpoint.stages.len(),
         duration
-    );
-    Ok(())
+    ))
 }
 
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
@@ -547,7 +544,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
-    print!("{}", output.exporter().run(&s, &r, complete)?);
+    emit(&output.exporter().run(&s, &r, complete)?)?;
     if let Some((path, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
@@ -570,7 +567,7 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     progress::catch_ctrl_c();
     let traced = output.trace.is_some();
     let c = compare_output(&s, duration, output.exporter(), traced)?;
-    print!("{}", c.out);
+    emit(&c.out)?;
     if let Some((path, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
         draw(&timeline::figure(&title, &c.timelines), path, theme)?;
@@ -730,7 +727,7 @@ fn sweep(
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
-    print!("{}", output.exporter().sweep(&r)?);
+    emit(&output.exporter().sweep(&r)?)?;
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
@@ -777,7 +774,7 @@ fn run_real(
     let (s, strategy, duration) = load(preset, args)?;
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
     let r = run.report(&s);
-    print!("{}", exporter.real_run(&s, &r)?);
+    emit(&exporter.real_run(&s, &r)?)?;
     fell_behind(std::slice::from_ref(&r))
 }
 
@@ -789,7 +786,7 @@ fn compare_real(
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
     let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
-    print!("{}", exporter.real_compare(&s, &reports)?);
+    emit(&exporter.real_compare(&s, &reports)?)?;
     fell_behind(&reports)
 }
 
@@ -844,7 +841,7 @@ fn verify(
     for strategy in strategies {
         let v =
             real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
-        print!("{}", v.table());
+        emit(&v.table())?;
         passed &= v.passed();
     }
     if passed {
@@ -966,15 +963,14 @@ fn headless_instead_of_tui(
             duration.as_secs_f64() * options.time_scale
         );
         let reports = real::compare(s, duration, options).map_err(real_error)?;
-        print!("{}", table.real_compare(s, &reports)?);
+        emit(&table.real_compare(s, &reports)?)?;
         return fell_behind(&reports);
     }
     eprintln!(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \
          (open `threadlab tui` in a terminal, or see `threadlab --help`)"
     );
-    print!("{}", compare_output(s, duration, table, false)?.out);
-    Ok(())
+    emit(&compare_output(s, duration, table, false)?.out)
 }
 
 fn presets_listing() -> String {
@@ -986,3 +982,28 @@ fn presets_listing() -> String {
     }
     out
 }
+
+/// Writes `text` to stdout: every byte the CLI prints goes through here. A reader that went
+/// away (`| head`, `| true`) ends the command quietly ([`OutputClosed`], exit 0); any other
+/// write error (a full disk) is an I/O error that names its cause (exit 1).
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(OutputClosed.into()),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write the output to stdout")),
+    }
+}
+
+/// Stdout was closed by its reader: the command stops without a word (exit 0).
+#[derive(Debug)]
+struct OutputClosed;
+
+impl std::fmt::Display for OutputClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stdout was closed")
+    }
+}
+
+impl std::error::Error for OutputClosed {}

@@ -212,3 +212,62 @@ fn an_unknown_service_lists_ten_names_and_how_many_more() {
     );
     assert!(stderr.len() < 400, "{stderr}");
 }
+
+/// Runs `args` with stdout a pipe whose reading end is already closed (`| true`).
+fn into_closed_pipe(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("threadlab runs")
+}
+
+/// The short form of each command that prints, for the output tests (`articles`, which
+/// prints through the same function, plays every preset: minutes in a debug build).
+const PRINTING: [&[&str]; 5] = [
+    &["presets"],
+    &["check", "ironthread"],
+    &["run", "ironthread"],
+    &["compare", "ironthread"],
+    &["sweep", "ironthread", "--vary", "server.threads=20,30"],
+];
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
+    for args in PRINTING {
+        let out = into_closed_pipe(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_full_stdout_is_an_io_error_with_exit_1_naming_it() {
+    for args in PRINTING {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("threadlab runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("threadlab: error: cannot write the output to stdout: ")
+                && stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

@@ -484,7 +484,8 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     }
     let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
     let duration = s.duration;
-    if let Some(why) = scenario::estimate_cost(&s, duration).refusal()
+    let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
+    if let Some(why) = scenario::estimate_cost(&s, duration, served).refusal()
         && !args.preset.force
     {
         return Err(BadInput(format!(
@@ -550,6 +551,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
     }
     write_trace(output, &[&engine])?;
+    stopped_at_cap(&s, engine.cap_message())?;
     finished(
         complete,
         &format!(
@@ -573,6 +575,7 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
         draw(&timeline::figure(&title, &c.timelines), path, theme)?;
     }
     write_trace(output, &c.traced.iter().collect::<Vec<_>>())?;
+    stopped_at_cap(&s, c.capped)?;
     finished(
         c.complete,
         "the strategies played so far, the last one cut short",
@@ -601,12 +604,13 @@ fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyh
 }
 
 /// What `compare` played: its output, the charts' series, the traced engines (when a trace
-/// is wanted) and whether every strategy ran to the end.
+/// is wanted), whether every strategy ran to the end, and why one stopped at its cap.
 struct Compared {
     out: String,
     timelines: Vec<timeline::Timeline>,
     traced: Vec<threadlab::sim::Engine>,
     complete: bool,
+    capped: Option<String>,
 }
 
 fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
@@ -642,12 +646,14 @@ fn compare_output(
     let mut timelines = Vec::new();
     let mut engines = Vec::new();
     let mut complete = true;
+    let mut capped = None;
     for strategy in strategies {
         let mut rec = timeline::Recorder::new(strategy, duration);
         let engine = new_engine(s, strategy, traced);
         let (engine, done) =
             progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t));
         no_stall(&engine)?;
+        capped = engine.cap_message();
         reports.push((RunReport::new(s, &engine), done));
         timelines.push(rec.finish());
         if traced {
@@ -665,6 +671,7 @@ fn compare_output(
         timelines,
         traced: engines,
         complete,
+        capped,
     })
 }
 
@@ -723,6 +730,9 @@ fn sweep(
         strategies,
     };
     let points = plan.points().map_err(|e| BadInput(e.to_string()))?;
+    if !args.preset.force {
+        too_large_point(&plan, &points)?;
+    }
     progress::catch_ctrl_c();
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));
@@ -731,7 +741,38 @@ fn sweep(
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
+    if r.partial && !progress::interrupted() {
+        return Err(BadInput(
+            "a point stopped before its end (its requests in flight reached the most a run \
+             may hold, or its clock stalled) and is left out; lower the load or narrow --vary"
+                .into(),
+        )
+        .into());
+    }
     finished(!r.partial, "only the points that finished")
+}
+
+/// The first sweep point beyond the cost estimate's limits, refused as `run` refuses it.
+fn too_large_point(plan: &sweep::Plan, points: &[sweep::Point]) -> anyhow::Result<()> {
+    for p in points {
+        let s = &p.scenario;
+        let served = threadlab::theory::served_rps(s, &plan.strategies);
+        if let Some(why) = scenario::estimate_cost(s, s.duration, served).refusal() {
+            return Err(BadInput(format!(
+                "{}: the point {} is too large: {why}; narrow --vary, or add --force to run \
+                 it anyway",
+                s.source,
+                plan.axes
+                    .iter()
+                    .zip(&p.values)
+                    .map(|(axis, v)| format!("{}={v}", axis.path))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// A run that stopped making progress in simulated time is bad input: the scenario
@@ -739,6 +780,15 @@ fn sweep(
 fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
     match engine.stall_message() {
         Some(message) => Err(BadInput(format!("{}: {message}", engine.scenario().source)).into()),
+        None => Ok(()),
+    }
+}
+
+/// A run that stopped at its cap of requests in flight (`Engine::cap_message`) printed its
+/// report marked partial; the message says why (exit 2, as the cost estimate's refusal).
+fn stopped_at_cap(s: &Scenario, message: Option<String>) -> anyhow::Result<()> {
+    match message {
+        Some(message) => Err(BadInput(format!("{}: {message}", s.source)).into()),
         None => Ok(()),
     }
 }
@@ -970,7 +1020,9 @@ fn headless_instead_of_tui(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \
          (open `threadlab tui` in a terminal, or see `threadlab --help`)"
     );
-    emit(&compare_output(s, duration, table, false)?.out)
+    let c = compare_output(s, duration, table, false)?;
+    emit(&c.out)?;
+    stopped_at_cap(s, c.capped)
 }
 
 fn presets_listing() -> String {

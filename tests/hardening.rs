@@ -271,3 +271,51 @@ fn a_full_stdout_is_an_io_error_with_exit_1_naming_it() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn an_open_load_far_above_what_the_server_answers_is_refused_before_it_starts() {
+    // erlang-c answers 2,000/s: at 1,000,000/s the requests waiting to connect pile up.
+    for command in ["check", "run", "compare"] {
+        let args = [command, "erlang-c", "--set", "load.rate=1000000"];
+        refused(&args, &["too large", "1.2e8 calls in flight", "--force"]);
+    }
+    // Each point of a sweep is estimated like a run.
+    let sweep = ["sweep", "erlang-c", "--vary", "load.rate=1000,1000000"];
+    refused(
+        &sweep,
+        &["the point load.rate=1000000 is too large", "--force"],
+    );
+}
+
+#[test]
+fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
+    use threadlab::report::{Exporter, RunReport, export::Json};
+    use threadlab::scenario::Strategy;
+    let sets = vec!["load.rate=1000000".to_owned()];
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid preset");
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    engine.set_in_flight_cap(20_000);
+    let (engine, complete) = threadlab::progress::play_engine(
+        engine,
+        s.duration,
+        None,
+        &mut threadlab::progress::unobserved,
+    );
+    assert!(!complete);
+    assert!(engine.over_cap() && engine.halted());
+    // 20,001 in flight at about 998,000 more per second than answered: 20 ms in.
+    assert!(
+        engine.now() < threadlab::time::Nanos::from_millis(100),
+        "{}",
+        engine.now()
+    );
+    let message = engine.cap_message().expect("a message");
+    assert!(
+        message.contains("held 20001 requests in flight"),
+        "{message}"
+    );
+    assert!(message.contains("lower the rate"), "{message}");
+    let report = RunReport::new(&s, &engine);
+    let json = Json.run(&s, &report, complete).expect("a report");
+    assert!(json.starts_with("{\n  \"partial\": true,"), "{json}");
+}

@@ -327,7 +327,8 @@ impl Engine {
 
     /// The highest open-load rate the live keys and sweeps may set: [`MAX_RATE`], or lower
     /// when the scenario's duration at that rate would pile up more requests than a run may
-    /// hold (the cost estimate's limits, with what this strategy's server answers).
+    /// hold (the cost estimate's limits, with what this strategy's server answers), rounded
+    /// down to three significant digits like the rate keys' steps.
     pub fn max_rate(&self) -> f64 {
         let served = crate::theory::served_rps(&self.scenario, &[self.strategy]);
         let mut open = self.scenario.clone();
@@ -335,7 +336,12 @@ impl Engine {
             rate: MAX_RATE,
             ramp: None,
         };
-        crate::scenario::max_open_rate(&open, self.scenario.duration, served, MAX_RATE)
+        let most = crate::scenario::max_open_rate(&open, self.scenario.duration, served, MAX_RATE);
+        if most <= 0.0 || most >= MAX_RATE {
+            return most;
+        }
+        let scale = 10f64.powi(2 - most.log10().floor() as i32);
+        (most * scale).floor() / scale
     }
 
     fn set_clients(&mut self, n: u32) -> Result<String, CommandError> {
@@ -466,7 +472,7 @@ mod tests {
         // erlang-c answers 2,000/s; over its 120 s a run may pile up about 3.7 million.
         let mut e = engine("erlang-c", &[], Strategy::Sequential);
         let most = e.max_rate();
-        assert!(most > 30_000.0 && most < 33_000.0, "{most}");
+        assert_eq!(most, 32_500.0);
         let text = e.apply(Command::SetRate(1_000_000.0)).expect("grows");
         assert!(
             text.ends_with(&format!(

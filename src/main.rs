@@ -822,10 +822,11 @@ fn run_real(
     exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
+    progress::catch_ctrl_c();
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
     let r = run.report(&s);
     emit(&exporter.real_run(&s, &r)?)?;
-    fell_behind(std::slice::from_ref(&r))
+    real_finished(std::slice::from_ref(&r))
 }
 
 fn compare_real(
@@ -835,9 +836,22 @@ fn compare_real(
     exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
+    progress::catch_ctrl_c();
     let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
     emit(&exporter.real_compare(&s, &reports)?)?;
-    fell_behind(&reports)
+    real_finished(&reports)
+}
+
+/// After printing real runs: Ctrl-C made the last one partial (exit 130, as a simulated
+/// run), else whether they kept up.
+fn real_finished(reports: &[real::RealReport]) -> anyhow::Result<()> {
+    if reports.iter().any(|r| r.partial) {
+        return finished(
+            false,
+            "the real runs so far, the last one up to the scenario time it reached",
+        );
+    }
+    fell_behind(reports)
 }
 
 /// Says on stderr which real runs could not keep up; then exit 3.
@@ -887,11 +901,18 @@ fn verify(
     for &strategy in &strategies {
         real::check(&s, strategy, options).map_err(real_error)?;
     }
+    progress::catch_ctrl_c();
     let mut passed = true;
     for strategy in strategies {
         let v =
             real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
         emit(&v.table())?;
+        if v.real.partial {
+            return finished(
+                false,
+                "the strategies verified so far, the last one cut short",
+            );
+        }
         passed &= v.passed();
     }
     if passed {
@@ -1012,9 +1033,10 @@ fn headless_instead_of_tui(
              real instead (about {:.1} s of wall time each at most)",
             duration.as_secs_f64() * options.time_scale
         );
+        progress::catch_ctrl_c();
         let reports = real::compare(s, duration, options).map_err(real_error)?;
         emit(&table.real_compare(s, &reports)?)?;
-        return fell_behind(&reports);
+        return real_finished(&reports);
     }
     eprintln!(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \

@@ -30,11 +30,12 @@ impl Exporter for Table {
     }
 
     fn real_run(&self, scenario: &Scenario, run: &RealReport) -> anyhow::Result<String> {
-        Ok(real::output::run_table(scenario, run))
+        Ok(noted(real::output::run_table(scenario, run), !run.partial))
     }
 
     fn real_compare(&self, scenario: &Scenario, runs: &[RealReport]) -> anyhow::Result<String> {
-        Ok(real::output::compare_table(scenario, runs))
+        let complete = runs.iter().all(|r| !r.partial);
+        Ok(noted(real::output::compare_table(scenario, runs), complete))
     }
 
     fn sweep(&self, sweep: &SweepReport) -> anyhow::Result<String> {

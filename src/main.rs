@@ -343,6 +343,8 @@ fn main() -> ExitCode {
             eprintln!("threadlab: {e}");
             ExitCode::from(progress::INTERRUPTED_EXIT)
         }
+        // Whoever read the output has gone (`| head`): nothing more to say.
+        Err(e) if e.downcast_ref::<OutputClosed>().is_some() => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -402,10 +404,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             real,
             tolerance,
         } => verify(&preset, &scenario, &real, tolerance),
-        Subcommand::Presets => {
-            print!("{}", presets_listing());
-            Ok(())
-        }
+        Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),
     }
@@ -450,22 +449,20 @@ fn articles() -> anyhow::Result<()> {
     for name in scenario::builtin_names() {
         results.extend(report::figures::evaluate(name)?);
     }
-    print!("{}", report::figures::table(&results));
-    Ok(())
+    emit(&report::figures::table(&results))
 }
 
 /// `check`: loads and validates a preset with its flags, and says what it would play.
 fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    println!(
-        "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)",
+    emit(&format!(
+        "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)\n",
         s.source,
         s.name,
         s.services.len(),
         s.endpoint.stages.len(),
         duration
-    );
-    Ok(())
+    ))
 }
 
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
@@ -487,7 +484,8 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     }
     let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
     let duration = s.duration;
-    if let Some(why) = scenario::estimate_cost(&s, duration).refusal()
+    let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
+    if let Some(why) = scenario::estimate_cost(&s, duration, served).refusal()
         && !args.preset.force
     {
         return Err(BadInput(format!(
@@ -551,12 +549,13 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
-    print!("{}", output.exporter().run(&s, &r, complete)?);
+    emit(&output.exporter().run(&s, &r, complete)?)?;
     if let Some((path, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
         draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
     }
     write_trace(output, &[&engine])?;
+    stopped_at_cap(&s, engine.cap_message())?;
     finished(
         complete,
         &format!(
@@ -574,12 +573,13 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     progress::catch_ctrl_c();
     let traced = output.trace.is_some();
     let c = compare_output(&s, duration, output.exporter(), traced, chart.is_some())?;
-    print!("{}", c.out);
+    emit(&c.out)?;
     if let Some((path, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
         draw(&timeline::figure(&title, &c.timelines), path, theme)?;
     }
     write_trace(output, &c.traced.iter().collect::<Vec<_>>())?;
+    stopped_at_cap(&s, c.capped)?;
     finished(
         c.complete,
         "the strategies played so far, the last one cut short",
@@ -608,12 +608,13 @@ fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyh
 }
 
 /// What `compare` played: its output, the charts' series, the traced engines (when a trace
-/// is wanted) and whether every strategy ran to the end.
+/// is wanted), whether every strategy ran to the end, and why one stopped at its cap.
 struct Compared {
     out: String,
     timelines: Vec<timeline::Timeline>,
     traced: Vec<threadlab::sim::Engine>,
     complete: bool,
+    capped: Option<String>,
 }
 
 fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
@@ -669,8 +670,10 @@ fn compare_output(
     let mut timelines = Vec::new();
     let mut engines = Vec::new();
     let mut complete = true;
+    let mut capped = None;
     for (engine, done, rec) in played {
         no_stall(&engine)?;
+        capped = engine.cap_message();
         reports.push((RunReport::new(s, &engine), done));
         timelines.push(rec.finish());
         if traced {
@@ -686,6 +689,7 @@ fn compare_output(
         timelines,
         traced: engines,
         complete,
+        capped,
     })
 }
 
@@ -744,15 +748,49 @@ fn sweep(
         strategies,
     };
     let points = plan.points().map_err(|e| BadInput(e.to_string()))?;
+    if !args.preset.force {
+        too_large_point(&plan, &points)?;
+    }
     progress::catch_ctrl_c();
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
-    print!("{}", output.exporter().sweep(&r)?);
+    emit(&output.exporter().sweep(&r)?)?;
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
+    if r.partial && !progress::interrupted() {
+        return Err(BadInput(
+            "a point stopped before its end (its requests in flight reached the most a run \
+             may hold, or its clock stalled) and is left out; lower the load or narrow --vary"
+                .into(),
+        )
+        .into());
+    }
     finished(!r.partial, "only the points that finished")
+}
+
+/// The first sweep point beyond the cost estimate's limits, refused as `run` refuses it.
+fn too_large_point(plan: &sweep::Plan, points: &[sweep::Point]) -> anyhow::Result<()> {
+    for p in points {
+        let s = &p.scenario;
+        let served = threadlab::theory::served_rps(s, &plan.strategies);
+        if let Some(why) = scenario::estimate_cost(s, s.duration, served).refusal() {
+            return Err(BadInput(format!(
+                "{}: the point {} is too large: {why}; narrow --vary, or add --force to run \
+                 it anyway",
+                s.source,
+                plan.axes
+                    .iter()
+                    .zip(&p.values)
+                    .map(|(axis, v)| format!("{}={v}", axis.path))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// A run that stopped making progress in simulated time is bad input: the scenario
@@ -760,6 +798,15 @@ fn sweep(
 fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
     match engine.stall_message() {
         Some(message) => Err(BadInput(format!("{}: {message}", engine.scenario().source)).into()),
+        None => Ok(()),
+    }
+}
+
+/// A run that stopped at its cap of requests in flight (`Engine::cap_message`) printed its
+/// report marked partial; the message says why (exit 2, as the cost estimate's refusal).
+fn stopped_at_cap(s: &Scenario, message: Option<String>) -> anyhow::Result<()> {
+    match message {
+        Some(message) => Err(BadInput(format!("{}: {message}", s.source)).into()),
         None => Ok(()),
     }
 }
@@ -793,10 +840,11 @@ fn run_real(
     exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
+    progress::catch_ctrl_c();
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
     let r = run.report(&s);
-    print!("{}", exporter.real_run(&s, &r)?);
-    fell_behind(std::slice::from_ref(&r))
+    emit(&exporter.real_run(&s, &r)?)?;
+    real_finished(std::slice::from_ref(&r))
 }
 
 fn compare_real(
@@ -806,9 +854,22 @@ fn compare_real(
     exporter: &dyn Exporter,
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
+    progress::catch_ctrl_c();
     let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
-    print!("{}", exporter.real_compare(&s, &reports)?);
-    fell_behind(&reports)
+    emit(&exporter.real_compare(&s, &reports)?)?;
+    real_finished(&reports)
+}
+
+/// After printing real runs: Ctrl-C made the last one partial (exit 130, as a simulated
+/// run), else whether they kept up.
+fn real_finished(reports: &[real::RealReport]) -> anyhow::Result<()> {
+    if reports.iter().any(|r| r.partial) {
+        return finished(
+            false,
+            "the real runs so far, the last one up to the scenario time it reached",
+        );
+    }
+    fell_behind(reports)
 }
 
 /// Says on stderr which real runs could not keep up; then exit 3.
@@ -858,11 +919,18 @@ fn verify(
     for &strategy in &strategies {
         real::check(&s, strategy, options).map_err(real_error)?;
     }
+    progress::catch_ctrl_c();
     let mut passed = true;
     for strategy in strategies {
         let v =
             real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
-        print!("{}", v.table());
+        emit(&v.table())?;
+        if v.real.partial {
+            return finished(
+                false,
+                "the strategies verified so far, the last one cut short",
+            );
+        }
         passed &= v.passed();
     }
     if passed {
@@ -983,16 +1051,18 @@ fn headless_instead_of_tui(
              real instead (about {:.1} s of wall time each at most)",
             duration.as_secs_f64() * options.time_scale
         );
+        progress::catch_ctrl_c();
         let reports = real::compare(s, duration, options).map_err(real_error)?;
-        print!("{}", table.real_compare(s, &reports)?);
-        return fell_behind(&reports);
+        emit(&table.real_compare(s, &reports)?)?;
+        return real_finished(&reports);
     }
     eprintln!(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \
          (open `threadlab tui` in a terminal, or see `threadlab --help`)"
     );
-    print!("{}", compare_output(s, duration, table, false, false)?.out);
-    Ok(())
+    let c = compare_output(s, duration, table, false, false)?;
+    emit(&c.out)?;
+    stopped_at_cap(s, c.capped)
 }
 
 fn presets_listing() -> String {
@@ -1004,3 +1074,28 @@ fn presets_listing() -> String {
     }
     out
 }
+
+/// Writes `text` to stdout: every byte the CLI prints goes through here. A reader that went
+/// away (`| head`, `| true`) ends the command quietly ([`OutputClosed`], exit 0); any other
+/// write error (a full disk) is an I/O error that names its cause (exit 1).
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(OutputClosed.into()),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write the output to stdout")),
+    }
+}
+
+/// Stdout was closed by its reader: the command stops without a word (exit 0).
+#[derive(Debug)]
+struct OutputClosed;
+
+impl std::fmt::Display for OutputClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stdout was closed")
+    }
+}
+
+impl std::error::Error for OutputClosed {}

@@ -104,7 +104,9 @@ pub fn play(
     play_engine(Engine::new(scenario, strategy), limit, progress, observe)
 }
 
-/// [`play`] on an engine already set up (for example recording its thread timelines).
+/// [`play`] on an engine already set up (for example recording its thread timelines). An
+/// engine that halts (stalled, or at its cap of requests in flight: [`Engine::halted`]) ends
+/// the play there, not complete.
 pub fn play_engine(
     mut engine: Engine,
     limit: Nanos,
@@ -116,7 +118,9 @@ pub fn play_engine(
         match engine.next_event_time() {
             Some(t) if t <= limit => {
                 observe(&engine, t);
-                engine.step();
+                if !engine.step() {
+                    break;
+                }
             }
             _ => break,
         }
@@ -134,7 +138,8 @@ pub fn play_engine(
         engine.advance_to(limit);
     }
     observe(&engine, engine.now().saturating_add(Nanos(1)));
-    (engine, true)
+    let complete = !engine.halted();
+    (engine, complete)
 }
 
 /// An observer that looks at nothing.

@@ -212,3 +212,110 @@ fn an_unknown_service_lists_ten_names_and_how_many_more() {
     );
     assert!(stderr.len() < 400, "{stderr}");
 }
+
+/// Runs `args` with stdout a pipe whose reading end is already closed (`| true`).
+fn into_closed_pipe(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("threadlab runs")
+}
+
+/// The short form of each command that prints, for the output tests (`articles`, which
+/// prints through the same function, plays every preset: minutes in a debug build).
+const PRINTING: [&[&str]; 5] = [
+    &["presets"],
+    &["check", "ironthread"],
+    &["run", "ironthread"],
+    &["compare", "ironthread"],
+    &["sweep", "ironthread", "--vary", "server.threads=20,30"],
+];
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
+    for args in PRINTING {
+        let out = into_closed_pipe(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_full_stdout_is_an_io_error_with_exit_1_naming_it() {
+    for args in PRINTING {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("threadlab runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("threadlab: error: cannot write the output to stdout: ")
+                && stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn an_open_load_far_above_what_the_server_answers_is_refused_before_it_starts() {
+    // erlang-c answers 2,000/s: at 1,000,000/s the requests waiting to connect pile up.
+    for command in ["check", "run", "compare"] {
+        let args = [command, "erlang-c", "--set", "load.rate=1000000"];
+        refused(&args, &["too large", "1.2e8 calls in flight", "--force"]);
+    }
+    // Each point of a sweep is estimated like a run.
+    let sweep = ["sweep", "erlang-c", "--vary", "load.rate=1000,1000000"];
+    refused(
+        &sweep,
+        &["the point load.rate=1000000 is too large", "--force"],
+    );
+}
+
+#[test]
+fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
+    use threadlab::report::{Exporter, RunReport, export::Json};
+    use threadlab::scenario::Strategy;
+    let sets = vec!["load.rate=1000000".to_owned()];
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid preset");
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    engine.set_in_flight_cap(20_000);
+    let (engine, complete) = threadlab::progress::play_engine(
+        engine,
+        s.duration,
+        None,
+        &mut threadlab::progress::unobserved,
+    );
+    assert!(!complete);
+    assert!(engine.over_cap() && engine.halted());
+    // 20,001 in flight at about 998,000 more per second than answered: 20 ms in.
+    assert!(
+        engine.now() < threadlab::time::Nanos::from_millis(100),
+        "{}",
+        engine.now()
+    );
+    let message = engine.cap_message().expect("a message");
+    assert!(
+        message.contains("held 20001 requests in flight"),
+        "{message}"
+    );
+    assert!(message.contains("lower the rate"), "{message}");
+    let report = RunReport::new(&s, &engine);
+    let json = Json.run(&s, &report, complete).expect("a report");
+    assert!(json.starts_with("{\n  \"partial\": true,"), "{json}");
+}

@@ -122,5 +122,51 @@ fn ctrl_c_marks_a_table_partial_on_its_last_line() {
     ]);
     assert_eq!(code, Some(130), "{stderr}");
     let last = stdout.lines().last().unwrap_or_default();
-    assert!(last.starts_with("PARTIAL: stopped by Ctrl-C"), "{stdout}");
+    assert!(
+        last.starts_with("PARTIAL: stopped by Ctrl-C or at a limit"),
+        "{stdout}"
+    );
+}
+
+/// An hour of a light open load, run for real (36 s of wall time): Ctrl-C ends it first.
+const REAL_HOUR: [&str; 12] = [
+    "ironthread",
+    "--engine",
+    "real",
+    "--set",
+    "load.mode=open",
+    "--set",
+    "load.rate=5",
+    "--duration",
+    "3600s",
+    "--time-scale",
+    "0.01",
+    "--force",
+];
+
+#[test]
+fn ctrl_c_stops_a_real_run_and_prints_its_report_marked_partial_with_exit_130() {
+    let args = [&["run"][..], &REAL_HOUR, &["--format", "json"]].concat();
+    let (code, stdout, stderr) = interrupt(&args);
+    assert_eq!(code, Some(130), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    assert_eq!(report["partial"], true);
+    assert_eq!(report["engine"], "real");
+    assert!(report["simulated_s"].as_f64().expect("simulated_s") < 3600.0);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_stops_a_real_comparison_at_the_strategy_it_was_running() {
+    let args = [&["compare"][..], &REAL_HOUR].concat();
+    let (code, stdout, stderr) = interrupt(&args);
+    assert_eq!(code, Some(130), "{stderr}");
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(last.starts_with("PARTIAL: "), "{stdout}");
+    // The first strategy was running: the others never started.
+    assert_eq!(
+        stdout.matches("run for real at time scale").count(),
+        1,
+        "{stdout}"
+    );
 }

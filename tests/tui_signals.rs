@@ -1,6 +1,7 @@
 //! The TUI under signals and key floods, in a real terminal (tmux): every terminating signal
 //! restores the terminal and exits 128 + the signal; SIGTSTP gives the terminal back and
-//! SIGCONT takes it again; `q` wins over thousands of buffered keys, simulated or real.
+//! SIGCONT takes it again; `q` wins over thousands of buffered keys, simulated or real; an
+//! escape sequence that never ends swallows no key.
 
 mod tmux;
 
@@ -106,6 +107,23 @@ fn a_real_mode_tui_quits_on_q_after_two_thousand_random_keys() {
         .collect();
     tmux.type_text(&text);
     tmux.type_text("q");
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+    tmux.assert_restored();
+}
+
+/// `ESC [ <` and `ESC [ ?` begin a mouse report and a terminal reply that never end: the keys
+/// after them still work, Ctrl-C included.
+#[test]
+fn an_escape_sequence_that_never_ends_swallows_no_later_key() {
+    let tmux = Tmux::start("unended", 80, 24);
+    start_tui(&tmux, "unended", "ironthread");
+    tmux.keys(&["Escape", "[", "<"]);
+    tmux.keys(&["?"]);
+    tmux.wait_for("the help overlay", |s| s.contains("this help"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help to close", |s| !s.contains("this help"));
+    tmux.keys(&["Escape", "[", "?"]);
+    tmux.keys(&["C-c"]);
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
     tmux.assert_restored();
 }

@@ -17,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(scenario) = threadlab::scenario::parse("fuzz.toml", body, &sets) {
         // Every valid scenario gets an estimate without overflow or panic.
-        let _ = threadlab::scenario::estimate_cost(&scenario, scenario.duration).refusal();
+        let served = threadlab::theory::served_rps(&scenario, &threadlab::scenario::Strategy::ALL);
+        let _ = threadlab::scenario::estimate_cost(&scenario, scenario.duration, served).refusal();
     }
 });

@@ -113,11 +113,16 @@ pub struct RealRun {
     pub wall_s: f64,
     /// Whether this machine kept up with the scenario.
     pub pace: Pace,
+    /// Ctrl-C stopped it before its end: the figures cover the scenario time reached.
+    pub interrupted: bool,
 }
 
 /// A real run's report: the simulation's report plus what only a real run has.
 #[derive(Debug, Clone, Serialize)]
 pub struct RealReport {
+    /// Ctrl-C stopped the run: `"partial": true` first, as a simulated run says it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     #[serde(flatten)]
     pub run: RunReport,
     pub engine: &'static str,
@@ -130,6 +135,7 @@ pub struct RealReport {
 impl RealRun {
     pub fn report(&self, scenario: &Scenario) -> RealReport {
         RealReport {
+            partial: self.interrupted,
             run: RunReport::from_snapshot(
                 scenario,
                 &self.snapshot,
@@ -146,7 +152,7 @@ impl RealRun {
 }
 
 /// Runs `scenario` for real under `strategy` for `duration` of scenario time (or until a
-/// finite load ends).
+/// finite load ends, or Ctrl-C once [`crate::progress::catch_ctrl_c`] catches it).
 pub fn run(
     scenario: &Scenario,
     strategy: Strategy,
@@ -158,7 +164,8 @@ pub fn run(
 }
 
 /// Runs every strategy for real on the same scenario, one after another, after checking that
-/// each can run.
+/// each can run. Ctrl-C (see [`crate::progress::catch_ctrl_c`]) stops the one running, which
+/// is the last reported (`partial`).
 pub fn compare(
     scenario: &Scenario,
     duration: Nanos,
@@ -167,10 +174,16 @@ pub fn compare(
     for strategy in Strategy::ALL {
         check(scenario, strategy, options)?;
     }
-    Strategy::ALL
-        .iter()
-        .map(|&strategy| Ok(run(scenario, strategy, duration, options)?.report(scenario)))
-        .collect()
+    let mut reports = Vec::new();
+    for strategy in Strategy::ALL {
+        let report = run(scenario, strategy, duration, options)?.report(scenario);
+        let partial = report.partial;
+        reports.push(report);
+        if partial {
+            break;
+        }
+    }
+    Ok(reports)
 }
 
 /// Refuses what real mode cannot run safely: a bad time scale, an unsupported feature, or

@@ -35,6 +35,7 @@ pub(super) fn execute(
 ) -> Result<RealRun, RealError> {
     let running = start(scenario, strategy, duration, scale)?;
     let finished = wait_for_end(&running.world);
+    let interrupted = !finished && crate::progress::interrupted();
     let snapshot = running.snapshot(finished);
     let (run_lines, starts) = {
         let books = lock(&running.world.books);
@@ -61,6 +62,7 @@ pub(super) fn execute(
         time_scale: scale,
         wall_s,
         pace,
+        interrupted,
     })
 }
 
@@ -188,12 +190,16 @@ pub(super) fn start(
     })
 }
 
-/// Waits until a finite load has every outcome or the run's time is up. True when finished.
+/// Waits until a finite load has every outcome, the run's time is up or Ctrl-C was caught
+/// (the headless commands catch it: `progress::catch_ctrl_c`). True when finished.
 fn wait_for_end(world: &World) -> bool {
     let deadline = world.clock.at(world.limit);
     loop {
         if let Some(finished) = end_of(world) {
             return finished;
+        }
+        if crate::progress::interrupted() {
+            return false;
         }
         let now = Instant::now();
         std::thread::sleep(

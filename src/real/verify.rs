@@ -92,11 +92,15 @@ impl Verification {
         for n in &self.notes {
             let _ = writeln!(out, "Note: {n}");
         }
-        let _ = writeln!(
-            out,
-            "Result: {}\n",
-            if self.passed() { "PASS" } else { "FAIL" }
-        );
+        let result = if self.real.partial {
+            "PARTIAL: Ctrl-C stopped the real run before its end, so its figures cover less \
+             scenario time than the simulation's"
+        } else if self.passed() {
+            "PASS"
+        } else {
+            "FAIL"
+        };
+        let _ = writeln!(out, "Result: {result}\n");
         out
     }
 }

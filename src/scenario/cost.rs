@@ -29,22 +29,47 @@ const EVENTS_PER_CALL: f64 = 3.0;
 pub struct Cost {
     pub requests: f64,
     pub events: f64,
+    /// Requests in flight at the peak: those the server holds, and (an open load above what
+    /// the server answers) those still waiting to connect.
+    pub requests_in_flight: f64,
     pub calls_in_flight: f64,
     pub peak_bytes: f64,
 }
 
+/// The most requests a run may hold in flight at once with `calls_per_request` calls each:
+/// the run-time side of [`MAX_CALLS_IN_FLIGHT`] and [`MAX_PEAK_BYTES`], which the engine
+/// stops at (every request in flight keeps room for all its calls).
+pub fn max_requests_in_flight(calls_per_request: usize) -> u64 {
+    let calls = calls_per_request.max(1) as f64;
+    let by_calls = MAX_CALLS_IN_FLIGHT / calls;
+    let by_bytes = MAX_PEAK_BYTES / (REQUEST_BYTES + calls * CALL_BYTES);
+    by_calls.min(by_bytes).floor() as u64
+}
+
 /// Estimates a run of `scenario` for `duration` of simulated time (an upper bound: a closed
-/// client is counted at one request per think time or per retry floor).
-pub fn estimate_cost(scenario: &Scenario, duration: Nanos) -> Cost {
+/// client is counted at one request per think time or per retry floor). `served_rps` is the
+/// most requests per second the server answers (theory's ceiling; `None`: no ceiling): an
+/// open load above it piles up `(rate - served_rps) x duration` requests waiting to connect.
+pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f64>) -> Cost {
     let secs = duration.as_secs_f64();
     let server = &scenario.server;
     let connections = f64::from(server.max_connections) + f64::from(server.accept_count);
+    let calls = scenario.endpoint.call_count().max(1) as f64;
     let (requests, in_flight, trace_bytes) = match &scenario.load.mode {
         LoadMode::Runs { count } => (f64::from(*count), 1.0, 0.0),
         LoadMode::Open { rate, ramp } => {
             let peak = ramp.map_or(*rate, |r| r.to.max(*rate));
             let requests = peak * secs;
-            (requests, requests.min(connections), 0.0)
+            let excess = served_rps
+                .filter(|c| c.is_finite())
+                .map_or(0.0, |c| (peak - c).max(0.0));
+            // A request waiting to connect keeps room for its calls like any other.
+            let waiting = excess * secs;
+            (
+                requests,
+                (requests.min(connections) + waiting).min(requests),
+                0.0,
+            )
         }
         LoadMode::Closed { clients, think } => {
             let gap = (*think).max(CLIENT_FLOOR).as_secs_f64();
@@ -58,17 +83,52 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos) -> Cost {
             (n, n.min(connections), n * row)
         }
     };
-    let calls = scenario.endpoint.call_count().max(1) as f64;
-    let calls_in_flight = in_flight * calls;
-    Cost {
-        requests,
-        events: requests * (EVENTS_PER_REQUEST + EVENTS_PER_CALL * calls),
-        calls_in_flight,
-        peak_bytes: in_flight * REQUEST_BYTES + calls_in_flight * CALL_BYTES + trace_bytes,
+    Cost::of(requests, in_flight, calls, trace_bytes)
+}
+
+/// The highest open-load rate of `scenario` (at most `max`) whose run for `duration` stays
+/// within the limits, given what the server answers (`served_rps`, as in [`estimate_cost`]);
+/// the live rate keys stop there.
+pub fn max_open_rate(
+    scenario: &Scenario,
+    duration: Nanos,
+    served_rps: Option<f64>,
+    max: f64,
+) -> f64 {
+    let mut at = scenario.clone();
+    let mut within = |rate: f64| {
+        at.load.mode = LoadMode::Open { rate, ramp: None };
+        estimate_cost(&at, duration, served_rps).refusal().is_none()
+    };
+    if within(max) {
+        return max;
     }
+    // Bisection: the cost grows with the rate.
+    let (mut lo, mut hi) = (0.0, max);
+    for _ in 0..64 {
+        let mid = f64::midpoint(lo, hi);
+        if within(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl Cost {
+    /// `in_flight` requests held with `calls` calls each, `requests` in all.
+    fn of(requests: f64, in_flight: f64, calls: f64, trace_bytes: f64) -> Cost {
+        let calls_in_flight = in_flight * calls;
+        Cost {
+            requests,
+            events: requests * (EVENTS_PER_REQUEST + EVENTS_PER_CALL * calls),
+            requests_in_flight: in_flight,
+            calls_in_flight,
+            peak_bytes: in_flight * REQUEST_BYTES + calls_in_flight * CALL_BYTES + trace_bytes,
+        }
+    }
+
     /// Why this run is too large for a laptop, if it is.
     pub fn refusal(&self) -> Option<String> {
         let mb = |bytes: f64| format!("{:.0} MB", bytes / 1e6);
@@ -115,14 +175,18 @@ mod tests {
     fn cost(preset: &str, sets: &[&str]) -> Cost {
         let sets: Vec<String> = sets.iter().map(|s| (*s).to_owned()).collect();
         let s = load(preset, &sets).expect("valid preset");
-        estimate_cost(&s, s.duration)
+        estimate_cost(&s, s.duration, served(&s))
+    }
+
+    fn served(s: &Scenario) -> Option<f64> {
+        crate::theory::served_rps(s, &crate::scenario::Strategy::ALL)
     }
 
     #[test]
     fn every_builtin_preset_is_within_the_limits() {
         for name in crate::scenario::builtin_names() {
             let s = load(name, &[]).expect("valid preset");
-            let cost = estimate_cost(&s, s.duration);
+            let cost = estimate_cost(&s, s.duration, served(&s));
             assert_eq!(cost.refusal(), None, "{name}: {cost:?}");
         }
     }
@@ -165,5 +229,50 @@ mod tests {
             &["load.rate=1000000", "scenario.duration=\"60m\""],
         );
         assert!(c.refusal().is_some_and(|r| r.contains("events")), "{c:?}");
+    }
+
+    #[test]
+    fn an_open_load_above_what_the_server_answers_is_refused_for_the_requests_piling_up() {
+        // erlang-c answers 200 threads / 100 ms = 2,000/s: at 1,000,000/s for 120 s nearly
+        // every request waits to connect (the 8,292 connections hold almost none of them).
+        let c = cost("erlang-c", &["load.rate=1000000"]);
+        let piled = (1_000_000.0 - 2_000.0) * 120.0;
+        assert!(
+            (c.requests_in_flight - (piled + 8_292.0)).abs() < 1.0,
+            "{c:?}"
+        );
+        assert!(
+            c.refusal().is_some_and(|r| r.contains("calls in flight")),
+            "{c:?}"
+        );
+        // Below the ceiling only the connections hold requests, as before.
+        let calm = cost("erlang-c", &["load.rate=1900"]);
+        assert_eq!(calm.requests_in_flight, 8_292.0);
+    }
+
+    #[test]
+    fn the_highest_open_rate_within_the_limits_is_just_within_them() {
+        let s = load("erlang-c", &[]).expect("valid preset");
+        let served = served(&s);
+        let max = max_open_rate(&s, s.duration, served, 1e6);
+        assert!(max > 2_000.0 && max < 1e6, "{max}");
+        let mut at = s.clone();
+        at.load.mode = LoadMode::Open {
+            rate: max,
+            ramp: None,
+        };
+        assert_eq!(estimate_cost(&at, s.duration, served).refusal(), None);
+        at.load.mode = LoadMode::Open {
+            rate: max * 1.001,
+            ramp: None,
+        };
+        assert!(estimate_cost(&at, s.duration, served).refusal().is_some());
+    }
+
+    #[test]
+    fn the_run_time_cap_matches_the_estimates_limits() {
+        // One call: memory binds (2 GiB / 584 B); 10,000 calls: the calls in flight do.
+        assert_eq!(max_requests_in_flight(1), 3_677_198);
+        assert_eq!(max_requests_in_flight(10_000), 1_000);
     }
 }

@@ -294,14 +294,21 @@ impl Engine {
             return err(format!("rate must be above 0 per second, got {rate}"));
         }
         let wanted = rate;
-        let rate = rate.min(MAX_RATE);
-        if rate == old {
+        let most = self.max_rate();
+        let rate = rate.min(most);
+        // Beyond what the limits allow for this run, requests would pile up past its cap.
+        let why = if most < MAX_RATE {
+            ": faster, requests would pile up beyond the most a run may hold"
+        } else {
+            ""
+        };
+        if rate == old || (rate < old && wanted > old) {
             return err(format!(
                 "rate is already {old}/s{}",
                 if wanted > rate {
-                    ", the most allowed"
+                    format!(", the most allowed{why}")
                 } else {
-                    ""
+                    String::new()
                 }
             ));
         }
@@ -311,11 +318,30 @@ impl Engine {
         self.arrival_generation = self.arrival_generation.wrapping_add(1);
         self.schedule_next_arrival();
         let bound = if wanted > rate {
-            " (the most allowed)"
+            format!(" (the most allowed{why})")
         } else {
-            ""
+            String::new()
         };
         Ok(format!("rate {old}/s -> {rate}/s{bound}"))
+    }
+
+    /// The highest open-load rate the live keys and sweeps may set: [`MAX_RATE`], or lower
+    /// when the scenario's duration at that rate would pile up more requests than a run may
+    /// hold (the cost estimate's limits, with what this strategy's server answers), rounded
+    /// down to three significant digits like the rate keys' steps.
+    pub fn max_rate(&self) -> f64 {
+        let served = crate::theory::served_rps(&self.scenario, &[self.strategy]);
+        let mut open = self.scenario.clone();
+        open.load.mode = LoadMode::Open {
+            rate: MAX_RATE,
+            ramp: None,
+        };
+        let most = crate::scenario::max_open_rate(&open, self.scenario.duration, served, MAX_RATE);
+        if most <= 0.0 || most >= MAX_RATE {
+            return most;
+        }
+        let scale = 10f64.powi(2 - most.log10().floor() as i32);
+        (most * scale).floor() / scale
     }
 
     fn set_clients(&mut self, n: u32) -> Result<String, CommandError> {
@@ -426,13 +452,41 @@ mod tests {
 
     #[test]
     fn the_rate_stops_at_a_million_per_second() {
-        let mut e = engine("erlang-c", &[], Strategy::Sequential);
+        // One second at a million per second piles up less than a run may hold.
+        let mut e = engine(
+            "erlang-c",
+            &["scenario.duration=\"1s\""],
+            Strategy::Sequential,
+        );
         let text = e.apply(Command::SetRate(f64::MAX)).expect("grows");
         assert!(text.ends_with("-> 1000000/s (the most allowed)"), "{text}");
         let again = e.apply(Command::SetRate(f64::MAX)).map_err(|e| e.0);
         assert_eq!(
             again,
             Err("rate is already 1000000/s, the most allowed".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_rate_stops_where_requests_would_pile_up_beyond_the_cap() {
+        // erlang-c answers 2,000/s; over its 120 s a run may pile up about 3.7 million.
+        let mut e = engine("erlang-c", &[], Strategy::Sequential);
+        let most = e.max_rate();
+        assert_eq!(most, 32_500.0);
+        let text = e.apply(Command::SetRate(1_000_000.0)).expect("grows");
+        assert!(
+            text.ends_with(&format!(
+                "-> {most}/s (the most allowed: faster, requests would pile up beyond the \
+                 most a run may hold)"
+            )),
+            "{text}"
+        );
+        let again = e.apply(Command::SetRate(1_000_000.0)).map_err(|e| e.0);
+        assert!(
+            again
+                .as_ref()
+                .is_err_and(|m| m.starts_with(&format!("rate is already {most}/s"))),
+            "{again:?}"
         );
     }
 }

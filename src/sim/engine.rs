@@ -4,7 +4,10 @@
 //! read-only view in `snapshot.rs`; this file holds the state and the clock API.
 
 use crate::metrics::{Book, PoolGauges};
-use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
+use crate::scenario::{
+    LoadMode, MAX_CALLS_IN_FLIGHT, MAX_PEAK_BYTES, Scenario, ServiceId, Strategy,
+    max_requests_in_flight,
+};
 use crate::time::Nanos;
 pub use crate::topology::PoolId;
 use crate::topology::Topology;
@@ -146,6 +149,9 @@ pub struct Engine {
     pub(super) events_at_now: u64,
     /// The watchdog's limit: [`STALL_EVENTS`] unless lowered to test it.
     pub(super) stall_events: u64,
+    /// The most requests in flight before the run stops: [`max_requests_in_flight`] unless
+    /// lowered to test it.
+    pub(super) in_flight_cap: u64,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
     /// Each service's semaphore bulkhead (`semaphore`).
@@ -201,6 +207,7 @@ impl Engine {
             events_processed: 0,
             events_at_now: 0,
             stall_events: STALL_EVENTS,
+            in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
             permits: vec![PermitState::default(); scenario.services.len()],
@@ -264,12 +271,13 @@ impl Engine {
 
     /// Processes the next event (and samples the series up to its time). Returns false when
     /// there is nothing left to do.
-    /// A stalled engine (see [`Engine::stalled`]) does nothing and returns false too.
+    /// A halted engine (stalled or over its cap, see [`Engine::halted`]) does nothing and
+    /// returns false too.
     pub fn step(&mut self) -> bool {
         let Some(t) = self.events.peek_time() else {
             return false;
         };
-        if self.stalled() {
+        if self.halted() {
             return false;
         }
         self.sample_until(t);
@@ -313,6 +321,48 @@ impl Engine {
         self.stall_events = events;
     }
 
+    /// True when the run holds more requests in flight than a run may (the run-time side of
+    /// the cost estimate's limits, [`max_requests_in_flight`]): an open load above what the
+    /// server answers piles them up. The engine then stops, as when stalled.
+    pub fn over_cap(&self) -> bool {
+        self.requests_in_flight() > self.in_flight_cap
+    }
+
+    /// Requests the engine holds now (arrived or waiting to connect, not yet released).
+    pub fn requests_in_flight(&self) -> u64 {
+        self.requests.live() as u64
+    }
+
+    /// Stalled or over its cap: the engine does nothing more.
+    pub fn halted(&self) -> bool {
+        self.stalled() || self.over_cap()
+    }
+
+    /// Lowers (or raises) the most requests in flight from [`max_requests_in_flight`], so a
+    /// test can reach it without gigabytes.
+    #[doc(hidden)]
+    pub fn set_in_flight_cap(&mut self, requests: u64) {
+        self.in_flight_cap = requests;
+    }
+
+    /// What to tell the user when the run stopped at its cap (`None` while it has not).
+    pub fn cap_message(&self) -> Option<String> {
+        self.over_cap().then(|| {
+            format!(
+                "the {} run stopped at {:.3} s simulated: it held {} requests in flight, the \
+                 most a run may ({:.0e} calls in flight or {} GiB, at {} call(s) per request); \
+                 the load arrives faster than the server answers: lower the rate or give the \
+                 server more threads",
+                self.strategy,
+                self.now.as_secs_f64(),
+                self.requests_in_flight(),
+                MAX_CALLS_IN_FLIGHT,
+                MAX_PEAK_BYTES / f64::from(1u32 << 30),
+                self.scenario.endpoint.call_count().max(1)
+            )
+        })
+    }
+
     /// What to tell the user when the run has stalled (`None` while it has not).
     pub fn stall_message(&self) -> Option<String> {
         self.stalled().then(|| {
@@ -331,6 +381,10 @@ impl Engine {
             if next > t || !self.step() {
                 break;
             }
+        }
+        if self.halted() {
+            // The clock stays where the run stopped.
+            return;
         }
         self.sample_until(t);
         if t > self.now {
@@ -357,7 +411,7 @@ impl Engine {
                 _ => break,
             }
         }
-        if !self.is_finished() && !self.stalled() {
+        if !self.is_finished() && !self.halted() {
             self.advance_to(limit);
         }
     }

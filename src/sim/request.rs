@@ -372,6 +372,11 @@ impl Requests {
         ReqRef { slot, generation }
     }
 
+    /// Requests in flight (allocated and not yet released).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
     pub fn get(&self, r: ReqRef) -> Option<&Request> {
         self.slots
             .get(r.slot as usize)

@@ -61,7 +61,7 @@ pub fn table(r: &SweepReport) -> String {
         r.seed,
         r.simulated_s,
         if r.partial {
-            " -- PARTIAL: stopped by Ctrl-C, only finished points shown"
+            " -- PARTIAL: stopped by Ctrl-C or at a limit, only finished points shown"
         } else {
             ""
         }

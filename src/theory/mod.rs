@@ -20,6 +20,30 @@ mod predict;
 pub use erlang::{ErlangC, erlang_c};
 pub use predict::{ErlangPrediction, PoolCeiling, Prediction, predict};
 
+/// The fewest requests per second the server takes off the network under any of
+/// `strategies`: the lowest of its handler threads', its cores' and its connections'
+/// ceilings (`None` when none binds). An open load above it piles up requests waiting to
+/// connect, which the cost estimate counts ([`crate::scenario::estimate_cost`]). A pool that
+/// rejects answers at once, so pools' ceilings do not count here.
+pub fn served_rps(
+    scenario: &crate::scenario::Scenario,
+    strategies: &[crate::scenario::Strategy],
+) -> Option<f64> {
+    strategies
+        .iter()
+        .filter_map(|&s| {
+            let p = predict(scenario, s);
+            let single = p.single_request_ms / 1e3;
+            let connections = (single > 0.0)
+                .then(|| throughput_ceiling(f64::from(scenario.server.max_connections), single));
+            [p.server_ceiling_rps, p.cpu_ceiling_rps, connections]
+                .into_iter()
+                .flatten()
+                .reduce(f64::min)
+        })
+        .reduce(f64::min)
+}
+
 /// Little's law: `L = λ · W`.
 ///
 /// The mean number of requests in a system equals the arrival rate times the mean time each

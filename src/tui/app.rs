@@ -503,15 +503,25 @@ impl App {
         if self.source.engine().is_none() {
             return;
         }
-        // A stalled engine does nothing more (`Engine::stalled`): say so every frame rather
-        // than spend the frame's budget on it.
-        let stalled = self.driven().find(|e| e.stalled()).map(|e| {
-            format!(
-                "STALLED at {} (r resets, q quits): the {} run's clock stopped; something is \
-                 answered and retried at once",
-                e.now(),
-                e.strategy()
-            )
+        // A halted engine does nothing more (`Engine::halted`: stalled, or at its cap of
+        // requests in flight): say so every frame rather than spend the frame's budget on it.
+        let stalled = self.driven().find(|e| e.halted()).map(|e| {
+            if e.stalled() {
+                format!(
+                    "STALLED at {} (r resets, q quits): the {} run's clock stopped; something \
+                     is answered and retried at once",
+                    e.now(),
+                    e.strategy()
+                )
+            } else {
+                format!(
+                    "STOPPED at {} (r resets, q quits): the {} run holds the most requests in \
+                     flight a run may ({}); the load arrives faster than the server answers",
+                    e.now(),
+                    e.strategy(),
+                    e.requests_in_flight()
+                )
+            }
         });
         if let Some(text) = stalled {
             self.status = Some(Status::Error(text));

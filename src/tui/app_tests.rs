@@ -530,6 +530,52 @@ fn real_mode_refuses_a_run_over_the_thread_cap() {
 }
 
 #[test]
+fn a_run_at_its_cap_of_requests_in_flight_stops_and_says_so_in_the_status_line() {
+    let sets = vec!["load.rate=30000".to_owned()];
+    let s = scenario::load("erlang-c", &sets).expect("preset loads");
+    let mut a = App::new(s, Strategy::Sequential, Theme::Dark);
+    a.source
+        .engine_mut()
+        .expect("simulated")
+        .set_in_flight_cap(20_000);
+    play(&mut a, 2);
+    assert!(a.sim().over_cap());
+    let at = a.now();
+    let Status::Error(text) = status(&a) else {
+        panic!("not an error: {:?}", a.status());
+    };
+    assert!(
+        text.starts_with(&format!(
+            "STOPPED at {at} (r resets, q quits): the sequential run holds the most requests \
+             in flight a run may (20001)"
+        )),
+        "{text}"
+    );
+    play(&mut a, 1);
+    assert_eq!(a.now(), at);
+    a.press(Key::Char('r'));
+    assert!(!a.sim().over_cap());
+}
+
+#[test]
+fn the_rate_key_stops_where_requests_would_pile_up_beyond_the_cap() {
+    let s = scenario::load("erlang-c", &[]).expect("preset loads");
+    let mut a = App::new(s, Strategy::Sequential, Theme::Dark);
+    let most = a.sim().max_rate();
+    for _ in 0..40 {
+        a.press(Key::Up);
+    }
+    let LoadMode::Open { rate, .. } = a.sim().scenario().load.mode else {
+        panic!("an open load");
+    };
+    assert_eq!(rate, most);
+    let Some(Status::Error(text) | Status::Info(text)) = a.status().cloned() else {
+        panic!("no status");
+    };
+    assert!(text.contains("the most allowed"), "{text}");
+}
+
+#[test]
 fn a_stalled_engine_says_so_in_the_status_line_instead_of_freezing() {
     let mut a = app(&["load.mode=batch", "load.count=1000"], Strategy::Unbounded);
     a.source

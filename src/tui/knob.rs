@@ -93,6 +93,16 @@ impl Knob {
         }
     }
 
+    /// [`Knob::bounds`] in `engine`'s run: a rate stops where requests would pile up beyond
+    /// the most a run may hold ([`Engine::max_rate`]), so a sweep builds no point over it.
+    pub fn live_bounds(self, engine: &Engine) -> (f64, f64) {
+        let (min, max) = self.bounds();
+        match self {
+            Knob::Rate => (min, max.min(engine.max_rate()).max(min)),
+            Knob::PoolSize(_) | Knob::Clients => (min, max),
+        }
+    }
+
     /// The commands that set the knob to `value` on `engine` (empty when it is already
     /// there).
     pub fn commands(self, engine: &Engine, value: f64) -> Vec<Command> {

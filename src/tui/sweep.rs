@@ -64,7 +64,7 @@ impl Plan {
             return Err(format!("{name} cannot be swept in this run"));
         };
         let scenario = engine.scenario().clone();
-        let values = values_around(knob, current);
+        let values = values_within(knob, current, knob.live_bounds(engine));
         let values_len = values.len();
         Ok(Plan {
             knob,
@@ -148,9 +148,10 @@ fn play_until(mut engine: Engine, limit: Nanos, cancel: &AtomicBool) -> Option<E
     let mut events = 0u64;
     while !engine.is_finished() {
         match engine.next_event_time() {
-            Some(t) if t <= limit => engine.step(),
+            // A halted engine (stalled, or at its cap) ends the point where it stopped.
+            Some(t) if t <= limit && engine.step() => {}
             _ => break,
-        };
+        }
         events += 1;
         if events.is_multiple_of(CHECK_EVERY) && cancel.load(Ordering::Relaxed) {
             return None;
@@ -166,7 +167,12 @@ fn play_until(mut engine: Engine, limit: Nanos, cancel: &AtomicBool) -> Option<E
 /// within the knob's bounds, with `current` itself among them; whole numbers for sizes
 /// and clients, three significant digits for a rate.
 pub fn values_around(knob: Knob, current: f64) -> Vec<f64> {
-    let (min, max) = knob.bounds();
+    values_within(knob, current, knob.bounds())
+}
+
+/// [`values_around`] within `(min, max)` (the bounds the knob has in a given run, see
+/// [`Knob::live_bounds`]).
+fn values_within(knob: Knob, current: f64, (min, max): (f64, f64)) -> Vec<f64> {
     let base = current.max(min);
     let lo = (base / 4.0).clamp(min, max);
     let hi = (base * 3.0).clamp(min, max);

@@ -7,9 +7,9 @@ use crate::sweep::{self, SweepReport};
 
 use super::{Exporter, reports};
 
-/// The last line of a table that Ctrl-C cut short.
-const PARTIAL_NOTE: &str =
-    "PARTIAL: stopped by Ctrl-C; the figures cover the simulated time reached.\n";
+/// The last line of a table that Ctrl-C or a limit cut short.
+const PARTIAL_NOTE: &str = "PARTIAL: stopped by Ctrl-C or at a limit (stderr says which); the \
+     figures cover the simulated time reached.\n";
 
 /// Tables for people: a run's summary, the strategies side by side, a sweep's points.
 #[derive(Debug, Clone, Copy)]
@@ -30,11 +30,12 @@ impl Exporter for Table {
     }
 
     fn real_run(&self, scenario: &Scenario, run: &RealReport) -> anyhow::Result<String> {
-        Ok(real::output::run_table(scenario, run))
+        Ok(noted(real::output::run_table(scenario, run), !run.partial))
     }
 
     fn real_compare(&self, scenario: &Scenario, runs: &[RealReport]) -> anyhow::Result<String> {
-        Ok(real::output::compare_table(scenario, runs))
+        let complete = runs.iter().all(|r| !r.partial);
+        Ok(noted(real::output::compare_table(scenario, runs), complete))
     }
 
     fn sweep(&self, sweep: &SweepReport) -> anyhow::Result<String> {
@@ -42,7 +43,7 @@ impl Exporter for Table {
     }
 }
 
-/// A table, with the partial note under it when Ctrl-C cut the work short.
+/// A table, with the partial note under it when Ctrl-C or a limit cut the work short.
 fn noted(table: String, complete: bool) -> String {
     if complete {
         table

@@ -309,7 +309,7 @@ fn stderr_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Without a terminal, `tui --engine real` runs the four strategies for real and prints the
+/// Without a terminal, `tui --engine real` runs every strategy for real and prints the
 /// comparison (exit 0); what real mode refuses is bad input (exit 2), as for `run`.
 #[test]
 fn tui_with_the_real_engine_and_no_terminal_prints_the_real_comparison() {
@@ -468,4 +468,31 @@ fn a_real_run_that_keeps_up_has_no_warning() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     assert_eq!(v["pace"]["behind"], false, "{}", v["pace"]);
     assert_eq!(v["pace"]["unsent"], 0, "{}", v["pace"]);
+}
+
+/// The README counts and names the strategies as `Strategy::ALL` does.
+#[test]
+fn the_readme_counts_and_names_every_strategy() {
+    let readme = include_str!("../README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let all = threadlab::scenario::Strategy::ALL;
+    let words = [
+        "none", "one", "two", "three", "four", "five", "six", "seven", "eight",
+    ];
+    let count = words.get(all.len()).copied().unwrap_or("many");
+    for wrong in words.iter().filter(|w| **w != count) {
+        assert!(
+            !readme.contains(&format!(" {wrong} strategies")),
+            "the README says {wrong} strategies; there are {count}"
+        );
+    }
+    assert!(readme.contains(&format!("{count} strategies")));
+    let listed: Vec<String> = all.iter().map(|s| format!("`{}`", s.name())).collect();
+    assert!(
+        readme.contains(&listed.join(", ")),
+        "the README's list of strategies is not {}",
+        listed.join(", ")
+    );
 }

@@ -513,12 +513,7 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     if let Some(seed) = args.preset.seed {
         s.seed = seed;
     }
-    if let Some(d) = &args.preset.duration {
-        let d =
-            scenario::parse_duration(d).map_err(|e| BadInput(format!("--duration {d:?}: {e}")))?;
-        if d == Nanos::ZERO {
-            return Err(BadInput("--duration must be greater than 0".into()).into());
-        }
+    if let Some(d) = duration_arg(&args.preset)? {
         s.duration = d;
     }
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
@@ -537,6 +532,19 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         .into());
     }
     Ok((s, strategy, duration))
+}
+
+/// `--duration`, if given: a duration above 0.
+fn duration_arg(args: &PresetArgs) -> anyhow::Result<Option<Nanos>> {
+    let Some(text) = &args.duration else {
+        return Ok(None);
+    };
+    let d = scenario::parse_duration(text)
+        .map_err(|e| BadInput(format!("--duration {text:?}: {e}")))?;
+    if d == Nanos::ZERO {
+        return Err(BadInput("--duration must be greater than 0".into()).into());
+    }
+    Ok(Some(d))
 }
 
 /// A `--set load.FIELD=...` that the scenario's load mode ignores (`load.clients` on a `runs`
@@ -736,27 +744,33 @@ fn sweep(
         )
         .into());
     }
-    let args = ScenarioArgs {
-        strategy: None,
-        preset: preset_args,
-    };
-    let (base, _, _) = load(preset, &args)?;
-    let chart = output.plot()?;
-    let strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);
     let axes = vary
         .iter()
         .map(|v| sweep::parse_vary(v))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| BadInput(e.to_string()))?;
-    let plan = sweep::Plan {
+    let mut plan = sweep::Plan {
         preset: preset.to_owned(),
-        set: args.preset.set.clone(),
-        seed: Some(base.seed),
-        duration: Some(base.duration),
+        set: preset_args.set.clone(),
+        seed: preset_args.seed,
+        duration: duration_arg(&preset_args)?,
         axes,
-        strategies,
+        strategies: Vec::new(),
     };
     let points = plan.points().map_err(|e| BadInput(e.to_string()))?;
+    // The first point, checked as `run` checks one: a --vary or --set the load ignores.
+    let mut first = ScenarioArgs {
+        strategy: None,
+        preset: preset_args,
+    };
+    first.preset.set.extend(
+        plan.axes
+            .iter()
+            .filter_map(|a| Some(format!("{}={}", a.path, a.values.first()?))),
+    );
+    let (base, _, _) = load(preset, &first)?;
+    let chart = output.plot()?;
+    plan.strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);
     progress::catch_ctrl_c();
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");
     let r = sweep::run(&plan, &points, Some(&bar));

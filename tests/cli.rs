@@ -496,3 +496,20 @@ fn the_readme_counts_and_names_every_strategy() {
         listed.join(", ")
     );
 }
+
+/// A name a spreadsheet would take for a formula is written with a leading quote (OWASP).
+#[test]
+fn run_csv_quotes_a_thread_name_a_spreadsheet_would_run() {
+    let out = stdout(&[
+        "run",
+        "ironthread",
+        "--strategy",
+        "bulkhead",
+        "--set",
+        "strategy.bulkhead.IronThread.name=@SUM(A1)",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.contains(",'@SUM(A1)-3,"), "{out}");
+    assert!(!out.contains(",@SUM"), "{out}");
+}

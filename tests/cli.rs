@@ -513,3 +513,31 @@ fn run_csv_quotes_a_thread_name_a_spreadsheet_would_run() {
     assert!(out.contains(",'@SUM(A1)-3,"), "{out}");
     assert!(!out.contains(",@SUM"), "{out}");
 }
+
+/// Durations take hours and compounds; a bound is written in a form the parser accepts.
+#[test]
+fn durations_take_hours_and_compounds_and_bounds_are_written_as_accepted() {
+    let out = threadlab(&["check", "ironthread", "--duration", "10h"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&["check", "ironthread", "--duration", "1m30s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&[
+        "check",
+        "ironthread",
+        "--set",
+        "strategy.semaphore.max_wait=1h",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&[
+        "check",
+        "ironthread",
+        "--set",
+        "strategy.semaphore.max_wait=61m",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("at most \"1h\""),
+        "{}",
+        stderr_of(&out)
+    );
+}

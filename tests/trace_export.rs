@@ -292,6 +292,10 @@ fn a_trace_beyond_its_span_limit_says_what_it_left_out() {
         note.contains(&format!("{} spans from", summary.left_out)) && note.contains("limit 500"),
         "{note}"
     );
+    assert!(
+        note.starts_with(&format!("trace truncated: {} spans", summary.left_out)),
+        "{note}"
+    );
     let kept = events.iter().filter(|e| e["ph"] == "X").count();
     // The kept spans, plus what the 200 threads have open: a handler and its call each,
     // except on a thread between two requests of its kept-alive connection.

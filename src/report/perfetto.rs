@@ -64,8 +64,15 @@ pub fn left_out_message(runs: &[(&str, &Engine)]) -> Option<String> {
                     t.retention().per_lane
                 ));
             }
-            let label = if label.is_empty() { "trace" } else { label };
-            (!what.is_empty()).then(|| format!("{label}: {}", what.join(", ")))
+            // One run needs no label: "trace truncated: 12 spans ...".
+            let what = what.join(", ");
+            (!what.is_empty()).then(|| {
+                if label.is_empty() {
+                    what
+                } else {
+                    format!("{label}: {what}")
+                }
+            })
         })
         .collect();
     (!parts.is_empty()).then(|| format!("trace truncated: {}", parts.join("; ")))

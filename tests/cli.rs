@@ -541,3 +541,23 @@ fn durations_take_hours_and_compounds_and_bounds_are_written_as_accepted() {
         stderr_of(&out)
     );
 }
+
+/// A finite load plays until its last answer reaches the client: with a 1 s round trip the
+/// one request is answered 3 s in (handshake, request, response), and the run lasts 3 s.
+#[test]
+fn a_runs_load_lasts_until_its_last_answer_arrives() {
+    let out = stdout(&[
+        "run",
+        "ironthread",
+        "--set",
+        "load.rtt=\"1s\"",
+        "--set",
+        "load.count=1",
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(r["latency_ms"]["max"], 3000.0, "{out}");
+    assert_eq!(r["simulated_s"], 3.0, "{out}");
+    assert_eq!(r["requests"]["in_flight"], 0, "{out}");
+}

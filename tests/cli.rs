@@ -561,3 +561,40 @@ fn a_runs_load_lasts_until_its_last_answer_arrives() {
     assert_eq!(r["simulated_s"], 3.0, "{out}");
     assert_eq!(r["requests"]["in_flight"], 0, "{out}");
 }
+
+/// With every latency 0 four strategies end at t = 0 and have no rate: none is crowned by a
+/// rate the others cannot have; the most answered (then the lower p99) are.
+#[test]
+fn runs_that_take_no_time_have_no_rates_and_are_ranked_by_what_they_answered() {
+    let zero = [
+        "--set",
+        "services.user.latency=0ms",
+        "--set",
+        "services.orders.latency=0ms",
+        "--set",
+        "services.recommendations.latency=0ms",
+    ];
+    let table = stdout(&[&["compare", "ironthread"][..], &zero].concat());
+    let best = table
+        .lines()
+        .find(|l| l.starts_with("best:"))
+        .expect("best line");
+    assert!(!best.contains("shared"), "{best}");
+    assert!(
+        best.contains("sequential = bulkhead = unbounded = semaphore"),
+        "{best}"
+    );
+    assert!(table.contains("| shared "), "{table}");
+    let goodput = table
+        .lines()
+        .find(|l| l.starts_with("| goodput"))
+        .expect("goodput row");
+    assert!(goodput.contains(" - "), "{goodput}");
+    let json = stdout(&[&["compare", "ironthread", "--format", "json"][..], &zero].concat());
+    let runs: serde_json::Value = serde_json::from_str(&json).expect("json");
+    for r in runs.as_array().expect("array") {
+        let timed = r["simulated_s"].as_f64().expect("simulated_s") > 0.0;
+        assert_eq!(r["goodput_rps"].is_null(), !timed, "{r}");
+        assert_eq!(r["failure_rps"]["failed"].is_null(), !timed, "{r}");
+    }
+}

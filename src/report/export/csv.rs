@@ -53,8 +53,16 @@ fn summary_row(r: &RunReport) -> String {
         .prediction
         .ceiling_rps
         .map_or_else(String::new, |c| format!("{c:.3}"));
+    // A run that ended at t = 0 has no rates: empty cells.
+    let rate = |x: f64| {
+        if r.has_rates() {
+            format!("{x:.3}")
+        } else {
+            String::new()
+        }
+    };
     format!(
-        "{},{},{},{:.3},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.3},{:.3}",
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.3},{:.3}",
         field(&r.preset),
         r.strategy,
         r.seed,
@@ -66,8 +74,8 @@ fn summary_row(r: &RunReport) -> String {
         q.failed,
         q.timeout,
         q.refused,
-        r.throughput_rps,
-        r.goodput_rps,
+        rate(r.throughput_rps),
+        rate(r.goodput_rps),
         l.mean,
         l.p50,
         l.p90,

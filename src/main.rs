@@ -67,8 +67,11 @@ enum Subcommand {
     Compare {
         /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
         preset: String,
+        /// Not offered: compare plays every strategy. Accepted only to say so (exit 2).
+        #[arg(long, hide = true)]
+        strategy: Option<String>,
         #[command(flatten)]
-        scenario: ScenarioArgs,
+        preset_args: PresetArgs,
         #[command(flatten)]
         engine: EngineArgs,
         #[command(flatten)]
@@ -97,8 +100,8 @@ enum Subcommand {
         #[arg(long, value_name = "PATH=SPEC", required = true)]
         vary: Vec<String>,
         /// A strategy name, or `all` for every strategy (default: the preset's).
-        #[arg(long, value_name = "S|all")]
-        strategy: Option<String>,
+        #[arg(long, value_parser = strategies_arg())]
+        strategy: Option<Strategies>,
         /// Seed, duration, overrides and --force, as for `run` (each point is a full run).
         #[command(flatten)]
         preset_args: PresetArgs,
@@ -157,8 +160,8 @@ impl Default for ViewArgs {
 #[derive(Debug, Args, Default)]
 struct ScenarioArgs {
     /// Strategy (default: the preset's).
-    #[arg(long, value_enum)]
-    strategy: Option<StrategyArg>,
+    #[arg(long, value_parser = strategy_arg())]
+    strategy: Option<Strategy>,
     #[command(flatten)]
     preset: PresetArgs,
 }
@@ -194,20 +197,37 @@ struct EngineArgs {
 
 #[derive(Debug, Args)]
 struct RealArgs {
-    /// Real seconds per scenario second for real runs, 0.01..=100: 0.1 turns 100 ms into
-    /// 10 ms. Reported figures stay in scenario units.
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = time_scale)]
-    time_scale: f64,
-    /// Refuse a real run that would start more OS threads than this.
-    #[arg(long, default_value_t = real::DEFAULT_MAX_THREADS)]
-    max_threads: u64,
+    /// Real seconds per scenario second for real runs, 0.01..=100 (default 1): 0.1 turns
+    /// 100 ms into 10 ms. Reported figures stay in scenario units.
+    #[arg(long, allow_negative_numbers = true, value_parser = time_scale)]
+    time_scale: Option<f64>,
+    /// Refuse a real run that would start more OS threads than this, 1..=1000000 (default
+    /// 4096).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=scenario::MAX_REAL_THREADS))]
+    max_threads: Option<u64>,
 }
 
 impl RealArgs {
     fn options(&self) -> RealOptions {
         RealOptions {
-            time_scale: self.time_scale,
-            max_threads: self.max_threads,
+            time_scale: self.time_scale.unwrap_or(1.0),
+            max_threads: self.max_threads.unwrap_or(real::DEFAULT_MAX_THREADS),
+        }
+    }
+
+    /// `--time-scale` and `--max-threads` shape real runs only: on the simulated engine they
+    /// would be ignored, so they are refused.
+    fn refuse_on_sim(&self) -> anyhow::Result<()> {
+        let given = [
+            ("--time-scale", self.time_scale.is_some()),
+            ("--max-threads", self.max_threads.is_some()),
+        ];
+        match given.iter().find(|(_, set)| *set) {
+            Some((flag, _)) => Err(BadInput(format!(
+                "{flag} applies to real runs only; add --engine real, or drop {flag}"
+            ))
+            .into()),
+            None => Ok(()),
         }
     }
 }
@@ -265,25 +285,28 @@ enum PlotThemeArg {
     Dark,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum StrategyArg {
-    Sequential,
-    Shared,
-    Bulkhead,
-    Unbounded,
-    Semaphore,
+/// `--strategy NAME`: one of [`Strategy::ALL`], by name.
+fn strategy_arg() -> impl clap::builder::TypedValueParser<Value = Strategy> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Strategy::ALL.map(Strategy::name))
+        .try_map(|name| Strategy::from_name(&name).ok_or("not a strategy"))
 }
 
-impl From<StrategyArg> for Strategy {
-    fn from(s: StrategyArg) -> Self {
-        match s {
-            StrategyArg::Sequential => Strategy::Sequential,
-            StrategyArg::Shared => Strategy::Shared,
-            StrategyArg::Bulkhead => Strategy::Bulkhead,
-            StrategyArg::Unbounded => Strategy::Unbounded,
-            StrategyArg::Semaphore => Strategy::Semaphore,
+/// `sweep --strategy`: the strategies a sweep plays.
+#[derive(Debug, Clone)]
+struct Strategies(Vec<Strategy>);
+
+/// `sweep --strategy NAME|all`: one of [`Strategy::ALL`], or all of them.
+fn strategies_arg() -> impl clap::builder::TypedValueParser<Value = Strategies> {
+    use clap::builder::TypedValueParser as _;
+    let names = Strategy::ALL.map(Strategy::name);
+    clap::builder::PossibleValuesParser::new(names.into_iter().chain(["all"])).try_map(|name| {
+        match Strategy::from_name(&name) {
+            Some(s) => Ok(Strategies(vec![s])),
+            None if name == "all" => Ok(Strategies(Strategy::ALL.to_vec())),
+            None => Err("not a strategy"),
         }
-    }
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -371,6 +394,9 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             engine,
             real,
         } => {
+            if engine == EngineArg::Sim {
+                real.refuse_on_sim()?;
+            }
             let real = (engine == EngineArg::Real).then(|| real.options());
             open_tui(preset.as_deref(), &scenario, Screen::live(view, real))
         }
@@ -387,17 +413,25 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
         } => run_on(&preset, &scenario, &engine, &output),
         Subcommand::Compare {
             preset,
-            scenario,
+            strategy,
+            preset_args,
             engine,
             output,
-        } => compare_on(&preset, &scenario, &engine, &output),
+        } => {
+            refuse_strategy_on_compare(strategy.as_deref())?;
+            let scenario = ScenarioArgs {
+                strategy: None,
+                preset: preset_args,
+            };
+            compare_on(&preset, &scenario, &engine, &output)
+        }
         Subcommand::Sweep {
             preset,
             vary,
             strategy,
             preset_args,
             output,
-        } => sweep(&preset, preset_args, &vary, strategy.as_deref(), &output),
+        } => sweep(&preset, preset_args, &vary, strategy, &output),
         Subcommand::Verify {
             preset,
             scenario,
@@ -418,7 +452,10 @@ fn run_on(
     output: &OutputArgs,
 ) -> anyhow::Result<()> {
     match engine.engine {
-        EngineArg::Sim => run(preset, scenario, output),
+        EngineArg::Sim => {
+            engine.real.refuse_on_sim()?;
+            run(preset, scenario, output)
+        }
         EngineArg::Real => {
             sim_only_outputs(output)?;
             run_real(preset, scenario, &engine.real, output.exporter())
@@ -434,10 +471,12 @@ fn compare_on(
     output: &OutputArgs,
 ) -> anyhow::Result<()> {
     match engine.engine {
-        EngineArg::Sim => compare(preset, scenario, output),
+        EngineArg::Sim => {
+            engine.real.refuse_on_sim()?;
+            compare(preset, scenario, output)
+        }
         EngineArg::Real => {
             sim_only_outputs(output)?;
-            refuse_strategy_on_compare(scenario)?;
             compare_real(preset, scenario, &engine.real, output.exporter())
         }
     }
@@ -471,18 +510,13 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     if let Some(seed) = args.preset.seed {
         s.seed = seed;
     }
-    if let Some(d) = &args.preset.duration {
-        let d =
-            scenario::parse_duration(d).map_err(|e| BadInput(format!("--duration {d:?}: {e}")))?;
-        if d == Nanos::ZERO {
-            return Err(BadInput("--duration must be greater than 0".into()).into());
-        }
+    if let Some(d) = duration_arg(&args.preset)? {
         s.duration = d;
     }
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
     }
-    let strategy = args.strategy.map_or(s.strategy.default, Strategy::from);
+    let strategy = args.strategy.unwrap_or(s.strategy.default);
     let duration = s.duration;
     let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
     if let Some(why) = scenario::estimate_cost(&s, duration, served).refusal()
@@ -496,6 +530,19 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         .into());
     }
     Ok((s, strategy, duration))
+}
+
+/// `--duration`, if given: a duration above 0.
+fn duration_arg(args: &PresetArgs) -> anyhow::Result<Option<Nanos>> {
+    let Some(text) = &args.duration else {
+        return Ok(None);
+    };
+    let d = scenario::parse_duration(text)
+        .map_err(|e| BadInput(format!("--duration {text:?}: {e}")))?;
+    if d == Nanos::ZERO {
+        return Err(BadInput("--duration must be greater than 0".into()).into());
+    }
+    Ok(Some(d))
 }
 
 /// A `--set load.FIELD=...` that the scenario's load mode ignores (`load.clients` on a `runs`
@@ -567,7 +614,6 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
 }
 
 fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
-    refuse_strategy_on_compare(args)?;
     let (s, _, duration) = load(preset, args)?;
     let chart = output.plot()?;
     progress::catch_ctrl_c();
@@ -709,46 +755,45 @@ fn sweep(
     preset: &str,
     preset_args: PresetArgs,
     vary: &[String],
-    strategy: Option<&str>,
+    strategy: Option<Strategies>,
     output: &OutputArgs,
 ) -> anyhow::Result<()> {
-    let args = ScenarioArgs {
-        strategy: None,
-        preset: preset_args,
-    };
-    let (base, _, _) = load(preset, &args)?;
-    let chart = output.plot()?;
-    let strategies = match strategy {
-        None => vec![base.strategy.default],
-        Some("all") => Strategy::ALL.to_vec(),
-        Some(name) => vec![
-            Strategy::ALL
-                .into_iter()
-                .find(|s| s.name() == name)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
-                    BadInput(format!(
-                        "--strategy {name:?}: unknown; one of {} or all",
-                        names.join(", ")
-                    ))
-                })?,
-        ],
-    };
+    if output.trace.is_some() {
+        return Err(BadInput(
+            "sweep --trace: a sweep records no thread timelines; trace one point with \
+             run PRESET --set PATH=VALUE --trace FILE.json"
+                .into(),
+        )
+        .into());
+    }
     let axes = vary
         .iter()
         .map(|v| sweep::parse_vary(v))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| BadInput(e.to_string()))?;
-    let plan = sweep::Plan {
+    let mut plan = sweep::Plan {
         preset: preset.to_owned(),
-        set: args.preset.set.clone(),
-        seed: Some(base.seed),
-        duration: Some(base.duration),
+        set: preset_args.set.clone(),
+        seed: preset_args.seed,
+        duration: duration_arg(&preset_args)?,
         axes,
-        strategies,
+        strategies: Vec::new(),
     };
     let points = plan.points().map_err(|e| BadInput(e.to_string()))?;
-    if !args.preset.force {
+    // The first point, checked as `run` checks one: a --vary or --set the load ignores.
+    let mut first = ScenarioArgs {
+        strategy: None,
+        preset: preset_args,
+    };
+    first.preset.set.extend(
+        plan.axes
+            .iter()
+            .filter_map(|a| Some(format!("{}={}", a.path, a.values.first()?))),
+    );
+    let (base, _, _) = load(preset, &first)?;
+    let chart = output.plot()?;
+    plan.strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);
+    if !first.preset.force {
         too_large_point(&plan, &points)?;
     }
     progress::catch_ctrl_c();
@@ -812,8 +857,8 @@ fn stopped_at_cap(s: &Scenario, message: Option<String>) -> anyhow::Result<()> {
 }
 
 /// `compare` plays every strategy: a `--strategy` would be ignored, so it is refused.
-fn refuse_strategy_on_compare(args: &ScenarioArgs) -> anyhow::Result<()> {
-    if args.strategy.is_some() {
+fn refuse_strategy_on_compare(strategy: Option<&str>) -> anyhow::Result<()> {
+    if strategy.is_some() {
         return Err(BadInput(
             "compare --strategy: compare plays every strategy on the same requests; \
              use run --strategy NAME for one"
@@ -912,7 +957,7 @@ fn verify(
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
     let strategies = match args.strategy {
-        Some(st) => vec![Strategy::from(st)],
+        Some(st) => vec![st],
         None => Strategy::ALL.to_vec(),
     };
     let options = real_args.options();

@@ -309,7 +309,7 @@ fn stderr_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Without a terminal, `tui --engine real` runs the four strategies for real and prints the
+/// Without a terminal, `tui --engine real` runs every strategy for real and prints the
 /// comparison (exit 0); what real mode refuses is bad input (exit 2), as for `run`.
 #[test]
 fn tui_with_the_real_engine_and_no_terminal_prints_the_real_comparison() {
@@ -468,4 +468,133 @@ fn a_real_run_that_keeps_up_has_no_warning() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     assert_eq!(v["pace"]["behind"], false, "{}", v["pace"]);
     assert_eq!(v["pace"]["unsent"], 0, "{}", v["pace"]);
+}
+
+/// The README counts and names the strategies as `Strategy::ALL` does.
+#[test]
+fn the_readme_counts_and_names_every_strategy() {
+    let readme = include_str!("../README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let all = threadlab::scenario::Strategy::ALL;
+    let words = [
+        "none", "one", "two", "three", "four", "five", "six", "seven", "eight",
+    ];
+    let count = words.get(all.len()).copied().unwrap_or("many");
+    for wrong in words.iter().filter(|w| **w != count) {
+        assert!(
+            !readme.contains(&format!(" {wrong} strategies")),
+            "the README says {wrong} strategies; there are {count}"
+        );
+    }
+    assert!(readme.contains(&format!("{count} strategies")));
+    let listed: Vec<String> = all.iter().map(|s| format!("`{}`", s.name())).collect();
+    assert!(
+        readme.contains(&listed.join(", ")),
+        "the README's list of strategies is not {}",
+        listed.join(", ")
+    );
+}
+
+/// A name a spreadsheet would take for a formula is written with a leading quote (OWASP).
+#[test]
+fn run_csv_quotes_a_thread_name_a_spreadsheet_would_run() {
+    let out = stdout(&[
+        "run",
+        "ironthread",
+        "--strategy",
+        "bulkhead",
+        "--set",
+        "strategy.bulkhead.IronThread.name=@SUM(A1)",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.contains(",'@SUM(A1)-3,"), "{out}");
+    assert!(!out.contains(",@SUM"), "{out}");
+}
+
+/// Durations take hours and compounds; a bound is written in a form the parser accepts.
+#[test]
+fn durations_take_hours_and_compounds_and_bounds_are_written_as_accepted() {
+    let out = threadlab(&["check", "ironthread", "--duration", "10h"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&["check", "ironthread", "--duration", "1m30s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&[
+        "check",
+        "ironthread",
+        "--set",
+        "strategy.semaphore.max_wait=1h",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&[
+        "check",
+        "ironthread",
+        "--set",
+        "strategy.semaphore.max_wait=61m",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("at most \"1h\""),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+/// A finite load plays until its last answer reaches the client: with a 1 s round trip the
+/// one request is answered 3 s in (handshake, request, response), and the run lasts 3 s.
+#[test]
+fn a_runs_load_lasts_until_its_last_answer_arrives() {
+    let out = stdout(&[
+        "run",
+        "ironthread",
+        "--set",
+        "load.rtt=\"1s\"",
+        "--set",
+        "load.count=1",
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(r["latency_ms"]["max"], 3000.0, "{out}");
+    assert_eq!(r["simulated_s"], 3.0, "{out}");
+    assert_eq!(r["requests"]["in_flight"], 0, "{out}");
+}
+
+/// With every latency 0 four strategies end at t = 0 and have no rate: none is crowned by a
+/// rate the others cannot have; the most answered (then the lower p99) are.
+#[test]
+fn runs_that_take_no_time_have_no_rates_and_are_ranked_by_what_they_answered() {
+    let zero = [
+        "--set",
+        "services.user.latency=0ms",
+        "--set",
+        "services.orders.latency=0ms",
+        "--set",
+        "services.recommendations.latency=0ms",
+    ];
+    let table = stdout(&[&["compare", "ironthread"][..], &zero].concat());
+    let best = table
+        .lines()
+        .find(|l| l.starts_with("best:"))
+        .expect("best line");
+    assert!(!best.contains("shared"), "{best}");
+    assert!(
+        best.contains("sequential = bulkhead = unbounded = semaphore"),
+        "{best}"
+    );
+    assert!(table.contains("| shared "), "{table}");
+    let goodput = table
+        .lines()
+        .find(|l| l.starts_with("| goodput"))
+        .expect("goodput row");
+    assert!(goodput.contains(" - "), "{goodput}");
+    let json = stdout(&[&["compare", "ironthread", "--format", "json"][..], &zero].concat());
+    let runs: serde_json::Value = serde_json::from_str(&json).expect("json");
+    for r in runs.as_array().expect("array") {
+        let timed = r["simulated_s"].as_f64().expect("simulated_s") > 0.0;
+        assert_eq!(r["goodput_rps"].is_null(), !timed, "{r}");
+        assert_eq!(r["failure_rps"]["failed"].is_null(), !timed, "{r}");
+    }
 }

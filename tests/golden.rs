@@ -9,7 +9,12 @@
 
 use std::process::{Command, Stdio};
 
-const STRATEGIES: [&str; 4] = ["sequential", "shared", "bulkhead", "unbounded"];
+/// Every strategy's name, from the one list the command line and the reports use.
+fn strategies() -> impl Iterator<Item = &'static str> {
+    threadlab::scenario::Strategy::ALL
+        .into_iter()
+        .map(|s| s.name())
+}
 
 /// Every built-in preset, with the simulated time the guard plays (None: the preset's own).
 const PRESETS: [(&str, Option<&str>); 11] = [
@@ -65,7 +70,7 @@ fn every_preset_compares_byte_for_byte_as_pinned() {
 #[test]
 fn every_strategy_runs_byte_for_byte_as_pinned() {
     for (preset, duration) in PRESETS {
-        for strategy in STRATEGIES {
+        for strategy in strategies() {
             let args = with_duration(
                 vec!["run", preset, "--strategy", strategy, "--format", "json"],
                 duration,
@@ -77,7 +82,7 @@ fn every_strategy_runs_byte_for_byte_as_pinned() {
 
 #[test]
 fn tables_and_csv_of_the_default_preset_are_pinned() {
-    for strategy in STRATEGIES {
+    for strategy in strategies() {
         for format in ["table", "csv"] {
             let args = [
                 "run",

@@ -199,3 +199,15 @@ fn a_plot_file_that_is_not_svg_or_png_exits_2_before_running() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_chart_that_cannot_be_written_says_why_once() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("plot-into-a-directory.png");
+    std::fs::create_dir_all(&dir).expect("a directory named like a chart");
+    let chart = dir.to_string_lossy().into_owned();
+    let out = threadlab(&["run", "ironthread", "--plot", &chart]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot create the file"), "{err}");
+    assert!(!err.contains("backend error"), "{err}");
+}

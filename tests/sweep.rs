@@ -176,3 +176,59 @@ fn an_unknown_strategy_exits_2_listing_the_strategies() {
         "{err}"
     );
 }
+
+#[test]
+fn a_varied_load_field_is_checked_against_the_load_mode_and_may_come_with_it() {
+    let out = sweep(&["ironthread", "--vary", "load.clients=10,40"], "1");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("load.clients") && err.contains("runs load"),
+        "{err}"
+    );
+    let out = sweep(
+        &[
+            "ironthread",
+            "--set",
+            "load.mode=closed",
+            "--vary",
+            "load.clients=10,40",
+            "--duration",
+            "5s",
+            "--format",
+            "json",
+        ],
+        "1",
+    );
+    assert_eq!(json(&out)["points"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_pool_name_a_spreadsheet_would_run_is_quoted_in_the_csv() {
+    let out = sweep(
+        &[
+            "ironthread",
+            "--strategy",
+            "bulkhead",
+            "--set",
+            "strategy.bulkhead.IronThread.name==cmd|calc",
+            "--set",
+            "load.mode=closed",
+            "--vary",
+            "load.clients=10,40",
+            "--duration",
+            "5s",
+            "--format",
+            "csv",
+        ],
+        "1",
+    );
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(csv.contains(",'=cmd|calc,"), "{csv}");
+    assert!(!csv.contains(",=cmd"), "{csv}");
+}

@@ -292,6 +292,10 @@ fn a_trace_beyond_its_span_limit_says_what_it_left_out() {
         note.contains(&format!("{} spans from", summary.left_out)) && note.contains("limit 500"),
         "{note}"
     );
+    assert!(
+        note.starts_with(&format!("trace truncated: {} spans", summary.left_out)),
+        "{note}"
+    );
     let kept = events.iter().filter(|e| e["ph"] == "X").count();
     // The kept spans, plus what the 200 threads have open: a handler and its call each,
     // except on a thread between two requests of its kept-alive connection.
@@ -369,4 +373,45 @@ fn an_unwritable_trace_path_is_bad_input_naming_it() {
     let out = threadlab(&["run", "ironthread", "--trace", "/nonexistent-dir/t.json"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/t.json"));
+}
+
+/// Perfetto's JSON importer reads `tid` as a 32-bit number: every track id fits, and no two
+/// processes share one, in a comparison's trace too (every strategy, each with its pools).
+#[test]
+fn track_ids_fit_in_32_bits_and_belong_to_one_process() {
+    let s = scenario::load("ironthread", &[]).expect("built-in preset");
+    let engines: Vec<Engine> = Strategy::ALL
+        .iter()
+        .map(|&st| play_traced(&s, st, Nanos::from_secs(3)))
+        .collect();
+    let runs: Vec<(&str, &Engine)> = engines.iter().map(|e| (e.strategy().name(), e)).collect();
+    let mut bytes = Vec::new();
+    write_trace(&mut bytes, &runs).expect("written to memory");
+    let doc: Value = serde_json::from_slice(&bytes).expect("the trace parses as JSON");
+    let events = doc["traceEvents"].as_array().expect("traceEvents");
+    let mut process_of: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut process_names: BTreeMap<u64, String> = BTreeMap::new();
+    for e in events {
+        let pid = e["pid"].as_u64().expect("pid");
+        let tid = e["tid"].as_u64().expect("tid");
+        assert!(
+            tid <= u64::from(u32::MAX) && pid <= u64::from(u32::MAX),
+            "{e}"
+        );
+        if e["name"] == "process_name" {
+            let name = e["args"]["name"].as_str().unwrap_or("").to_string();
+            assert!(
+                process_names.insert(pid, name).is_none(),
+                "pid {pid} named twice"
+            );
+        }
+        if tid != 0 && e["ph"] != "C" {
+            let first = *process_of.entry(tid).or_insert(pid);
+            assert_eq!(first, pid, "tid {tid} in two processes: {e}");
+        }
+    }
+    assert!(process_of.len() > 20, "{} tracks", process_of.len());
+    let distinct: std::collections::BTreeSet<&String> = process_names.values().collect();
+    assert_eq!(distinct.len(), process_names.len(), "{process_names:?}");
+    assert!(process_names.len() > runs.len(), "{process_names:?}");
 }

@@ -37,8 +37,25 @@ fn grid(figure: &Figure) -> (usize, usize) {
     (figure.panels.len().div_ceil(cols).max(1), cols)
 }
 
+/// A drawing error as one message: plotters wraps the backend's own error twice, each layer
+/// with its prefix ("backend error: Drawing backend error: ..."); the backend's says it all.
 fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
+    let text = e.to_string();
+    let inner = text.strip_prefix("backend error: ").unwrap_or(&text);
+    inner
+        .strip_prefix("Drawing backend error: ")
+        .unwrap_or(inner)
+        .to_owned()
+}
+
+#[cfg(test)]
+#[test]
+fn a_drawing_error_is_said_once() {
+    assert_eq!(
+        err("backend error: Drawing backend error: Is a directory (os error 21)"),
+        "Is a directory (os error 21)"
+    );
+    assert_eq!(err("no room for the chart"), "no room for the chart");
 }
 
 /// Draws the whole figure and writes the file.

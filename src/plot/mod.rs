@@ -94,6 +94,8 @@ pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError
         message,
     };
     draw::register_font().map_err(fail)?;
+    // Said plainly before drawing, not in the drawing library's words.
+    std::fs::File::create(path).map_err(|e| fail(format!("cannot create the file: {e}")))?;
     let size = draw::size(figure);
     if extension(path) == Some("svg") {
         let root = plotters::prelude::SVGBackend::new(path, size);

@@ -97,14 +97,10 @@ impl<'a> Figures<'a> {
 
     /// Goodput, the failure rates, and the latencies of answers and of failures.
     fn rates_and_latencies(&mut self) {
-        self.add("goodput (req/s)", |r| format!("{:.2}", r.goodput_rps));
-        self.add("failed (req/s)", |r| format!("{:.2}", r.failure_rps.failed));
-        self.add("timeout (req/s)", |r| {
-            format!("{:.2}", r.failure_rps.timeout)
-        });
-        self.add("refused (req/s)", |r| {
-            format!("{:.2}", r.failure_rps.refused)
-        });
+        self.add("goodput (req/s)", |r| r.rate_text(r.goodput_rps, 2));
+        self.add("failed (req/s)", |r| r.rate_text(r.failure_rps.failed, 2));
+        self.add("timeout (req/s)", |r| r.rate_text(r.failure_rps.timeout, 2));
+        self.add("refused (req/s)", |r| r.rate_text(r.failure_rps.refused, 2));
         self.add("answered mean (ms)", |r| {
             format!("{:.1}", r.latency_ms.mean)
         });
@@ -160,7 +156,7 @@ impl<'a> Figures<'a> {
             let bottleneck = r.theory.prediction.bottleneck.clone();
             bottleneck.unwrap_or_else(|| "-".into())
         });
-        self.add("responses (req/s)", |r| format!("{:.2}", r.throughput_rps));
+        self.add("responses (req/s)", |r| r.rate_text(r.throughput_rps, 2));
         self.add("limited by", |r| super::limited_by(scenario, r));
     }
 }
@@ -190,6 +186,16 @@ fn verdict(reports: &[RunReport], best: &[usize]) -> String {
                 c.never_answered, c.count
             )
         });
+    if !reports.iter().all(RunReport::has_rates) {
+        let q = &first.requests;
+        return format!(
+            "best: {} — most answered, {} (answered p99 {:.1} ms{starving}); a run ended at \
+             t = 0, so no rate can be measured and none ranks them",
+            names.join(" = "),
+            q.success + q.partial,
+            first.latency_ms.p99
+        );
+    }
     format!(
         "best: {} — highest goodput {:.2} req/s (answered p99 {:.1} ms{starving}); goodput \
          counts success and partial answers only, never failed, timed-out or refused requests",

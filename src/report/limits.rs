@@ -6,13 +6,18 @@ use crate::scenario::Scenario;
 
 /// The strategies marked best: the highest goodput, ties broken by the lower p99 of answered
 /// requests. Both are compared as displayed (0.01 req/s, 0.1 ms), so strategies the table
-/// shows as equal are all marked. Empty when nothing was answered.
+/// shows as equal are all marked. When a run ended at t = 0 no rate exists to rank by
+/// (`RunReport::has_rates`): the most answered requests, then the lower p99, win. Empty
+/// when nothing was answered.
 pub fn best(reports: &[RunReport]) -> Vec<usize> {
+    let timed = reports.iter().all(RunReport::has_rates);
     let key = |r: &RunReport| {
-        (
-            (r.goodput_rps * 100.0).round() as i64,
-            -((r.latency_ms.p99 * 10.0).round() as i64),
-        )
+        let headline = if timed {
+            (r.goodput_rps * 100.0).round() as i64
+        } else {
+            (r.requests.success + r.requests.partial) as i64
+        };
+        (headline, -((r.latency_ms.p99 * 10.0).round() as i64))
     };
     let Some(top) = reports.iter().map(key).max() else {
         return Vec::new();

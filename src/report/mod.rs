@@ -267,6 +267,39 @@ impl From<&RunLine> for RunReportRow {
 }
 
 impl RunReport {
+    /// Whether the run lasted any simulated time. A rate needs elapsed time: a run that
+    /// ended at t = 0 (every latency and round trip 0) has none, so its rates read `-` in
+    /// tables, empty cells in CSV and `null` in JSON, and it is ranked by what it answered.
+    pub fn has_rates(&self) -> bool {
+        self.simulated_s > 0.0
+    }
+
+    /// `x`, a rate of this run, to `decimals` places; `-` when the run has no rates.
+    pub fn rate_text(&self, x: f64, decimals: usize) -> String {
+        if self.has_rates() {
+            format!("{x:.decimals$}")
+        } else {
+            "-".to_string()
+        }
+    }
+
+    /// This report as it is written out: without elapsed time its rates are not numbers
+    /// (serde writes them `null`).
+    pub fn for_output(&self) -> std::borrow::Cow<'_, RunReport> {
+        if self.has_rates() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut r = self.clone();
+        r.throughput_rps = f64::NAN;
+        r.goodput_rps = f64::NAN;
+        r.failure_rps = FailureRates {
+            failed: f64::NAN,
+            timeout: f64::NAN,
+            refused: f64::NAN,
+        };
+        std::borrow::Cow::Owned(r)
+    }
+
     /// The report of a simulated run.
     pub fn new(scenario: &Scenario, engine: &Engine) -> Self {
         Self::from_snapshot(

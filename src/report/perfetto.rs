@@ -64,8 +64,15 @@ pub fn left_out_message(runs: &[(&str, &Engine)]) -> Option<String> {
                     t.retention().per_lane
                 ));
             }
-            let label = if label.is_empty() { "trace" } else { label };
-            (!what.is_empty()).then(|| format!("{label}: {}", what.join(", ")))
+            // One run needs no label: "trace truncated: 12 spans ...".
+            let what = what.join(", ");
+            (!what.is_empty()).then(|| {
+                if label.is_empty() {
+                    what
+                } else {
+                    format!("{label}: {what}")
+                }
+            })
         })
         .collect();
     (!parts.is_empty()).then(|| format!("trace truncated: {}", parts.join("; ")))
@@ -74,11 +81,13 @@ pub fn left_out_message(runs: &[(&str, &Engine)]) -> Option<String> {
 /// Writes the timelines of `runs` (a label and an engine that recorded them) as one trace.
 pub fn write_trace<W: Write>(out: W, runs: &[(&str, &Engine)]) -> io::Result<TraceSummary> {
     let mut w = EventWriter::new(out)?;
-    for (i, (label, engine)) in runs.iter().enumerate() {
+    // Each run's pools take the next process ids, so no two runs share one.
+    let mut base = 1;
+    for (label, engine) in runs {
         if let Some(t) = engine.timeline() {
-            let base = (i as u64 + 1) * 100;
             write_run(&mut w, label, engine, t, base)?;
         }
+        base += engine.topology().specs().count() as u64;
     }
     if let Some(msg) = left_out_message(runs) {
         w.event(&Event::instant(msg, 0, 0))?;
@@ -99,15 +108,8 @@ fn pid(base: u64, pool: PoolId) -> u64 {
     base + pool as u64
 }
 
-/// A thread's track id: unique across processes, as Chrome's importer wants.
-fn tid(pid: u64, number: u32) -> u64 {
-    (pid << 32) | u64::from(number)
-}
-
-/// The track of a pool's queue.
-fn queue_tid(pid: u64) -> u64 {
-    tid(pid, u32::MAX)
-}
+/// The thread number of a pool's queue track (no thread has it).
+const QUEUE_TRACK: u32 = u32::MAX;
 
 fn write_run<W: Write>(
     w: &mut EventWriter<W>,
@@ -140,10 +142,11 @@ fn write_run<W: Write>(
             Args::SortIndex { sort_index: p },
         ))?;
         let queue = format!("{} queue", spec.name);
+        let track = w.tid(p, QUEUE_TRACK);
         w.event(&Event::meta(
             "thread_name",
             p,
-            queue_tid(p),
+            track,
             Args::Name { name: queue },
         ))?;
     }
@@ -167,7 +170,7 @@ fn write_threads<W: Write>(
                     pool: key.pool,
                     number: span.thread,
                 });
-                let track = tid(p, span.thread);
+                let track = w.tid(p, span.thread);
                 w.event(&Event::meta("thread_name", p, track, Args::Name { name }))?;
                 let sort_index = u64::from(span.thread);
                 w.event(&Event::meta(
@@ -237,7 +240,7 @@ fn write_span<W: Write>(
     (p, base): (u64, u64),
     unfinished: bool,
 ) -> io::Result<()> {
-    let track = tid(p, span.thread);
+    let track = w.tid(p, span.thread);
     let (name, args) = name_and_args(names, span, unfinished);
     w.event(&Event::complete(
         name,
@@ -261,7 +264,7 @@ fn write_span<W: Write>(
         // count makes a unique id.
         let id = w.count;
         let from_pid = pid(base, from_pool);
-        let from_track = tid(from_pid, from_number);
+        let from_track = w.tid(from_pid, from_number);
         w.event(&Event::flow("s", from_pid, from_track, at, id))?;
         w.event(&Event::flow("f", p, track, span.start, id))?;
     }
@@ -324,7 +327,7 @@ fn write_queued<W: Write>(
         request: span.request,
         unfinished,
     };
-    let track = queue_tid(p);
+    let track = w.tid(p, QUEUE_TRACK);
     let mut begin = Event::complete(name.clone(), p, track, span.start, Nanos::ZERO, args);
     begin.ph = "b";
     begin.dur = None;
@@ -498,13 +501,27 @@ impl<'a> Event<'a> {
 struct EventWriter<W: Write> {
     out: io::BufWriter<W>,
     count: u64,
+    /// Track ids handed out, by (process, thread number): 1, 2, 3... in order of first use.
+    tids: std::collections::HashMap<(u64, u32), u64>,
 }
 
 impl<W: Write> EventWriter<W> {
     fn new(out: W) -> io::Result<Self> {
         let mut out = io::BufWriter::new(out);
         out.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")?;
-        Ok(EventWriter { out, count: 0 })
+        Ok(EventWriter {
+            out,
+            count: 0,
+            tids: std::collections::HashMap::new(),
+        })
+    }
+
+    /// A thread's track id: unique across the trace's processes (Chrome's importer wants
+    /// that) and small: Perfetto's JSON importer reads `tid` as a 32-bit number, so ids are
+    /// numbered from 1 in order of first use rather than built from the process id.
+    fn tid(&mut self, pid: u64, number: u32) -> u64 {
+        let next = self.tids.len() as u64 + 1;
+        *self.tids.entry((pid, number)).or_insert(next)
     }
 
     fn event(&mut self, e: &Event<'_>) -> io::Result<()> {

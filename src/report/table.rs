@@ -168,10 +168,15 @@ fn headline(r: &RunReport, out: &mut String) {
         q.sent, q.completed, q.success, q.partial, q.failed, q.timeout, q.refused, q.in_flight
     );
     let f = &r.failure_rps;
+    let rate = |x| r.rate_text(x, 2);
     let _ = writeln!(
         out,
-        "Goodput: {:.2} req/s answered (success + partial) · failed {:.2}/s, timeout {:.2}/s, refused {:.2}/s · responses {:.2}/s",
-        r.goodput_rps, f.failed, f.timeout, f.refused, r.throughput_rps
+        "Goodput: {} req/s answered (success + partial) · failed {}/s, timeout {}/s, refused {}/s · responses {}/s",
+        rate(r.goodput_rps),
+        rate(f.failed),
+        rate(f.timeout),
+        rate(f.refused),
+        rate(r.throughput_rps)
     );
     let _ = writeln!(
         out,
@@ -283,9 +288,9 @@ fn theory(r: &RunReport, out: &mut String) {
     if let Some(x) = p.throughput_rps {
         let _ = write!(
             out,
-            "Expected: {} req/s (measured goodput {:.2})",
+            "Expected: {} req/s (measured goodput {})",
             rps(x),
-            r.goodput_rps
+            r.rate_text(r.goodput_rps, 2)
         );
         if let Some(ms) = p.latency_ms {
             let _ = write!(out, ", mean latency {ms:.1} ms");

@@ -1,33 +1,76 @@
-//! Durations as presets write them: a decimal number and a unit, `"250ms"`, `"1.5s"`, `"0ms"`.
-//! A unit is required so `timeout = 2` never silently means 2 ns or 2 s.
+//! Durations as presets write them: a decimal number and a unit, `"250ms"`, `"1.5s"`, `"0ms"`,
+//! `"10h"`, or several such parts from the largest unit down, `"1m30s"`, `"1h30m"`. A unit is
+//! required so `timeout = 2` never silently means 2 ns or 2 s.
 
 use std::fmt;
 
 use crate::time::Nanos;
 
 /// What a duration must look like; every duration error ends with it.
-pub const DURATION_FORM: &str =
-    "expected a number followed by ns, us, ms, s or m, like \"250ms\" or \"1.5s\"";
+pub const DURATION_FORM: &str = "expected a number followed by h, m, s, ms, us or ns, or \
+                                 several from the largest unit down, like \"250ms\", \"1.5s\" \
+                                 or \"1m30s\"";
 
-/// Parses `"250ms"`, `"1.5s"`, `"2m"`, `"0ms"` into nanoseconds, rounding to the nearest one.
+/// The units, largest first, with their length in nanoseconds.
+const UNITS: [(&str, u128); 7] = [
+    ("h", 3_600_000_000_000),
+    ("m", 60_000_000_000),
+    ("s", 1_000_000_000),
+    ("ms", 1_000_000),
+    ("us", 1_000),
+    ("µs", 1_000),
+    ("ns", 1),
+];
+
+/// Parses `"250ms"`, `"1.5s"`, `"2m"`, `"10h"`, `"1m30s"`, `"0ms"` into nanoseconds, rounding
+/// each part to the nearest one.
 pub fn parse_duration(text: &str) -> Result<Nanos, DurationError> {
     if text.starts_with('-') {
         return Err(DurationError::Negative);
     }
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let scale: u128 = match unit {
-        "ns" => 1,
-        "us" | "µs" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "" if !number.is_empty() => return Err(DurationError::MissingUnit),
-        _ if number.is_empty() => return Err(DurationError::Malformed),
-        _ => return Err(DurationError::UnknownUnit(unit.to_owned())),
-    };
+    if text.is_empty() {
+        return Err(DurationError::Malformed);
+    }
+    let mut rest = text;
+    let mut total: u128 = 0;
+    // Units must come largest first, each once: "1m30s", not "30s1m" or "1s1s".
+    let mut smaller_than = u128::MAX;
+    while !rest.is_empty() {
+        let split = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        let (number, after) = rest.split_at(split);
+        let unit_end = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_end);
+        let scale = match UNITS.iter().find(|(name, _)| *name == unit) {
+            Some(&(_, scale)) => scale,
+            None if unit.is_empty() && !number.is_empty() => {
+                return Err(DurationError::MissingUnit);
+            }
+            None if number.is_empty() => return Err(DurationError::Malformed),
+            None => return Err(DurationError::UnknownUnit(unit.to_owned())),
+        };
+        if scale >= smaller_than {
+            return Err(DurationError::Malformed);
+        }
+        smaller_than = scale;
+        total = total
+            .checked_add(part(number, scale)?)
+            .ok_or(DurationError::TooLarge)?;
+        rest = next;
+    }
+    // u64::MAX is `Nanos::NEVER`, which no preset value may mean.
+    match u64::try_from(total) {
+        Ok(n) if n < u64::MAX => Ok(Nanos(n)),
+        _ => Err(DurationError::TooLarge),
+    }
+}
+
+/// One `number unit` part in nanoseconds: `number` is decimal digits with at most one point
+/// between digits.
+fn part(number: &str, scale: u128) -> Result<u128, DurationError> {
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if whole.is_empty() || !digits_only(whole) || !digits_only(fraction) {
@@ -45,15 +88,10 @@ pub fn parse_duration(text: &str) -> Result<Nanos, DurationError> {
     } else {
         fraction.parse().map_err(|_| DurationError::Malformed)?
     };
-    let nanos = whole
+    whole
         .checked_mul(scale)
         .and_then(|w| w.checked_add((fraction * scale + denominator / 2) / denominator))
-        .ok_or(DurationError::TooLarge)?;
-    // u64::MAX is `Nanos::NEVER`, which no preset value may mean.
-    match u64::try_from(nanos) {
-        Ok(n) if n < u64::MAX => Ok(Nanos(n)),
-        _ => Err(DurationError::TooLarge),
-    }
+        .ok_or(DurationError::TooLarge)
 }
 
 /// Why a duration string was rejected. Displays as a sentence fragment after the value.
@@ -101,6 +139,20 @@ mod tests {
     }
 
     #[test]
+    fn hours_and_compounds_parse_largest_unit_first() {
+        assert_eq!(parse_duration("10h"), Ok(Nanos::from_secs(36_000)));
+        assert_eq!(parse_duration("1h"), Ok(Nanos::from_secs(3_600)));
+        assert_eq!(parse_duration("1m30s"), Ok(Nanos::from_secs(90)));
+        assert_eq!(parse_duration("1h30m"), Ok(Nanos::from_secs(5_400)));
+        assert_eq!(parse_duration("1.5h"), Ok(Nanos::from_secs(5_400)));
+        assert_eq!(parse_duration("2s500ms"), Ok(Nanos::from_millis(2_500)));
+        assert_eq!(parse_duration("1s250us3ns"), Ok(Nanos(1_000_250_003)));
+        assert_eq!(parse_duration("30s1m"), Err(DurationError::Malformed));
+        assert_eq!(parse_duration("1s1s"), Err(DurationError::Malformed));
+        assert_eq!(parse_duration("1m30"), Err(DurationError::MissingUnit));
+    }
+
+    #[test]
     fn decimals_and_zero_parse() {
         assert_eq!(parse_duration("1.5s"), Ok(Nanos::from_millis(1500)));
         assert_eq!(parse_duration("0.25ms"), Ok(Nanos::from_micros(250)));
@@ -112,7 +164,7 @@ mod tests {
     fn missing_unit_is_rejected_with_the_expected_form() {
         let error = parse_duration("250").expect_err("rejected");
         assert_eq!(error, DurationError::MissingUnit);
-        assert!(error.to_string().contains("ns, us, ms, s or m"));
+        assert!(error.to_string().contains("h, m, s, ms, us or ns"));
     }
 
     #[test]
@@ -128,8 +180,8 @@ mod tests {
             Err(DurationError::UnknownUnit(" ms".into()))
         );
         assert_eq!(
-            parse_duration("1h"),
-            Err(DurationError::UnknownUnit("h".into()))
+            parse_duration("1d"),
+            Err(DurationError::UnknownUnit("d".into()))
         );
         assert_eq!(
             parse_duration("5msx"),

@@ -29,6 +29,14 @@ pub enum ScenarioError {
     #[error("--set {spec}: {reason}")]
     Override { spec: String, reason: String },
 
+    /// Two `--set` (or a `--set` and a sweep's `--vary`) of one field: neither is dropped.
+    #[error("--set {spec}: sets `{path}`, which --set {earlier} sets too; give each field once")]
+    SetTwice {
+        spec: String,
+        path: String,
+        earlier: String,
+    },
+
     /// TOML that does not fit the schema: an unknown field, a wrong type, a missing field.
     /// `message` is serde's, which lists the expected fields or type.
     #[error("{origin}: {}: {message}", display_path(path))]

@@ -39,6 +39,8 @@ pub const MAX_SYN_RETRIES: u32 = 20;
 pub const MAX_KEEP_ALIVE_REQUESTS: u32 = 1_000_000;
 /// Allowed `--time-scale` (real seconds per scenario second).
 pub const TIME_SCALE: RangeInclusive<f64> = 0.01..=100.0;
+/// `--max-threads`: the most OS threads a real run may start.
+pub const MAX_REAL_THREADS: u64 = 1_000_000;
 /// Allowed `--tolerance` of `verify` (a relative difference).
 pub const TOLERANCE: RangeInclusive<f64> = 0.0..=10.0;
 /// Largest seed (a preset's TOML integer stops there; `--seed` too).

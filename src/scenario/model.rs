@@ -442,6 +442,11 @@ impl Strategy {
         }
     }
 
+    /// The strategy called `name` ([`Strategy::name`]).
+    pub fn from_name(name: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|s| s.name() == name)
+    }
+
     /// The handler makes the endpoint's calls itself, one after another (no executor), and
     /// the request fails at the first call that fails without fallback.
     pub fn calls_inline(self) -> bool {

@@ -27,22 +27,32 @@ impl Applied {
     }
 }
 
-/// Applies every spec in order; a later spec wins over an earlier one for the same field.
+/// Applies every spec in order. A field is set once: a spec that would overwrite what an
+/// earlier one set (the same field, or a table holding it), however the path spells an array
+/// element (`services.0` and `services.user`), is refused rather than one of them ignored.
+/// A later spec may set a field inside a table an earlier one wrote: both take effect.
 pub fn apply(table: &mut Table, specs: &[String]) -> Result<Vec<Applied>, ScenarioError> {
-    specs
-        .iter()
-        .map(|spec| {
-            apply_one(table, spec)
-                .map(|path| Applied {
-                    spec: spec.clone(),
-                    path,
-                })
-                .map_err(|reason| ScenarioError::Override {
-                    spec: elide(spec, 80),
-                    reason,
-                })
-        })
-        .collect()
+    let mut applied: Vec<Applied> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let fail = |reason| ScenarioError::Override {
+            spec: elide(spec, 80),
+            reason,
+        };
+        let path = apply_one(table, spec).map_err(fail)?;
+        let this = Applied {
+            spec: spec.clone(),
+            path,
+        };
+        if let Some(earlier) = applied.iter().find(|a| within(&this.path, &a.path)) {
+            return Err(ScenarioError::SetTwice {
+                spec: elide(spec, 80),
+                path: this.path,
+                earlier: elide(&earlier.spec, 80),
+            });
+        }
+        applied.push(this);
+    }
+    Ok(applied)
 }
 
 fn apply_one(table: &mut Table, spec: &str) -> Result<String, String> {
@@ -321,6 +331,37 @@ mod tests {
             .expect_err("rejected")
             .to_string();
         assert!(message.contains("`scenario.name` is a string"), "{message}");
+    }
+
+    #[test]
+    fn a_field_set_twice_is_refused_however_its_element_is_named() {
+        let message = set(&["services.0.failure=0.5", "services.user.failure=0"])
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            message.contains("--set services.user.failure=0")
+                && message.contains("--set services.0.failure=0.5 sets too"),
+            "{message}"
+        );
+        let message = set(&["load.timeout=2s", "load.timeout=3s"])
+            .expect_err("refused")
+            .to_string();
+        assert!(message.contains("give each field once"), "{message}");
+        let message = set(&["services.user.latency=1s", "services.user={name=\"user\"}"])
+            .expect_err("a table holding a field set before")
+            .to_string();
+        assert!(message.contains("sets too"), "{message}");
+        set(&[
+            "services.user.failure=0",
+            "services.recommendations.failure=0",
+        ])
+        .expect("two fields apply");
+        let (table, _) = set(&["services.user={name=\"user\"}", "services.user.failure=0.5"])
+            .expect("a field inside a table set before applies");
+        assert_eq!(
+            get(&table, &["services", "0", "failure"]),
+            &Value::Float(0.5)
+        );
     }
 
     #[test]

@@ -229,7 +229,7 @@ fn keep_alive_may_be_zero_but_must_be_a_duration() {
         &message,
         &[
             "strategy.bulkhead[0].keep_alive = \"soon\"",
-            "ns, us, ms, s or m",
+            "h, m, s, ms, us or ns",
         ],
     );
 }

@@ -63,7 +63,7 @@ fn duration_without_unit_is_rejected_with_the_expected_form() {
         &[
             "scenario.duration = \"60\"",
             "has no unit",
-            "ns, us, ms, s or m",
+            "h, m, s, ms, us or ns",
         ],
     );
 }

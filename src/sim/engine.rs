@@ -96,6 +96,9 @@ pub(super) enum Event {
     IdleTimeout { client: u32 },
     /// A common-pool worker that `signalWork` woke or started runs its scan.
     Signalled { pool: u32, slot: Slot },
+    /// A finite load's answer reaches its client (half a round trip after the server wrote
+    /// it): the load has not finished before. Nothing else happens.
+    AnswerArrives,
 }
 
 pub use crate::metrics::ServiceStats;
@@ -145,6 +148,8 @@ pub struct Engine {
     /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
     pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
+    /// When the latest answer reached its client: a finite load ends there.
+    pub(super) last_answer: Nanos,
     /// Events handled since simulated time last moved; see [`STALL_EVENTS`].
     pub(super) events_at_now: u64,
     /// The watchdog's limit: [`STALL_EVENTS`] unless lowered to test it.
@@ -205,6 +210,7 @@ impl Engine {
             log: std::collections::VecDeque::new(),
             runs: Vec::new(),
             events_processed: 0,
+            last_answer: Nanos::ZERO,
             events_at_now: 0,
             stall_events: STALL_EVENTS,
             in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
@@ -416,8 +422,14 @@ impl Engine {
         }
     }
 
-    /// True when a finite load (`runs`, `batch`) has issued every request and each has ended.
+    /// True when a finite load (`runs`, `batch`, `trace`) has issued every request, each has
+    /// ended and its answer has reached the client.
     pub fn is_finished(&self) -> bool {
+        self.now >= self.last_answer && self.all_ended()
+    }
+
+    /// Whether a finite load has issued every request and each has ended (at the server).
+    fn all_ended(&self) -> bool {
         match self.load {
             LoadMode::Runs { count } | LoadMode::Batch { count } => {
                 self.book.sent() >= u64::from(count)
@@ -457,6 +469,7 @@ impl Engine {
             }
             Event::ErrorCpuDone { req } => self.on_error_cpu_done(req),
             Event::Signalled { pool, slot } => self.on_signalled(pool as usize, slot),
+            Event::AnswerArrives => {}
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool as usize)

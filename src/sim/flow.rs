@@ -796,6 +796,15 @@ impl Engine {
             detail,
         };
         let client = req.client;
+        // A finite load ends when its last answer has reached the client, not when the
+        // server wrote it: `simulated_s` and the rates count to there.
+        let finite = !matches!(self.load, LoadMode::Open { .. } | LoadMode::Closed { .. });
+        if finite && at > self.last_answer {
+            self.last_answer = at;
+            if at > self.now {
+                self.events.push(at, Event::AnswerArrives);
+            }
+        }
         self.count_answer(client, outcome, at);
         self.book.record(self.now, latency, outcome);
         self.push_log(LogEntry::Run(row));

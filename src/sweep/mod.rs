@@ -45,6 +45,12 @@ pub enum SweepError {
         value: String,
         error: Box<ScenarioError>,
     },
+    /// A varied field that another `--vary` or a `--set` sets too.
+    #[error("--vary {path}: {error}")]
+    Twice {
+        path: String,
+        error: Box<ScenarioError>,
+    },
     #[error(
         "--vary: the grid has {0} points, more than the {MAX_POINTS} a sweep may have; the allowed form is {VARY_FORM}"
     )]
@@ -144,6 +150,14 @@ impl Plan {
     /// A scenario error that an axis's override caused names that `--vary`.
     fn blame(&self, values: &[String], error: ScenarioError) -> SweepError {
         let text = error.to_string();
+        if matches!(error, ScenarioError::SetTwice { .. })
+            && let Some(axis) = self.axes.iter().find(|a| text.contains(&a.path))
+        {
+            return SweepError::Twice {
+                path: axis.path.clone(),
+                error: Box::new(error),
+            };
+        }
         match self
             .axes
             .iter()

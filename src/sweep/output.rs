@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{PointReport, SweepReport};
+use crate::report::export::csv_field;
 
 /// Columns after the varied values: header and cell.
 type Column = (&'static str, fn(&PointReport) -> String);
@@ -106,22 +107,14 @@ pub fn csv(r: &SweepReport) -> String {
         "{}",
         headers
             .iter()
-            .map(|h| quote(h))
+            .map(|h| csv_field(h))
             .collect::<Vec<_>>()
             .join(",")
     );
     for row in rows {
-        let mut cells: Vec<String> = row.iter().map(|c| quote(c)).collect();
+        let mut cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
         cells.push(r.partial.to_string());
         let _ = writeln!(out, "{}", cells.join(","));
     }
     out
-}
-
-fn quote(cell: &str) -> String {
-    if cell.contains([',', '"', '\n']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell.to_owned()
-    }
 }

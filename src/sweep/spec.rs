@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::scenario::short_number as short;
+
 /// The most points one sweep may have (the product of its axes).
 pub const MAX_POINTS: usize = 10_000;
 
@@ -79,19 +81,29 @@ fn number(text: &str) -> Result<f64, String> {
 /// written `7`, which integer fields accept).
 fn linear(a: f64, b: f64, step: f64) -> Result<Vec<String>, String> {
     if step <= 0.0 {
-        return Err(format!("the step is {step}; it must be greater than 0"));
+        return Err(format!(
+            "the step is {}; it must be greater than 0",
+            short(step)
+        ));
     }
     if b < a {
         return Err(format!(
-            "the range {a}..{b} is empty (its end is below its start)"
+            "the range {}..{} is empty (its end is below its start)",
+            short(a),
+            short(b)
         ));
     }
-    let count = ((b - a) / step + 1e-9).floor() + 1.0;
-    if count > MAX_POINTS as f64 {
+    // Bounded before it is counted or printed: a tiny step gives an astronomic count.
+    let steps = (b - a) / step + 1e-9;
+    if steps >= MAX_POINTS as f64 {
         return Err(format!(
-            "{count} values, more than the {MAX_POINTS} points a sweep may have"
+            "the step {} gives more than the {MAX_POINTS} points a sweep may have from {} to {}",
+            short(step),
+            short(a),
+            short(b)
         ));
     }
+    let count = steps.floor() + 1.0;
     let whole = [a, b, step].iter().all(|v| v.fract() == 0.0);
     Ok((0..count as usize)
         .map(|i| show(a + step * i as f64, whole))
@@ -100,14 +112,22 @@ fn linear(a: f64, b: f64, step: f64) -> Result<Vec<String>, String> {
 
 fn geometric(a: f64, b: f64, factor: f64) -> Result<Vec<String>, String> {
     if factor <= 1.0 {
-        return Err(format!("the factor is {factor}; it must be greater than 1"));
+        return Err(format!(
+            "the factor is {}; it must be greater than 1",
+            short(factor)
+        ));
     }
     if a <= 0.0 {
-        return Err(format!("a geometric range starts above 0, not at {a}"));
+        return Err(format!(
+            "a geometric range starts above 0, not at {}",
+            short(a)
+        ));
     }
     if b < a {
         return Err(format!(
-            "the range {a}..{b} is empty (its end is below its start)"
+            "the range {}..{} is empty (its end is below its start)",
+            short(a),
+            short(b)
         ));
     }
     let whole = a.fract() == 0.0 && b.fract() == 0.0;
@@ -169,6 +189,22 @@ mod tests {
     fn geometric_range_multiplies_and_drops_repeats_after_rounding() {
         assert_eq!(values("x=5..60*2"), ["5", "10", "20", "40"]);
         assert_eq!(values("x=1..4*1.2"), ["1", "2", "3", "4"]);
+    }
+
+    #[test]
+    fn a_tiny_step_is_refused_in_a_short_message_before_counting() {
+        let e = parse_vary("x=0..1:1e-300")
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("the step 1e-300 gives more than the 10000 points"),
+            "{e}"
+        );
+        assert!(e.len() < 300, "{e}");
+        let e = parse_vary("x=0..1e300:-1e-300")
+            .expect_err("refused")
+            .to_string();
+        assert!(e.len() < 300, "{e}");
     }
 
     #[test]

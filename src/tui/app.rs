@@ -184,7 +184,7 @@ pub struct App {
     baseline: Vec<settings::PoolSettings>,
     /// The run on screen, simulated or real.
     source: Source,
-    /// The four strategies side by side, while the compare view is open.
+    /// Every strategy (`Strategy::ALL`) side by side, while the compare view is open.
     compare: Option<Vec<Engine>>,
     clock: Clock,
     overlay: Overlay,
@@ -841,7 +841,7 @@ impl App {
         });
     }
 
-    /// `c`: the four strategies replay the scenario as it is now (live changes and faults
+    /// `c`: every strategy replays the scenario as it is now (live changes and faults
     /// included) from t = 0 with the same seed, catch up with the main clock, then run in
     /// lockstep with it. Closing drops them.
     pub fn toggle_compare(&mut self) {

@@ -53,8 +53,16 @@ fn summary_row(r: &RunReport) -> String {
         .prediction
         .ceiling_rps
         .map_or_else(String::new, |c| format!("{c:.3}"));
+    // A run that ended at t = 0 has no rates: empty cells.
+    let rate = |x: f64| {
+        if r.has_rates() {
+            format!("{x:.3}")
+        } else {
+            String::new()
+        }
+    };
     format!(
-        "{},{},{},{:.3},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.3},{:.3}",
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.3},{:.3}",
         field(&r.preset),
         r.strategy,
         r.seed,
@@ -66,8 +74,8 @@ fn summary_row(r: &RunReport) -> String {
         q.failed,
         q.timeout,
         q.refused,
-        r.throughput_rps,
-        r.goodput_rps,
+        rate(r.throughput_rps),
+        rate(r.goodput_rps),
         l.mean,
         l.p50,
         l.p90,
@@ -82,10 +90,20 @@ fn summary_row(r: &RunReport) -> String {
     )
 }
 
-/// Quotes a field when it holds a comma, quote or line break (RFC 4180). Other control
-/// characters (an escape sequence in a preset path) are written as `\u{1b}`, so printing the
-/// CSV cannot drive the terminal.
-fn field(s: &str) -> String {
+/// One CSV cell, written by every CSV writer. Quoted when it holds a comma, quote or line
+/// break (RFC 4180). Other control characters (an escape sequence in a preset path) are
+/// written as `\u{1b}`, so printing the CSV cannot drive the terminal. A text that a
+/// spreadsheet would take for a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return) gets a leading single quote, as OWASP recommends against CSV injection; a number
+/// (`-1`, `-0.5`) is left as it is.
+pub fn field(s: &str) -> String {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && !s.parse::<f64>().is_ok_and(f64::is_finite);
+    let s = if formula {
+        format!("'{s}")
+    } else {
+        s.to_owned()
+    };
     let s: String = s
         .chars()
         .map(|c| match c {
@@ -146,6 +164,20 @@ mod tests {
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(field("two\r\nlines"), "\"two\r\nlines\"");
         assert_eq!(field("plain"), "plain");
+    }
+
+    #[test]
+    fn a_text_a_spreadsheet_would_read_as_a_formula_gets_a_leading_quote() {
+        assert_eq!(field("=cmd|' /C calc'!A0"), "'=cmd|' /C calc'!A0");
+        assert_eq!(field("+1+cmd"), "'+1+cmd");
+        assert_eq!(field("-2+3"), "'-2+3");
+        assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(field("\tx"), "'\\u{9}x");
+        assert_eq!(field("\r=x"), "\"'\r=x\"");
+        assert_eq!(field("=a,b"), "\"'=a,b\"");
+        assert_eq!(field("-1"), "-1");
+        assert_eq!(field("-0.25"), "-0.25");
+        assert_eq!(field("a=b"), "a=b");
     }
 
     #[test]

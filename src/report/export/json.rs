@@ -17,11 +17,12 @@ impl Exporter for Json {
     }
 
     fn run(&self, _: &Scenario, run: &RunReport, complete: bool) -> anyhow::Result<String> {
-        marked(run, complete)
+        marked(&run.for_output(), complete)
     }
 
     fn compare(&self, _: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String> {
-        marked_all(runs)
+        let runs: Vec<_> = runs.iter().map(|(r, c)| (r.for_output(), *c)).collect();
+        marked_all(&runs)
     }
 
     fn real_run(&self, _: &Scenario, run: &RealReport) -> anyhow::Result<String> {

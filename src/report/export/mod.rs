@@ -14,7 +14,7 @@ use crate::sweep::SweepReport;
 
 use super::RunReport;
 
-pub use csv::Csv;
+pub use csv::{Csv, field as csv_field};
 pub use json::Json;
 pub use table::Table;
 

@@ -140,7 +140,8 @@ fn compare_svg_has_one_panel_per_series_and_every_strategy_in_the_legend() {
         &[
             "Goodput",
             "Failures",
-            "p99 latency (rolling window)",
+            // No answer in the first second: the lines start with a gap, and the title says so.
+            "p99 latency (rolling window; gap: no answer)",
             "tomcat: busy threads",
             "tomcat: queue depth",
             "simulated time (s)",

@@ -1,5 +1,6 @@
 //! Renders a [`Figure`] on any plotters backend: the same code writes SVG and PNG.
 
+use plotters::chart::SeriesAnno;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -125,33 +126,45 @@ fn draw_line<'a, DB: DrawingBackend + 'a>(
         Stroke::Solid => marker_shape(line.colour),
         Stroke::Dashed | Stroke::Dotted => Vec::new(),
     };
-    let anno = match line.stroke {
-        Stroke::Solid => {
-            let style = ShapeStyle::from(colour).stroke_width(3);
-            let fill = colour.filled();
-            let dots = shape.clone();
-            // A dozen markers tell the lines apart; one per sample would hide a long series.
-            let every = points.len().div_ceil(MARKERS).max(1);
-            chart
-                .draw_series(
-                    points
-                        .iter()
-                        .step_by(every)
-                        .map(move |&p| EmptyElement::at(p) + Polygon::new(dots.clone(), fill)),
-                )
-                .map_err(err)?;
-            chart
-                .draw_series(LineSeries::new(points, style))
-                .map_err(err)?
-        }
-        Stroke::Dashed | Stroke::Dotted => {
-            let (dash, gap) = dash(line.stroke);
-            let style = ShapeStyle::from(colour).stroke_width(2);
-            chart
-                .draw_series(DashedLineSeries::new(points, dash, gap, style))
-                .map_err(err)?
-        }
+    // A NaN y is a gap: each run of drawable points is its own series, the first carries the
+    // legend entry (an empty one when the whole line is a gap).
+    let runs: Vec<Vec<(f64, f64)>> = points
+        .split(|p| !p.1.is_finite())
+        .filter(|run| !run.is_empty())
+        .map(<[(f64, f64)]>::to_vec)
+        .collect();
+    let style = match line.stroke {
+        Stroke::Solid => ShapeStyle::from(colour).stroke_width(3),
+        Stroke::Dashed | Stroke::Dotted => ShapeStyle::from(colour).stroke_width(2),
     };
+    if line.stroke == Stroke::Solid {
+        let fill = colour.filled();
+        let dots = shape.clone();
+        let drawable: Vec<(f64, f64)> = runs.iter().flatten().copied().collect();
+        // A dozen markers tell the lines apart; one per sample would hide a long series. A
+        // point alone between gaps gets its marker too, or it would not show at all.
+        let every = drawable.len().div_ceil(MARKERS).max(1);
+        let lone = runs.iter().filter(|r| r.len() == 1).map(|r| r[0]);
+        let marked: Vec<(f64, f64)> = drawable
+            .iter()
+            .copied()
+            .step_by(every)
+            .chain(lone)
+            .collect();
+        chart
+            .draw_series(
+                marked
+                    .into_iter()
+                    .map(move |p| EmptyElement::at(p) + Polygon::new(dots.clone(), fill)),
+            )
+            .map_err(err)?;
+    }
+    let mut runs = runs.into_iter();
+    let first = runs.next().unwrap_or_default();
+    for run in runs {
+        series(chart, line.stroke, run, style)?;
+    }
+    let anno = series(chart, line.stroke, first, style)?;
     if let Some(label) = &line.label {
         let segments = legend_segments(line.stroke);
         let width = if line.stroke == Stroke::Solid { 3 } else { 2 };
@@ -169,6 +182,23 @@ fn draw_line<'a, DB: DrawingBackend + 'a>(
         });
     }
     Ok(())
+}
+
+/// One unbroken run of a line, solid or dashed.
+fn series<'a, 'b, DB: DrawingBackend + 'a>(
+    chart: &'b mut Chart<'a, DB>,
+    stroke: Stroke,
+    run: Vec<(f64, f64)>,
+    style: ShapeStyle,
+) -> Result<&'b mut SeriesAnno<'a, DB>, String> {
+    match stroke {
+        Stroke::Solid => chart.draw_series(LineSeries::new(run, style)),
+        Stroke::Dashed | Stroke::Dotted => {
+            let (dash, gap) = dash(stroke);
+            chart.draw_series(DashedLineSeries::new(run, dash, gap, style))
+        }
+    }
+    .map_err(err)
 }
 
 fn dash(stroke: Stroke) -> (i32, i32) {

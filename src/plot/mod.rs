@@ -33,6 +33,7 @@ pub enum Stroke {
 pub struct Line {
     /// The legend entry; `None` keeps the line out of the legend.
     pub label: Option<String>,
+    /// A point whose y is NaN is a gap: nothing to draw there (no answer, no latency).
     pub points: Vec<(f64, f64)>,
     /// An index into the theme's palette (and the marker shapes).
     pub colour: usize,

@@ -36,7 +36,11 @@ pub fn figure(r: &SweepReport) -> Figure {
         y_label: "p99 latency (ms)".into(),
         lines: curves
             .iter()
-            .map(|c| line(c, Some(c.label.clone()), Stroke::Solid, |p| Some(p.p99_ms)))
+            .map(|c| {
+                line(c, Some(c.label.clone()), Stroke::Solid, |p| {
+                    (p.success + p.partial > 0).then_some(p.p99_ms)
+                })
+            })
             .collect(),
         marks: Vec::new(),
     };
@@ -100,6 +104,7 @@ fn label(r: &SweepReport, p: &PointReport) -> String {
     }
 }
 
+/// A curve's line; a point `y` has no value for (no answer, no ceiling) is a gap.
 fn line(
     c: &Curve<'_>,
     label: Option<String>,
@@ -111,7 +116,7 @@ fn line(
         points: c
             .points
             .iter()
-            .filter_map(|(x, p)| y(p).filter(|v| v.is_finite()).map(|v| (*x, v)))
+            .map(|(x, p)| (*x, y(p).filter(|v| v.is_finite()).unwrap_or(f64::NAN)))
             .collect(),
         colour: c.colour,
         stroke,

@@ -123,10 +123,13 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
                     points: t.t_s.iter().copied().zip(ys).collect(),
                     colour: strategy_colour(t.strategy),
                     stroke: Stroke::Solid,
+                    off_chart: None,
                 })
             })
             .collect(),
         marks: Vec::new(),
+        categories: Vec::new(),
+        notes: Vec::new(),
     };
     let mut panels = vec![
         panel("Goodput".into(), "success + partial (req/s)", &|t| {
@@ -154,10 +157,24 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
             &|t| track(t).map(|p| p.queued),
         ));
     }
+    // A gauge that stayed at zero for every strategy (a queue that never held a task) says
+    // nothing a panel should take a slide's room for: it is left out and named in the note.
+    let (panels, flat): (Vec<Panel>, Vec<Panel>) = panels.into_iter().partition(|p| {
+        p.lines.is_empty()
+            || p.lines
+                .iter()
+                .flat_map(|l| &l.points)
+                .any(|&(_, y)| y != 0.0)
+    });
+    let note = (!flat.is_empty()).then(|| {
+        let names: Vec<&str> = flat.iter().map(|p| p.title.as_str()).collect();
+        format!("Always 0, not drawn: {}", names.join(", "))
+    });
     Figure {
         title: title.to_owned(),
         panels,
         columns: 2,
+        note,
     }
 }
 

@@ -22,6 +22,10 @@ fn out_path(name: &str) -> PathBuf {
 /// Every `<text>` of the SVG (trimmed) and every font size used.
 struct Svg {
     texts: Vec<String>,
+    /// Each text's x (its left edge unless anchored otherwise) and content.
+    text_x: Vec<(f64, String)>,
+    font_families: Vec<String>,
+    rects: usize,
     font_px: Vec<f64>,
     polyline_strokes: Vec<String>,
     background: Option<String>,
@@ -39,6 +43,18 @@ fn read_svg(path: &Path) -> Svg {
             .filter_map(|n| n.text())
             .map(|t| t.trim().to_owned())
             .collect(),
+        text_x: nodes()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| {
+                let x = n.attribute("x")?.parse().ok()?;
+                Some((x, n.text()?.trim().to_owned()))
+            })
+            .collect(),
+        font_families: nodes()
+            .filter_map(|n| n.attribute("font-family"))
+            .map(str::to_owned)
+            .collect(),
+        rects: nodes().filter(|n| n.has_tag_name("rect")).count(),
         font_px: nodes()
             .filter_map(|n| n.attribute("font-size"))
             .filter_map(|v| v.parse().ok())
@@ -140,7 +156,8 @@ fn compare_svg_has_one_panel_per_series_and_every_strategy_in_the_legend() {
         &[
             "Goodput",
             "Failures",
-            "p99 latency (rolling window)",
+            // No answer in the first second: the lines start with a gap, and the title says so.
+            "p99 latency (rolling window; gap: no answer)",
             "tomcat: busy threads",
             "tomcat: queue depth",
             "simulated time (s)",
@@ -210,4 +227,131 @@ fn a_chart_that_cannot_be_written_says_why_once() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot create the file"), "{err}");
     assert!(!err.contains("backend error"), "{err}");
+}
+
+fn plot_svg(name: &str, args: &[&str]) -> Svg {
+    let path = out_path(name);
+    let mut all = args.to_vec();
+    all.extend(["--plot", path.to_str().expect("utf-8 path")]);
+    let out = threadlab(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_svg(&path)
+}
+
+#[test]
+fn a_sweep_of_words_draws_a_bar_group_per_value_named_by_it() {
+    let svg = plot_svg(
+        "categories.svg",
+        &[
+            "sweep",
+            "virtual-threads",
+            "--vary",
+            "server.threads=200,virtual",
+            "--duration",
+            "3s",
+        ],
+    );
+    assert_has(&svg, &["200", "virtual", "server.threads"]);
+    assert!(
+        !svg.texts
+            .iter()
+            .any(|t| t.contains("point number") || t == "0.1"),
+        "{:?}",
+        svg.texts
+    );
+    // The background, then two bars in each of the two panels.
+    assert!(svg.rects >= 5, "{} rects", svg.rects);
+}
+
+#[test]
+fn a_ceiling_far_above_the_data_is_noted_not_drawn_and_its_fall_explained() {
+    // bulkhead-containment's recs pool: the ceiling (5.13 to 15.38 req/s) is up to three
+    // times the goodput (~4.5 req/s), which must not be squashed under it.
+    let svg = plot_svg(
+        "ceiling.svg",
+        &[
+            "sweep",
+            "bulkhead-containment",
+            "--vary",
+            "strategy.bulkhead.recs.core=5..30:5",
+            "--set",
+            "strategy.bulkhead.recs.max=60",
+            "--duration",
+            "20s",
+        ],
+    );
+    let y_ticks: Vec<f64> = svg.texts.iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(
+        !y_ticks.contains(&14.0) && !y_ticks.contains(&16.0),
+        "{:?}",
+        svg.texts
+    );
+    assert!(
+        svg.texts
+            .iter()
+            .any(|t| t.starts_with("bulkhead theory ceiling above the chart at 5 to 15")),
+        "{:?}",
+        svg.texts
+    );
+    assert!(
+        svg.texts.iter().any(|t| t
+            .starts_with("ceiling falls at 20 (15.38 to 5.13 req/s): the queue no longer fills")),
+        "{:?}",
+        svg.texts
+    );
+}
+
+#[test]
+fn a_knee_at_the_first_point_labels_inside_the_plot_not_over_the_axis() {
+    let svg = plot_svg(
+        "knee.svg",
+        &[
+            "sweep",
+            "tomcat-ceiling",
+            "--vary",
+            "server.threads=400..800:200",
+            "--duration",
+            "10s",
+        ],
+    );
+    let knee = svg
+        .text_x
+        .iter()
+        .find(|(_, t)| t == "knee: 400")
+        .expect("a knee label");
+    // The plot starts right of the 110 px of y tick labels and the 20 px margin.
+    assert!(knee.0 >= 130.0, "{knee:?}");
+}
+
+#[test]
+fn a_compare_chart_leaves_out_gauges_that_stayed_at_zero_and_names_them() {
+    let svg = plot_svg(
+        "zero.svg",
+        &["compare", "bulkhead-containment", "--duration", "20s"],
+    );
+    assert!(!svg.texts.iter().any(|t| t == "user: queue depth"));
+    assert_has(&svg, &["user: busy threads", "shared: queue depth"]);
+    let note = svg
+        .texts
+        .iter()
+        .find(|t| t.starts_with("Always 0, not drawn:"))
+        .expect("a note naming the panels left out");
+    assert!(note.contains("user: queue depth"), "{note}");
+}
+
+#[test]
+fn the_svg_names_the_embedded_font_first() {
+    let svg = plot_svg("font.svg", &["run", "ironthread", "--strategy", "bulkhead"]);
+    assert!(!svg.font_families.is_empty());
+    assert!(
+        svg.font_families
+            .iter()
+            .all(|f| f.starts_with("DejaVu Sans,") && f.ends_with("sans-serif")),
+        "{:?}",
+        svg.font_families
+    );
 }

@@ -33,10 +33,14 @@ pub enum Stroke {
 pub struct Line {
     /// The legend entry; `None` keeps the line out of the legend.
     pub label: Option<String>,
+    /// A point whose y is NaN is a gap: nothing to draw there (no answer, no latency).
     pub points: Vec<(f64, f64)>,
     /// An index into the theme's palette (and the marker shapes).
     pub colour: usize,
     pub stroke: Stroke,
+    /// A reference line (theory's ceiling) that does not stretch the y axis: the axis fits the
+    /// other lines, and where this one is above it the panel says so, naming it by this.
+    pub off_chart: Option<String>,
 }
 
 /// A labelled point on a panel (the knee of a curve).
@@ -55,6 +59,11 @@ pub struct Panel {
     pub y_label: String,
     pub lines: Vec<Line>,
     pub marks: Vec<Mark>,
+    /// Names of the x positions 0, 1, 2...: the x axis is categories and each solid line a
+    /// bar per category, side by side (theory as a short mark across its bar). Empty: numbers.
+    pub categories: Vec<String>,
+    /// Lines of text under the panel (what is above the chart, what a jump means).
+    pub notes: Vec<String>,
 }
 
 /// Panels laid out in a grid under one title.
@@ -63,6 +72,8 @@ pub struct Figure {
     pub title: String,
     pub panels: Vec<Panel>,
     pub columns: usize,
+    /// A line under the title (the panels left out, and why).
+    pub note: Option<String>,
 }
 
 /// Why a chart could not be written.

@@ -15,20 +15,25 @@ struct Curve<'a> {
     points: Vec<(f64, &'a PointReport)>,
 }
 
-/// The sweep's chart. A first axis whose values are not all numbers is drawn by position.
+/// The sweep's chart. A first axis whose values are not all numbers (`200,virtual`) is a
+/// category axis: a group of bars per value, named by it.
 pub fn figure(r: &SweepReport) -> Figure {
     let curves = curves(r);
-    let x_label = match r.vary.first() {
-        Some(path) if numeric(r) => path.clone(),
-        Some(path) => format!("{path} (point number)"),
-        None => String::new(),
-    };
+    let numeric = numeric(r);
+    let x_label = r.vary.first().cloned().unwrap_or_default();
+    let categories = if numeric { Vec::new() } else { firsts(r) };
     let goodput = Panel {
         title: "Goodput (success + partial per second)".into(),
         x_label: x_label.clone(),
         y_label: "goodput (req/s)".into(),
         lines: goodput_panel_lines(&curves),
-        marks: curves.iter().filter_map(knee).collect(),
+        marks: if numeric {
+            curves.iter().filter_map(knee).collect()
+        } else {
+            Vec::new()
+        },
+        categories: categories.clone(),
+        notes: curves.iter().filter_map(ceiling_drop).take(1).collect(),
     };
     let p99 = Panel {
         title: "p99 latency".into(),
@@ -36,9 +41,15 @@ pub fn figure(r: &SweepReport) -> Figure {
         y_label: "p99 latency (ms)".into(),
         lines: curves
             .iter()
-            .map(|c| line(c, Some(c.label.clone()), Stroke::Solid, |p| Some(p.p99_ms)))
+            .map(|c| {
+                line(c, Some(c.label.clone()), Stroke::Solid, |p| {
+                    (p.success + p.partial > 0).then_some(p.p99_ms)
+                })
+            })
             .collect(),
         marks: Vec::new(),
+        categories,
+        notes: Vec::new(),
     };
     Figure {
         title: format!(
@@ -49,7 +60,43 @@ pub fn figure(r: &SweepReport) -> Figure {
         ),
         panels: vec![goodput, p99],
         columns: 1,
+        note: None,
     }
+}
+
+/// The first axis's values in order of first appearance.
+fn firsts(r: &SweepReport) -> Vec<String> {
+    let mut firsts: Vec<String> = Vec::new();
+    for p in &r.points {
+        let first = p.values.first().map_or("", String::as_str);
+        if !firsts.iter().any(|f| f == first) {
+            firsts.push(first.to_owned());
+        }
+    }
+    firsts
+}
+
+/// Theory's ceiling falls as the knob rises when a bulkhead's core threads start to keep up
+/// with the load: a ThreadPoolExecutor grows past core only once its queue is full, so below
+/// that point the ceiling counts `max` threads and from it only `core`. Said under the chart.
+fn ceiling_drop(c: &Curve<'_>) -> Option<String> {
+    let ceilings: Vec<(f64, f64, &str)> = c
+        .points
+        .iter()
+        .filter_map(|(x, p)| p.ceiling_rps.map(|v| (*x, v, p.values[0].as_str())))
+        .collect();
+    let w = ceilings.windows(2).find(|w| w[1].1 < w[0].1 * 0.99)?;
+    Some(format!(
+        "ceiling falls at {} ({} to {} req/s): the queue no longer fills, so theory counts \
+         core threads, not max",
+        w[1].2,
+        fmt2(w[0].1),
+        fmt2(w[1].1)
+    ))
+}
+
+fn fmt2(v: f64) -> String {
+    format!("{v:.2}")
 }
 
 fn numeric(r: &SweepReport) -> bool {
@@ -60,16 +107,13 @@ fn numeric(r: &SweepReport) -> bool {
 
 fn curves(r: &SweepReport) -> Vec<Curve<'_>> {
     let numeric = numeric(r);
-    let mut firsts: Vec<&str> = Vec::new();
+    let firsts = firsts(r);
     let mut curves: Vec<Curve<'_>> = Vec::new();
     for p in &r.points {
         let first = p.values.first().map_or("", String::as_str);
-        if !firsts.contains(&first) {
-            firsts.push(first);
-        }
         let x = match first.parse::<f64>() {
             Ok(v) if numeric => v,
-            _ => firsts.iter().position(|f| *f == first).unwrap_or(0) as f64,
+            _ => firsts.iter().position(|f| f == first).unwrap_or(0) as f64,
         };
         let label = label(r, p);
         match curves.iter_mut().find(|c| c.label == label) {
@@ -100,6 +144,7 @@ fn label(r: &SweepReport, p: &PointReport) -> String {
     }
 }
 
+/// A curve's line; a point `y` has no value for (no answer, no ceiling) is a gap.
 fn line(
     c: &Curve<'_>,
     label: Option<String>,
@@ -111,10 +156,11 @@ fn line(
         points: c
             .points
             .iter()
-            .filter_map(|(x, p)| y(p).filter(|v| v.is_finite()).map(|v| (*x, v)))
+            .map(|(x, p)| (*x, y(p).filter(|v| v.is_finite()).unwrap_or(f64::NAN)))
             .collect(),
         colour: c.colour,
         stroke,
+        off_chart: None,
     }
 }
 
@@ -132,9 +178,13 @@ fn goodput_panel_lines(curves: &[Curve<'_>]) -> Vec<Line> {
         lines.push(line(c, Some(c.label.clone()), Stroke::Solid, |p| {
             Some(p.goodput_rps)
         }));
-        lines.push(line(c, named("theory ceiling"), Stroke::Dashed, |p| {
-            p.ceiling_rps
-        }));
+        // The ceiling can be far above what the load asks; the axis fits the measurements.
+        lines.push(Line {
+            off_chart: Some(format!("{} theory ceiling", c.label)),
+            ..line(c, named("theory ceiling"), Stroke::Dashed, |p| {
+                p.ceiling_rps
+            })
+        });
         lines.push(line(c, named("Little's law"), Stroke::Dotted, |p| {
             p.predicted_rps
         }));
@@ -149,6 +199,7 @@ fn goodput_panel_lines(curves: &[Curve<'_>]) -> Vec<Line> {
                 points: Vec::new(),
                 colour: NEUTRAL,
                 stroke,
+                off_chart: None,
             });
         }
     }

@@ -30,7 +30,8 @@ pub struct Timeline {
     pub t_s: Vec<f64>,
     pub goodput: Vec<f64>,
     pub failures: Vec<f64>,
-    pub p99_ms: Vec<f64>,
+    /// `None` where the window held no answer: no latency to show, never a 0 ms one.
+    pub p99_ms: Vec<Option<f64>>,
     pub pools: Vec<PoolTrack>,
 }
 
@@ -78,7 +79,8 @@ impl Recorder {
             t.t_s.push(self.next.as_secs_f64());
             t.goodput.push((answered - self.answered) as f64 / secs);
             t.failures.push((failed - self.failed) as f64 / secs);
-            t.p99_ms.push(snap.window.p99);
+            t.p99_ms
+                .push((snap.window.count > 0).then_some(snap.window.p99));
             for p in snap.pools.iter().filter(|p| p.in_use) {
                 let track = match t.pools.iter().position(|k| k.name == p.name) {
                     Some(i) => &mut t.pools[i],
@@ -121,10 +123,13 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
                     points: t.t_s.iter().copied().zip(ys).collect(),
                     colour: strategy_colour(t.strategy),
                     stroke: Stroke::Solid,
+                    off_chart: None,
                 })
             })
             .collect(),
         marks: Vec::new(),
+        categories: Vec::new(),
+        notes: Vec::new(),
     };
     let mut panels = vec![
         panel("Goodput".into(), "success + partial (req/s)", &|t| {
@@ -135,11 +140,9 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
             "failed + timeout + refused (req/s)",
             &|t| Some(t.failures.clone()),
         ),
-        panel(
-            "p99 latency (rolling window)".into(),
-            "p99 latency (ms)",
-            &|t| Some(t.p99_ms.clone()),
-        ),
+        panel(p99_title(timelines), "p99 latency (ms)", &|t| {
+            Some(t.p99_ms.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+        }),
     ];
     for name in pool_names(timelines) {
         let track = |t: &Timeline| t.pools.iter().find(|p| p.name == name).cloned();
@@ -154,10 +157,37 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
             &|t| track(t).map(|p| p.queued),
         ));
     }
+    // A gauge that stayed at zero for every strategy (a queue that never held a task) says
+    // nothing a panel should take a slide's room for: it is left out and named in the note.
+    let (panels, flat): (Vec<Panel>, Vec<Panel>) = panels.into_iter().partition(|p| {
+        p.lines.is_empty()
+            || p.lines
+                .iter()
+                .flat_map(|l| &l.points)
+                .any(|&(_, y)| y != 0.0)
+    });
+    let note = (!flat.is_empty()).then(|| {
+        let names: Vec<&str> = flat.iter().map(|p| p.title.as_str()).collect();
+        format!("Always 0, not drawn: {}", names.join(", "))
+    });
     Figure {
         title: title.to_owned(),
         panels,
         columns: 2,
+        note,
+    }
+}
+
+/// The p99 panel's title; when a strategy had windows without an answer its line has gaps
+/// there, and the title says what a gap means.
+fn p99_title(timelines: &[Timeline]) -> String {
+    if timelines
+        .iter()
+        .any(|t| t.p99_ms.iter().any(Option::is_none))
+    {
+        "p99 latency (rolling window; gap: no answer)".into()
+    } else {
+        "p99 latency (rolling window)".into()
     }
 }
 
@@ -170,4 +200,44 @@ fn pool_names(timelines: &[Timeline]) -> Vec<String> {
         }
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    fn timeline(preset: &str, strategy: Strategy, secs: u64) -> Timeline {
+        let s = scenario::load(preset, &[]).expect("built-in preset");
+        let duration = Nanos::from_secs(secs);
+        let mut rec = Recorder::new(strategy, duration);
+        crate::progress::play(&s, strategy, duration, None, &mut |e, t| rec.observe(e, t));
+        rec.finish()
+    }
+
+    #[test]
+    fn a_strategy_without_answers_has_no_p99_rather_than_zero() {
+        // The common pool starves under bulkhead-containment: after ~33 s no request is
+        // answered, and its p99 must not read 0 ms, the fastest of all.
+        let t = timeline("bulkhead-containment", Strategy::Shared, 60);
+        assert!(
+            t.p99_ms.iter().all(|v| v.is_none_or(|ms| ms > 0.0)),
+            "{:?}",
+            t.p99_ms
+        );
+        assert!(
+            t.p99_ms.last().is_some_and(Option::is_none),
+            "{:?}",
+            t.p99_ms
+        );
+        let fig = figure("x", &[t]);
+        let p99 = &fig.panels[2];
+        assert_eq!(p99.title, "p99 latency (rolling window; gap: no answer)");
+        assert!(
+            p99.lines[0]
+                .points
+                .iter()
+                .all(|p| p.1.is_nan() || p.1 > 0.0)
+        );
+    }
 }

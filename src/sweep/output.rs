@@ -49,7 +49,7 @@ fn rows(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
     (headers, rows)
 }
 
-/// The aligned table: text left, numbers right.
+/// The aligned table: text left, numbers (and the words in a column of numbers) right.
 pub fn table(r: &SweepReport) -> String {
     let (headers, rows) = rows(r);
     let mut out = String::new();
@@ -76,12 +76,18 @@ pub fn table(r: &SweepReport) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    let line = |cells: &[String], out: &mut String| {
+    // A column of values with a word among them (`server.threads` 200 and `virtual`) aligns
+    // as a whole, to the right like its numbers.
+    let numeric: Vec<bool> = (0..headers.len())
+        .map(|c| rows.iter().any(|row| row[c].parse::<f64>().is_ok()))
+        .collect();
+    let line = |cells: &[String], heading: bool, out: &mut String| {
         let text: Vec<String> = cells
             .iter()
             .zip(&widths)
-            .map(|(cell, &w)| {
-                if cell.parse::<f64>().is_ok() {
+            .zip(&numeric)
+            .map(|((cell, &w), &numeric)| {
+                if cell.parse::<f64>().is_ok() || (numeric && !heading) {
                     format!("{cell:>w$}")
                 } else {
                     format!("{cell:<w$}")
@@ -90,9 +96,9 @@ pub fn table(r: &SweepReport) -> String {
             .collect();
         let _ = writeln!(out, "{}", text.join("  ").trim_end());
     };
-    line(&headers, &mut out);
+    line(&headers, true, &mut out);
     for row in &rows {
-        line(row, &mut out);
+        line(row, false, &mut out);
     }
     out
 }
@@ -117,4 +123,48 @@ pub fn csv(r: &SweepReport) -> String {
         let _ = writeln!(out, "{}", cells.join(","));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Strategy;
+    use crate::sweep::PointReport;
+
+    fn point(value: &str) -> PointReport {
+        PointReport {
+            values: vec![value.to_owned()],
+            strategy: Strategy::Sequential,
+            goodput_rps: 1.0,
+            throughput_rps: 1.0,
+            success: 1,
+            partial: 0,
+            failed: 0,
+            timeout: 0,
+            refused: 0,
+            p50_ms: 1.0,
+            p99_ms: 1.0,
+            bottleneck: None,
+            ceiling_rps: None,
+            predicted_rps: None,
+        }
+    }
+
+    #[test]
+    fn a_word_among_numbers_aligns_with_its_column() {
+        let r = SweepReport {
+            preset: "p".into(),
+            scenario: "s".into(),
+            seed: 1,
+            simulated_s: 1.0,
+            vary: vec!["server.threads".into()],
+            strategies: vec![Strategy::Sequential],
+            partial: false,
+            points: vec![point("200"), point("virtual")],
+        };
+        let text = table(&r);
+        let lines: Vec<&str> = text.lines().skip(2).collect();
+        assert!(lines[0].starts_with("           200  sequential"), "{text}");
+        assert!(lines[1].starts_with("       virtual  sequential"), "{text}");
+    }
 }

@@ -871,19 +871,43 @@ impl App {
 
     /// `r`: rebuild from the original scenario, same seed, same strategy.
     pub fn reset(&mut self) {
-        self.rebuild();
+        let dropped = self.rebuild_dropping();
         let what = match self.source {
             Source::Sim(_) => "reset",
             Source::Real(_) => "real run restarted",
         };
-        self.info_unless_error(format!("{what}: seed {}", self.scenario.seed));
+        self.info_unless_error(format!("{what}: seed {}{dropped}", self.scenario.seed));
     }
 
-    /// `s`: the next seed, then reset.
+    /// `s`: the next seed, then reset; after the largest seed `--seed` accepts, seed 0.
     pub fn new_seed(&mut self) {
-        self.scenario.seed = self.scenario.seed.wrapping_add(1);
+        let wrapped = self.scenario.seed >= crate::scenario::MAX_SEED;
+        self.scenario.seed = if wrapped { 0 } else { self.scenario.seed + 1 };
+        let dropped = self.rebuild_dropping();
+        let note = if wrapped {
+            format!(
+                " (after {}, the largest, back to 0)",
+                crate::scenario::MAX_SEED
+            )
+        } else {
+            String::new()
+        };
+        self.info_unless_error(format!("new seed {}{note}{dropped}", self.scenario.seed));
+    }
+
+    /// [`App::rebuild`], and what it undid: ` · live changes dropped: IronThread core 12,
+    /// orders slow x5` (the changes made with keys since the run started; the `v` and `u`
+    /// switches stay), or nothing.
+    fn rebuild_dropping(&mut self) -> String {
+        let before = self.badges(&self.snapshot());
         self.rebuild();
-        self.info_unless_error(format!("new seed {}", self.scenario.seed));
+        let after = self.badges(&self.snapshot());
+        let dropped: Vec<String> = before.into_iter().filter(|b| !after.contains(b)).collect();
+        if dropped.is_empty() {
+            String::new()
+        } else {
+            format!(" · live changes dropped: {}", dropped.join(", "))
+        }
     }
 
     /// The run again from t = 0 with the same strategy (the scenario `r` rebuilds from); on
@@ -1141,11 +1165,16 @@ fn step_text(before: &Snapshot, after: &Snapshot) -> String {
         what.push(format!("run {} ended {}", run.run, run.status));
     }
     for (a, b) in after.pools.iter().zip(&before.pools) {
-        if a.active != b.active || a.queued != b.queued {
-            what.push(format!(
-                "{} busy {}->{} queue {}->{}",
-                a.name, b.active, a.active, b.queued, a.queued
-            ));
+        // Only what moved: `tomcat busy 3->4`, never `queue 0->0`.
+        let mut moved = Vec::new();
+        if a.active != b.active {
+            moved.push(format!("busy {}->{}", b.active, a.active));
+        }
+        if a.queued != b.queued {
+            moved.push(format!("queue {}->{}", b.queued, a.queued));
+        }
+        if !moved.is_empty() {
+            what.push(format!("{} {}", a.name, moved.join(" ")));
         }
     }
     if what.is_empty() {

@@ -598,3 +598,64 @@ fn a_stalled_engine_says_so_in_the_status_line_instead_of_freezing() {
     a.press(Key::Char('r'));
     assert!(!a.sim().stalled());
 }
+
+#[test]
+fn the_seed_after_the_largest_wraps_to_0_and_says_so() {
+    let max = crate::scenario::MAX_SEED.to_string();
+    let mut a = app(&[&format!("scenario.seed={max}")], Strategy::Bulkhead);
+    a.press(Key::Char('s'));
+    assert_eq!(a.scenario().seed, 0);
+    assert_eq!(
+        status(&a),
+        Status::Info(format!("new seed 0 (after {max}, the largest, back to 0)"))
+    );
+}
+
+#[test]
+fn reset_and_new_seed_say_which_live_changes_they_drop() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Tab);
+    a.press(Key::Char('+'));
+    a.press(Key::Char('r'));
+    assert_eq!(
+        status(&a),
+        Status::Info("reset: seed 10 · live changes dropped: IronThread core 11".into())
+    );
+    assert_eq!(a.sim().scenario().strategy.bulkheads[0].core, 10);
+    // Nothing changed since: nothing to say.
+    a.press(Key::Char('s'));
+    assert_eq!(status(&a), Status::Info("new seed 11".into()));
+}
+
+#[test]
+fn the_badge_names_a_server_change_as_the_log_does() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('-'));
+    let Status::Info(text) = status(&a) else {
+        panic!("no change")
+    };
+    assert_eq!(text, "tomcat threads 200 -> 180");
+    assert_eq!(
+        a.badges(&a.snapshot()),
+        vec!["tomcat threads 180".to_string()]
+    );
+}
+
+#[test]
+fn a_step_names_only_the_gauges_that_moved() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char(' '));
+    for _ in 0..40 {
+        a.press(Key::Char('.'));
+        let Status::Info(text) = status(&a) else {
+            panic!("no step text")
+        };
+        assert!(!text.contains("0->0"), "{text}");
+        for part in text.split(" · ") {
+            for pair in part.split(' ').filter(|w| w.contains("->")) {
+                let (from, to) = pair.split_once("->").expect("a change");
+                assert_ne!(from, to, "{text}");
+            }
+        }
+    }
+}

@@ -5,6 +5,7 @@
 use super::{App, Status};
 use crate::scenario::{Scenario, ServerThreads, Strategy, UnboundedThreads};
 use crate::sim::{Engine, Snapshot};
+use crate::topology::PoolKind;
 
 /// Tomcat's `maxThreads` default, for a server switched back from virtual threads when the
 /// preset itself used virtual threads.
@@ -35,11 +36,23 @@ impl App {
             let Some((_, core, max, queue)) = self.baseline.iter().find(|b| b.0 == p.name) else {
                 continue;
             };
-            if p.core != *core {
-                badges.push(format!("{} core {}", p.name, p.core));
-            }
-            if p.max != *max && p.max != u32::MAX {
-                badges.push(format!("{} max {}", p.name, p.max));
+            // In the words the log uses for the change (`tomcat threads 200 -> 160`).
+            match p.kind {
+                PoolKind::Tomcat if p.max != *max || p.core != *core => {
+                    badges.push(format!("{} threads {}", p.name, p.max));
+                }
+                PoolKind::ForkJoin if p.core != *core => {
+                    badges.push(format!("{} parallelism {}", p.name, p.core));
+                }
+                PoolKind::Tomcat | PoolKind::ForkJoin => {}
+                _ => {
+                    if p.core != *core {
+                        badges.push(format!("{} core {}", p.name, p.core));
+                    }
+                    if p.max != *max && p.max != u32::MAX {
+                        badges.push(format!("{} max {}", p.name, p.max));
+                    }
+                }
             }
             if p.queue_capacity != *queue {
                 let q = p.queue_capacity.map_or("∞".to_string(), |q| q.to_string());

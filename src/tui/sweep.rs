@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::flow::Fault;
 use crate::report::RunReport;
-use crate::scenario::{Scenario, ServiceId, Strategy};
+use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::sim::{Command, Engine};
 use crate::sweep::PointReport;
 use crate::time::Nanos;
@@ -85,6 +85,19 @@ impl Plan {
             .iter()
             .position(|&v| v == self.current)
             .unwrap_or(0)
+    }
+
+    /// What each point plays, for the title: a load that ends by itself (runs, a batch) plays
+    /// until it has, within [`Plan::duration`]; any other load plays the duration.
+    pub fn per_point(&self) -> String {
+        let secs = self.duration.as_secs_f64();
+        match self.scenario.load.mode {
+            LoadMode::Runs { count } => format!("{count} runs per point (≤ {secs} s)"),
+            LoadMode::Batch { count } => {
+                format!("a batch of {count} per point (≤ {secs} s)")
+            }
+            _ => format!("{secs} s per point"),
+        }
     }
 
     /// Plays point `i`: a fresh engine of the live scenario, its faults injected, the knob

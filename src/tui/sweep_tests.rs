@@ -240,3 +240,12 @@ fn heavy_scenarios_play_shorter_points_within_the_sweeps_event_budget() {
     let per_second = heavy.events_processed() as f64 / 5.0;
     assert!(2.0 * per_second * 17.0 * d.as_secs_f64() <= SWEEP_EVENTS);
 }
+
+#[test]
+fn a_load_that_ends_by_itself_is_titled_by_what_each_point_plays() {
+    // ironthread's 5 runs end after ~5 s: a point plays them, not 60 s.
+    let e = engine("ironthread", &[], Strategy::Bulkhead);
+    let plan = Plan::new(&e, Knob::PoolSize(SERVER_POOL)).expect("the server pool has a size");
+    assert_eq!(plan.per_point(), "5 runs per point (≤ 60 s)");
+    assert_eq!(tomcat_threads().per_point(), "60 s per point");
+}

@@ -150,6 +150,25 @@ fn row(
     ])
 }
 
+/// One lane per strategy, all of the same height (rows left over stay empty at the bottom):
+/// a bar's height is its latency only if every lane has as many rows.
+fn lanes(area: Rect, n: usize) -> Vec<Rect> {
+    let height = u16::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .map_or(0, |n| area.height / n);
+    (0..n)
+        .map(|i| {
+            let top = u16::try_from(i).map_or(u16::MAX, |i| i.saturating_mul(height));
+            Rect {
+                y: area.y.saturating_add(top),
+                height,
+                ..area
+            }
+        })
+        .collect()
+}
+
 /// Every strategy's latency series on one scale, so equal heights mean equal latencies.
 fn render_charts(frame: &mut Frame, area: Rect, app: &App, engines: &[Engine]) {
     let p = app.palette();
@@ -173,8 +192,7 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, engines: &[Engine]) {
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let n = u32::try_from(engines.len().max(1)).unwrap_or(1);
-    let rows = Layout::vertical(vec![Constraint::Ratio(1, n); engines.len()]).split(inner);
+    let rows = lanes(inner, engines.len());
     let max = top.ceil().max(1.0) as u64;
     for (i, ((engine, data), row)) in engines.iter().zip(&series).zip(rows.iter()).enumerate() {
         let [label, chart] = Layout::horizontal([
@@ -191,5 +209,19 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, engines: &[Engine]) {
             Sparkline::default().data(&points).max(max).style(p.busy),
             chart,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_strategy_lane_has_the_same_height() {
+        // 26 rows for 5 strategies: 5 each (one spare row), never one lane of 6.
+        let lanes = lanes(Rect::new(1, 12, 118, 26), 5);
+        assert_eq!(lanes.len(), 5);
+        assert!(lanes.iter().all(|r| r.height == 5), "{lanes:?}");
+        assert_eq!(lanes[4].y, 12 + 20);
     }
 }

@@ -58,9 +58,17 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// The simulated clock: `12.345s`.
+/// The simulated clock: `12.345s`, from a minute `12m05.250s`, from an hour `13h32m05s`.
 pub fn clock(t: Nanos) -> String {
-    format!("{:.3}s", t.as_secs_f64())
+    let ms = t.as_nanos() / 1_000_000;
+    let (h, m, s, frac) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    if h > 0 {
+        format!("{h}h{m:02}m{s:02}s")
+    } else if m > 0 {
+        format!("{m}m{s:02}.{frac:03}s")
+    } else {
+        format!("{:.3}s", t.as_secs_f64())
+    }
 }
 
 /// A percentage: `8%`.
@@ -185,6 +193,13 @@ mod tests {
         assert_eq!(bytes(200 << 10), "200 KiB");
         assert_eq!(bytes(10 << 20), "10 MiB");
         assert_eq!(bytes(2000 << 20), "2.0 GiB");
+    }
+
+    #[test]
+    fn the_clock_reads_in_hours_and_minutes_once_it_gets_there() {
+        assert_eq!(clock(Nanos::from_millis(12_345)), "12.345s");
+        assert_eq!(clock(Nanos::from_millis(725_250)), "12m05.250s");
+        assert_eq!(clock(Nanos::from_millis(48_725_415)), "13h32m05s");
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Latency over time: the slowest response of each 100 ms sample as a sparkline, a marker row
-//! under it so failures and fallbacks stay visible even without colour (✗ failed, ! timeout,
-//! ~ partial, · refused), and the window's p50/p90/p99.
+//! Latency over time: the slowest response of each 100 ms sample as a sparkline (the title
+//! says how many seconds of them the panel's width shows, and the largest), a marker row under
+//! it so failures and fallbacks stay visible even without colour (✗ failed, ! timeout,
+//! ~ partial, · refused), and the rolling window's p50/p90/p99, named with its length.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,28 +19,69 @@ use super::fmt;
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
     let w = &snapshot.window;
-    // Percentiles of answered requests; before the first answer there is nothing to show.
-    let (percentiles, max) = if w.count == 0 {
-        (
-            " no answer yet ".to_string(),
-            " waiting for data ".to_string(),
+    let room = usize::from(area.width.saturating_sub(2));
+    let series = &snapshot.series;
+    // The bars: the slowest answer of each sample, as many samples as the panel is wide.
+    let width = usize::from(area.width.saturating_sub(2));
+    let skip = series.latency_max.len().saturating_sub(width);
+    let shown = &series.latency_max[skip..];
+    let span = series.interval.as_secs_f64() * shown.len() as f64;
+    let title = fit(
+        room,
+        &[
+            format!(
+                " Latency: slowest per {} ms, last {} ",
+                fmt::ms(series.interval.as_millis_f64()),
+                seconds(span)
+            ),
+            format!(" Latency, last {} ", seconds(span)),
+        ],
+    );
+    let top = shown.iter().copied().fold(0.0_f64, f64::max);
+    let max = if top > 0.0 {
+        format!(" max {} ms ", fmt::ms(top))
+    } else {
+        String::new()
+    };
+    // Percentiles of answered requests in the rolling window, which it names.
+    let window = snapshot.window_len;
+    let percentiles = if w.count > 0 {
+        fit(
+            room,
+            &[
+                format!(
+                    " last {window}: p50 {} · p90 {} · p99 {} ms ",
+                    fmt::ms(w.p50),
+                    fmt::ms(w.p90),
+                    fmt::ms(w.p99)
+                ),
+                format!(
+                    " {window}: p50 {} p90 {} p99 {} ms ",
+                    fmt::ms(w.p50),
+                    fmt::ms(w.p90),
+                    fmt::ms(w.p99)
+                ),
+            ],
+        )
+    } else if snapshot.latency.count > 0 {
+        fit(
+            room,
+            &[
+                format!(
+                    " no answer in the last {window} · {} answered in all ",
+                    snapshot.latency.count
+                ),
+                format!(
+                    " none in the last {window} · {} in all ",
+                    snapshot.latency.count
+                ),
+            ],
         )
     } else {
-        (
-            format!(
-                " p50 {} · p90 {} · p99 {} ms ",
-                fmt::ms(w.p50),
-                fmt::ms(w.p90),
-                fmt::ms(w.p99)
-            ),
-            format!(" max {} ms ", fmt::ms(w.max)),
-        )
+        " no answer yet ".to_string()
     };
     let block = Block::bordered()
-        .title(Line::styled(
-            format!(" Latency, last {} ", snapshot.window_len),
-            p.title,
-        ))
+        .title(Line::styled(title, p.title))
         .title(Line::styled(max, p.dim).right_aligned())
         .title_bottom(Line::styled(percentiles, p.text))
         .border_style(p.border);
@@ -48,9 +90,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
 
     let [chart, markers] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let width = usize::from(inner.width);
-    let series = &snapshot.series;
-    let skip = series.latency_max.len().saturating_sub(width);
     let bars: Vec<SparklineBar> = series
         .latency_max
         .iter()
@@ -66,6 +105,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         .collect();
     frame.render_widget(Sparkline::default().data(bars).style(p.busy), chart);
     frame.render_widget(Paragraph::new(marker_line(p, snapshot, skip)), markers);
+}
+
+/// The first of `texts` that fits in `room` columns (the last one if none does).
+fn fit(room: usize, texts: &[String]) -> String {
+    texts
+        .iter()
+        .find(|t| t.chars().count() <= room)
+        .or(texts.last())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A span of simulated time for a title: `5.8s`, `10s`.
+fn seconds(s: f64) -> String {
+    let text = format!("{s:.1}");
+    format!("{}s", text.trim_end_matches(".0"))
 }
 
 /// The worst outcome other than success in sample `i`, if any.

@@ -3,7 +3,7 @@
 //! under them. Points are drawn as they arrive; a gauge counts them until all are in.
 //!
 //! ```text
-//! ┌ Sweep · IronThread core · bulkhead · seed 10 · 60 s per point ───────────────┐
+//! ┌ Sweep · IronThread core · bulkhead · seed 10 · 5 runs per point (≤ 60 s) ────┐
 //! │ computing 9/17 points  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━──────────────────────────│ progress
 //! │ goodput req/s                                                                 │
 //! │ 11.0│             ⣀⣀⣀⣀⣀⣀⣀⣀•⣀⣀⣀⣀⣀█⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀⣀                      │ goodput
@@ -53,11 +53,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     );
     let plan = sweep.plan();
     let title = format!(
-        " Sweep · {} · {} · seed {} · {} s per point ",
+        " Sweep · {} · {} · seed {} · {} ",
         plan.name,
         plan.strategy,
         plan.seed,
-        plan.duration.as_secs_f64()
+        plan.per_point()
     );
     let block = Block::bordered()
         .title(Line::styled(title, p.title))

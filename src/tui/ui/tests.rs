@@ -465,3 +465,38 @@ fn at_80x24_no_tour_caption_covers_the_panel_it_names() {
         }
     }
 }
+
+#[test]
+fn the_latency_panel_names_the_span_its_bars_show_and_the_window_of_its_percentiles() {
+    // 120 columns: the latency panel holds 58 samples of 100 ms, 5.8 s once the run is
+    // longer (at 5 s, the 51 samples so far); the percentiles are the rolling window's 10 s.
+    let text = screen(&live(Strategy::Bulkhead), 120, 40);
+    assert!(
+        text.contains("Latency: slowest per 100 ms, last 5.1s"),
+        "{text}"
+    );
+    assert!(text.contains(" last 10s: p50 "), "{text}");
+    let a = app(CLOSED, Strategy::Bulkhead, Nanos::from_secs(20));
+    let text = screen(&a, 120, 40);
+    assert!(
+        text.contains("Latency: slowest per 100 ms, last 5.8s"),
+        "{text}"
+    );
+}
+
+#[test]
+fn after_answers_stop_the_latency_panel_says_none_in_the_window_and_how_many_so_far() {
+    // bulkhead-containment under shared: the common pool starves and answers stop at ~33 s.
+    let a = preset_app(
+        "bulkhead-containment",
+        &[],
+        Strategy::Shared,
+        Nanos::from_secs(50),
+    );
+    let answered = a.snapshot().latency.count;
+    assert!(answered > 0);
+    let text = screen(&a, 120, 40);
+    assert!(!text.contains("no answer yet"), "{text}");
+    let wanted = format!("no answer in the last 10s · {answered} answered in all");
+    assert!(text.contains(&wanted), "{wanted} not in {text}");
+}

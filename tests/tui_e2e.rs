@@ -64,7 +64,7 @@ fn escape_in_a_tour_and_in_the_fault_menu_leaves_the_program_running() {
     let tmux = Tmux::start("e2e-escape", 80, 24);
     let bin = env!("CARGO_BIN_EXE_threadlab");
     tmux.keys(&[&format!("{bin} tour ironthread; echo EXIT=$?"), "Enter"]);
-    tmux.wait_for("the first caption", |s| s.contains("Tour 1/4"));
+    tmux.wait_for("the first caption", |s| s.contains("Tour 1/5"));
     // Esc on a caption: nothing to close, so it says how to quit instead of quitting.
     tmux.keys(&["Escape"]);
     tmux.wait_for("the hint that q quits", |s| s.contains("q quits"));

@@ -287,12 +287,14 @@ impl App {
         self.tour.as_ref()
     }
 
-    /// Fires the next tour step if the clock has reached it: press its keys, pause, show
-    /// its caption.
+    /// Fires the next tour step if the clock has reached it (or the run has ended): press its
+    /// keys, pause, show its caption.
     fn fire_due_tour_steps(&mut self) {
         let now = self.now();
+        // A finite load that has ended moves the clock no more: its later steps are due now.
+        let ended = self.is_finished();
         let Some(tour) = &mut self.tour else { return };
-        let Some(step) = tour.pending().filter(|s| s.at <= now).cloned() else {
+        let Some(step) = tour.pending().filter(|s| s.at <= now || ended).cloned() else {
             return;
         };
         tour.next += 1;

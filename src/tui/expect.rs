@@ -2,7 +2,9 @@
 //! from the run report of the engine on screen (the same JSON as `run --format json`), with
 //! what the live view draws beside it, so a caption cannot drift from the screen:
 //!
-//! - each pool's live `busy`, `queued` and `size` (`pools.recs.busy == 30`);
+//! - each pool's live `busy`, `queued` and `size` (`pools.recs.busy == 30`), and the cores'
+//!   (or a virtual thread's carriers') `cpu.busy` and `cpu.queued`, HikariCP's
+//!   `resources.db.active` and `waiting`, and `connections.open` and `connections.backlog`;
 //! - `recent`: the latency panel's last 10 s (`recent.p99`, `recent.count`, in ms);
 //! - `log`: the log's request lines, `log.runs` and `log.threads` (distinct thread names);
 //! - `compare.<strategy>`: while the compare view is open, each strategy's report
@@ -46,6 +48,29 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
                 }));
             }
         }
+    }
+    // HikariCP's pools: connections in use and borrowers waiting for one, now.
+    if let Some(resources) = value.get_mut("resources").and_then(Value::as_array_mut) {
+        for resource in resources {
+            let name = resource
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(live) = snapshot.resources.iter().find(|r| r.name == name) {
+                resource["active"] = live.active.into();
+                resource["waiting"] = live.waiting.into();
+            }
+        }
+    }
+    // The outcomes panel's open connections and accept queue.
+    if let Some(connections) = value.get_mut("connections") {
+        connections["open"] = snapshot.connections.into();
+        connections["backlog"] = snapshot.backlog.into();
+    }
+    // The cores line: carriers or cores busy now, and the threads waiting for one.
+    if let (Some(cpu), Some(report)) = (&snapshot.cpu, value.get_mut("cpu")) {
+        report["busy"] = cpu.busy.into();
+        report["queued"] = cpu.queued.into();
     }
     let runs: Vec<&str> = snapshot
         .log

@@ -197,3 +197,18 @@ fn a_caption_that_counts_the_strategies_counts_all_of_them() {
         }
     }
 }
+
+#[test]
+fn a_step_due_after_a_finite_load_has_ended_fires_at_once() {
+    // forkjoin-trap's ten pages end at 2.9 s and the engine's clock stops there; the step
+    // written for 3 s is the next one the speaker asks for.
+    let mut app = tour_app("forkjoin-trap");
+    play_to_step(&mut app, 2);
+    app.press(Key::Char(' '));
+    for _ in 0..100 {
+        tick(&mut app);
+    }
+    assert!(app.is_finished());
+    assert!(app.now() < Nanos::from_secs(3));
+    assert_eq!(shown(&app), Some(3));
+}

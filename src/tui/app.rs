@@ -539,6 +539,8 @@ impl App {
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
             Advance::By(d) => stop.map_or(now + d, |at| (now + d).min(at.max(now))),
+            // A tour's next step: as fast as possible, but no further than it.
+            Advance::AsFastAsPossible if stop.is_some() => stop.map_or(now, |at| at.max(now)),
             Advance::AsFastAsPossible => {
                 // The first engine with work left leads; the others follow to its clock.
                 match self.driven_mut().find(|e| !e.is_finished()) {

@@ -212,3 +212,25 @@ fn a_step_due_after_a_finite_load_has_ended_fires_at_once() {
     assert!(app.now() < Nanos::from_secs(3));
     assert_eq!(shown(&app), Some(3));
 }
+
+#[test]
+fn at_max_speed_a_tour_still_stops_exactly_at_its_step() {
+    let mut app = tour_app("bulkhead-containment");
+    app.press(Key::Char(' '));
+    for _ in 0..20 {
+        app.press(Key::Char('>'));
+    }
+    assert!(matches!(app.status(), Some(Status::Info(t)) if t.contains("max")));
+    for _ in 0..10_000 {
+        if shown(&app).is_some() {
+            break;
+        }
+        app.advance(Duration::from_millis(100), BudgetSpec::Events(5_000));
+    }
+    assert_eq!(shown(&app), Some(2));
+    assert_eq!(
+        app.now(),
+        Nanos::from_secs(15),
+        "the step's screen, not a later one"
+    );
+}

@@ -64,7 +64,7 @@ fn escape_in_a_tour_and_in_the_fault_menu_leaves_the_program_running() {
     let tmux = Tmux::start("e2e-escape", 80, 24);
     let bin = env!("CARGO_BIN_EXE_threadlab");
     tmux.keys(&[&format!("{bin} tour ironthread; echo EXIT=$?"), "Enter"]);
-    tmux.wait_for("the first caption", |s| s.contains("Tour 1/4"));
+    tmux.wait_for("the first caption", |s| s.contains("Tour 1/5"));
     // Esc on a caption: nothing to close, so it says how to quit instead of quitting.
     tmux.keys(&["Escape"]);
     tmux.wait_for("the hint that q quits", |s| s.contains("q quits"));
@@ -81,6 +81,37 @@ fn escape_in_a_tour_and_in_the_fault_menu_leaves_the_program_running() {
     tmux.keys(&["Escape"]);
     tmux.wait_for("the help to close", |s| !s.contains("this help"));
     // In a tour q asks first; a second q quits cleanly.
+    tmux.keys(&["q"]);
+    tmux.wait_for("the question", |s| s.contains("quit the tour?"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+}
+
+/// After a tour's last step the speaker can still rewind and restart it, and q still asks.
+#[test]
+fn a_finished_tour_replays_its_last_step_and_restarts() {
+    let tmux = Tmux::start("e2e-tour-end", 80, 24);
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.keys(&[&format!("{bin} tour ironthread; echo EXIT=$?"), "Enter"]);
+    tmux.wait_for("the first caption", |s| s.contains("Tour 1/5"));
+    tmux.keys(&["l"]);
+    tmux.wait_for("the step list", |s| s.contains("Tour steps"));
+    tmux.keys(&["5"]);
+    tmux.wait_for("the last caption", |s| s.contains("Tour 5/5"));
+    tmux.keys(&["Space"]);
+    tmux.wait_for("the end of the tour", |s| s.contains("end of the tour"));
+    tmux.keys(&["Left"]);
+    tmux.wait_for("the last step again", |s| s.contains("Tour 5/5"));
+    tmux.keys(&["Space"]);
+    tmux.wait_for("the end again", |s| s.contains("end of the tour"));
+    tmux.keys(&["Home"]);
+    tmux.wait_for("the first step again", |s| s.contains("Tour 1/5"));
+    tmux.keys(&["l"]);
+    tmux.wait_for("the step list", |s| s.contains("Tour steps"));
+    tmux.keys(&["5"]);
+    tmux.wait_for("the last caption", |s| s.contains("Tour 5/5"));
+    tmux.keys(&["Space"]);
+    tmux.wait_for("the end of the tour", |s| s.contains("end of the tour"));
     tmux.keys(&["q"]);
     tmux.wait_for("the question", |s| s.contains("quit the tour?"));
     tmux.keys(&["q"]);

@@ -156,6 +156,12 @@ impl Tour {
         self.next
     }
 
+    /// Every step has been played and its caption closed: the keys are the speaker's, and
+    /// `←`, `Home` and `l` still replay the tour.
+    pub fn is_over(&self) -> bool {
+        self.caption.is_none() && self.next >= self.steps.len()
+    }
+
     fn pending(&self) -> Option<&TourStep> {
         if self.caption.is_some() {
             None
@@ -184,7 +190,7 @@ pub struct App {
     baseline: Vec<settings::PoolSettings>,
     /// The run on screen, simulated or real.
     source: Source,
-    /// Every strategy (`Strategy::ALL`) side by side, while the compare view is open.
+    /// Every strategy side by side (one engine each), while the compare view is open.
     compare: Option<Vec<Engine>>,
     clock: Clock,
     overlay: Overlay,
@@ -281,12 +287,14 @@ impl App {
         self.tour.as_ref()
     }
 
-    /// Fires the next tour step if the clock has reached it: press its keys, pause, show
-    /// its caption.
+    /// Fires the next tour step if the clock has reached it (or the run has ended): press its
+    /// keys, pause, show its caption.
     fn fire_due_tour_steps(&mut self) {
         let now = self.now();
+        // A finite load that has ended moves the clock no more: its later steps are due now.
+        let ended = self.is_finished();
         let Some(tour) = &mut self.tour else { return };
-        let Some(step) = tour.pending().filter(|s| s.at <= now).cloned() else {
+        let Some(step) = tour.pending().filter(|s| s.at <= now || ended).cloned() else {
             return;
         };
         tour.next += 1;
@@ -303,9 +311,12 @@ impl App {
     pub fn tour_next(&mut self) {
         let Some(tour) = &mut self.tour else { return };
         tour.caption = None;
-        if tour.next >= tour.steps.len() {
-            self.tour = None;
-            self.info("end of the tour: the keys are yours".to_string());
+        // The tour stays, over, so that it can still be replayed.
+        if tour.is_over() {
+            self.info(
+                "end of the tour: the keys are yours (← replays the last step, Home restarts)"
+                    .to_string(),
+            );
         }
         if self.clock.is_paused() {
             self.clock.toggle_pause();
@@ -363,7 +374,10 @@ impl App {
         let (Some(step), Some(engine)) = (step, self.source.engine()) else {
             return Vec::new();
         };
-        let value = super::expect::screen_value(&self.scenario, engine);
+        let mut value = super::expect::screen_value(&self.scenario, engine);
+        if let Some(engines) = &self.compare {
+            value = super::expect::with_compare(value, &self.scenario, engines);
+        }
         step.expect
             .iter()
             .filter_map(|c| super::expect::check(&value, c).err())
@@ -481,6 +495,7 @@ impl App {
             Overlay::None if self.tour.as_ref().is_some_and(|t| t.caption.is_some()) => {
                 Context::Tour
             }
+            Overlay::None if self.tour.as_ref().is_some_and(Tour::is_over) => Context::TourOver,
             Overlay::None => Context::Live,
             Overlay::Help | Overlay::Legend => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,
@@ -534,6 +549,8 @@ impl App {
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
             Advance::By(d) => stop.map_or(now + d, |at| (now + d).min(at.max(now))),
+            // A tour's next step: as fast as possible, but no further than it.
+            Advance::AsFastAsPossible if stop.is_some() => stop.map_or(now, |at| at.max(now)),
             Advance::AsFastAsPossible => {
                 // The first engine with work left leads; the others follow to its clock.
                 match self.driven_mut().find(|e| !e.is_finished()) {
@@ -842,7 +859,7 @@ impl App {
     }
 
     /// `c`: every strategy replays the scenario as it is now (live changes and faults
-    /// included) from t = 0 with the same seed, catch up with the main clock, then run in
+    /// included) from t = 0 with the same seed, catches up with the main clock, then runs in
     /// lockstep with it. Closing drops them.
     pub fn toggle_compare(&mut self) {
         if self.compare.take().is_some() {
@@ -1112,7 +1129,7 @@ impl App {
             .find(|p| p.id == id)
     }
 
-    /// Applies a command to the main engine, and in the compare view to the four others
+    /// Applies a command to the main engine, and in the compare view to every one of them
     /// (same pool ids, same services), then says what happened.
     fn command(&mut self, command: Command) {
         let Some(engine) = self.source.engine_mut() else {

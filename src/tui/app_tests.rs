@@ -374,7 +374,7 @@ fn changes_in_compare_view_apply_to_every_engine() {
         assert!(matches!(s.load, LoadMode::Closed { clients: 44, .. }));
         assert_eq!(s.services[0].fault, Some(Fault::Fail { probability: 1.0 }));
     }
-    // The strategy only changes the main engine; the four keep theirs.
+    // The strategy only changes the main engine; the compare engines keep theirs.
     a.apply(Action::SelectStrategy(Strategy::Shared));
     let strategies: Vec<_> = a
         .compare_engines()
@@ -406,7 +406,7 @@ fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker()
     assert!(a.start_tour());
     // Step 1 at t = 0: caption shown, clock paused.
     let (step, steps, _) = a.tour().and_then(Tour::caption).expect("first caption");
-    assert_eq!((step, steps), (1, 4));
+    assert_eq!((step, steps), (1, 5));
     assert!(a.clock().is_paused());
     // Space goes on: the caption closes and the clock runs to the next step at 5 s exactly.
     a.press(Key::Char(' '));
@@ -418,7 +418,16 @@ fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker()
     play(&mut a, 2);
     let (step, _, _) = a.tour().and_then(Tour::caption).expect("second caption");
     assert_eq!(step, 2);
-    // Its keys "1r": sequential, and a reset to t = 0 with the same seed.
+    assert_eq!(a.now(), Nanos::from_secs(5));
+    assert_eq!(
+        a.snapshot().outcomes.total(),
+        5,
+        "the five answers it speaks of"
+    );
+    // The third step is due at once; its keys "1r": sequential, and a reset to t = 0.
+    a.press(Key::Char(' '));
+    let (step, _, _) = a.tour().and_then(Tour::caption).expect("third caption");
+    assert_eq!(step, 3);
     assert_eq!(a.sim().strategy(), Strategy::Sequential);
     assert_eq!(a.now(), Nanos::ZERO);
     assert_eq!(a.snapshot().outcomes.total(), 0);
@@ -427,15 +436,18 @@ fn a_tour_fires_its_steps_in_time_presses_their_keys_and_waits_for_the_speaker()
     assert!(matches!(a.status(), Some(Status::Info(t)) if t.contains("threads 200 -> 220")));
     a.press(Key::Right);
     play(&mut a, 9);
-    let (step, _, _) = a.tour().and_then(Tour::caption).expect("third caption");
-    assert_eq!(step, 3);
-    assert_eq!(a.snapshot().outcomes.total(), 5, "run 5 is on screen");
-    a.press(Key::Char(' '));
     let (step, _, _) = a.tour().and_then(Tour::caption).expect("fourth caption");
     assert_eq!(step, 4);
+    assert_eq!(a.snapshot().outcomes.total(), 5, "run 5 is on screen");
+    a.press(Key::Char(' '));
+    let (step, _, _) = a.tour().and_then(Tour::caption).expect("fifth caption");
+    assert_eq!(step, 5);
     assert!(a.compare_engines().is_some());
     a.press(Key::Char(' '));
-    assert!(a.tour().is_none());
+    assert!(
+        a.tour().is_some_and(Tour::is_over),
+        "the tour is over, not gone"
+    );
 }
 
 #[test]

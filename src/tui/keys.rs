@@ -56,6 +56,9 @@ pub enum Context {
     FaultMenu,
     /// A tour caption is shown: space and → go on, ← back; every other key works as live.
     Tour,
+    /// A tour's last caption was closed: ← and Home still replay it; every other key works
+    /// as live.
+    TourOver,
     /// The list of a tour's steps.
     TourSteps,
     /// The sweep chart.
@@ -253,6 +256,16 @@ pub const TOUR: &[Binding] = &[
     }),
 ];
 
+/// After a tour's last step: it can still be replayed.
+pub const TOUR_OVER: &[Binding] = &[
+    bind(&[Key::Left], "←", "replay the last step", |_| {
+        Action::TourBack
+    }),
+    bind(&[Key::Home], "Home", "restart the tour", |_| {
+        Action::TourRestart
+    }),
+];
+
 /// The list of a tour's steps.
 pub const TOUR_STEPS: &[Binding] = &[
     bind(&[Key::Up], "Up", "previous step", |_| Action::MenuUp),
@@ -303,6 +316,7 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::Help => HELP,
         Context::FaultMenu => FAULT_MENU,
         Context::Tour => TOUR,
+        Context::TourOver => TOUR_OVER,
         Context::TourSteps => TOUR_STEPS,
         Context::Sweep => SWEEP,
     }
@@ -311,7 +325,11 @@ pub fn table(context: Context) -> &'static [Binding] {
 /// What a key does in a context. During a tour, keys the tour does not take work as live:
 /// the speaker can take over at any moment.
 pub fn action_for(context: Context, key: Key) -> Option<Action> {
-    let fallback = if context == Context::Tour { LIVE } else { &[] };
+    let fallback = if matches!(context, Context::Tour | Context::TourOver) {
+        LIVE
+    } else {
+        &[]
+    };
     ALWAYS
         .iter()
         .chain(table(context))

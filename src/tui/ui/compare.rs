@@ -38,11 +38,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .map(|e| RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction()))
         .collect();
-    let table_rows = u16::try_from(reports.len() + 4).unwrap_or(u16::MAX);
-    let [table, charts] =
-        Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area);
+    let [table, charts] = areas(area, reports.len());
     render_table(frame, table, app, engines, &reports);
     render_charts(frame, charts, app, engines);
+}
+
+/// The table (a row per strategy, the header, the note and the borders) and the charts below.
+pub(super) fn areas(area: Rect, strategies: usize) -> [Rect; 2] {
+    let table_rows = u16::try_from(strategies + 4).unwrap_or(u16::MAX);
+    Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area)
 }
 
 fn render_table(

@@ -421,19 +421,21 @@ fn anchors(panel: crate::scenario::TourPanel) -> &'static [&'static str] {
 }
 
 #[test]
-fn at_80x24_no_tour_caption_covers_the_panel_it_names() {
+fn no_tour_caption_covers_the_panel_it_names_or_loses_a_word() {
     use crate::tui::app::Tour;
+    let mut toured = 0;
     for name in scenario::builtin_names() {
         let s = scenario::load(name, &[]).expect("preset loads");
         if s.tour.is_empty() {
             continue;
         }
+        toured += 1;
         let strategy = s.strategy.default;
         let mut a = App::new(s, strategy, Theme::Dark);
         assert!(a.start_tour());
         for _ in 0..6_000 {
             let Some(step) = a.tour().and_then(Tour::shown_step).cloned() else {
-                if a.tour().is_none() {
+                if a.tour().is_none_or(Tour::is_over) {
                     break;
                 }
                 // One frame at a time: a step that fires pauses the clock.
@@ -445,24 +447,44 @@ fn at_80x24_no_tour_caption_covers_the_panel_it_names() {
             };
             // Let behind engines (a fresh compare view) catch up to the paused clock.
             a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
-            let text = screen(&a, 80, 24);
-            let caption_top = text
-                .lines()
-                .position(|l| l.contains("Tour "))
-                .expect("caption");
-            for anchor in anchors(step.panel) {
-                let row = text
-                    .lines()
-                    .enumerate()
-                    .filter(|(i, _)| *i != caption_top)
-                    .position(|(_, l)| l.contains(anchor));
-                assert!(
-                    row.is_some(),
-                    "{name}: {anchor:?} hidden by the caption\n{text}"
-                );
+            for (width, height) in [(80, 24), (120, 40)] {
+                let at = format!("{name} at {width}x{height}, {:?}", step.caption);
+                assert_caption_clear_and_whole(&a, width, height, step.panel, &at);
             }
             a.press(crate::tui::keys::Key::Char(' '));
         }
+    }
+    assert!(toured >= 7, "every tour was looked at");
+}
+
+/// The shown caption keeps clear of `panel`, which stays in sight, and shows every word.
+fn assert_caption_clear_and_whole(
+    a: &App,
+    width: u16,
+    height: u16,
+    panel: crate::scenario::TourPanel,
+    at: &str,
+) {
+    let area = ratatui::layout::Rect::new(0, 0, width, height);
+    let (caption, lines) = super::tour::layout(a, area).expect("a caption");
+    let covered = super::tour::panel_area(a, super::tour::body_area(a, area), panel);
+    assert!(!caption.intersects(covered), "{at}: covers {panel:?}");
+    let text = screen(a, width, height);
+    let rows: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let row = usize::from(caption.y) + 1 + i;
+        assert!(
+            rows.get(row).is_some_and(|r| r.contains(line.as_str())),
+            "{at}: {line:?} is not shown\n{text}"
+        );
+    }
+    let caption_rows = usize::from(caption.y)..usize::from(caption.bottom());
+    for anchor in anchors(panel) {
+        let seen = rows
+            .iter()
+            .enumerate()
+            .any(|(i, l)| !caption_rows.contains(&i) && l.contains(anchor));
+        assert!(seen, "{at}: {anchor:?} hidden by the caption\n{text}");
     }
 }
 

@@ -1,53 +1,138 @@
-//! The tour's caption, drawn while it waits for the speaker: at the bottom of the screen,
-//! or at the top when the step talks about a panel down there (the log, the theory row), so
-//! the caption never covers what it is about.
+//! The tour's caption, drawn while it waits for the speaker: below the header or above the
+//! status line, whichever keeps clear of the panel the step talks about (its `panel`), so the
+//! caption never covers what it is about. The text is wrapped here, and the box is as tall as
+//! its lines, so no word of a caption is cut off.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::scenario::TourPanel;
 use crate::tui::app::App;
 
+/// The widest caption box.
+const MAX_WIDTH: u16 = 100;
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
-    let Some((step, steps, text)) = app.tour().and_then(|t| t.caption()) else {
+    let Some((step, steps, _)) = app.tour().and_then(|t| t.caption()) else {
+        return;
+    };
+    let Some((caption, lines)) = layout(app, area) else {
         return;
     };
     let p = app.palette();
-    let width = area.width.saturating_sub(4).min(100);
-    // Wrapped caption lines, plus the border.
-    let lines = u16::try_from(text.chars().count() / usize::from(width.saturating_sub(4).max(1)))
-        .unwrap_or(u16::MAX)
-        + 1;
-    let height = (lines + 2).min(area.height.saturating_sub(2)).max(3);
-    let panel = app
-        .tour()
-        .and_then(|t| t.shown_step())
-        .map_or(TourPanel::Pools, |s| s.panel);
-    // Below the two header rows, or above the status line.
-    let y = if panel.is_low() {
-        area.y + 2
-    } else {
-        area.y + area.height.saturating_sub(height + 1)
-    };
-    let caption = Rect {
-        x: area.x + (area.width - width) / 2,
-        y,
-        width,
-        height,
-    };
     let block = Block::bordered()
         .title(Line::styled(format!(" Tour {step}/{steps} "), p.title))
         .title_bottom(
             Line::styled(" space/→ on · ← back · l steps · q quit ", p.dim).right_aligned(),
         )
         .border_style(p.title);
+    let lines: Vec<Line> = lines.into_iter().map(|l| Line::styled(l, p.text)).collect();
     frame.render_widget(Clear, caption);
-    frame.render_widget(
-        Paragraph::new(Line::styled(text.to_string(), p.text))
-            .wrap(Wrap { trim: true })
-            .block(block),
-        caption,
-    );
+    frame.render_widget(Paragraph::new(lines).block(block), caption);
+}
+
+/// Where the shown caption goes on an `area` screen, with its wrapped lines.
+pub(crate) fn layout(app: &App, area: Rect) -> Option<(Rect, Vec<String>)> {
+    let tour = app.tour()?;
+    let (_, _, text) = tour.caption()?;
+    let panel = tour.shown_step().map_or(TourPanel::Pools, |s| s.panel);
+    let body = body_area(app, area);
+    let width = area.width.saturating_sub(4).min(MAX_WIDTH);
+    let lines = wrap(text, usize::from(width.saturating_sub(2)));
+    let wanted = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let height = wanted.min(body.height);
+    let x = area.x + (area.width - width) / 2;
+    let top = Rect::new(x, body.y, width, height);
+    let bottom = Rect::new(x, body.bottom().saturating_sub(height), width, height);
+    let covered = panel_area(app, body, panel);
+    let overlap = |r: Rect| {
+        let i = r.intersection(covered);
+        u32::from(i.width) * u32::from(i.height)
+    };
+    // A low panel (log, theory) prefers the top; either way, the place that covers less of it.
+    let (first, second) = if panel.is_low() {
+        (top, bottom)
+    } else {
+        (bottom, top)
+    };
+    let caption = if overlap(second) < overlap(first) {
+        second
+    } else {
+        first
+    };
+    Some((caption, lines))
+}
+
+/// The screen between the header (with its badges) and the status line.
+pub(crate) fn body_area(app: &App, area: Rect) -> Rect {
+    let badges = !app.badges(&app.snapshot()).is_empty();
+    let [_, body, _] = super::screen_areas(area, badges);
+    body
+}
+
+/// Where the panel a caption talks about is drawn: in the compare view its table, in the
+/// timeline its lanes (the whole body), else the live view's panel.
+pub(crate) fn panel_area(app: &App, body: Rect, panel: TourPanel) -> Rect {
+    if let Some(engines) = app.compare_engines() {
+        let [table, _] = super::compare::areas(body, engines.len());
+        return table;
+    }
+    if app.timeline_lane().is_some() {
+        return body;
+    }
+    let live = super::live_areas(app, body);
+    match panel {
+        TourPanel::Pools => live.pools,
+        TourPanel::Outcomes => live.outcomes,
+        TourPanel::Latency => live.latency,
+        TourPanel::Theory => live.theory,
+        TourPanel::Log => live.log,
+        TourPanel::Compare => body,
+    }
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a longer word is
+/// broken where the line ends).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        let used = line.chars().count();
+        if used > 0 && used + 1 + word.len() <= width {
+            line.push(' ');
+            line.extend(word.iter());
+            continue;
+        }
+        if used > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > width {
+            lines.push(word.drain(..width).collect());
+        }
+        line.extend(word.iter());
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn a_caption_wraps_between_words_and_keeps_every_one() {
+        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
+        assert_eq!(wrap("abcdefghij k", 4), ["abcd", "efgh", "ij k"]);
+        assert_eq!(wrap("", 10), [""]);
+        let text = "200 + 500 + 1000 = 1.7 s each, on the Tomcat thread (http-nio-8080-exec-1).";
+        assert_eq!(wrap(text, 30).join(" "), text);
+    }
 }

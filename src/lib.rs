@@ -4,6 +4,7 @@
 //! deterministic engine in [`sim`] plays it; [`report`] prints headless tables and the TUI
 //! renders the engine's snapshots live.
 
+pub mod config;
 pub mod flow;
 pub mod metrics;
 pub mod plot;

@@ -4,8 +4,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, ValueEnum};
+use clap::{Args, CommandFactory, Parser, ValueEnum};
 
+use threadlab::config::{Config, ConfigTheme};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
@@ -15,10 +16,12 @@ use threadlab::sweep;
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
 
+mod cli;
+
 /// Watch concurrency strategies work and fail: thread pools, queues, bulkheads and virtual
 /// threads, simulated with the JVM's exact rules.
 #[derive(Debug, Parser)]
-#[command(name = "threadlab", version, about, long_about = None)]
+#[command(name = "threadlab", version, about, long_about = None, after_help = cli::AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     subcommand: Option<Subcommand>,
@@ -116,41 +119,50 @@ enum Subcommand {
         #[command(flatten)]
         scenario: ScenarioArgs,
     },
+    /// Print a shell completion script (e.g. `threadlab completions bash > ~/.local/share/bash-completion/completions/threadlab`).
+    Completions(cli::CompletionsArgs),
+    /// Print the man page (roff): `threadlab man | man -l -`.
+    Man,
+    /// Show the config file (theme, fps, preset, [keys]) and where it is read from.
+    Config(cli::ConfigArgs),
 }
 
 /// How the TUI looks.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 struct ViewArgs {
-    /// Frames per second while running.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
-    fps: u32,
+    /// Frames per second while running [default: 30, or the config file's fps].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=120))]
+    fps: Option<u32>,
     /// No colours (also when NO_COLOR is set).
     #[arg(long)]
     no_color: bool,
-    /// Colour theme; `light` reads on a white projector screen.
-    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
-    theme: ThemeArg,
+    /// Colour theme; `light` reads on a white projector screen [default: dark, or the config
+    /// file's theme].
+    #[arg(long, value_enum)]
+    theme: Option<ThemeArg>,
 }
 
 impl ViewArgs {
-    /// The colour theme: none with `--no-color` or a non-empty `NO_COLOR`.
-    fn theme(&self) -> Theme {
+    /// The colour theme: none with `--no-color` or a non-empty `NO_COLOR`, then `--theme`,
+    /// then the config file's.
+    fn theme(&self, config: &Config) -> Theme {
         let no_color = self.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let configured = config.theme.map(|t| match t {
+            ConfigTheme::Dark => Theme::Dark,
+            ConfigTheme::Light => Theme::Light,
+            ConfigTheme::NoColor => Theme::NoColor,
+        });
         match (no_color, self.theme) {
             (true, _) => Theme::NoColor,
-            (false, ThemeArg::Light) => Theme::Light,
-            (false, ThemeArg::Dark) => Theme::Dark,
+            (false, Some(ThemeArg::Light)) => Theme::Light,
+            (false, Some(ThemeArg::Dark)) => Theme::Dark,
+            (false, None) => configured.unwrap_or(Theme::Dark),
         }
     }
-}
 
-impl Default for ViewArgs {
-    fn default() -> Self {
-        ViewArgs {
-            fps: 30,
-            no_color: false,
-            theme: ThemeArg::Dark,
-        }
+    /// `--fps`, else the config file's, else 30.
+    fn fps(&self, config: &Config) -> u32 {
+        self.fps.or(config.fps).unwrap_or(30)
     }
 }
 
@@ -408,6 +420,15 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
         }
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),
+        Subcommand::Completions(args) => {
+            write_stdout(&cli::completions(Cli::command(), args.shell))
+        }
+        Subcommand::Man => write_stdout(&cli::man_page(Cli::command())?),
+        Subcommand::Config(args) => {
+            let text = cli::config_report(&args, threadlab::config::path())
+                .map_err(|e| BadInput(e.to_string()))?;
+            write_stdout(text.as_bytes())
+        }
     }
 }
 
@@ -913,7 +934,10 @@ impl Screen {
 /// Opens the TUI on `preset` (default: the default preset); without a terminal, prints the
 /// comparison the screen would have shown instead.
 fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
-    let preset = preset.unwrap_or(scenario::DEFAULT_PRESET);
+    let config = threadlab::config::load().map_err(|e| BadInput(e.to_string()))?;
+    let preset = preset
+        .or(config.preset.as_deref())
+        .unwrap_or(scenario::DEFAULT_PRESET);
     let Screen { view, tour, real } = screen;
     let (s, strategy, duration) = load(preset, args)?;
     if tour && s.tour.is_empty() {
@@ -927,10 +951,11 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         return headless_instead_of_tui(&s, duration, real);
     }
     let options = TuiOptions {
-        fps: view.fps,
-        theme: view.theme(),
+        fps: view.fps(&config),
+        theme: view.theme(&config),
         tour,
         real,
+        keys: config.keys,
     };
     tui::run(s, strategy, options).map_err(|e| match e.downcast::<real::RealError>() {
         Ok(e) => real_error(e),
@@ -975,6 +1000,16 @@ fn headless_instead_of_tui(
     );
     print!("{}", compare_output(s, duration, table, false)?.out);
     Ok(())
+}
+
+/// Writes generated text (a script, a page) to stdout; a closed pipe is not an error.
+fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 fn presets_listing() -> String {

@@ -204,6 +204,8 @@ pub struct App {
     timeline: Option<usize>,
     /// The sweep overlay's chart and the work computing it.
     sweep: Option<super::sweep::Sweep>,
+    /// The config file's key overrides, applied to the person's keys (not a tour's).
+    key_map: crate::config::KeyMap,
 }
 
 impl App {
@@ -242,6 +244,26 @@ impl App {
             tour: None,
             timeline: None,
             sweep: None,
+            key_map: crate::config::KeyMap::default(),
+        }
+    }
+
+    /// Key overrides from the config file: the person's keys are read through them.
+    pub fn set_key_map(&mut self, key_map: crate::config::KeyMap) {
+        self.key_map = key_map;
+    }
+
+    /// The config file's key overrides.
+    pub fn key_map(&self) -> &crate::config::KeyMap {
+        &self.key_map
+    }
+
+    /// How the help and the footer name a binding's key: the config file's key when it
+    /// moved the binding.
+    pub fn key_label(&self, binding: &keys::Binding) -> std::borrow::Cow<'static, str> {
+        match binding.keys.first().and_then(|&k| self.key_map.shown(k)) {
+            Some(Key::Char(c)) if binding.keys.len() == 1 => c.to_string().into(),
+            _ => binding.label.into(),
         }
     }
 
@@ -546,7 +568,7 @@ impl App {
     // ----- keys -----
 
     pub fn handle_key(&mut self, event: KeyEvent) {
-        if let Some(key) = Key::from_event(event) {
+        if let Some(key) = Key::from_event(event).and_then(|k| self.key_map.resolve(k)) {
             self.press(key);
         }
     }

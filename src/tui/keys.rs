@@ -319,6 +319,42 @@ pub fn action_for(context: Context, key: Key) -> Option<Action> {
         .find_map(|binding| binding.action(key))
 }
 
+/// The live keys a config file's `[keys]` may move, by name (see `config::KeyMap`).
+const REBINDABLE: &[(&str, Key)] = &[
+    ("queue_up", C(']')),
+    ("queue_down", C('[')),
+    ("pause", C(' ')),
+    ("step", C('.')),
+    ("faster", C('>')),
+    ("slower", C('<')),
+    ("fault", C('f')),
+    ("compare", C('c')),
+    ("sweep", C('g')),
+    ("server_threads", C('v')),
+    ("unbounded_threads", C('u')),
+    ("timeline", C('t')),
+    ("trace", C('w')),
+    ("reset", C('r')),
+    ("seed", C('s')),
+    ("help", C('?')),
+    ("tour_steps", C('l')),
+    ("quit", C('q')),
+];
+
+/// The names and keys a config file's `[keys]` may move.
+pub fn rebindable() -> &'static [(&'static str, Key)] {
+    REBINDABLE
+}
+
+/// What a live key does, as the help says it (`None`: the key is free).
+pub fn live_label_of(key: Key) -> Option<&'static str> {
+    ALWAYS
+        .iter()
+        .chain(LIVE)
+        .find(|b| b.keys.contains(&key))
+        .map(|b| b.help)
+}
+
 /// `1`..`9` as 1..9 (0 for anything else).
 fn digit_of(key: Key) -> usize {
     match key {

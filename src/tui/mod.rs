@@ -44,7 +44,7 @@ pub enum Theme {
 }
 
 /// How the TUI runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TuiOptions {
     /// Frames per second while running (1..=120; paused, it draws only on input).
     pub fps: u32,
@@ -53,6 +53,8 @@ pub struct TuiOptions {
     pub tour: bool,
     /// Run the scenario for real (`--engine real`) instead of simulating it.
     pub real: Option<RealOptions>,
+    /// The config file's key overrides.
+    pub keys: crate::config::KeyMap,
 }
 
 impl Default for TuiOptions {
@@ -62,6 +64,7 @@ impl Default for TuiOptions {
             theme: Theme::Dark,
             tour: false,
             real: None,
+            keys: crate::config::KeyMap::default(),
         }
     }
 }
@@ -93,6 +96,7 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         Some(real) => App::new_real(scenario, strategy, real, options.theme)?,
         None => App::new(scenario, strategy, options.theme),
     };
+    app.set_key_map(options.keys);
     if options.tour && !app.start_tour() {
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
     }

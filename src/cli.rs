@@ -1,0 +1,93 @@
+//! What makes the binary install like a command: shell completions, the man page, the
+//! config file's subcommand. Written from the command line's own definition (`clap`), so
+//! none of them can drift from the flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// `threadlab completions SHELL`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `threadlab config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Print only where the config file is read from (whether or not it exists).
+    #[arg(long)]
+    pub path: bool,
+}
+
+/// What `--help` ends with: the exit codes (as the README's "The command line" gives them)
+/// and where the config file is.
+pub const AFTER_HELP: &str = "\
+Exit codes:
+  0    ok
+  1    internal error; verify: a figure differs by more than the tolerance
+  2    bad input: the message names the file, the field, the value and the allowed range
+  3    a real run (--engine real) that this machine could not keep up with (report printed, marked)
+  130  a headless run stopped by Ctrl-C (what finished is printed, marked partial);
+       the TUI stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP)
+
+Config file: threadlab config --path says where it is read from (theme, fps, preset, [keys]).";
+
+/// The completion script for `shell`.
+pub fn completions(mut command: clap::Command, shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    let name = command.get_name().to_owned();
+    clap_complete::generate(shell, &mut command, name, &mut out);
+    out
+}
+
+/// The man page (roff), from the command line's definition: its options, subcommands and
+/// exit codes.
+pub fn man_page(command: clap::Command) -> std::io::Result<Vec<u8>> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command)
+        .section("1")
+        .manual("threadlab manual")
+        .render(&mut page)?;
+    Ok(title_first(&page))
+}
+
+/// man(7): `.TH` is the page's first request. clap_mangen writes two lines that define the
+/// apostrophe string before it; they only need to come before its first use, so the title
+/// goes first.
+fn title_first(page: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(page);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if let Some(i) = lines.iter().position(|l| l.starts_with(".TH ")) {
+        let title = lines.remove(i);
+        lines.insert(0, title);
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.into_bytes()
+}
+
+/// `threadlab config`: the path alone, or the path, whether it exists and the settings it
+/// holds (validated: a bad file is the same error the TUI would give).
+pub fn config_report(
+    args: &ConfigArgs,
+    path: Option<PathBuf>,
+) -> Result<String, threadlab::config::ConfigError> {
+    let Some(path) = path else {
+        return Ok("# no config folder: neither XDG_CONFIG_HOME nor HOME is set\n".into());
+    };
+    if args.path {
+        return Ok(format!("{}\n", path.display()));
+    }
+    let config = threadlab::config::load_from(&path)?;
+    let mut out = format!("# {}", path.display());
+    if config.source.is_none() {
+        out.push_str(" (absent: the defaults apply)\n");
+        return Ok(out);
+    }
+    out.push('\n');
+    out.push_str(&config.to_toml());
+    Ok(out)
+}

@@ -6,6 +6,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use threadlab::screenshot;
+use threadlab::tui::Theme;
+
+use crate::{BadInput, ScenarioArgs, ThemeArg};
+
 /// `threadlab completions SHELL`.
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -90,4 +95,59 @@ pub fn config_report(
     out.push('\n');
     out.push_str(&config.to_toml());
     Ok(out)
+}
+
+/// `threadlab screenshot`'s own options.
+#[derive(Debug, Args)]
+pub struct ScreenshotArgs {
+    /// Simulated time to play before the picture, e.g. 3s, 1500ms.
+    #[arg(long, default_value = "10s")]
+    pub at: String,
+    /// Keys pressed at that moment, as a tour writes them: characters, and <Tab> <BackTab>
+    /// <Up> <Down> <Left> <Right> <Home> <Enter> <Esc> <Space>; e.g. "c" for the compare view.
+    #[arg(long, default_value = "")]
+    pub keys: String,
+    /// The terminal's size in cells, WIDTHxHEIGHT (40..=1000 x 12..=500).
+    #[arg(long, default_value = "120x40")]
+    pub size: String,
+    /// Colour theme; `light` for white slides.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
+    pub theme: ThemeArg,
+    /// The picture to write: FILE.svg (text stays text) or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+/// `threadlab screenshot PRESET ... --out FILE`.
+pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> anyhow::Result<()> {
+    let bad = |e: String| BadInput(e);
+    screenshot::format_of(&shot.out).map_err(|e| bad(e.to_string()))?;
+    let at = threadlab::scenario::parse_duration(&shot.at).map_err(|e| {
+        bad(format!(
+            "--at {:?}: {e}",
+            threadlab::scenario::elide(&shot.at, 20)
+        ))
+    })?;
+    let keys = threadlab::tui::script::parse_keys(&shot.keys).map_err(|e| {
+        bad(format!(
+            "--keys {:?}: {e}",
+            threadlab::scenario::elide(&shot.keys, 40)
+        ))
+    })?;
+    let size = screenshot::parse_size(&shot.size).map_err(bad)?;
+    let (s, strategy, _) = crate::load(preset, args)?;
+    let theme = match shot.theme {
+        ThemeArg::Dark => Theme::Dark,
+        ThemeArg::Light => Theme::Light,
+    };
+    let request = screenshot::Request {
+        at,
+        keys,
+        size,
+        theme,
+    };
+    let buffer = screenshot::take(s, strategy, &request);
+    screenshot::write(&buffer, theme, &shot.out).map_err(|e| bad(e.to_string()))?;
+    eprintln!("threadlab: wrote {}", shot.out.display());
+    Ok(())
 }

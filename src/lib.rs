@@ -12,6 +12,7 @@ pub mod progress;
 pub mod real;
 pub mod report;
 pub mod scenario;
+pub mod screenshot;
 pub mod sim;
 pub mod sweep;
 pub mod theory;

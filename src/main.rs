@@ -119,6 +119,16 @@ enum Subcommand {
         #[command(flatten)]
         scenario: ScenarioArgs,
     },
+    /// Draw the TUI headless after some simulated time and keys, to an SVG or PNG picture
+    /// (for slides): the same screen every time for the same preset and seed.
+    Screenshot {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
+        preset: String,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        #[command(flatten)]
+        shot: cli::ScreenshotArgs,
+    },
     /// Print a shell completion script (e.g. `threadlab completions bash > ~/.local/share/bash-completion/completions/threadlab`).
     Completions(cli::CompletionsArgs),
     /// Print the man page (roff): `threadlab man | man -l -`.
@@ -420,6 +430,11 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
         }
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),
+        Subcommand::Screenshot {
+            preset,
+            scenario,
+            shot,
+        } => cli::screenshot(&preset, &scenario, &shot),
         Subcommand::Completions(args) => {
             write_stdout(&cli::completions(Cli::command(), args.shell))
         }

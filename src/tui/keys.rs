@@ -184,6 +184,9 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('w')], "w", "write a Perfetto trace", |_| {
         Action::WriteTrace
     }),
+    bind(&[C('p')], "p", "save the screen (SVG)", |_| {
+        Action::SaveScreen
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
@@ -334,6 +337,7 @@ const REBINDABLE: &[(&str, Key)] = &[
     ("unbounded_threads", C('u')),
     ("timeline", C('t')),
     ("trace", C('w')),
+    ("save_screen", C('p')),
     ("reset", C('r')),
     ("seed", C('s')),
     ("help", C('?')),

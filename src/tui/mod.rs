@@ -12,6 +12,7 @@ pub mod expect;
 mod input;
 pub mod keys;
 pub mod knob;
+pub mod script;
 pub mod source;
 pub mod sweep;
 pub mod theme;
@@ -317,8 +318,15 @@ fn mouse_capture(on: bool) {
     }
 }
 
-fn draw(terminal: &mut DefaultTerminal, app: &App) -> anyhow::Result<()> {
+/// Draws a frame; when `p` asked for it, saves that frame and draws again to say where.
+fn draw(terminal: &mut DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
     let snapshot = app.snapshot();
-    terminal.draw(|frame| ui::render(frame, app, &snapshot))?;
+    let frame = terminal.draw(|frame| ui::render(frame, app, &snapshot))?;
+    if app.take_screen_request() {
+        let screen = frame.buffer.clone();
+        app.save_screen(&screen);
+        let snapshot = app.snapshot();
+        terminal.draw(|frame| ui::render(frame, app, &snapshot))?;
+    }
     Ok(())
 }

@@ -151,3 +151,57 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
     eprintln!("threadlab: wrote {}", shot.out.display());
     Ok(())
 }
+
+/// `--record` and `--keys` on `tui` and `tour`: demos that play the same every time.
+#[derive(Debug, Args, Default)]
+pub struct DemoArgs {
+    /// Record what the TUI draws to an asciicast v2 file (play it with `asciinema play`).
+    #[arg(long, value_name = "FILE.cast")]
+    pub record: Option<PathBuf>,
+    /// Press the keys of a timed script: lines `TIME KEYS` (`0.5s 3`, `2s c`, `4s <Esc>`),
+    /// TIME counted in frames from the start, so a demo runs the same every time.
+    #[arg(long = "keys", value_name = "FILE")]
+    pub script: Option<PathBuf>,
+}
+
+impl DemoArgs {
+    /// Reads the key script and checks the recording can be written, before the screen
+    /// opens: bad input is said on a normal terminal.
+    pub fn check(&self, real: bool) -> anyhow::Result<Option<threadlab::tui::script::KeyScript>> {
+        if let Some(path) = &self.record {
+            std::fs::File::create(path).map_err(|e| {
+                BadInput(format!("--record {}: cannot write it: {e}", path.display()))
+            })?;
+        }
+        let Some(path) = &self.script else {
+            return Ok(None);
+        };
+        if real {
+            return Err(BadInput(
+                "--keys drives the simulated clock frame by frame; a real run keeps the wall \
+                 clock: drop --engine real"
+                    .into(),
+            )
+            .into());
+        }
+        let script = threadlab::tui::script::KeyScript::load(path)
+            .map_err(|e| BadInput(format!("--keys {e}")))?;
+        Ok(Some(script))
+    }
+
+    /// Without a terminal there is no screen to record or keys to press: said, not ignored.
+    pub fn refuse_without_terminal(&self) -> anyhow::Result<()> {
+        if let Some(path) = &self.record {
+            // Nothing was recorded: do not leave an empty file behind.
+            let _ = std::fs::remove_file(path);
+            return Err(BadInput(
+                "--record needs a terminal to record (run it in one, or under tmux)".into(),
+            )
+            .into());
+        }
+        if self.script.is_some() {
+            return Err(BadInput("--keys needs a terminal to press keys in".into()).into());
+        }
+        Ok(())
+    }
+}

@@ -45,6 +45,8 @@ enum Subcommand {
         engine: EngineArg,
         #[command(flatten)]
         real: RealArgs,
+        #[command(flatten)]
+        demo: cli::DemoArgs,
     },
     /// Play a preset's scripted tour in the TUI (for talks): space or → goes on.
     Tour {
@@ -54,6 +56,8 @@ enum Subcommand {
         scenario: ScenarioArgs,
         #[command(flatten)]
         view: ViewArgs,
+        #[command(flatten)]
+        demo: cli::DemoArgs,
     },
     /// Play a preset headless under one strategy and print the results.
     Run {
@@ -390,15 +394,27 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             view,
             engine,
             real,
+            demo,
         } => {
             let real = (engine == EngineArg::Real).then(|| real.options());
-            open_tui(preset.as_deref(), &scenario, Screen::live(view, real))
+            let screen = Screen {
+                demo,
+                ..Screen::live(view, real)
+            };
+            open_tui(preset.as_deref(), &scenario, screen)
         }
         Subcommand::Tour {
             preset,
             scenario,
             view,
-        } => open_tui(preset.as_deref(), &scenario, Screen::tour(view)),
+            demo,
+        } => {
+            let screen = Screen {
+                demo,
+                ..Screen::tour(view)
+            };
+            open_tui(preset.as_deref(), &scenario, screen)
+        }
         Subcommand::Run {
             preset,
             scenario,
@@ -924,6 +940,8 @@ struct Screen {
     tour: bool,
     /// `--engine real`.
     real: Option<RealOptions>,
+    /// `--record`, `--keys`.
+    demo: cli::DemoArgs,
 }
 
 impl Screen {
@@ -933,6 +951,7 @@ impl Screen {
             view,
             tour: false,
             real,
+            demo: cli::DemoArgs::default(),
         }
     }
 
@@ -942,6 +961,7 @@ impl Screen {
             view,
             tour: true,
             real: None,
+            demo: cli::DemoArgs::default(),
         }
     }
 }
@@ -953,7 +973,12 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
     let preset = preset
         .or(config.preset.as_deref())
         .unwrap_or(scenario::DEFAULT_PRESET);
-    let Screen { view, tour, real } = screen;
+    let Screen {
+        view,
+        tour,
+        real,
+        demo,
+    } = screen;
     let (s, strategy, duration) = load(preset, args)?;
     if tour && s.tour.is_empty() {
         return Err(no_tour(&s));
@@ -962,7 +987,9 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
+    let script = demo.check(real.is_some())?;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        demo.refuse_without_terminal()?;
         return headless_instead_of_tui(&s, duration, real);
     }
     let options = TuiOptions {
@@ -971,6 +998,8 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         tour,
         real,
         keys: config.keys,
+        record: demo.record,
+        script,
     };
     tui::run(s, strategy, options).map_err(|e| match e.downcast::<real::RealError>() {
         Ok(e) => real_error(e),

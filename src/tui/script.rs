@@ -11,7 +11,10 @@
 //! 4s    <Esc><Space>
 //! ```
 //!
-//! `TIME` is simulated time (`500ms`, `2s`, `1m`), in order; `KEYS` is what the tour's `keys`
+//! `TIME` is time since the demo started (`500ms`, `2s`, `1m`), in order, counted in frames
+//! (`frame / fps`): in a scripted session every frame moves the simulated clock by exactly
+//! one frame's worth at the current speed, whatever the machine, and a pause stops the
+//! simulated clock but not the script; `KEYS` is what the tour's `keys`
 //! take: characters, and `<Tab>` `<BackTab>` `<Up>` `<Down>` `<Left>` `<Right>` `<Home>`
 //! `<Enter>` `<Esc>` `<Space>` (`space` alone is the space bar too). `#` starts a comment.
 
@@ -184,6 +187,25 @@ fn strip_comment(line: &str) -> &str {
         }
     }
     line
+}
+
+/// Events one scripted frame may play at `max` speed: a fixed count, not the wall clock's
+/// budget, so a replay does the same work every time.
+pub const SCRIPT_FRAME_EVENTS: u64 = 200_000;
+
+/// One frame of a scripted session (frame 1 is the first tick): presses the steps due by
+/// `frame / fps`, then moves the simulated clock by one frame at the current speed (unless
+/// paused or finished). The frame loop and the tests drive the app only through this.
+pub fn scripted_frame(app: &mut App, script: &mut KeyScript, frame: u64, fps: u32) {
+    let fps = fps.max(1);
+    let now = Nanos(frame.saturating_mul(1_000_000_000) / u64::from(fps));
+    script.press_due(app, now);
+    if app.needs_ticks() {
+        app.advance(
+            Duration::from_secs(1) / fps,
+            BudgetSpec::Events(SCRIPT_FRAME_EVENTS),
+        );
+    }
 }
 
 /// Plays simulated time to `at` through the app's own pacing at 1x, with an unlimited event

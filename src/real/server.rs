@@ -369,7 +369,7 @@ impl World {
         let service = self.service_of(call);
         let svc = self.scenario.service(service);
         lock(&self.books).book.services[service.0].calls += 1;
-        let draw = call_draw(self.scenario.seed, request, call as usize, svc);
+        let draw = call_draw(self.scenario.seed, request, call as usize, 0, svc);
         let latency = flow::call_latency(draw.latency, None, None, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.
         let cpu = self.clock.real(svc.cpu);

@@ -4,6 +4,7 @@
 //! deterministic engine in [`sim`] plays it; [`report`] prints headless tables and the TUI
 //! renders the engine's snapshots live.
 
+pub mod config;
 pub mod flow;
 pub mod metrics;
 pub mod plot;
@@ -11,6 +12,7 @@ pub mod progress;
 pub mod real;
 pub mod report;
 pub mod scenario;
+pub mod screenshot;
 pub mod sim;
 pub mod sweep;
 pub mod theory;

@@ -4,8 +4,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, ValueEnum};
+use clap::{Args, CommandFactory, Parser, ValueEnum};
 
+use threadlab::config::{Config, ConfigTheme};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
@@ -15,10 +16,12 @@ use threadlab::sweep;
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
 
+mod cli;
+
 /// Watch concurrency strategies work and fail: thread pools, queues, bulkheads and virtual
 /// threads, simulated with the JVM's exact rules.
 #[derive(Debug, Parser)]
-#[command(name = "threadlab", version, about, long_about = None)]
+#[command(name = "threadlab", version, about, long_about = None, after_help = cli::AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     subcommand: Option<Subcommand>,
@@ -42,6 +45,8 @@ enum Subcommand {
         engine: EngineArg,
         #[command(flatten)]
         real: RealArgs,
+        #[command(flatten)]
+        demo: cli::DemoArgs,
     },
     /// Play a preset's scripted tour in the TUI (for talks): space or → goes on.
     Tour {
@@ -51,6 +56,8 @@ enum Subcommand {
         scenario: ScenarioArgs,
         #[command(flatten)]
         view: ViewArgs,
+        #[command(flatten)]
+        demo: cli::DemoArgs,
     },
     /// Play a preset headless under one strategy and print the results.
     Run {
@@ -119,41 +126,60 @@ enum Subcommand {
         #[command(flatten)]
         scenario: ScenarioArgs,
     },
+    /// Draw the TUI headless after some simulated time and keys, to an SVG or PNG picture
+    /// (for slides): the same screen every time for the same preset and seed.
+    Screenshot {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
+        preset: String,
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        #[command(flatten)]
+        shot: cli::ScreenshotArgs,
+    },
+    /// Print a shell completion script (e.g. `threadlab completions bash > ~/.local/share/bash-completion/completions/threadlab`).
+    Completions(cli::CompletionsArgs),
+    /// Print the man page (roff): `threadlab man | man -l -`.
+    Man,
+    /// Show the config file (theme, fps, preset, [keys]) and where it is read from.
+    Config(cli::ConfigArgs),
 }
 
 /// How the TUI looks.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 struct ViewArgs {
-    /// Frames per second while running.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=120))]
-    fps: u32,
+    /// Frames per second while running [default: 30, or the config file's fps].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=120))]
+    fps: Option<u32>,
     /// No colours (also when NO_COLOR is set).
     #[arg(long)]
     no_color: bool,
-    /// Colour theme; `light` reads on a white projector screen.
-    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
-    theme: ThemeArg,
+    /// Colour theme; `light` reads on a white projector screen [default: dark, or the config
+    /// file's theme].
+    #[arg(long, value_enum)]
+    theme: Option<ThemeArg>,
 }
 
 impl ViewArgs {
-    /// The colour theme: none with `--no-color` or a non-empty `NO_COLOR`.
-    fn theme(&self) -> Theme {
+    /// The colour theme: none with `--no-color` or a non-empty `NO_COLOR`, then `--theme`,
+    /// then the config file's.
+    fn theme(&self, config: &Config) -> Theme {
         let no_color = self.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let configured = config.theme.map(|t| match t {
+            ConfigTheme::Dark => Theme::Dark,
+            ConfigTheme::Light => Theme::Light,
+            ConfigTheme::NoColor => Theme::NoColor,
+        });
         match (no_color, self.theme) {
             (true, _) => Theme::NoColor,
-            (false, ThemeArg::Light) => Theme::Light,
-            (false, ThemeArg::Dark) => Theme::Dark,
+            (false, Some(ThemeArg::Light)) => Theme::Light,
+            (false, Some(ThemeArg::Dark)) => Theme::Dark,
+            (false, None) => configured.unwrap_or(Theme::Dark),
         }
     }
-}
 
-impl Default for ViewArgs {
-    fn default() -> Self {
-        ViewArgs {
-            fps: 30,
-            no_color: false,
-            theme: ThemeArg::Dark,
-        }
+    /// `--fps`, else the config file's, else 30.
+    fn fps(&self, config: &Config) -> u32 {
+        self.fps.or(config.fps).unwrap_or(30)
     }
 }
 
@@ -393,18 +419,30 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             view,
             engine,
             real,
+            demo,
         } => {
             if engine == EngineArg::Sim {
                 real.refuse_on_sim()?;
             }
             let real = (engine == EngineArg::Real).then(|| real.options());
-            open_tui(preset.as_deref(), &scenario, Screen::live(view, real))
+            let screen = Screen {
+                demo,
+                ..Screen::live(view, real)
+            };
+            open_tui(preset.as_deref(), &scenario, screen)
         }
         Subcommand::Tour {
             preset,
             scenario,
             view,
-        } => open_tui(preset.as_deref(), &scenario, Screen::tour(view)),
+            demo,
+        } => {
+            let screen = Screen {
+                demo,
+                ..Screen::tour(view)
+            };
+            open_tui(preset.as_deref(), &scenario, screen)
+        }
         Subcommand::Run {
             preset,
             scenario,
@@ -441,6 +479,20 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
         Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),
+        Subcommand::Screenshot {
+            preset,
+            scenario,
+            shot,
+        } => cli::screenshot(&preset, &scenario, &shot),
+        Subcommand::Completions(args) => {
+            write_stdout(&cli::completions(Cli::command(), args.shell))
+        }
+        Subcommand::Man => write_stdout(&cli::man_page(Cli::command())?),
+        Subcommand::Config(args) => {
+            let text = cli::config_report(&args, threadlab::config::path())
+                .map_err(|e| BadInput(e.to_string()))?;
+            write_stdout(text.as_bytes())
+        }
     }
 }
 
@@ -1019,6 +1071,8 @@ struct Screen {
     tour: bool,
     /// `--engine real`.
     real: Option<RealOptions>,
+    /// `--record`, `--keys`.
+    demo: cli::DemoArgs,
 }
 
 impl Screen {
@@ -1028,6 +1082,7 @@ impl Screen {
             view,
             tour: false,
             real,
+            demo: cli::DemoArgs::default(),
         }
     }
 
@@ -1037,6 +1092,7 @@ impl Screen {
             view,
             tour: true,
             real: None,
+            demo: cli::DemoArgs::default(),
         }
     }
 }
@@ -1044,8 +1100,16 @@ impl Screen {
 /// Opens the TUI on `preset` (default: the default preset); without a terminal, prints the
 /// comparison the screen would have shown instead.
 fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow::Result<()> {
-    let preset = preset.unwrap_or(scenario::DEFAULT_PRESET);
-    let Screen { view, tour, real } = screen;
+    let config = threadlab::config::load().map_err(|e| BadInput(e.to_string()))?;
+    let preset = preset
+        .or(config.preset.as_deref())
+        .unwrap_or(scenario::DEFAULT_PRESET);
+    let Screen {
+        view,
+        tour,
+        real,
+        demo,
+    } = screen;
     let (s, strategy, duration) = load(preset, args)?;
     if tour && s.tour.is_empty() {
         return Err(no_tour(&s));
@@ -1054,14 +1118,19 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
+    let script = demo.check(real.is_some())?;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        demo.refuse_without_terminal()?;
         return headless_instead_of_tui(&s, duration, real);
     }
     let options = TuiOptions {
-        fps: view.fps,
-        theme: view.theme(),
+        fps: view.fps(&config),
+        theme: view.theme(&config),
         tour,
         real,
+        keys: config.keys,
+        record: demo.record,
+        script,
     };
     tui::run(s, strategy, options).map_err(|e| match e.downcast::<real::RealError>() {
         Ok(e) => real_error(e),
@@ -1108,6 +1177,16 @@ fn headless_instead_of_tui(
     let c = compare_output(s, duration, table, false, false)?;
     emit(&c.out)?;
     stopped_at_cap(s, c.capped)
+}
+
+/// Writes generated text (a script, a page) to stdout; a closed pipe is not an error.
+fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 fn presets_listing() -> String {

@@ -72,6 +72,8 @@ pub enum Action {
     /// Select the next (true) or previous thread lane of the timeline.
     MoveLane(bool),
     WriteTrace,
+    /// Save the screen as it is drawn to an SVG file in the working directory.
+    SaveScreen,
     /// A sweep of the selected pool's size (or the load) around its current value.
     OpenSweep,
     /// The sweep's cursor one point right (true) or left.
@@ -210,6 +212,11 @@ pub struct App {
     timeline: Option<usize>,
     /// The sweep overlay's chart and the work computing it.
     sweep: Option<super::sweep::Sweep>,
+    /// The config file's key overrides, applied to the person's keys (not a tour's).
+    key_map: crate::config::KeyMap,
+    theme: Theme,
+    /// `p` was pressed: the frame loop saves the next frame it draws.
+    screen_wanted: bool,
 }
 
 impl App {
@@ -248,6 +255,28 @@ impl App {
             tour: None,
             timeline: None,
             sweep: None,
+            key_map: crate::config::KeyMap::default(),
+            theme,
+            screen_wanted: false,
+        }
+    }
+
+    /// Key overrides from the config file: the person's keys are read through them.
+    pub fn set_key_map(&mut self, key_map: crate::config::KeyMap) {
+        self.key_map = key_map;
+    }
+
+    /// The config file's key overrides.
+    pub fn key_map(&self) -> &crate::config::KeyMap {
+        &self.key_map
+    }
+
+    /// How the help and the footer name a binding's key: the config file's key when it
+    /// moved the binding.
+    pub fn key_label(&self, binding: &keys::Binding) -> std::borrow::Cow<'static, str> {
+        match binding.keys.first().and_then(|&k| self.key_map.shown(k)) {
+            Some(Key::Char(c)) if binding.keys.len() == 1 => c.to_string().into(),
+            _ => binding.label.into(),
         }
     }
 
@@ -573,7 +602,7 @@ impl App {
     // ----- keys -----
 
     pub fn handle_key(&mut self, event: KeyEvent) {
-        if let Some(key) = Key::from_event(event) {
+        if let Some(key) = Key::from_event(event).and_then(|k| self.key_map.resolve(k)) {
             self.press(key);
         }
     }
@@ -661,6 +690,7 @@ impl App {
             Action::ToggleTimeline => self.toggle_timeline(),
             Action::MoveLane(next) => self.move_lane(next),
             Action::WriteTrace => self.write_trace(),
+            Action::SaveScreen => self.screen_wanted = true,
             Action::OpenSweep => self.open_sweep(),
             Action::SweepMove(right) => self.move_sweep_cursor(right),
             Action::SweepApply => self.apply_sweep_point(),
@@ -994,6 +1024,21 @@ impl App {
         match super::trace_file::write_trace(engine, &name) {
             Ok(text) => self.info(text),
             Err(e) => self.status = Some(Status::Error(e)),
+        }
+    }
+
+    /// Whether `p` asked for the screen to be saved; asking clears the request.
+    pub fn take_screen_request(&mut self) -> bool {
+        std::mem::take(&mut self.screen_wanted)
+    }
+
+    /// `p`: saves `screen` (the frame just drawn) as `threadlab-screen-<UTC time>.svg` in the
+    /// working directory, and says where on the status line.
+    pub fn save_screen(&mut self, screen: &ratatui::buffer::Buffer) {
+        let stamp = crate::screenshot::utc_stamp(std::time::SystemTime::now());
+        match crate::screenshot::save_new(screen, self.theme, std::path::Path::new(""), &stamp) {
+            Ok(path) => self.info(format!("saved the screen to {}", path.display())),
+            Err(e) => self.status = Some(Status::Error(e.to_string())),
         }
     }
 

@@ -187,6 +187,9 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('w')], "w", "write a Perfetto trace", |_| {
         Action::WriteTrace
     }),
+    bind(&[C('p')], "p", "save the screen (SVG)", |_| {
+        Action::SaveScreen
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
@@ -335,6 +338,43 @@ pub fn action_for(context: Context, key: Key) -> Option<Action> {
         .chain(table(context))
         .chain(fallback)
         .find_map(|binding| binding.action(key))
+}
+
+/// The live keys a config file's `[keys]` may move, by name (see `config::KeyMap`).
+const REBINDABLE: &[(&str, Key)] = &[
+    ("queue_up", C(']')),
+    ("queue_down", C('[')),
+    ("pause", C(' ')),
+    ("step", C('.')),
+    ("faster", C('>')),
+    ("slower", C('<')),
+    ("fault", C('f')),
+    ("compare", C('c')),
+    ("sweep", C('g')),
+    ("server_threads", C('v')),
+    ("unbounded_threads", C('u')),
+    ("timeline", C('t')),
+    ("trace", C('w')),
+    ("save_screen", C('p')),
+    ("reset", C('r')),
+    ("seed", C('s')),
+    ("help", C('?')),
+    ("tour_steps", C('l')),
+    ("quit", C('q')),
+];
+
+/// The names and keys a config file's `[keys]` may move.
+pub fn rebindable() -> &'static [(&'static str, Key)] {
+    REBINDABLE
+}
+
+/// What a live key does, as the help says it (`None`: the key is free).
+pub fn live_label_of(key: Key) -> Option<&'static str> {
+    ALWAYS
+        .iter()
+        .chain(LIVE)
+        .find(|b| b.keys.contains(&key))
+        .map(|b| b.help)
 }
 
 /// `1`..`9` as 1..9 (0 for anything else).

@@ -12,6 +12,8 @@ pub mod expect;
 mod input;
 pub mod keys;
 pub mod knob;
+pub mod record;
+pub mod script;
 pub mod source;
 pub mod sweep;
 pub mod theme;
@@ -20,7 +22,8 @@ pub mod ui;
 
 use std::time::{Duration, Instant};
 
-use ratatui::DefaultTerminal;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::MissedTickBehavior;
@@ -44,7 +47,7 @@ pub enum Theme {
 }
 
 /// How the TUI runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TuiOptions {
     /// Frames per second while running (1..=120; paused, it draws only on input).
     pub fps: u32,
@@ -53,6 +56,12 @@ pub struct TuiOptions {
     pub tour: bool,
     /// Run the scenario for real (`--engine real`) instead of simulating it.
     pub real: Option<RealOptions>,
+    /// The config file's key overrides.
+    pub keys: crate::config::KeyMap,
+    /// `--record FILE.cast`: tee what is drawn into an asciicast v2 file.
+    pub record: Option<std::path::PathBuf>,
+    /// `--keys FILE`: a timed key script; the simulated clock then moves one frame a frame.
+    pub script: Option<script::KeyScript>,
 }
 
 impl Default for TuiOptions {
@@ -62,6 +71,9 @@ impl Default for TuiOptions {
             theme: Theme::Dark,
             tour: false,
             real: None,
+            keys: crate::config::KeyMap::default(),
+            record: None,
+            script: None,
         }
     }
 }
@@ -93,16 +105,74 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         Some(real) => App::new_real(scenario, strategy, real, options.theme)?,
         None => App::new(scenario, strategy, options.theme),
     };
+    app.set_key_map(options.keys);
     if options.tour && !app.start_tour() {
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
     }
-    let mut terminal = ratatui::try_init()?;
+    let cast_file = match &options.record {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).map_err(|e| {
+                anyhow::anyhow!("{}: cannot write the recording: {e}", path.display())
+            })?,
+        )),
+        None => None,
+    };
+    // Raw mode, the alternate screen and the panic hook that undoes them; then a terminal
+    // of our own whose writer can tee into the recording.
+    let size = ratatui::try_init()?.size()?;
+    let cast = match cast_file {
+        Some(file) => {
+            let clock = match options.script {
+                Some(_) => record::CastClock::Frames { fps: options.fps },
+                None => record::CastClock::Wall(Instant::now()),
+            };
+            // A scripted cast leaves out the time of day: the same script records the same
+            // bytes.
+            let timestamp = options.script.is_none().then(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs())
+            });
+            Some(record::Cast::new(
+                file,
+                (size.width, size.height),
+                clock,
+                timestamp,
+            )?)
+        }
+        None => None,
+    };
+    let (writer, tee) = record::Tee::new(std::io::stdout(), cast);
+    let mut terminal = match Terminal::new(CrosstermBackend::new(writer)) {
+        Ok(t) => t,
+        Err(e) => {
+            restore_terminal();
+            return Err(e.into());
+        }
+    };
     mouse_capture(true);
-    let result = runtime.block_on(event_loop(&mut terminal, &mut app, options.fps));
+    let result = runtime.block_on(event_loop(
+        &mut terminal,
+        &mut app,
+        options.fps,
+        (options.script, &tee),
+    ));
     restore_terminal();
     drop(app);
-    result
+    let recording = tee.take_error();
+    result?;
+    match (recording, &options.record) {
+        (Some(e), Some(path)) => Err(anyhow::anyhow!(
+            "{}: the recording stopped early: {e}",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
 }
+
+/// The terminal the TUI draws on: stdout, teed into a recording when there is one.
+type Screen =
+    Terminal<CrosstermBackend<record::Tee<std::io::Stdout, std::io::BufWriter<std::fs::File>>>>;
 
 /// Leaves raw mode and the alternate screen and shows the cursor again.
 fn restore_terminal() {
@@ -114,7 +184,7 @@ fn restore_terminal() {
 /// Takes the terminal again after a suspend, and repaints everything. (Not
 /// `Terminal::clear`: it asks the terminal for the cursor position, and the answer would go to
 /// the input stream.)
-fn reenter_terminal(terminal: &mut DefaultTerminal) -> anyhow::Result<()> {
+fn reenter_terminal(terminal: &mut Screen) -> anyhow::Result<()> {
     use ratatui::crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, enable_raw_mode};
     enable_raw_mode()?;
     ratatui::crossterm::execute!(
@@ -179,20 +249,34 @@ impl Signals {
     }
 }
 
-async fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, fps: u32) -> anyhow::Result<()> {
+async fn event_loop(
+    terminal: &mut Screen,
+    app: &mut App,
+    fps: u32,
+    (mut script, tee): (Option<script::KeyScript>, &record::TeeHandle),
+) -> anyhow::Result<()> {
     let mut events = Input::start()?;
     let mut signals = Signals::new()?;
     let mut frames = tokio::time::interval(Duration::from_secs(1) / fps.clamp(1, 120));
     frames.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut last = Instant::now();
     draw(terminal, app)?;
+    let mut frame = 0;
     while !app.should_quit() {
-        let ticking = app.needs_ticks();
+        // A script's own clock is the frames: they keep coming while paused.
+        let ticking = app.needs_ticks() || script.is_some();
         tokio::select! {
             // While paused or finished, no frames: only input redraws.
             _ = frames.tick(), if ticking => {
                 let now = Instant::now();
-                app.advance(now - last, BudgetSpec::Wall(FRAME_BUDGET));
+                match &mut script {
+                    Some(script) => {
+                        frame += 1;
+                        tee.next_frame();
+                        script::scripted_frame(app, script, frame, fps);
+                    }
+                    None => app.advance(now - last, BudgetSpec::Wall(FRAME_BUDGET)),
+                }
                 last = now;
             }
             event = events.next() => match event {
@@ -313,8 +397,15 @@ fn mouse_capture(on: bool) {
     }
 }
 
-fn draw(terminal: &mut DefaultTerminal, app: &App) -> anyhow::Result<()> {
+/// Draws a frame; when `p` asked for it, saves that frame and draws again to say where.
+fn draw(terminal: &mut Screen, app: &mut App) -> anyhow::Result<()> {
     let snapshot = app.snapshot();
-    terminal.draw(|frame| ui::render(frame, app, &snapshot))?;
+    let frame = terminal.draw(|frame| ui::render(frame, app, &snapshot))?;
+    if app.take_screen_request() {
+        let screen = frame.buffer.clone();
+        app.save_screen(&screen);
+        let snapshot = app.snapshot();
+        terminal.draw(|frame| ui::render(frame, app, &snapshot))?;
+    }
     Ok(())
 }

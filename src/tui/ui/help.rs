@@ -109,7 +109,7 @@ fn entry(app: &App, binding: &Binding) -> Line<'static> {
         (p.title, p.text)
     };
     Line::from(vec![
-        Span::styled(format!(" {:>LABEL$} ", binding.label), label),
+        Span::styled(format!(" {:>LABEL$} ", app.key_label(binding)), label),
         Span::styled(super::fmt::fit(binding.help, TEXT), text),
     ])
 }

@@ -81,7 +81,7 @@ fn hints(app: &App, width: u16) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     let mut room = usize::from(width).saturating_sub(1);
     for b in shown {
-        let (key, word) = (format!(" {} ", b.label), format!("{} ", b.hint));
+        let (key, word) = (format!(" {} ", app.key_label(b)), format!("{} ", b.hint));
         let need = key.chars().count() + word.chars().count();
         if need > room {
             break;

@@ -1,0 +1,207 @@
+//! What makes the binary install like a command: shell completions, the man page, the
+//! config file's subcommand. Written from the command line's own definition (`clap`), so
+//! none of them can drift from the flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use threadlab::screenshot;
+use threadlab::tui::Theme;
+
+use crate::{BadInput, ScenarioArgs, ThemeArg};
+
+/// `threadlab completions SHELL`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `threadlab config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Print only where the config file is read from (whether or not it exists).
+    #[arg(long)]
+    pub path: bool,
+}
+
+/// What `--help` ends with: the exit codes (as the README's "The command line" gives them)
+/// and where the config file is.
+pub const AFTER_HELP: &str = "\
+Exit codes:
+  0    ok
+  1    internal error; verify: a figure differs by more than the tolerance
+  2    bad input: the message names the file, the field, the value and the allowed range
+  3    a real run (--engine real) that this machine could not keep up with (report printed, marked)
+  130  a headless run stopped by Ctrl-C (what finished is printed, marked partial);
+       the TUI stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP)
+
+Config file: threadlab config --path says where it is read from (theme, fps, preset, [keys]).";
+
+/// The completion script for `shell`.
+pub fn completions(mut command: clap::Command, shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    let name = command.get_name().to_owned();
+    clap_complete::generate(shell, &mut command, name, &mut out);
+    out
+}
+
+/// The man page (roff), from the command line's definition: its options, subcommands and
+/// exit codes.
+pub fn man_page(command: clap::Command) -> std::io::Result<Vec<u8>> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command)
+        .section("1")
+        .manual("threadlab manual")
+        .render(&mut page)?;
+    Ok(title_first(&page))
+}
+
+/// man(7): `.TH` is the page's first request. clap_mangen writes two lines that define the
+/// apostrophe string before it; they only need to come before its first use, so the title
+/// goes first.
+fn title_first(page: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(page);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if let Some(i) = lines.iter().position(|l| l.starts_with(".TH ")) {
+        let title = lines.remove(i);
+        lines.insert(0, title);
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.into_bytes()
+}
+
+/// `threadlab config`: the path alone, or the path, whether it exists and the settings it
+/// holds (validated: a bad file is the same error the TUI would give).
+pub fn config_report(
+    args: &ConfigArgs,
+    path: Option<PathBuf>,
+) -> Result<String, threadlab::config::ConfigError> {
+    let Some(path) = path else {
+        return Ok("# no config folder: neither XDG_CONFIG_HOME nor HOME is set\n".into());
+    };
+    if args.path {
+        return Ok(format!("{}\n", path.display()));
+    }
+    let config = threadlab::config::load_from(&path)?;
+    let mut out = format!("# {}", path.display());
+    if config.source.is_none() {
+        out.push_str(" (absent: the defaults apply)\n");
+        return Ok(out);
+    }
+    out.push('\n');
+    out.push_str(&config.to_toml());
+    Ok(out)
+}
+
+/// `threadlab screenshot`'s own options.
+#[derive(Debug, Args)]
+pub struct ScreenshotArgs {
+    /// Simulated time to play before the picture, e.g. 3s, 1500ms.
+    #[arg(long, default_value = "10s")]
+    pub at: String,
+    /// Keys pressed at that moment, as a tour writes them: characters, and <Tab> <BackTab>
+    /// <Up> <Down> <Left> <Right> <Home> <Enter> <Esc> <Space>; e.g. "c" for the compare view.
+    #[arg(long, default_value = "")]
+    pub keys: String,
+    /// The terminal's size in cells, WIDTHxHEIGHT (40..=1000 x 12..=500).
+    #[arg(long, default_value = "120x40")]
+    pub size: String,
+    /// Colour theme; `light` for white slides.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
+    pub theme: ThemeArg,
+    /// The picture to write: FILE.svg (text stays text) or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+/// `threadlab screenshot PRESET ... --out FILE`.
+pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> anyhow::Result<()> {
+    let bad = |e: String| BadInput(e);
+    screenshot::format_of(&shot.out).map_err(|e| bad(e.to_string()))?;
+    let at = threadlab::scenario::parse_duration(&shot.at).map_err(|e| {
+        bad(format!(
+            "--at {:?}: {e}",
+            threadlab::scenario::elide(&shot.at, 20)
+        ))
+    })?;
+    let keys = threadlab::tui::script::parse_keys(&shot.keys).map_err(|e| {
+        bad(format!(
+            "--keys {:?}: {e}",
+            threadlab::scenario::elide(&shot.keys, 40)
+        ))
+    })?;
+    let size = screenshot::parse_size(&shot.size).map_err(bad)?;
+    let (s, strategy, _) = crate::load(preset, args)?;
+    let theme = match shot.theme {
+        ThemeArg::Dark => Theme::Dark,
+        ThemeArg::Light => Theme::Light,
+    };
+    let request = screenshot::Request {
+        at,
+        keys,
+        size,
+        theme,
+    };
+    let buffer = screenshot::take(s, strategy, &request);
+    screenshot::write(&buffer, theme, &shot.out).map_err(|e| bad(e.to_string()))?;
+    eprintln!("threadlab: wrote {}", shot.out.display());
+    Ok(())
+}
+
+/// `--record` and `--keys` on `tui` and `tour`: demos that play the same every time.
+#[derive(Debug, Args, Default)]
+pub struct DemoArgs {
+    /// Record what the TUI draws to an asciicast v2 file (play it with `asciinema play`).
+    #[arg(long, value_name = "FILE.cast")]
+    pub record: Option<PathBuf>,
+    /// Press the keys of a timed script: lines `TIME KEYS` (`0.5s 3`, `2s c`, `4s <Esc>`),
+    /// TIME counted in frames from the start, so a demo runs the same every time.
+    #[arg(long = "keys", value_name = "FILE")]
+    pub script: Option<PathBuf>,
+}
+
+impl DemoArgs {
+    /// Reads the key script and checks the recording can be written, before the screen
+    /// opens: bad input is said on a normal terminal.
+    pub fn check(&self, real: bool) -> anyhow::Result<Option<threadlab::tui::script::KeyScript>> {
+        if let Some(path) = &self.record {
+            std::fs::File::create(path).map_err(|e| {
+                BadInput(format!("--record {}: cannot write it: {e}", path.display()))
+            })?;
+        }
+        let Some(path) = &self.script else {
+            return Ok(None);
+        };
+        if real {
+            return Err(BadInput(
+                "--keys drives the simulated clock frame by frame; a real run keeps the wall \
+                 clock: drop --engine real"
+                    .into(),
+            )
+            .into());
+        }
+        let script = threadlab::tui::script::KeyScript::load(path)
+            .map_err(|e| BadInput(format!("--keys {e}")))?;
+        Ok(Some(script))
+    }
+
+    /// Without a terminal there is no screen to record or keys to press: said, not ignored.
+    pub fn refuse_without_terminal(&self) -> anyhow::Result<()> {
+        if let Some(path) = &self.record {
+            // Nothing was recorded: do not leave an empty file behind.
+            let _ = std::fs::remove_file(path);
+            return Err(BadInput(
+                "--record needs a terminal to record (run it in one, or under tmux)".into(),
+            )
+            .into());
+        }
+        if self.script.is_some() {
+            return Err(BadInput("--keys needs a terminal to press keys in".into()).into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,258 @@
+//! Driving the TUI without a person: keys written as text (`"c"`, `"<Tab>+"`) and a timed
+//! key script (`--keys FILE`), played on the simulated clock so a demo runs the same every
+//! time.
+//!
+//! A script is one step a line, `TIME KEYS`, e.g.
+//!
+//! ```text
+//! # the ironthread demo
+//! 0.5s  3          # bulkhead
+//! 2s    c          # the compare view
+//! 4s    <Esc><Space>
+//! ```
+//!
+//! `TIME` is time since the demo started (`500ms`, `2s`, `1m`), in order, counted in frames
+//! (`frame / fps`): in a scripted session every frame moves the simulated clock by exactly
+//! one frame's worth at the current speed, whatever the machine, and a pause stops the
+//! simulated clock but not the script; `KEYS` is what the tour's `keys`
+//! take: characters, and `<Tab>` `<BackTab>` `<Up>` `<Down>` `<Left>` `<Right>` `<Home>`
+//! `<Enter>` `<Esc>` `<Space>` (`space` alone is the space bar too). `#` starts a comment.
+
+use std::time::Duration;
+
+use crate::scenario::parse_duration;
+use crate::time::Nanos;
+
+use super::app::App;
+use super::clock::BudgetSpec;
+use super::keys::Key;
+
+/// The named keys, as written between angle brackets.
+const NAMED: [(&str, Key); 10] = [
+    ("Tab", Key::Tab),
+    ("BackTab", Key::BackTab),
+    ("Up", Key::Up),
+    ("Down", Key::Down),
+    ("Left", Key::Left),
+    ("Right", Key::Right),
+    ("Home", Key::Home),
+    ("Enter", Key::Enter),
+    ("Esc", Key::Esc),
+    ("Space", Key::Char(' ')),
+];
+
+/// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets.
+pub fn parse_keys(text: &str) -> Result<Vec<Key>, String> {
+    let mut keys = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '<'
+            && let Some(end) = rest.find('>')
+            && end > 1
+        {
+            let name = &rest[1..end];
+            let Some(&(_, key)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
+                let names: Vec<String> = NAMED.iter().map(|(n, _)| format!("<{n}>")).collect();
+                return Err(format!(
+                    "unknown key <{}>: allowed characters and {}",
+                    crate::scenario::elide(name, 20),
+                    names.join(" ")
+                ));
+            };
+            keys.push(key);
+            rest = &rest[end + 1..];
+        } else if c.is_control() {
+            return Err(format!(
+                "a control character ({:?}) is not a key: write <Enter>, <Tab>, <Esc>",
+                c
+            ));
+        } else {
+            keys.push(Key::Char(c));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    Ok(keys)
+}
+
+/// One line of a key script: at this simulated time, press these keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub at: Nanos,
+    pub keys: Vec<Key>,
+}
+
+/// A timed key script (`--keys FILE`), its steps in time order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyScript {
+    steps: Vec<Step>,
+    /// Steps already pressed.
+    next: usize,
+}
+
+/// Largest key script read.
+const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+
+impl KeyScript {
+    /// Reads a script file; errors name the file, the line and what is allowed.
+    pub fn load(path: &std::path::Path) -> Result<KeyScript, String> {
+        let shown = path.display();
+        let size = std::fs::metadata(path)
+            .map_err(|e| format!("{shown}: cannot read the key script: {e}"))?
+            .len();
+        if size > MAX_SCRIPT_BYTES {
+            return Err(format!(
+                "{shown}: {size} bytes; a key script holds at most {MAX_SCRIPT_BYTES}"
+            ));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{shown}: cannot read the key script: {e}"))?;
+        KeyScript::parse(&text).map_err(|e| format!("{shown}: {e}"))
+    }
+
+    /// Parses `TIME KEYS` lines; errors say `line N: ...`.
+    pub fn parse(text: &str) -> Result<KeyScript, String> {
+        let mut steps: Vec<Step> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let n = i + 1;
+            let line = strip_comment(line).trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (time, keys) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            let at = parse_duration(time).map_err(|e| {
+                format!(
+                    "line {n}: time {:?} {e}: allowed e.g. 500ms, 2s, 1m",
+                    crate::scenario::elide(time, 20)
+                )
+            })?;
+            if let Some(last) = steps.last()
+                && at < last.at
+            {
+                return Err(format!(
+                    "line {n}: time {time} comes before the line above ({}): steps go in order",
+                    last.at
+                ));
+            }
+            let keys = keys.trim();
+            let keys = if keys == "space" {
+                vec![Key::Char(' ')]
+            } else {
+                parse_keys(keys).map_err(|e| format!("line {n}: keys {keys:?}: {e}"))?
+            };
+            if keys.is_empty() {
+                return Err(format!(
+                    "line {n}: no keys after the time: allowed e.g. `2s c`"
+                ));
+            }
+            steps.push(Step { at, keys });
+        }
+        Ok(KeyScript { steps, next: 0 })
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// The time of the next step not yet pressed.
+    pub fn next_at(&self) -> Option<Nanos> {
+        self.steps.get(self.next).map(|s| s.at)
+    }
+
+    /// Presses every step due at `now`; true when it pressed any.
+    pub fn press_due(&mut self, app: &mut App, now: Nanos) -> bool {
+        let mut pressed = false;
+        while let Some(step) = self.steps.get(self.next).filter(|s| s.at <= now) {
+            for &key in &step.keys {
+                app.press(key);
+            }
+            self.next += 1;
+            pressed = true;
+        }
+        pressed
+    }
+
+    /// Every step has been pressed.
+    pub fn is_done(&self) -> bool {
+        self.next >= self.steps.len()
+    }
+}
+
+/// A `#` at the start of a line or after whitespace starts a comment (so `c#` presses `c`
+/// and `#`).
+fn strip_comment(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'#' && (i == 0 || bytes[i - 1].is_ascii_whitespace()) {
+            return &line[..i];
+        }
+    }
+    line
+}
+
+/// Events one scripted frame may play at `max` speed: a fixed count, not the wall clock's
+/// budget, so a replay does the same work every time.
+pub const SCRIPT_FRAME_EVENTS: u64 = 200_000;
+
+/// One frame of a scripted session (frame 1 is the first tick): presses the steps due by
+/// `frame / fps`, then moves the simulated clock by one frame at the current speed (unless
+/// paused or finished). The frame loop and the tests drive the app only through this.
+pub fn scripted_frame(app: &mut App, script: &mut KeyScript, frame: u64, fps: u32) {
+    let fps = fps.max(1);
+    let now = Nanos(frame.saturating_mul(1_000_000_000) / u64::from(fps));
+    script.press_due(app, now);
+    if app.needs_ticks() {
+        app.advance(
+            Duration::from_secs(1) / fps,
+            BudgetSpec::Events(SCRIPT_FRAME_EVENTS),
+        );
+    }
+}
+
+/// Plays simulated time to `at` through the app's own pacing at 1x, with an unlimited event
+/// budget: the same steps every time, whatever the machine's speed.
+pub fn play_to(app: &mut App, at: Nanos) {
+    while app.now() < at && !app.is_finished() && app.needs_ticks() {
+        let left = at.saturating_sub(app.now());
+        let step = left.min(Nanos::from_millis(250));
+        app.advance(
+            Duration::from_nanos(step.as_nanos()),
+            BudgetSpec::Events(u64::MAX),
+        );
+    }
+    settle(app);
+}
+
+/// Lets every engine that is behind (a compare view just opened) catch up to the clock,
+/// without moving it.
+pub fn settle(app: &mut App) {
+    app.advance(Duration::ZERO, BudgetSpec::Events(u64::MAX));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_characters_and_named_keys() {
+        assert_eq!(
+            parse_keys("c<Tab>+<space>").expect("keys"),
+            [Key::Char('c'), Key::Tab, Key::Char('+'), Key::Char(' ')]
+        );
+        let err = parse_keys("<F1>").expect_err("unknown");
+        assert!(err.starts_with("unknown key <F1>: allowed"), "{err}");
+    }
+
+    #[test]
+    fn a_script_is_timed_lines_in_order() {
+        let s = KeyScript::parse("# demo\n0.5s 3\n\n2s c   # compare\n4s space\n").expect("valid");
+        assert_eq!(s.steps().len(), 3);
+        assert_eq!(s.steps()[0].at, Nanos::from_millis(500));
+        assert_eq!(s.steps()[2].keys, [Key::Char(' ')]);
+        let err = KeyScript::parse("2s c\n1s c").expect_err("out of order");
+        assert!(err.starts_with("line 2: time 1s comes before"), "{err}");
+        let err = KeyScript::parse("soon c").expect_err("no time");
+        assert!(err.starts_with("line 1: time \"soon\""), "{err}");
+        let err = KeyScript::parse("1s").expect_err("no keys");
+        assert!(err.starts_with("line 1: no keys"), "{err}");
+    }
+}

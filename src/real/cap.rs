@@ -187,8 +187,15 @@ mod tests {
     /// names really fits: its `--set`s give a valid scenario under the cap (or the cap it
     /// names holds the run).
     fn advice_for(strategy: Strategy, cap: u64, sets: &[&str]) -> String {
+        // A way replaces the settings of the fields it names (a field is set once).
         let load = |extra: &[String]| {
-            let mut all: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+            let key = |s: &str| s.split('=').next().unwrap_or(s).to_string();
+            let named: Vec<String> = extra.iter().map(|e| key(e)).collect();
+            let mut all: Vec<String> = sets
+                .iter()
+                .filter(|s| !named.contains(&key(s)))
+                .map(|s| (*s).to_string())
+                .collect();
             all.extend_from_slice(extra);
             crate::scenario::load("ironthread", &all)
         };

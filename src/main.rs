@@ -678,7 +678,7 @@ fn sim_only_outputs(output: &OutputArgs) -> anyhow::Result<()> {
 }
 
 /// Plays the strategies one after another until the end or Ctrl-C; the one Ctrl-C stopped
-/// is reported up to where it got (its JSON says `"partial": true`).
+/// is reported up to where it got (its JSON says `"interrupted": true`).
 fn compare_output(
     s: &Scenario,
     duration: Nanos,
@@ -779,7 +779,7 @@ fn sweep(
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
-    finished(!r.partial, "only the points that finished")
+    finished(!r.interrupted, "only the points that finished")
 }
 
 /// A run that stopped making progress in simulated time is bad input: the scenario

@@ -499,19 +499,25 @@ fn the_readme_counts_and_names_every_strategy() {
 
 /// A name a spreadsheet would take for a formula is written with a leading quote (OWASP).
 #[test]
-fn run_csv_quotes_a_thread_name_a_spreadsheet_would_run() {
-    let out = stdout(&[
-        "run",
-        "ironthread",
-        "--strategy",
-        "bulkhead",
-        "--set",
-        "strategy.bulkhead.IronThread.name=@SUM(A1)",
-        "--format",
-        "csv",
-    ]);
-    assert!(out.contains(",'@SUM(A1)-3,"), "{out}");
-    assert!(!out.contains(",@SUM"), "{out}");
+fn run_csv_quotes_a_preset_name_a_spreadsheet_would_run() {
+    let dir = std::env::temp_dir().join(format!("threadlab-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("@SUM(A1).toml"), GOOD).expect("write preset");
+    let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(["run", "@SUM(A1).toml", "--format", "csv"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("threadlab runs");
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        csv.lines()
+            .nth(1)
+            .is_some_and(|row| row.starts_with("'@SUM(A1).toml,")),
+        "{csv}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Durations take hours and compounds; a bound is written in a form the parser accepts.
@@ -597,4 +603,25 @@ fn runs_that_take_no_time_have_no_rates_and_are_ranked_by_what_they_answered() {
         assert_eq!(r["goodput_rps"].is_null(), !timed, "{r}");
         assert_eq!(r["failure_rps"]["failed"].is_null(), !timed, "{r}");
     }
+}
+
+/// `run` and `compare` write one CSV schema, whatever the load.
+#[test]
+fn run_and_compare_csv_share_one_header_for_every_load() {
+    let header = |args: &[&str]| stdout(args).lines().next().unwrap_or("").to_string();
+    let compare = header(&["compare", "ironthread", "--format", "csv"]);
+    assert_eq!(header(&["run", "ironthread", "--format", "csv"]), compare);
+    let closed = [
+        "run",
+        "tomcat-ceiling",
+        "--duration",
+        "2s",
+        "--format",
+        "csv",
+    ];
+    assert_eq!(header(&closed), compare);
+    assert!(
+        compare.contains("goodput_rps") && compare.contains("p99_ms"),
+        "{compare}"
+    );
 }

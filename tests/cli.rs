@@ -20,21 +20,22 @@ fn stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
-/// The article's rows: (run, time, thread, status) from `--format csv` of a runs load.
+/// The article's rows: (run, time, thread, status) from the JSON `runs` of a runs load.
 fn runs(args: &[&str]) -> Vec<(u64, f64, String, String)> {
     let mut all = vec!["run"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "csv"]);
-    stdout(&all)
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.splitn(5, ',').collect();
+    all.extend_from_slice(&["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&all)).expect("json");
+    report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| {
             (
-                f[0].parse().expect("run number"),
-                f[2].parse().expect("time"),
-                f[3].to_string(),
-                f[4].to_string(),
+                r["run"].as_u64().expect("run number"),
+                r["time_ms"].as_f64().expect("time"),
+                r["thread"].as_str().expect("thread").to_string(),
+                r["status"].as_str().expect("status").to_string(),
             )
         })
         .collect()

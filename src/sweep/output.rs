@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::{PointReport, SweepReport};
 use crate::report::export::csv_field;
+use crate::report::{columns, pad};
 
 /// Columns after the varied values: the table's header, the CSV header (the point's JSON
 /// key) and the cell.
@@ -78,8 +79,8 @@ pub fn table(r: &SweepReport) -> String {
     let widths: Vec<usize> = (0..headers.len())
         .map(|c| {
             rows.iter()
-                .map(|row| row[c].chars().count())
-                .chain([headers[c].chars().count()])
+                .map(|row| columns(&row[c]))
+                .chain([columns(&headers[c])])
                 .max()
                 .unwrap_or(0)
         })
@@ -88,13 +89,7 @@ pub fn table(r: &SweepReport) -> String {
         let text: Vec<String> = cells
             .iter()
             .zip(&widths)
-            .map(|(cell, &w)| {
-                if cell.parse::<f64>().is_ok() {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
-            })
+            .map(|(cell, &w)| pad(cell, w, cell.parse::<f64>().is_err()))
             .collect();
         let _ = writeln!(out, "{}", text.join("  ").trim_end());
     };

@@ -588,7 +588,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
-    let engine = new_engine(&s, strategy, output.trace.is_some());
+    let engine = new_engine(&s, strategy, output.trace.is_some().then_some(1));
     // The chart's series are sampled only when a chart is drawn.
     let (engine, complete) = if chart.is_some() {
         progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t))
@@ -632,10 +632,11 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     )
 }
 
-/// A new engine for `strategy`, recording its thread timelines when a trace is wanted.
-fn new_engine(s: &Scenario, strategy: Strategy, traced: bool) -> threadlab::sim::Engine {
-    if traced {
-        report::perfetto::traced(s, strategy)
+/// A new engine for `strategy`, recording its thread timelines when a trace is wanted: its
+/// share of the file's span limit, with `runs` runs in the file.
+fn new_engine(s: &Scenario, strategy: Strategy, traced: Option<usize>) -> threadlab::sim::Engine {
+    if let Some(runs) = traced {
+        report::perfetto::traced_share(s, strategy, runs)
     } else {
         threadlab::sim::Engine::new(s, strategy)
     }
@@ -700,7 +701,7 @@ fn compare_output(
         .par_iter()
         .map(|&strategy| {
             let mut rec = timeline::Recorder::new(strategy, duration);
-            let engine = new_engine(s, strategy, traced);
+            let engine = new_engine(s, strategy, traced.then_some(strategies.len()));
             let (engine, done) = if charted {
                 progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
             } else {

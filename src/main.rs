@@ -519,6 +519,7 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
     }
+    tui::expect::validate(&s).map_err(|why| BadInput(format!("{}: {why}", s.source)))?;
     let strategy = args.strategy.unwrap_or(s.strategy.default);
     let duration = s.duration;
     if let Some(why) = scenario::estimate_cost(&s, duration).refusal()

@@ -626,3 +626,32 @@ fn run_and_compare_csv_share_one_header_for_every_load() {
         "{compare}"
     );
 }
+
+/// A tour expectation or a figure metric that cannot be evaluated is bad input when the preset
+/// loads, not a condition the tour silently ignores.
+#[test]
+fn unevaluable_expectations_and_metrics_are_refused_at_check() {
+    for (set, needle) in [
+        ("tour.0.expect=[\"x === 1\"]", "tour[0].expect[0]"),
+        (
+            "tour.0.expect=[\"nope.nope > 1\"]",
+            "no figure \"nope.nope\"",
+        ),
+        ("figures.0.metric=nope.x", "figures[0].metric = \"nope.x\""),
+    ] {
+        let out = threadlab(&["check", "ironthread", "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains(needle),
+            "{set}: {}",
+            stderr_of(&out)
+        );
+    }
+    let out = threadlab(&[
+        "check",
+        "ironthread",
+        "--set",
+        "tour.0.expect=[\"pools.IronThread.busy >= 0\"]",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}

@@ -568,6 +568,7 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
     }
+    tui::expect::validate(&s).map_err(|why| BadInput(format!("{}: {why}", s.source)))?;
     let strategy = args.strategy.unwrap_or(s.strategy.default);
     let duration = s.duration;
     let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
@@ -638,7 +639,7 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
-    let engine = new_engine(&s, strategy, output.trace.is_some());
+    let engine = new_engine(&s, strategy, output.trace.is_some().then_some(1));
     // The chart's series are sampled only when a chart is drawn.
     let (engine, complete) = if chart.is_some() {
         progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t))
@@ -684,10 +685,11 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     )
 }
 
-/// A new engine for `strategy`, recording its thread timelines when a trace is wanted.
-fn new_engine(s: &Scenario, strategy: Strategy, traced: bool) -> threadlab::sim::Engine {
-    if traced {
-        report::perfetto::traced(s, strategy)
+/// A new engine for `strategy`, recording its thread timelines when a trace is wanted: its
+/// share of the file's span limit, with `runs` runs in the file.
+fn new_engine(s: &Scenario, strategy: Strategy, traced: Option<usize>) -> threadlab::sim::Engine {
+    if let Some(runs) = traced {
+        report::perfetto::traced_share(s, strategy, runs)
     } else {
         threadlab::sim::Engine::new(s, strategy)
     }
@@ -735,7 +737,7 @@ fn sim_only_outputs(output: &OutputArgs) -> anyhow::Result<()> {
 }
 
 /// Plays the strategies one after another until the end or Ctrl-C; the one Ctrl-C stopped
-/// is reported up to where it got (its JSON says `"partial": true`).
+/// is reported up to where it got (its JSON says `"interrupted": true`).
 fn compare_output(
     s: &Scenario,
     duration: Nanos,
@@ -753,7 +755,7 @@ fn compare_output(
         .par_iter()
         .map(|&strategy| {
             let mut rec = timeline::Recorder::new(strategy, duration);
-            let engine = new_engine(s, strategy, traced);
+            let engine = new_engine(s, strategy, traced.then_some(strategies.len()));
             let (engine, done) = if charted {
                 progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
             } else {
@@ -856,7 +858,7 @@ fn sweep(
     if let Some((path, theme)) = chart {
         draw(&plot::sweep::figure(&r), path, theme)?;
     }
-    if r.partial && !progress::interrupted() {
+    if r.interrupted && !progress::interrupted() {
         return Err(BadInput(
             "a point stopped before its end (its requests in flight reached the most a run \
              may hold, or its clock stalled) and is left out; lower the load or narrow --vary"
@@ -864,7 +866,7 @@ fn sweep(
         )
         .into());
     }
-    finished(!r.partial, "only the points that finished")
+    finished(!r.interrupted, "only the points that finished")
 }
 
 /// The first sweep point beyond the cost estimate's limits, refused as `run` refuses it.

@@ -20,21 +20,22 @@ fn stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
-/// The article's rows: (run, time, thread, status) from `--format csv` of a runs load.
+/// The article's rows: (run, time, thread, status) from the JSON `runs` of a runs load.
 fn runs(args: &[&str]) -> Vec<(u64, f64, String, String)> {
     let mut all = vec!["run"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "csv"]);
-    stdout(&all)
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.splitn(5, ',').collect();
+    all.extend_from_slice(&["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&all)).expect("json");
+    report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| {
             (
-                f[0].parse().expect("run number"),
-                f[2].parse().expect("time"),
-                f[3].to_string(),
-                f[4].to_string(),
+                r["run"].as_u64().expect("run number"),
+                r["time_ms"].as_f64().expect("time"),
+                r["thread"].as_str().expect("thread").to_string(),
+                r["status"].as_str().expect("status").to_string(),
             )
         })
         .collect()
@@ -501,19 +502,25 @@ fn the_readme_counts_and_names_every_strategy() {
 
 /// A name a spreadsheet would take for a formula is written with a leading quote (OWASP).
 #[test]
-fn run_csv_quotes_a_thread_name_a_spreadsheet_would_run() {
-    let out = stdout(&[
-        "run",
-        "ironthread",
-        "--strategy",
-        "bulkhead",
-        "--set",
-        "strategy.bulkhead.IronThread.name=@SUM(A1)",
-        "--format",
-        "csv",
-    ]);
-    assert!(out.contains(",'@SUM(A1)-3,"), "{out}");
-    assert!(!out.contains(",@SUM"), "{out}");
+fn run_csv_quotes_a_preset_name_a_spreadsheet_would_run() {
+    let dir = std::env::temp_dir().join(format!("threadlab-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("@SUM(A1).toml"), GOOD).expect("write preset");
+    let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(["run", "@SUM(A1).toml", "--format", "csv"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("threadlab runs");
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        csv.lines()
+            .nth(1)
+            .is_some_and(|row| row.starts_with("'@SUM(A1).toml,")),
+        "{csv}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Durations take hours and compounds; a bound is written in a form the parser accepts.
@@ -599,4 +606,54 @@ fn runs_that_take_no_time_have_no_rates_and_are_ranked_by_what_they_answered() {
         assert_eq!(r["goodput_rps"].is_null(), !timed, "{r}");
         assert_eq!(r["failure_rps"]["failed"].is_null(), !timed, "{r}");
     }
+}
+
+/// `run` and `compare` write one CSV schema, whatever the load.
+#[test]
+fn run_and_compare_csv_share_one_header_for_every_load() {
+    let header = |args: &[&str]| stdout(args).lines().next().unwrap_or("").to_string();
+    let compare = header(&["compare", "ironthread", "--format", "csv"]);
+    assert_eq!(header(&["run", "ironthread", "--format", "csv"]), compare);
+    let closed = [
+        "run",
+        "tomcat-ceiling",
+        "--duration",
+        "2s",
+        "--format",
+        "csv",
+    ];
+    assert_eq!(header(&closed), compare);
+    assert!(
+        compare.contains("goodput_rps") && compare.contains("p99_ms"),
+        "{compare}"
+    );
+}
+
+/// A tour expectation or a figure metric that cannot be evaluated is bad input when the preset
+/// loads, not a condition the tour silently ignores.
+#[test]
+fn unevaluable_expectations_and_metrics_are_refused_at_check() {
+    for (set, needle) in [
+        ("tour.0.expect=[\"x === 1\"]", "tour[0].expect[0]"),
+        (
+            "tour.0.expect=[\"nope.nope > 1\"]",
+            "no figure \"nope.nope\"",
+        ),
+        ("figures.0.metric=nope.x", "figures[0].metric = \"nope.x\""),
+    ] {
+        let out = threadlab(&["check", "ironthread", "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains(needle),
+            "{set}: {}",
+            stderr_of(&out)
+        );
+    }
+    let out = threadlab(&[
+        "check",
+        "ironthread",
+        "--set",
+        "tour.0.expect=[\"pools.IronThread.busy >= 0\"]",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
 }

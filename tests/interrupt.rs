@@ -70,7 +70,7 @@ fn ctrl_c_stops_a_long_run_and_prints_its_report_marked_partial_with_exit_130() 
     ]);
     assert_eq!(code, Some(130), "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
-    assert_eq!(report["partial"], true);
+    assert_eq!(report["interrupted"], true);
     assert!(report["simulated_s"].as_f64().expect("simulated_s") < 100_000_000.0);
     assert!(stderr.contains("interrupted"), "{stderr}");
 }
@@ -90,7 +90,7 @@ fn ctrl_c_stops_a_sweep_and_prints_the_finished_points_marked_partial() {
     ]);
     assert_eq!(code, Some(130), "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
-    assert_eq!(report["partial"], true);
+    assert_eq!(report["interrupted"], true);
     assert!(report["points"].as_array().expect("points").len() < 8);
 }
 
@@ -108,7 +108,7 @@ fn ctrl_c_stops_a_comparison_and_prints_the_strategy_it_stopped_marked_partial()
     assert_eq!(code, Some(130), "{stderr}");
     let reports: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON array");
     let last = reports.as_array().and_then(|a| a.last()).expect("a report");
-    assert_eq!(last["partial"], true);
+    assert_eq!(last["interrupted"], true);
 }
 
 #[test]

@@ -39,10 +39,7 @@ fn tomcat_goodput_follows_threads_over_hold_until_the_clients_limit() {
     let hold_s = 1.7;
     let clients = 400.0;
     for p in points {
-        let threads: f64 = p["values"][0]
-            .as_str()
-            .and_then(|v| v.parse().ok())
-            .expect("value");
+        let threads: f64 = p["values"][0].as_f64().expect("a number");
         let goodput = p["goodput_rps"].as_f64().expect("goodput");
         let law = (threads / hold_s).min(clients / hold_s);
         assert!(
@@ -116,12 +113,13 @@ fn a_grid_runs_every_pair_first_axis_outermost_under_every_strategy() {
         .step_by(strategies)
         .map(|p| (p["values"][0].to_string(), p["values"][1].to_string()))
         .collect();
+    // Numbers are JSON numbers, as in every other field.
     let expected: Vec<(String, String)> = ["100", "200"]
         .iter()
-        .flat_map(|t| ["10", "20", "30"].map(|c| (format!("\"{t}\""), format!("\"{c}\""))))
+        .flat_map(|t| ["10", "20", "30"].map(|c| ((*t).to_string(), c.to_string())))
         .collect();
     assert_eq!(pairs, expected);
-    assert_eq!(report["partial"], false);
+    assert_eq!(report["interrupted"], false);
 }
 
 #[test]
@@ -231,4 +229,21 @@ fn a_pool_name_a_spreadsheet_would_run_is_quoted_in_the_csv() {
     );
     assert!(csv.contains(",'=cmd|calc,"), "{csv}");
     assert!(!csv.contains(",=cmd"), "{csv}");
+}
+
+#[test]
+fn csv_headers_are_the_json_keys_and_the_values_json_numbers() {
+    let args = ["ironthread", "--vary", "load.count=1,2", "--format"];
+    let csv = sweep(&[&args[..], &["csv"]].concat(), "1");
+    let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
+    let report = json(&sweep(&[&args[..], &["json"]].concat(), "1"));
+    let point = &report["points"][0];
+    assert_eq!(point["values"][0], 1, "{point}");
+    let header = csv.lines().next().expect("header");
+    for column in header.split(',') {
+        let known =
+            column == "load.count" || point.get(column).is_some() || report.get(column).is_some();
+        assert!(known, "CSV column {column} is not a JSON key: {point}");
+    }
+    assert!(report["interrupted"] == false && report.get("partial").is_none());
 }

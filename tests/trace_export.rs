@@ -415,3 +415,19 @@ fn track_ids_fit_in_32_bits_and_belong_to_one_process() {
     assert_eq!(distinct.len(), process_names.len(), "{process_names:?}");
     assert!(process_names.len() > runs.len(), "{process_names:?}");
 }
+
+/// One span limit per file: the strategies of a comparison share it.
+#[test]
+fn the_strategies_of_a_comparison_share_one_span_limit() {
+    use threadlab::report::perfetto::{SPAN_LIMIT, traced_share};
+    let s = scenario::load("ironthread", &[]).expect("built-in preset");
+    let runs = Strategy::ALL.len();
+    let total: usize = Strategy::ALL
+        .iter()
+        .map(|&st| {
+            let e = traced_share(&s, st, runs);
+            e.timeline().expect("recording").retention().max_spans
+        })
+        .sum();
+    assert!(total <= SPAN_LIMIT && total > SPAN_LIMIT - runs, "{total}");
+}

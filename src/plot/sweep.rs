@@ -56,7 +56,7 @@ pub fn figure(r: &SweepReport) -> Figure {
             "{}: sweep of {}{}",
             r.scenario,
             r.vary.join(" x "),
-            if r.partial { " (partial)" } else { "" }
+            if r.interrupted { " (partial)" } else { "" }
         ),
         panels: vec![goodput, p99],
         columns: 1,

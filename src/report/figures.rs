@@ -33,6 +33,15 @@ impl FigureResult {
 
 /// Reads `path` (dots; array elements by their `name`, or by index) from a JSON value.
 pub fn lookup(value: &Value, path: &str) -> Option<f64> {
+    find(value, path)?.as_f64()
+}
+
+/// Whether `path` names a figure of `value`: a number, or `null` where a report has none yet.
+pub fn names_a_figure(value: &Value, path: &str) -> bool {
+    find(value, path).is_some_and(|v| v.is_number() || v.is_null())
+}
+
+fn find<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
     let mut v = value;
     for part in path.split('.') {
         v = match v {
@@ -46,7 +55,7 @@ pub fn lookup(value: &Value, path: &str) -> Option<f64> {
             _ => return None,
         };
     }
-    v.as_f64()
+    Some(v)
 }
 
 /// Plays every figure of a preset.

@@ -20,6 +20,7 @@ pub use compare_table::compare_table;
 pub use export::Exporter;
 pub use limits::{best, limited_by};
 pub(crate) use table::{Align, Table};
+pub(crate) use table::{columns, pad};
 pub use table::{run_table, run_table_measured};
 
 /// Plays `scenario` under `strategy` for `duration` (or until a finite load ends).

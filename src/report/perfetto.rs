@@ -16,7 +16,8 @@ use crate::scenario::{Scenario, Strategy};
 use crate::sim::{Engine, PoolId, Retention, SERVER_POOL, Span, SpanKind, ThreadName, Timeline};
 use crate::time::Nanos;
 
-/// The most spans an exported trace holds; later ones are counted and named as left out.
+/// The most spans an exported trace file holds, whatever the number of runs in it (a
+/// comparison's strategies share it); later ones are counted and named as left out.
 pub const SPAN_LIMIT: usize = 1_000_000;
 
 /// Plays `scenario` like [`super::play`], recording thread timelines for an export.
@@ -26,10 +27,16 @@ pub fn play_traced(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> 
     engine
 }
 
-/// A new engine that records its thread timelines for an export (up to the span limit).
+/// A new engine that records its thread timelines for an export: one of `runs` runs that
+/// share a trace file, so it keeps its share of the file's span limit.
 pub fn traced(scenario: &Scenario, strategy: Strategy) -> Engine {
+    traced_share(scenario, strategy, 1)
+}
+
+/// [`traced`], for one of `runs` runs written to one file.
+pub fn traced_share(scenario: &Scenario, strategy: Strategy, runs: usize) -> Engine {
     let mut engine = Engine::new(scenario, strategy);
-    engine.record_timeline(Retention::export(SPAN_LIMIT));
+    engine.record_timeline(Retention::export(SPAN_LIMIT / runs.max(1)));
     engine
 }
 

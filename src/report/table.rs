@@ -34,12 +34,14 @@ impl Table {
     }
 
     pub(crate) fn render(&self, out: &mut String) {
+        // Widths are terminal columns (unicode-width): a wide character (東, an emoji) takes
+        // two, so a name in it keeps the columns aligned.
         let widths: Vec<usize> = (0..self.headers.len())
             .map(|i| {
                 self.rows
                     .iter()
-                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                    .chain(std::iter::once(self.headers[i].chars().count()))
+                    .map(|r| r.get(i).map_or(0, |c| columns(c)))
+                    .chain(std::iter::once(columns(&self.headers[i])))
                     .max()
                     .unwrap_or(0)
                     .max(3)
@@ -49,14 +51,7 @@ impl Table {
             out.push('|');
             for (i, w) in widths.iter().enumerate() {
                 let cell = cells.get(i).map_or("", String::as_str);
-                match self.align[i] {
-                    Align::Left => {
-                        let _ = write!(out, " {cell:<w$} |");
-                    }
-                    Align::Right => {
-                        let _ = write!(out, " {cell:>w$} |");
-                    }
-                }
+                let _ = write!(out, " {} |", pad(cell, *w, self.align[i] == Align::Left));
             }
             out.push('\n');
         };
@@ -370,4 +365,37 @@ fn erlang_c_line(e: &ErlangPrediction, out: &mut String) {
         e.mean_response_ms,
         e.p99_response_ms
     );
+}
+
+/// How many terminal columns `text` takes (a wide character two).
+pub(crate) fn columns(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` padded with spaces to `width` columns, on the right when `left` aligned.
+pub(crate) fn pad(text: &str, width: usize, left: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(columns(text)));
+    if left {
+        format!("{text}{fill}")
+    } else {
+        format!("{fill}{text}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_characters_keep_the_columns_aligned() {
+        let mut t = Table::new(&[("pool", Align::Left), ("threads", Align::Right)]);
+        t.row(vec!["東京-pool".into(), "10".into()]);
+        t.row(vec!["ascii".into(), "200".into()]);
+        let mut out = String::new();
+        t.render(&mut out);
+        let widths: Vec<usize> = out.lines().map(columns).collect();
+        assert!(widths.windows(2).all(|w| w[0] == w[1]), "{out}");
+        assert_eq!(pad("東", 4, true), "東  ");
+        assert_eq!(pad("東", 4, false), "  東");
+    }
 }

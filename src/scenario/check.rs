@@ -140,6 +140,19 @@ impl Checker<'_> {
                 format!("has {chars} characters: allowed at most {MAX_NAME_CHARS}"),
             ));
         }
+        if let Some((at, c)) = value.chars().enumerate().find(|&(_, c)| is_format(c)) {
+            return Err(self.invalid(
+                path,
+                quoted(value),
+                format!(
+                    "has the invisible format character {} at character {}: bidi controls, \
+                     zero-width and other format characters (Unicode Cf) would disguise the \
+                     name or misalign the tables; only visible characters are allowed",
+                    c.escape_unicode(),
+                    at + 1
+                ),
+            ));
+        }
         self.text(path, value, false)
     }
 
@@ -164,6 +177,38 @@ impl Checker<'_> {
             None => Ok(value.to_owned()),
         }
     }
+}
+
+/// Unicode's format characters (general category Cf): bidi embeddings, overrides and isolates
+/// (U+202A..=U+202E, U+2066..=U+2069, the marks U+200E, U+200F, U+061C), zero-width spaces
+/// and joiners (U+200B..=U+200D, U+2060..=U+2064, U+FEFF), the soft hyphen, tags.
+const FORMAT_CHARS: [(char, char); 21] = [
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// Whether `c` is a format character (Unicode Cf): invisible, yet it reorders or joins text.
+fn is_format(c: char) -> bool {
+    FORMAT_CHARS.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
 /// A string value as TOML writes it, for messages: control characters escaped, long values

@@ -534,3 +534,17 @@ fn invalid_toml_names_the_source() {
         &["base.toml: invalid TOML"],
     );
 }
+
+#[test]
+fn names_with_bidi_controls_or_zero_width_characters_are_rejected_naming_the_field() {
+    for (set, shown) in [
+        ("scenario.name=\"evil\u{202E}gnp.exe\"", "\\u{202e}"),
+        ("scenario.name=\"a\u{200B}b\"", "\\u{200b}"),
+        ("scenario.name=\"👩\u{200D}💻\"", "\\u{200d}"),
+        ("scenario.name=\"x\u{2066}y\"", "\\u{2066}"),
+    ] {
+        let message = rejection(&[set]);
+        assert_mentions(&message, &["scenario.name", "format character", shown]);
+    }
+    scenario(&["scenario.name=\"Zürich 東京 👩\""]);
+}

@@ -63,19 +63,26 @@ pub struct SweepReport {
     pub preset: String,
     pub scenario: String,
     pub seed: u64,
-    pub simulated_s: f64,
+    /// The simulated time each point plays at most (the preset's or `--duration`); a finite
+    /// load's point ends at its last answer, its own `simulated_s`.
+    pub duration_s: f64,
     pub vary: Vec<String>,
     pub strategies: Vec<Strategy>,
-    pub partial: bool,
+    /// Ctrl-C stopped the sweep before every point finished.
+    pub interrupted: bool,
     pub points: Vec<PointReport>,
 }
 
 /// One finished point under one strategy.
 #[derive(Debug, Clone, Serialize)]
 pub struct PointReport {
-    /// The varied values, in `vary`'s order, as given to `--set`.
+    /// The varied values, in `vary`'s order, as given to `--set`; JSON writes a number as a
+    /// number (`200`, `0.5`) and anything else as a string (`"virtual"`).
+    #[serde(serialize_with = "numbers_as_numbers")]
     pub values: Vec<String>,
     pub strategy: Strategy,
+    /// The simulated time this point played: the duration, or less for a finite load.
+    pub simulated_s: f64,
     /// Answered requests (success + partial) per simulated second.
     pub goodput_rps: f64,
     /// Responses of any outcome per simulated second.
@@ -93,6 +100,22 @@ pub struct PointReport {
     /// Theory's throughput for this load: Little's law for a closed loop,
     /// X = min(N / (R0 + Z), ceiling); min(λ, ceiling) for an open one.
     pub predicted_rps: Option<f64>,
+}
+
+/// Values that read as numbers serialised as numbers, the others as strings.
+fn numbers_as_numbers<S: serde::Serializer>(values: &[String], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(values.len()))?;
+    for v in values {
+        if let Ok(n) = v.parse::<i64>() {
+            seq.serialize_element(&n)?;
+        } else if let Some(x) = v.parse::<f64>().ok().filter(|x| x.is_finite()) {
+            seq.serialize_element(&x)?;
+        } else {
+            seq.serialize_element(v)?;
+        }
+    }
+    seq.end()
 }
 
 /// Answered requests (success + partial) per simulated second.
@@ -191,16 +214,16 @@ pub fn run(plan: &Plan, points: &[Point], progress: Option<&Progress>) -> SweepR
             done
         })
         .collect();
-    let partial = results.iter().any(Option::is_none);
+    let interrupted = results.iter().any(Option::is_none);
     let first = points.first().map(|p| &p.scenario);
     SweepReport {
         preset: first.map(|s| s.source.clone()).unwrap_or_default(),
         scenario: first.map(|s| s.name.clone()).unwrap_or_default(),
         seed: first.map_or(0, |s| s.seed),
-        simulated_s: first.map_or(0.0, |s| s.duration.as_secs_f64()),
+        duration_s: first.map_or(0.0, |s| s.duration.as_secs_f64()),
         vary: plan.axes.iter().map(|a| a.path.clone()).collect(),
         strategies: plan.strategies.clone(),
-        partial,
+        interrupted,
         points: results.into_iter().flatten().collect(),
     }
 }
@@ -225,6 +248,7 @@ impl PointReport {
         PointReport {
             values,
             strategy,
+            simulated_s: r.simulated_s,
             goodput_rps: goodput_rps(r),
             throughput_rps: r.throughput_rps,
             success: r.requests.success,

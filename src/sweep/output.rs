@@ -4,28 +4,32 @@ use std::fmt::Write as _;
 
 use super::{PointReport, SweepReport};
 use crate::report::export::csv_field;
+use crate::report::{columns, pad};
 
-/// Columns after the varied values: header and cell.
-type Column = (&'static str, fn(&PointReport) -> String);
+/// Columns after the varied values: the table's header, the CSV header (the point's JSON
+/// key) and the cell.
+type Column = (&'static str, &'static str, fn(&PointReport) -> String);
 
 const COLUMNS: [Column; 13] = [
-    ("strategy", |p| p.strategy.to_string()),
-    ("goodput/s", |p| fixed(p.goodput_rps)),
-    ("throughput/s", |p| fixed(p.throughput_rps)),
-    ("success", |p| p.success.to_string()),
-    ("partial", |p| p.partial.to_string()),
-    ("failed", |p| p.failed.to_string()),
-    ("timeout", |p| p.timeout.to_string()),
-    ("refused", |p| p.refused.to_string()),
-    ("p50 ms", |p| fixed(p.p50_ms)),
-    ("p99 ms", |p| fixed(p.p99_ms)),
-    ("bottleneck", |p| {
+    ("strategy", "strategy", |p| p.strategy.to_string()),
+    ("goodput/s", "goodput_rps", |p| fixed(p.goodput_rps)),
+    ("throughput/s", "throughput_rps", |p| {
+        fixed(p.throughput_rps)
+    }),
+    ("success", "success", |p| p.success.to_string()),
+    ("partial", "partial", |p| p.partial.to_string()),
+    ("failed", "failed", |p| p.failed.to_string()),
+    ("timeout", "timeout", |p| p.timeout.to_string()),
+    ("refused", "refused", |p| p.refused.to_string()),
+    ("p50 ms", "p50_ms", |p| fixed(p.p50_ms)),
+    ("p99 ms", "p99_ms", |p| fixed(p.p99_ms)),
+    ("bottleneck", "bottleneck", |p| {
         p.bottleneck.clone().unwrap_or_else(|| "-".into())
     }),
-    ("ceiling/s", |p| {
+    ("ceiling/s", "ceiling_rps", |p| {
         p.ceiling_rps.map_or_else(|| "unbounded".into(), fixed)
     }),
-    ("predicted/s", |p| {
+    ("predicted/s", "predicted_rps", |p| {
         p.predicted_rps.map_or_else(|| "-".into(), fixed)
     }),
 ];
@@ -34,15 +38,20 @@ fn fixed(x: f64) -> String {
     format!("{x:.2}")
 }
 
-fn rows(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
+/// The headers (the table's, or with `keys` the JSON keys) and the rows.
+fn rows(r: &SweepReport, keys: bool) -> (Vec<String>, Vec<Vec<String>>) {
     let mut headers: Vec<String> = r.vary.clone();
-    headers.extend(COLUMNS.iter().map(|(h, _)| (*h).to_owned()));
+    headers.extend(
+        COLUMNS
+            .iter()
+            .map(|(h, key, _)| if keys { *key } else { *h }.to_owned()),
+    );
     let rows = r
         .points
         .iter()
         .map(|p| {
             let mut row = p.values.clone();
-            row.extend(COLUMNS.iter().map(|(_, cell)| cell(p)));
+            row.extend(COLUMNS.iter().map(|(_, _, cell)| cell(p)));
             row
         })
         .collect();
@@ -51,17 +60,17 @@ fn rows(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
 
 /// The aligned table: text left, numbers (and the words in a column of numbers) right.
 pub fn table(r: &SweepReport) -> String {
-    let (headers, rows) = rows(r);
+    let (headers, rows) = rows(r, false);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} ({}): sweep of {} point(s), seed {}, {} s simulated each{}",
+        "{} ({}): sweep of {} point(s), seed {}, {}{}",
         r.scenario,
         r.preset,
         r.points.len(),
         r.seed,
-        r.simulated_s,
-        if r.partial {
+        played(r),
+        if r.interrupted {
             " -- PARTIAL: stopped by Ctrl-C or at a limit, only finished points shown"
         } else {
             ""
@@ -70,8 +79,8 @@ pub fn table(r: &SweepReport) -> String {
     let widths: Vec<usize> = (0..headers.len())
         .map(|c| {
             rows.iter()
-                .map(|row| row[c].chars().count())
-                .chain([headers[c].chars().count()])
+                .map(|row| columns(&row[c]))
+                .chain([columns(&headers[c])])
                 .max()
                 .unwrap_or(0)
         })
@@ -87,11 +96,8 @@ pub fn table(r: &SweepReport) -> String {
             .zip(&widths)
             .zip(&numeric)
             .map(|((cell, &w), &numeric)| {
-                if cell.parse::<f64>().is_ok() || (numeric && !heading) {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
+                let right = cell.parse::<f64>().is_ok() || (numeric && !heading);
+                pad(cell, w, !right)
             })
             .collect();
         let _ = writeln!(out, "{}", text.join("  ").trim_end());
@@ -103,10 +109,26 @@ pub fn table(r: &SweepReport) -> String {
     out
 }
 
+/// How long the points played: the duration, or for a finite load until each one's last
+/// answer (the shortest and longest).
+fn played(r: &SweepReport) -> String {
+    let times = r.points.iter().map(|p| p.simulated_s);
+    let shortest = times.clone().fold(f64::INFINITY, f64::min);
+    let longest = times.fold(0.0, f64::max);
+    if r.points.is_empty() || shortest >= r.duration_s {
+        format!("{} s simulated each", r.duration_s)
+    } else if shortest == longest {
+        format!("{shortest} s simulated each (until the last answer)")
+    } else {
+        format!("{shortest} to {longest} s simulated (each until its last answer)")
+    }
+}
+
 /// One header line, one line per point; `partial` is a column so a stopped sweep says so.
 pub fn csv(r: &SweepReport) -> String {
-    let (mut headers, rows) = rows(r);
-    headers.push("partial_sweep".into());
+    let (mut headers, rows) = rows(r, true);
+    headers.push("simulated_s".into());
+    headers.push("interrupted".into());
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -117,9 +139,10 @@ pub fn csv(r: &SweepReport) -> String {
             .collect::<Vec<_>>()
             .join(",")
     );
-    for row in rows {
+    for (row, point) in rows.iter().zip(&r.points) {
         let mut cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
-        cells.push(r.partial.to_string());
+        cells.push(point.simulated_s.to_string());
+        cells.push(r.interrupted.to_string());
         let _ = writeln!(out, "{}", cells.join(","));
     }
     out

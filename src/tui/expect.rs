@@ -15,8 +15,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::report::RunReport;
-use crate::report::figures::lookup;
-use crate::scenario::Scenario;
+use crate::report::figures::{lookup, names_a_figure};
+use crate::scenario::{Scenario, Strategy};
 use crate::sim::{Engine, LogLine};
 
 /// The report a tour's expectations are checked against: the engine on screen.
@@ -111,8 +111,17 @@ pub fn with_compare(mut value: Value, scenario: &Scenario, engines: &[Engine]) -
     value
 }
 
-/// Checks one condition; `Err` says what was expected and what the screen shows.
-pub fn check(value: &Value, condition: &str) -> Result<(), String> {
+/// One parsed condition: `path op number`.
+struct Condition<'a> {
+    path: &'a str,
+    op: &'a str,
+    expected: f64,
+}
+
+const OPS: [&str; 6] = [">", ">=", "<", "<=", "==", "!="];
+
+/// Parses `path op number`; `Err` says what is wrong with it.
+fn parse(condition: &str) -> Result<Condition<'_>, String> {
     let parts: Vec<&str> = condition.split_whitespace().collect();
     let [path, op, expected] = parts[..] else {
         return Err(format!("{condition:?}: write it as `path op number`"));
@@ -120,6 +129,76 @@ pub fn check(value: &Value, condition: &str) -> Result<(), String> {
     let expected: f64 = expected
         .parse()
         .map_err(|_| format!("{condition:?}: {expected:?} is not a number"))?;
+    if !OPS.contains(&op) {
+        return Err(format!(
+            "{condition:?}: {op:?} is not one of > >= < <= == !="
+        ));
+    }
+    Ok(Condition { path, op, expected })
+}
+
+/// Checks, before anything plays, that every tour `expect` parses and names a figure of the
+/// run report, and every `[[figures]]` metric too, under some strategy (a tour's keys may
+/// switch it); `Err` names the field, the value and what is wrong.
+pub fn validate(scenario: &Scenario) -> Result<(), String> {
+    if scenario.tour.is_empty() && scenario.figures.is_empty() {
+        return Ok(());
+    }
+    // What a screen can show under some strategy: its report, every pool's live figures (a
+    // pool the strategy left shows while it holds threads), and the compare view's reports.
+    let engines: Vec<Engine> = Strategy::ALL
+        .iter()
+        .map(|&st| Engine::new(scenario, st))
+        .collect();
+    let values: Vec<Value> = engines
+        .iter()
+        .map(|e| {
+            let mut value = screen_value(scenario, e);
+            if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
+                for live in &e.snapshot().pools {
+                    let listed = pools.iter().any(|p| {
+                        p.get("name").and_then(Value::as_str) == Some(live.name.as_str())
+                    });
+                    if !listed {
+                        pools.push(serde_json::json!({
+                            "name": live.name, "busy": 0, "queued": 0, "size": 0,
+                        }));
+                    }
+                }
+            }
+            with_compare(value, scenario, &engines)
+        })
+        .collect();
+    let known = |path: &str| values.iter().any(|v| names_a_figure(v, path));
+    let form = "the paths of `run --format json`, pools' busy, queued and size, recent.*, \
+                log.runs, log.threads and compare.<strategy>.*";
+    for (i, step) in scenario.tour.iter().enumerate() {
+        for (j, condition) in step.expect.iter().enumerate() {
+            let field = format!("tour[{i}].expect[{j}]");
+            let c = parse(condition).map_err(|e| format!("{field}: {e}"))?;
+            if !known(c.path) {
+                return Err(format!(
+                    "{field}: {condition:?}: no figure {:?} in the run report ({form})",
+                    c.path
+                ));
+            }
+        }
+    }
+    for (i, figure) in scenario.figures.iter().enumerate() {
+        if !known(&figure.metric) {
+            return Err(format!(
+                "figures[{i}].metric = {:?}: no such figure in the run report (a path of \
+                 `run --format json`, array elements by name)",
+                figure.metric
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one condition; `Err` says what was expected and what the screen shows.
+pub fn check(value: &Value, condition: &str) -> Result<(), String> {
+    let Condition { path, op, expected } = parse(condition)?;
     let actual =
         lookup(value, path).ok_or_else(|| format!("{condition:?}: no {path} on screen"))?;
     let holds = match op {
@@ -128,12 +207,7 @@ pub fn check(value: &Value, condition: &str) -> Result<(), String> {
         "<" => actual < expected,
         "<=" => actual <= expected,
         "==" => (actual - expected).abs() < 1e-9,
-        "!=" => (actual - expected).abs() >= 1e-9,
-        _ => {
-            return Err(format!(
-                "{condition:?}: {op:?} is not one of > >= < <= == !="
-            ));
-        }
+        _ => (actual - expected).abs() >= 1e-9,
     };
     if holds {
         Ok(())

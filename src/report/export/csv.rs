@@ -119,28 +119,10 @@ pub fn field(s: &str) -> String {
     }
 }
 
-/// `run --format csv`: the runs table for a `runs` load, else the summary row.
+/// `run --format csv`: the summary row, as `compare` writes one per strategy, whatever the
+/// load (a `runs` load's runs are in the table and the JSON).
 fn run_csv(report: &RunReport) -> String {
-    let mut out = String::new();
-    if let Some(runs) = &report.runs {
-        out.push_str("run,strategy,time_ms,thread,status\n");
-        for r in runs {
-            out.push_str(&format!(
-                "{},{},{:.3},{},{}\n",
-                r.run,
-                r.strategy,
-                r.time_ms,
-                field(&r.thread),
-                field(&r.status)
-            ));
-        }
-    } else {
-        out.push_str(SUMMARY_HEADER);
-        out.push('\n');
-        out.push_str(&summary_row(report));
-        out.push('\n');
-    }
-    out
+    compare_csv(std::slice::from_ref(report))
 }
 
 /// `compare --format csv`: one summary row per strategy.

@@ -7,7 +7,7 @@ use crate::sweep::SweepReport;
 
 use super::Exporter;
 
-/// Pretty JSON; a run Ctrl-C stopped says `"partial": true`.
+/// Pretty JSON; a run Ctrl-C stopped says `"interrupted": true`.
 #[derive(Debug, Clone, Copy)]
 pub struct Json;
 
@@ -38,12 +38,12 @@ impl Exporter for Json {
     }
 }
 
-/// A report as pretty JSON; a run Ctrl-C stopped says `"partial": true` as its first field
+/// A report as pretty JSON; a run Ctrl-C stopped says `"interrupted": true` as its first field
 /// (inserted into the text so the other fields keep their order).
 fn marked<T: serde::Serialize>(report: &T, complete: bool) -> anyhow::Result<String> {
     let text = to_json(report)?;
     Ok(match (complete, text.strip_prefix("{\n")) {
-        (false, Some(rest)) => format!("{{\n  \"partial\": true,\n{rest}"),
+        (false, Some(rest)) => format!("{{\n  \"interrupted\": true,\n{rest}"),
         _ => text,
     })
 }

@@ -80,6 +80,10 @@ enum Subcommand {
         engine: EngineArgs,
         #[command(flatten)]
         output: OutputArgs,
+        /// Play every strategy again with this override (KEY=VALUE, as --set; repeatable)
+        /// and show both sides: before and after on one screen.
+        #[arg(long, value_name = "KEY=VALUE")]
+        against: Vec<String>,
     },
     /// Run a preset both simulated and for real, side by side; exit 1 when a figure differs by
     /// more than the tolerance.
@@ -426,6 +430,16 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             scenario,
             engine,
             output,
+            against,
+        } if !against.is_empty() => {
+            cli::compare_against(&preset, &scenario, &engine, &output, &against)
+        }
+        Subcommand::Compare {
+            preset,
+            scenario,
+            engine,
+            output,
+            against: _,
         } => compare_on(&preset, &scenario, &engine, &output),
         Subcommand::Sweep {
             preset,

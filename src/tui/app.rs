@@ -74,6 +74,8 @@ pub enum Action {
     WriteTrace,
     /// Save the screen as it is drawn to an SVG file in the working directory.
     SaveScreen,
+    /// Pin the run's figures as a baseline shown beside the live ones, or clear it.
+    TogglePin,
     /// A sweep of the selected pool's size (or the load) around its current value.
     OpenSweep,
     /// The sweep's cursor one point right (true) or left.
@@ -211,6 +213,23 @@ pub struct App {
     theme: Theme,
     /// `p` was pressed: the frame loop saves the next frame it draws.
     screen_wanted: bool,
+    /// `b`: a run's figures pinned to compare the live run with.
+    pin: Option<Pin>,
+}
+
+/// A run's figures at the moment `b` pinned them: the headline and the compare view show
+/// them beside the live run until `b` clears them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pin {
+    pub strategy: Strategy,
+    /// Simulated time of the run when pinned.
+    pub at: Nanos,
+    pub goodput_rps: f64,
+    /// Answered p50 and p99 (`None`: nothing answered yet).
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    /// Failed + timeout + refused per second.
+    pub failed_rps: f64,
 }
 
 impl App {
@@ -252,7 +271,44 @@ impl App {
             key_map: crate::config::KeyMap::default(),
             theme,
             screen_wanted: false,
+            pin: None,
         }
+    }
+
+    /// The pinned baseline, if any.
+    pub fn pin(&self) -> Option<&Pin> {
+        self.pin.as_ref()
+    }
+
+    /// `b`: pins the run on screen as it is now, or clears the pin.
+    pub fn toggle_pin(&mut self) {
+        if self.pin.take().is_some() {
+            self.info("baseline cleared".into());
+            return;
+        }
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
+        let r = crate::report::RunReport::from_snapshot(
+            engine.scenario(),
+            &engine.snapshot(),
+            &[],
+            engine.prediction(),
+        );
+        let answered = r.latency_ms.count > 0;
+        let pin = Pin {
+            strategy: engine.strategy(),
+            at: self.now(),
+            goodput_rps: r.goodput_rps,
+            p50_ms: answered.then_some(r.latency_ms.p50),
+            p99_ms: answered.then_some(r.latency_ms.p99),
+            failed_rps: r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused,
+        };
+        self.info(format!(
+            "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",
+            pin.strategy, pin.at, pin.goodput_rps
+        ));
+        self.pin = Some(pin);
     }
 
     /// Key overrides from the config file: the person's keys are read through them.
@@ -664,6 +720,7 @@ impl App {
             Action::MoveLane(next) => self.move_lane(next),
             Action::WriteTrace => self.write_trace(),
             Action::SaveScreen => self.screen_wanted = true,
+            Action::TogglePin => self.toggle_pin(),
             Action::OpenSweep => self.open_sweep(),
             Action::SweepMove(right) => self.move_sweep_cursor(right),
             Action::SweepApply => self.apply_sweep_point(),

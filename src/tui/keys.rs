@@ -187,6 +187,9 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('p')], "p", "save the screen (SVG)", |_| {
         Action::SaveScreen
     }),
+    bind(&[C('b')], "b", "pin figures as baseline", |_| {
+        Action::TogglePin
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
@@ -338,6 +341,7 @@ const REBINDABLE: &[(&str, Key)] = &[
     ("timeline", C('t')),
     ("trace", C('w')),
     ("save_screen", C('p')),
+    ("pin", C('b')),
     ("reset", C('r')),
     ("seed", C('s')),
     ("help", C('?')),

@@ -38,7 +38,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .map(|e| RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction()))
         .collect();
-    let table_rows = u16::try_from(reports.len() + 4).unwrap_or(u16::MAX);
+    let pinned = usize::from(app.pin().is_some());
+    let table_rows = u16::try_from(reports.len() + 4 + pinned).unwrap_or(u16::MAX);
     let [table, charts] =
         Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area);
     render_table(frame, table, app, engines, &reports);
@@ -72,6 +73,9 @@ fn render_table(
         }
         lines.push(line);
     }
+    if let Some(pin) = app.pin() {
+        lines.push(pin_row(app, pin));
+    }
     let note = if inner.width >= 110 {
         "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
          failed/s = failed + timeout + refused"
@@ -80,6 +84,25 @@ fn render_table(
     };
     lines.push(Line::styled(note, p.dim));
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The pinned baseline (`b`) under the live rows, in the same columns.
+fn pin_row(app: &App, pin: &crate::tui::app::Pin) -> Line<'static> {
+    let p = app.palette();
+    let name = format!("  pin {}", pin.strategy.name());
+    let latency = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
+    Line::styled(
+        format!(
+            "{:<NAME_WIDTH$}{:>9}{:>8}{:>8}{:>10}  baseline at {} (b clears)",
+            fmt::fit(&name, NAME_WIDTH),
+            fmt::rate(pin.goodput_rps),
+            latency(pin.p50_ms),
+            latency(pin.p99_ms),
+            fmt::rate(pin.failed_rps),
+            pin.at
+        ),
+        p.change,
+    )
 }
 
 /// The column headings.

@@ -465,3 +465,32 @@ fn at_80x24_no_tour_caption_covers_the_panel_it_names() {
         }
     }
 }
+
+/// `b` pins the run's figures: the headline shows them beside the live goodput, the compare
+/// view as a row under the strategies, until `b` clears them.
+#[test]
+fn a_pinned_baseline_is_shown_beside_the_live_run_until_cleared() {
+    for (width, height) in [(80, 24), (120, 40)] {
+        let mut a = app(CLOSED, Strategy::Shared, Nanos::from_secs(3));
+        a.apply(Action::TogglePin);
+        a.apply(Action::SelectStrategy(Strategy::Bulkhead));
+        play_to(&mut a, Nanos::from_secs(6));
+        let pinned = screen(&a, width, height);
+        assert!(pinned.contains("· pin "), "{pinned}");
+        insta::assert_snapshot!(format!("pin_live_{width}x{height}"), pinned);
+        a.apply(Action::ToggleCompare);
+        // The compare view's engines catch up to the clock.
+        a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+        let compare = screen(&a, width, height);
+        assert!(!compare.contains("behind"), "{compare}");
+        assert!(compare.contains("pin shared"), "{compare}");
+        insta::assert_snapshot!(format!("pin_compare_{width}x{height}"), compare);
+        a.apply(Action::TogglePin);
+        let cleared = screen(&a, width, height);
+        assert!(
+            !cleared.contains("pin shared") && !cleared.contains("· pin "),
+            "{cleared}"
+        );
+        insta::assert_snapshot!(format!("pin_cleared_{width}x{height}"), cleared);
+    }
+}

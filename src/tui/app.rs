@@ -76,6 +76,10 @@ pub enum Action {
     SaveScreen,
     /// Pin the run's figures as a baseline shown beside the live ones, or clear it.
     TogglePin,
+    /// Presenter mode: the next live panel fills the screen (after the last: all of them).
+    Zoom,
+    /// Hide or show the theory rows.
+    ToggleTheory,
     /// A sweep of the selected pool's size (or the load) around its current value.
     OpenSweep,
     /// The sweep's cursor one point right (true) or left.
@@ -215,6 +219,41 @@ pub struct App {
     screen_wanted: bool,
     /// `b`: a run's figures pinned to compare the live run with.
     pin: Option<Pin>,
+    /// `z`: the live panel that fills the screen, if one does.
+    zoom: Option<Panel>,
+    /// `h`: the theory rows are hidden (the log takes their rows).
+    theory_hidden: bool,
+}
+
+/// A panel of the live view, as presenter mode (`z`) zooms them, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Pools,
+    Outcomes,
+    Latency,
+    Theory,
+    Log,
+}
+
+impl Panel {
+    const ORDER: [Panel; 5] = [
+        Panel::Pools,
+        Panel::Outcomes,
+        Panel::Latency,
+        Panel::Theory,
+        Panel::Log,
+    ];
+
+    /// The panel `z` zooms next: the first after none, none after the last.
+    fn after(current: Option<Panel>) -> Option<Panel> {
+        match current {
+            None => Some(Panel::ORDER[0]),
+            Some(p) => {
+                let i = Panel::ORDER.iter().position(|&q| q == p).unwrap_or(0);
+                Panel::ORDER.get(i + 1).copied()
+            }
+        }
+    }
 }
 
 /// A run's figures at the moment `b` pinned them: the headline and the compare view show
@@ -272,7 +311,19 @@ impl App {
             theme,
             screen_wanted: false,
             pin: None,
+            zoom: None,
+            theory_hidden: false,
         }
+    }
+
+    /// The live panel zoomed to the whole body (`z`), if any.
+    pub fn zoom(&self) -> Option<Panel> {
+        self.zoom
+    }
+
+    /// Whether `h` hid the theory rows.
+    pub fn theory_hidden(&self) -> bool {
+        self.theory_hidden
     }
 
     /// The pinned baseline, if any.
@@ -721,6 +772,8 @@ impl App {
             Action::WriteTrace => self.write_trace(),
             Action::SaveScreen => self.screen_wanted = true,
             Action::TogglePin => self.toggle_pin(),
+            Action::Zoom => self.zoom = Panel::after(self.zoom),
+            Action::ToggleTheory => self.theory_hidden = !self.theory_hidden,
             Action::OpenSweep => self.open_sweep(),
             Action::SweepMove(right) => self.move_sweep_cursor(right),
             Action::SweepApply => self.apply_sweep_point(),
@@ -1075,6 +1128,7 @@ impl App {
             Overlay::Sweep => self.close_sweep(),
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
             Overlay::None if self.timeline.is_some() => self.timeline = None,
+            Overlay::None if self.zoom.is_some() => self.zoom = None,
             // Esc never quits: on a projector a stray Esc must not end the lesson.
             Overlay::None => self.info("nothing to close: q quits".to_string()),
         }

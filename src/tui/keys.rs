@@ -190,6 +190,10 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('b')], "b", "pin figures as baseline", |_| {
         Action::TogglePin
     }),
+    bind(&[C('z')], "z", "zoom the next panel", |_| Action::Zoom),
+    bind(&[C('h')], "h", "hide / show theory", |_| {
+        Action::ToggleTheory
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
@@ -342,6 +346,8 @@ const REBINDABLE: &[(&str, Key)] = &[
     ("trace", C('w')),
     ("save_screen", C('p')),
     ("pin", C('b')),
+    ("zoom", C('z')),
+    ("hide_theory", C('h')),
     ("reset", C('r')),
     ("seed", C('s')),
     ("help", C('?')),

@@ -494,3 +494,28 @@ fn a_pinned_baseline_is_shown_beside_the_live_run_until_cleared() {
         insta::assert_snapshot!(format!("pin_cleared_{width}x{height}"), cleared);
     }
 }
+
+/// Presenter mode: `z` gives each live panel the whole body in turn, then all of them again;
+/// `h` hides the theory rows and the log takes them.
+#[test]
+fn zoom_fills_the_body_with_one_panel_at_a_time_and_h_hides_theory() {
+    let mut a = live(Strategy::Bulkhead);
+    let normal = screen(&a, 80, 24);
+    for name in ["pools", "outcomes", "latency", "theory", "log"] {
+        a.apply(Action::Zoom);
+        insta::assert_snapshot!(format!("zoom_{name}_80x24"), screen(&a, 80, 24));
+    }
+    a.apply(Action::Zoom);
+    assert_eq!(
+        screen(&a, 80, 24),
+        normal,
+        "after the log, every panel again"
+    );
+    a.apply(Action::ToggleTheory);
+    let hidden = screen(&a, 80, 24);
+    assert!(normal.contains("Theory vs measured"));
+    assert!(!hidden.contains("Theory vs measured"), "{hidden}");
+    insta::assert_snapshot!("theory_hidden_80x24", hidden);
+    a.apply(Action::ToggleTheory);
+    assert_eq!(screen(&a, 80, 24), normal);
+}

@@ -9,7 +9,7 @@ use clap::Args;
 use threadlab::screenshot;
 use threadlab::tui::Theme;
 
-use crate::{BadInput, ScenarioArgs, ThemeArg};
+use crate::{BadInput, EngineArg, EngineArgs, OutputArgs, ScenarioArgs, ThemeArg};
 
 /// `threadlab completions SHELL`.
 #[derive(Debug, Args)]
@@ -204,4 +204,95 @@ impl DemoArgs {
         }
         Ok(())
     }
+}
+
+/// `compare PRESET --against KEY=VALUE...`: every strategy as the preset says and with the
+/// overrides, on the same requests, side by side.
+pub fn compare_against(
+    preset: &str,
+    args: &ScenarioArgs,
+    engine: &EngineArgs,
+    output: &OutputArgs,
+    against: &[String],
+) -> anyhow::Result<()> {
+    use threadlab::report::RunReport;
+    use threadlab::report::against::{self, Pair};
+    use threadlab::scenario::Strategy;
+    if engine.engine == EngineArg::Real {
+        return Err(BadInput(
+            "--against plays the simulated engine only; drop --engine real".into(),
+        )
+        .into());
+    }
+    if output.plot.is_some() || output.trace.is_some() {
+        return Err(BadInput(
+            "--against prints tables, JSON or CSV; --plot and --trace draw one comparison: \
+             drop them or --against"
+                .into(),
+        )
+        .into());
+    }
+    crate::refuse_strategy_on_compare(args)?;
+    if !matches!(output.format.as_str(), "table" | "json" | "csv") {
+        return Err(BadInput(format!(
+            "--against prints table, json or csv, not {}",
+            output.format
+        ))
+        .into());
+    }
+    let (base, _, duration) = crate::load(preset, args)?;
+    // The other side: the same flags with the overrides after the --set ones.
+    let other_args = ScenarioArgs {
+        strategy: None,
+        preset: crate::PresetArgs {
+            set: args.preset.set.iter().chain(against).cloned().collect(),
+            seed: args.preset.seed,
+            duration: args.preset.duration.clone(),
+            force: args.preset.force,
+        },
+    };
+    let (other, _, other_duration) = crate::load(preset, &other_args).map_err(|e| {
+        // An override's error names it as the flag it came from.
+        let text = e.to_string();
+        match against
+            .iter()
+            .find(|a| text.contains(&format!("--set {a}")))
+        {
+            Some(a) => {
+                BadInput(text.replace(&format!("--set {a}"), &format!("--against {a}"))).into()
+            }
+            None => e,
+        }
+    })?;
+    threadlab::progress::catch_ctrl_c();
+    let play = |s: &threadlab::scenario::Scenario, strategy: Strategy, d| {
+        let engine = threadlab::sim::Engine::new(s, strategy);
+        let (engine, done) = threadlab::progress::play_engine(engine, d, None, &mut |_, _| {});
+        crate::no_stall(&engine)?;
+        Ok::<_, anyhow::Error>((RunReport::new(s, &engine), done))
+    };
+    let mut pairs = Vec::new();
+    let mut complete = true;
+    for strategy in Strategy::ALL {
+        let (preset_side, done_a) = play(&base, strategy, duration)?;
+        let (against_side, done_b) = play(&other, strategy, other_duration)?;
+        pairs.push(Pair {
+            preset: preset_side,
+            against: against_side,
+        });
+        if !(done_a && done_b) {
+            complete = false;
+            break;
+        }
+    }
+    let text = match output.format.as_str() {
+        "json" => against::json(&pairs, against)?,
+        "csv" => against::csv(&pairs),
+        _ => against::table(&base.name, against, &pairs),
+    };
+    print!("{text}");
+    crate::finished(
+        complete,
+        "the strategies played so far, the last one cut short",
+    )
 }

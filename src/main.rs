@@ -83,6 +83,10 @@ enum Subcommand {
         engine: EngineArgs,
         #[command(flatten)]
         output: OutputArgs,
+        /// Play every strategy again with this override (KEY=VALUE, as --set; repeatable)
+        /// and show both sides: before and after on one screen.
+        #[arg(long, value_name = "KEY=VALUE")]
+        against: Vec<String>,
     },
     /// Run a preset both simulated and for real, side by side; exit 1 when a figure differs by
     /// more than the tolerance.
@@ -455,13 +459,18 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             preset_args,
             engine,
             output,
+            against,
         } => {
             refuse_strategy_on_compare(strategy.as_deref())?;
             let scenario = ScenarioArgs {
                 strategy: None,
                 preset: preset_args,
             };
-            compare_on(&preset, &scenario, &engine, &output)
+            if against.is_empty() {
+                compare_on(&preset, &scenario, &engine, &output)
+            } else {
+                cli::compare_against(&preset, &scenario, &engine, &output, &against)
+            }
         }
         Subcommand::Sweep {
             preset,

@@ -1,6 +1,7 @@
 //! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
 //! article-ready table, JSON or CSV (the formats are in [`export`]).
 
+pub mod against;
 mod compare_table;
 pub mod export;
 pub mod figures;

@@ -74,6 +74,12 @@ pub enum Action {
     WriteTrace,
     /// Save the screen as it is drawn to an SVG file in the working directory.
     SaveScreen,
+    /// Pin the run's figures as a baseline shown beside the live ones, or clear it.
+    TogglePin,
+    /// Presenter mode: the next live panel fills the screen (after the last: all of them).
+    Zoom,
+    /// Hide or show the theory rows.
+    ToggleTheory,
     /// A sweep of the selected pool's size (or the load) around its current value.
     OpenSweep,
     /// The sweep's cursor one point right (true) or left.
@@ -217,6 +223,58 @@ pub struct App {
     theme: Theme,
     /// `p` was pressed: the frame loop saves the next frame it draws.
     screen_wanted: bool,
+    /// `b`: a run's figures pinned to compare the live run with.
+    pin: Option<Pin>,
+    /// `z`: the live panel that fills the screen, if one does.
+    zoom: Option<Panel>,
+    /// `h`: the theory rows are hidden (the log takes their rows).
+    theory_hidden: bool,
+}
+
+/// A panel of the live view, as presenter mode (`z`) zooms them, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Pools,
+    Outcomes,
+    Latency,
+    Theory,
+    Log,
+}
+
+impl Panel {
+    const ORDER: [Panel; 5] = [
+        Panel::Pools,
+        Panel::Outcomes,
+        Panel::Latency,
+        Panel::Theory,
+        Panel::Log,
+    ];
+
+    /// The panel `z` zooms next: the first after none, none after the last.
+    fn after(current: Option<Panel>) -> Option<Panel> {
+        match current {
+            None => Some(Panel::ORDER[0]),
+            Some(p) => {
+                let i = Panel::ORDER.iter().position(|&q| q == p).unwrap_or(0);
+                Panel::ORDER.get(i + 1).copied()
+            }
+        }
+    }
+}
+
+/// A run's figures at the moment `b` pinned them: the headline and the compare view show
+/// them beside the live run until `b` clears them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pin {
+    pub strategy: Strategy,
+    /// Simulated time of the run when pinned.
+    pub at: Nanos,
+    pub goodput_rps: f64,
+    /// Answered p50 and p99 (`None`: nothing answered yet).
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    /// Failed + timeout + refused per second.
+    pub failed_rps: f64,
 }
 
 impl App {
@@ -258,7 +316,56 @@ impl App {
             key_map: crate::config::KeyMap::default(),
             theme,
             screen_wanted: false,
+            pin: None,
+            zoom: None,
+            theory_hidden: false,
         }
+    }
+
+    /// The live panel zoomed to the whole body (`z`), if any.
+    pub fn zoom(&self) -> Option<Panel> {
+        self.zoom
+    }
+
+    /// Whether `h` hid the theory rows.
+    pub fn theory_hidden(&self) -> bool {
+        self.theory_hidden
+    }
+
+    /// The pinned baseline, if any.
+    pub fn pin(&self) -> Option<&Pin> {
+        self.pin.as_ref()
+    }
+
+    /// `b`: pins the run on screen as it is now, or clears the pin.
+    pub fn toggle_pin(&mut self) {
+        if self.pin.take().is_some() {
+            self.info("baseline cleared".into());
+            return;
+        }
+        let Some(engine) = self.source.engine() else {
+            return;
+        };
+        let r = crate::report::RunReport::from_snapshot(
+            engine.scenario(),
+            &engine.snapshot(),
+            &[],
+            engine.prediction(),
+        );
+        let answered = r.latency_ms.count > 0;
+        let pin = Pin {
+            strategy: engine.strategy(),
+            at: self.now(),
+            goodput_rps: r.goodput_rps,
+            p50_ms: answered.then_some(r.latency_ms.p50),
+            p99_ms: answered.then_some(r.latency_ms.p99),
+            failed_rps: r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused,
+        };
+        self.info(format!(
+            "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",
+            pin.strategy, pin.at, pin.goodput_rps
+        ));
+        self.pin = Some(pin);
     }
 
     /// Key overrides from the config file: the person's keys are read through them.
@@ -691,6 +798,9 @@ impl App {
             Action::MoveLane(next) => self.move_lane(next),
             Action::WriteTrace => self.write_trace(),
             Action::SaveScreen => self.screen_wanted = true,
+            Action::TogglePin => self.toggle_pin(),
+            Action::Zoom => self.zoom = Panel::after(self.zoom),
+            Action::ToggleTheory => self.theory_hidden = !self.theory_hidden,
             Action::OpenSweep => self.open_sweep(),
             Action::SweepMove(right) => self.move_sweep_cursor(right),
             Action::SweepApply => self.apply_sweep_point(),
@@ -1069,6 +1179,7 @@ impl App {
             Overlay::Sweep => self.close_sweep(),
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
             Overlay::None if self.timeline.is_some() => self.timeline = None,
+            Overlay::None if self.zoom.is_some() => self.zoom = None,
             // Esc never quits: on a projector a stray Esc must not end the lesson.
             Overlay::None => self.info("nothing to close: q quits".to_string()),
         }

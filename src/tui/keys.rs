@@ -190,6 +190,13 @@ pub const LIVE: &[Binding] = &[
     bind(&[C('p')], "p", "save the screen (SVG)", |_| {
         Action::SaveScreen
     }),
+    bind(&[C('b')], "b", "pin figures as baseline", |_| {
+        Action::TogglePin
+    }),
+    bind(&[C('z')], "z", "zoom the next panel", |_| Action::Zoom),
+    bind(&[C('h')], "h", "hide / show theory", |_| {
+        Action::ToggleTheory
+    }),
     bind(&[C('r')], "r", "reset (same seed)", |_| Action::Reset).hint("reset"),
     bind(&[C('s')], "s", "new seed", |_| Action::NewSeed).hint("seed"),
     bind(&[C('?')], "?", "this help", |_| Action::ToggleHelp).hint("help"),
@@ -356,6 +363,9 @@ const REBINDABLE: &[(&str, Key)] = &[
     ("timeline", C('t')),
     ("trace", C('w')),
     ("save_screen", C('p')),
+    ("pin", C('b')),
+    ("zoom", C('z')),
+    ("hide_theory", C('h')),
     ("reset", C('r')),
     ("seed", C('s')),
     ("help", C('?')),

@@ -38,14 +38,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .map(|e| RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction()))
         .collect();
-    let [table, charts] = areas(area, reports.len());
+    // A pinned baseline takes a row of the table.
+    let pinned = usize::from(app.pin().is_some());
+    let [table, charts] = areas(area, reports.len() + pinned);
     render_table(frame, table, app, engines, &reports);
     render_charts(frame, charts, app, engines);
 }
 
 /// The table (a row per strategy, the header, the note and the borders) and the charts below.
-pub(super) fn areas(area: Rect, strategies: usize) -> [Rect; 2] {
-    let table_rows = u16::try_from(strategies + 4).unwrap_or(u16::MAX);
+pub(super) fn areas(area: Rect, rows: usize) -> [Rect; 2] {
+    let table_rows = u16::try_from(rows + 4).unwrap_or(u16::MAX);
     Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area)
 }
 
@@ -76,6 +78,9 @@ fn render_table(
         }
         lines.push(line);
     }
+    if let Some(pin) = app.pin() {
+        lines.push(pin_row(app, pin));
+    }
     let note = if inner.width >= 110 {
         "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
          failed/s = failed + timeout + refused"
@@ -84,6 +89,25 @@ fn render_table(
     };
     lines.push(Line::styled(note, p.dim));
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The pinned baseline (`b`) under the live rows, in the same columns.
+fn pin_row(app: &App, pin: &crate::tui::app::Pin) -> Line<'static> {
+    let p = app.palette();
+    let name = format!("  pin {}", pin.strategy.name());
+    let latency = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
+    Line::styled(
+        format!(
+            "{:<NAME_WIDTH$}{:>9}{:>8}{:>8}{:>10}  baseline at {} (b clears)",
+            fmt::fit(&name, NAME_WIDTH),
+            fmt::rate(pin.goodput_rps),
+            latency(pin.p50_ms),
+            latency(pin.p99_ms),
+            fmt::rate(pin.failed_rps),
+            pin.at
+        ),
+        p.change,
+    )
 }
 
 /// The column headings.

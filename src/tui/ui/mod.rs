@@ -57,7 +57,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::sim::Snapshot;
 
-use super::app::{App, Overlay};
+use super::app::{App, Overlay, Panel};
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
@@ -144,6 +144,30 @@ pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
     let erlang = app.source().prediction().erlang_c.is_some();
     let theory_rows = if extra >= 6 && erlang { 4 } else { 3 };
     let log_rows = 8 + (extra.saturating_sub(theory_rows - 3) / 3).min(12);
+    // Presenter mode: one panel has the whole body, the others no room.
+    if let Some(zoomed) = app.zoom() {
+        let mut areas = LiveAreas {
+            pools: Rect::default(),
+            outcomes: Rect::default(),
+            latency: Rect::default(),
+            theory: Rect::default(),
+            log: Rect::default(),
+        };
+        *match zoomed {
+            Panel::Pools => &mut areas.pools,
+            Panel::Outcomes => &mut areas.outcomes,
+            Panel::Latency => &mut areas.latency,
+            Panel::Theory => &mut areas.theory,
+            Panel::Log => &mut areas.log,
+        } = area;
+        return areas;
+    }
+    // Theory hidden: the log takes its rows.
+    let (theory_rows, log_rows) = if app.theory_hidden() {
+        (0, log_rows + theory_rows)
+    } else {
+        (theory_rows, log_rows)
+    };
     let [body, theory, log] = Layout::vertical([
         Constraint::Min(10),
         Constraint::Length(theory_rows),
@@ -171,10 +195,20 @@ fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         theory,
         log,
     } = live_areas(app, area);
-    pools::render(frame, left, app, snapshot);
-    outcomes::render(frame, outcomes, app, snapshot);
-    latency::render(frame, latency, app, snapshot);
-    theory::render(frame, theory, app, snapshot);
+    // Panels without room (zoomed away, theory hidden) are not drawn.
+    let shown = |r: Rect| r.height > 0 && r.width > 0;
+    if shown(left) {
+        pools::render(frame, left, app, snapshot);
+    }
+    if shown(outcomes) {
+        outcomes::render(frame, outcomes, app, snapshot);
+    }
+    if shown(latency) {
+        latency::render(frame, latency, app, snapshot);
+    }
+    if shown(theory) {
+        theory::render(frame, theory, app, snapshot);
+    }
     let log = match app.real() {
         Some(real) => {
             let run = real.run();

@@ -17,13 +17,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
     let block = Block::bordered()
         .title(Line::styled(" Outcomes ", p.title))
-        .title(
-            Line::styled(
-                format!(" goodput {} ", fmt::rate(snapshot.goodput_rps)),
-                p.title,
-            )
-            .right_aligned(),
-        )
+        .title(Line::styled(headline(app, snapshot), p.title).right_aligned())
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -34,6 +28,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         p.dim,
     ));
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// ` goodput 5.20/s `, and the pinned baseline's beside it (` · pin 3.10/s `).
+fn headline(app: &App, snapshot: &Snapshot) -> String {
+    let live = format!(" goodput {} ", fmt::rate(snapshot.goodput_rps));
+    match app.pin() {
+        Some(pin) => format!("{live}· pin {} ", fmt::rate(pin.goodput_rps)),
+        None => live,
+    }
 }
 
 /// One count per outcome, in its colour: one row when wide enough, else two.

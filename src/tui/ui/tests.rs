@@ -522,3 +522,57 @@ fn after_answers_stop_the_latency_panel_says_none_in_the_window_and_how_many_so_
     let wanted = format!("no answer in the last 10s · {answered} answered in all");
     assert!(text.contains(&wanted), "{wanted} not in {text}");
 }
+
+/// `b` pins the run's figures: the headline shows them beside the live goodput, the compare
+/// view as a row under the strategies, until `b` clears them.
+#[test]
+fn a_pinned_baseline_is_shown_beside_the_live_run_until_cleared() {
+    for (width, height) in [(80, 24), (120, 40)] {
+        let mut a = app(CLOSED, Strategy::Shared, Nanos::from_secs(3));
+        a.apply(Action::TogglePin);
+        a.apply(Action::SelectStrategy(Strategy::Bulkhead));
+        play_to(&mut a, Nanos::from_secs(6));
+        let pinned = screen(&a, width, height);
+        assert!(pinned.contains("· pin "), "{pinned}");
+        insta::assert_snapshot!(format!("pin_live_{width}x{height}"), pinned);
+        a.apply(Action::ToggleCompare);
+        // The compare view's engines catch up to the clock.
+        a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+        let compare = screen(&a, width, height);
+        assert!(!compare.contains("behind"), "{compare}");
+        assert!(compare.contains("pin shared"), "{compare}");
+        insta::assert_snapshot!(format!("pin_compare_{width}x{height}"), compare);
+        a.apply(Action::TogglePin);
+        let cleared = screen(&a, width, height);
+        assert!(
+            !cleared.contains("pin shared") && !cleared.contains("· pin "),
+            "{cleared}"
+        );
+        insta::assert_snapshot!(format!("pin_cleared_{width}x{height}"), cleared);
+    }
+}
+
+/// Presenter mode: `z` gives each live panel the whole body in turn, then all of them again;
+/// `h` hides the theory rows and the log takes them.
+#[test]
+fn zoom_fills_the_body_with_one_panel_at_a_time_and_h_hides_theory() {
+    let mut a = live(Strategy::Bulkhead);
+    let normal = screen(&a, 80, 24);
+    for name in ["pools", "outcomes", "latency", "theory", "log"] {
+        a.apply(Action::Zoom);
+        insta::assert_snapshot!(format!("zoom_{name}_80x24"), screen(&a, 80, 24));
+    }
+    a.apply(Action::Zoom);
+    assert_eq!(
+        screen(&a, 80, 24),
+        normal,
+        "after the log, every panel again"
+    );
+    a.apply(Action::ToggleTheory);
+    let hidden = screen(&a, 80, 24);
+    assert!(normal.contains("Theory vs measured"));
+    assert!(!hidden.contains("Theory vs measured"), "{hidden}");
+    insta::assert_snapshot!("theory_hidden_80x24", hidden);
+    a.apply(Action::ToggleTheory);
+    assert_eq!(screen(&a, 80, 24), normal);
+}

@@ -1,0 +1,113 @@
+//! `compare PRESET --against KEY=VALUE`: before and after, every strategy, side by side.
+
+use std::process::{Command, Output, Stdio};
+
+fn threadlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("threadlab runs")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = threadlab(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// A short run of the acceptance case: virtual-threads against virtual server threads.
+const VIRTUAL: [&str; 6] = [
+    "compare",
+    "virtual-threads",
+    "--against",
+    "server.threads=virtual",
+    "--duration",
+    "1s",
+];
+
+#[test]
+fn json_has_both_sides_for_every_strategy_and_the_preset_side_is_plain_compare() {
+    let mut args = VIRTUAL.to_vec();
+    args.extend_from_slice(&["--format", "json"]);
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&args)).expect("a JSON array");
+    let plain: Vec<serde_json::Value> = serde_json::from_str(&stdout(&[
+        "compare",
+        "virtual-threads",
+        "--duration",
+        "1s",
+        "--format",
+        "json",
+    ]))
+    .expect("a JSON array");
+    assert_eq!(entries.len(), 2 * plain.len());
+    for (i, before) in plain.iter().enumerate() {
+        let (mut preset, against) = (entries[2 * i].clone(), &entries[2 * i + 1]);
+        assert_eq!(preset["side"], "preset");
+        assert_eq!(against["side"], "against");
+        assert_eq!(
+            against["against"],
+            serde_json::json!(["server.threads=virtual"])
+        );
+        assert_eq!(preset["strategy"], before["strategy"]);
+        assert_eq!(against["strategy"], before["strategy"]);
+        // The preset's side is exactly what compare alone reports.
+        let object = preset.as_object_mut().expect("an object");
+        object.remove("side");
+        object.remove("against");
+        assert_eq!(&preset, before);
+    }
+    // The override took: the preset's platform Tomcat pool caps sequential, virtual does not.
+    let goodput = |i: usize| entries[i]["goodput_rps"].as_f64().expect("goodput");
+    assert!(
+        goodput(1) > 2.0 * goodput(0),
+        "{} vs {}",
+        goodput(1),
+        goodput(0)
+    );
+}
+
+#[test]
+fn csv_and_table_have_two_rows_per_strategy() {
+    let mut args = VIRTUAL.to_vec();
+    args.extend_from_slice(&["--format", "csv"]);
+    let csv = stdout(&args);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "strategy,side,goodput_rps,p50_ms,p99_ms,failed_rps,timeout_rps,refused_rps,goodput_change"
+    );
+    assert_eq!(lines.len(), 11);
+    assert!(lines[1].starts_with("sequential,preset,"));
+    assert!(lines[2].starts_with("sequential,against,"));
+    assert!(lines[2].ends_with('%'), "{}", lines[2]);
+    let table = stdout(&VIRTUAL);
+    assert!(table.contains("then against server.threads=virtual"));
+    assert_eq!(
+        table.lines().filter(|l| l.contains("| against |")).count(),
+        5
+    );
+}
+
+#[test]
+fn bad_overrides_and_options_are_refused_naming_against() {
+    let out = threadlab(&["compare", "ironthread", "--against", "server.threads=abc"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--against server.threads=abc"), "{err}");
+    for extra in [
+        &["--engine", "real"][..],
+        &["--plot", "x.svg"],
+        &["--strategy", "bulkhead"],
+    ] {
+        let mut args = vec!["compare", "ironthread", "--against", "server.threads=20"];
+        args.extend_from_slice(extra);
+        let out = threadlab(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+    }
+}

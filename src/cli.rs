@@ -232,7 +232,6 @@ pub fn compare_against(
         )
         .into());
     }
-    crate::refuse_strategy_on_compare(args)?;
     if !matches!(output.format.as_str(), "table" | "json" | "csv") {
         return Err(BadInput(format!(
             "--against prints table, json or csv, not {}",

@@ -158,6 +158,7 @@ mod tests {
         PointReport {
             values: vec![value.to_owned()],
             strategy: Strategy::Sequential,
+            simulated_s: 1.0,
             goodput_rps: 1.0,
             throughput_rps: 1.0,
             success: 1,
@@ -179,10 +180,10 @@ mod tests {
             preset: "p".into(),
             scenario: "s".into(),
             seed: 1,
-            simulated_s: 1.0,
+            duration_s: 1.0,
             vary: vec!["server.threads".into()],
             strategies: vec![Strategy::Sequential],
-            partial: false,
+            interrupted: false,
             points: vec![point("200"), point("virtual")],
         };
         let text = table(&r);

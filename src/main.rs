@@ -553,8 +553,16 @@ fn articles() -> anyhow::Result<()> {
 }
 
 /// `check`: loads and validates a preset with its flags, and says what it would play.
+/// A tour's `expect`s and the `[[figures]]` metrics must name what a screen and a report
+/// show: checked by `check` and before a tour plays (a `--set` that renames a pool for a run
+/// does not make the tour's words a reason to refuse the run).
+fn valid_expectations(s: &Scenario) -> anyhow::Result<()> {
+    tui::expect::validate(s).map_err(|why| BadInput(format!("{}: {why}", s.source)).into())
+}
+
 fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
+    valid_expectations(&s)?;
     emit(&format!(
         "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)\n",
         s.source,
@@ -577,7 +585,6 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
     }
-    tui::expect::validate(&s).map_err(|why| BadInput(format!("{}: {why}", s.source)))?;
     let strategy = args.strategy.unwrap_or(s.strategy.default);
     let duration = s.duration;
     let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
@@ -971,7 +978,7 @@ fn compare_real(
 /// After printing real runs: Ctrl-C made the last one partial (exit 130, as a simulated
 /// run), else whether they kept up.
 fn real_finished(reports: &[real::RealReport]) -> anyhow::Result<()> {
-    if reports.iter().any(|r| r.partial) {
+    if reports.iter().any(|r| r.interrupted) {
         return finished(
             false,
             "the real runs so far, the last one up to the scenario time it reached",
@@ -1033,7 +1040,7 @@ fn verify(
         let v =
             real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
         emit(&v.table())?;
-        if v.real.partial {
+        if v.real.interrupted {
             return finished(
                 false,
                 "the strategies verified so far, the last one cut short",
@@ -1122,6 +1129,9 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         demo,
     } = screen;
     let (s, strategy, duration) = load(preset, args)?;
+    if tour {
+        valid_expectations(&s)?;
+    }
     if tour && s.tour.is_empty() {
         return Err(no_tour(&s));
     }

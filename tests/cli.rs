@@ -629,8 +629,8 @@ fn run_and_compare_csv_share_one_header_for_every_load() {
     );
 }
 
-/// A tour expectation or a figure metric that cannot be evaluated is bad input when the preset
-/// loads, not a condition the tour silently ignores.
+/// A tour expectation or a figure metric that cannot be evaluated is bad input for `check` (and
+/// `tour`), not a condition the tour silently ignores.
 #[test]
 fn unevaluable_expectations_and_metrics_are_refused_at_check() {
     for (set, needle) in [

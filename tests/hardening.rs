@@ -317,5 +317,5 @@ fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
     assert!(message.contains("lower the rate"), "{message}");
     let report = RunReport::new(&s, &engine);
     let json = Json.run(&s, &report, complete).expect("a report");
-    assert!(json.starts_with("{\n  \"partial\": true,"), "{json}");
+    assert!(json.starts_with("{\n  \"interrupted\": true,"), "{json}");
 }

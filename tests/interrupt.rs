@@ -150,7 +150,7 @@ fn ctrl_c_stops_a_real_run_and_prints_its_report_marked_partial_with_exit_130() 
     let (code, stdout, stderr) = interrupt(&args);
     assert_eq!(code, Some(130), "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
-    assert_eq!(report["partial"], true);
+    assert_eq!(report["interrupted"], true);
     assert_eq!(report["engine"], "real");
     assert!(report["simulated_s"].as_f64().expect("simulated_s") < 3600.0);
     assert!(stderr.contains("interrupted"), "{stderr}");

@@ -120,9 +120,9 @@ pub struct RealRun {
 /// A real run's report: the simulation's report plus what only a real run has.
 #[derive(Debug, Clone, Serialize)]
 pub struct RealReport {
-    /// Ctrl-C stopped the run: `"partial": true` first, as a simulated run says it.
+    /// Ctrl-C stopped the run: `"interrupted": true` first, as a simulated run says it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub partial: bool,
+    pub interrupted: bool,
     #[serde(flatten)]
     pub run: RunReport,
     pub engine: &'static str,
@@ -135,7 +135,7 @@ pub struct RealReport {
 impl RealRun {
     pub fn report(&self, scenario: &Scenario) -> RealReport {
         RealReport {
-            partial: self.interrupted,
+            interrupted: self.interrupted,
             run: RunReport::from_snapshot(
                 scenario,
                 &self.snapshot,
@@ -177,7 +177,7 @@ pub fn compare(
     let mut reports = Vec::new();
     for strategy in Strategy::ALL {
         let report = run(scenario, strategy, duration, options)?.report(scenario);
-        let partial = report.partial;
+        let partial = report.interrupted;
         reports.push(report);
         if partial {
             break;

@@ -92,7 +92,7 @@ impl Verification {
         for n in &self.notes {
             let _ = writeln!(out, "Note: {n}");
         }
-        let result = if self.real.partial {
+        let result = if self.real.interrupted {
             "PARTIAL: Ctrl-C stopped the real run before its end, so its figures cover less \
              scenario time than the simulation's"
         } else if self.passed() {

@@ -156,9 +156,9 @@ pub fn validate(scenario: &Scenario) -> Result<(), String> {
             let mut value = screen_value(scenario, e);
             if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
                 for live in &e.snapshot().pools {
-                    let listed = pools.iter().any(|p| {
-                        p.get("name").and_then(Value::as_str) == Some(live.name.as_str())
-                    });
+                    let listed = pools
+                        .iter()
+                        .any(|p| p.get("name").and_then(Value::as_str) == Some(live.name.as_str()));
                     if !listed {
                         pools.push(serde_json::json!({
                             "name": live.name, "busy": 0, "queued": 0, "size": 0,

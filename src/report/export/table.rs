@@ -30,11 +30,14 @@ impl Exporter for Table {
     }
 
     fn real_run(&self, scenario: &Scenario, run: &RealReport) -> anyhow::Result<String> {
-        Ok(noted(real::output::run_table(scenario, run), !run.partial))
+        Ok(noted(
+            real::output::run_table(scenario, run),
+            !run.interrupted,
+        ))
     }
 
     fn real_compare(&self, scenario: &Scenario, runs: &[RealReport]) -> anyhow::Result<String> {
-        let complete = runs.iter().all(|r| !r.partial);
+        let complete = runs.iter().all(|r| !r.interrupted);
         Ok(noted(real::output::compare_table(scenario, runs), complete))
     }
 

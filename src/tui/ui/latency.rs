@@ -26,8 +26,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let skip = series.latency_max.len().saturating_sub(width);
     let shown = &series.latency_max[skip..];
     let span = series.interval.as_secs_f64() * shown.len() as f64;
+    let top = shown.iter().copied().fold(0.0_f64, f64::max);
+    let max = if top > 0.0 {
+        format!(" max {} ms ", fmt::ms(top))
+    } else {
+        String::new()
+    };
+    // The title leaves room for the max on the same border line.
     let title = fit(
-        room,
+        room.saturating_sub(max.chars().count()),
         &[
             format!(
                 " Latency: slowest per {} ms, last {} ",
@@ -37,12 +44,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             format!(" Latency, last {} ", seconds(span)),
         ],
     );
-    let top = shown.iter().copied().fold(0.0_f64, f64::max);
-    let max = if top > 0.0 {
-        format!(" max {} ms ", fmt::ms(top))
-    } else {
-        String::new()
-    };
     // Percentiles of answered requests in the rolling window, which it names.
     let window = snapshot.window_len;
     let percentiles = if w.count > 0 {

@@ -18,7 +18,7 @@ mod raw;
 mod trace;
 mod validate;
 
-pub use cost::{Cost, MAX_CALLS_IN_FLIGHT, estimate_cost};
+pub use cost::{Cost, MAX_CALLS_IN_FLIGHT, MAX_EVENTS, estimate_cost};
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
 pub use error::ScenarioError;
 pub use limits::*;

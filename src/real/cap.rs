@@ -187,8 +187,14 @@ mod tests {
     /// names really fits: its `--set`s give a valid scenario under the cap (or the cap it
     /// names holds the run).
     fn advice_for(strategy: Strategy, cap: u64, sets: &[&str]) -> String {
+        // The advised `--set` replaces the user's own of the same field (a field is set once).
         let load = |extra: &[String]| {
-            let mut all: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+            let key = |spec: &str| spec.split('=').next().unwrap_or_default().to_string();
+            let mut all: Vec<String> = sets
+                .iter()
+                .filter(|s| !extra.iter().any(|e| key(e) == key(s)))
+                .map(|s| (*s).to_string())
+                .collect();
             all.extend_from_slice(extra);
             crate::scenario::load("ironthread", &all)
         };

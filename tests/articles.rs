@@ -8,8 +8,14 @@ use threadlab::scenario;
 fn all() -> &'static [FigureResult] {
     static RESULTS: std::sync::OnceLock<Vec<FigureResult>> = std::sync::OnceLock::new();
     RESULTS.get_or_init(|| {
-        scenario::builtin_names()
-            .flat_map(|name| evaluate(name).expect("figures evaluate"))
+        use rayon::prelude::*;
+        let names: Vec<&str> = scenario::builtin_names().collect();
+        names
+            .par_iter()
+            .map(|name| evaluate(name).expect("figures evaluate"))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flatten()
             .collect()
     })
 }

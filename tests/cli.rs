@@ -411,6 +411,8 @@ fn a_real_run_that_cannot_keep_up_says_so_and_exits_3() {
         "load.mode=closed",
         "--set",
         "load.clients=100000",
+        "--set",
+        "server.max_connections=100000",
         "--duration",
         "1s",
         "--time-scale",

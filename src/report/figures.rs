@@ -59,33 +59,37 @@ fn find<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
 }
 
 /// Plays every figure of a preset.
+/// The figures are independent runs: they play side by side on the machine's cores and come
+/// back in the preset's order.
 pub fn evaluate(preset: &str) -> anyhow::Result<Vec<FigureResult>> {
+    use rayon::prelude::*;
     let base = scenario::load(preset, &[])?;
-    let mut out = Vec::with_capacity(base.figures.len());
-    for figure in &base.figures {
-        let s = scenario::load(preset, &figure.sets)?;
-        let duration = figure.duration.unwrap_or(s.duration);
-        let engine = play(&s, figure.strategy, duration);
-        let report = serde_json::to_value(RunReport::new(&s, &engine))?;
-        let measured = lookup(&report, &figure.metric).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{preset}: figure {:?}: metric {:?} is not in the run report",
-                figure.what,
-                figure.metric
-            )
-        })?;
-        out.push(FigureResult {
-            preset: preset.to_string(),
-            what: figure.what.clone(),
-            article: figure.article.clone(),
-            strategy: figure.strategy,
-            metric: figure.metric.clone(),
-            expect: figure.expect,
-            tolerance: figure.tolerance,
-            measured,
-        });
-    }
-    Ok(out)
+    base.figures
+        .par_iter()
+        .map(|figure| {
+            let s = scenario::load(preset, &figure.sets)?;
+            let duration = figure.duration.unwrap_or(s.duration);
+            let engine = play(&s, figure.strategy, duration);
+            let report = serde_json::to_value(RunReport::new(&s, &engine))?;
+            let measured = lookup(&report, &figure.metric).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{preset}: figure {:?}: metric {:?} is not in the run report",
+                    figure.what,
+                    figure.metric
+                )
+            })?;
+            Ok(FigureResult {
+                preset: preset.to_string(),
+                what: figure.what.clone(),
+                article: figure.article.clone(),
+                strategy: figure.strategy,
+                metric: figure.metric.clone(),
+                expect: figure.expect,
+                tolerance: figure.tolerance,
+                measured,
+            })
+        })
+        .collect()
 }
 
 fn number(x: f64) -> String {

@@ -69,6 +69,16 @@ pub struct RunReport {
     pub theory: Theory,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<Vec<RunReportRow>>,
+    /// Simulated runs: how much work the engine did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<SimulationReport>,
+}
+
+/// The engine's work on a simulated run: events handled in all and per request sent.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SimulationReport {
+    pub events: u64,
+    pub events_per_request: f64,
 }
 
 /// Request counts. `sent = completed + in_flight`; `completed` counts every outcome.
@@ -303,12 +313,24 @@ impl RunReport {
 
     /// The report of a simulated run.
     pub fn new(scenario: &Scenario, engine: &Engine) -> Self {
-        Self::from_snapshot(
-            scenario,
-            &engine.snapshot(),
-            &engine.run_lines(),
-            engine.prediction(),
-        )
+        let events = engine.events_processed();
+        let sent = engine.sent();
+        RunReport {
+            simulation: Some(SimulationReport {
+                events,
+                events_per_request: if sent == 0 {
+                    0.0
+                } else {
+                    events as f64 / sent as f64
+                },
+            }),
+            ..Self::from_snapshot(
+                scenario,
+                &engine.snapshot(),
+                &engine.run_lines(),
+                engine.prediction(),
+            )
+        }
     }
 
     /// The report of any run (simulated or real) from its snapshot, its runs (for `runs`
@@ -365,6 +387,7 @@ impl RunReport {
                 littles_l_from_x_w: snap.littles_l_from_x_w(),
             },
             runs,
+            simulation: None,
         }
     }
 }

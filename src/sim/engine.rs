@@ -258,9 +258,14 @@ impl Engine {
         self.now
     }
 
-    /// Events processed so far (for benchmarks).
+    /// Events processed so far (for benchmarks and the report's `simulation` block).
     pub fn events_processed(&self) -> u64 {
         self.events_processed
+    }
+
+    /// Requests sent so far.
+    pub fn sent(&self) -> u64 {
+        self.book.sent()
     }
 
     /// When the next event happens, if any.
@@ -549,6 +554,22 @@ mod tests {
         assert_eq!(e.stall_message(), None);
         assert!(e.is_finished());
         assert!(e.events_processed() > 500);
+    }
+
+    #[test]
+    fn a_connection_closed_while_nobody_waits_costs_no_event() {
+        // Open load, a connection per request: the arrival, the request following the
+        // handshake, the handler's CPU and the call's end are events; the close is not (it
+        // was a fifth event per request).
+        let sets = ["scenario.duration=\"5s\"".to_string()];
+        let s = crate::scenario::load("erlang-c", &sets).expect("preset loads");
+        let mut e = Engine::new(&s, Strategy::Sequential);
+        e.run_until(Nanos::from_secs(5));
+        let per_request = e.events_processed() as f64 / e.sent() as f64;
+        assert!(
+            (4.0..4.2).contains(&per_request),
+            "{per_request} events per request"
+        );
     }
 
     #[test]

@@ -860,11 +860,43 @@ fn sweep(
             .iter()
             .filter_map(|a| Some(format!("{}={}", a.path, a.values.first()?))),
     );
+    let force = first.preset.force;
     let (base, _, _) = load(preset, &first)?;
     let chart = output.plot()?;
     plan.strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);
     if !first.preset.force {
         too_large_point(&plan, &points)?;
+    }
+    // The whole sweep, not only one point: points x strategies x each point's cost.
+    let runs = points.len() * plan.strategies.len();
+    let events: f64 = points
+        .iter()
+        .map(|p| {
+            let served = threadlab::theory::served_rps(&p.scenario, &plan.strategies);
+            scenario::estimate_cost(&p.scenario, p.scenario.duration, served).events
+        })
+        .sum::<f64>()
+        * plan.strategies.len() as f64;
+    // Points play in parallel: a run's limit on each worker thread.
+    let workers = rayon::current_num_threads().max(1);
+    let limit = scenario::MAX_EVENTS * workers as f64;
+    if events > limit && !first.preset.force {
+        return Err(BadInput(format!(
+            "{}: this sweep is too large: {} point(s) x {} strateg{} = {runs} runs, about \
+             {events:.1e} events, more than {limit:.1e} ({:.0e} a run on each of {workers} \
+             worker threads); vary fewer values, shorten --duration, or add --force to run it \
+             anyway",
+            base.source,
+            points.len(),
+            plan.strategies.len(),
+            if plan.strategies.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            scenario::MAX_EVENTS
+        ))
+        .into());
     }
     progress::catch_ctrl_c();
     let bar = Progress::new((points.len() * plan.strategies.len()) as u64, "runs");

@@ -247,3 +247,24 @@ fn csv_headers_are_the_json_keys_and_the_values_json_numbers() {
     }
     assert!(report["interrupted"] == false && report.get("partial").is_none());
 }
+
+#[test]
+fn a_sweep_too_large_as_a_whole_is_refused_with_its_numbers() {
+    let args = [
+        "tomcat-ceiling",
+        "--vary",
+        "server.threads=50..400:50",
+        "--duration",
+        "600s",
+        "--strategy",
+        "all",
+    ];
+    let out = sweep(&args, "1");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("8 point(s) x 5 strategies = 40 runs") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}

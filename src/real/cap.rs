@@ -187,13 +187,12 @@ mod tests {
     /// names really fits: its `--set`s give a valid scenario under the cap (or the cap it
     /// names holds the run).
     fn advice_for(strategy: Strategy, cap: u64, sets: &[&str]) -> String {
-        // A way replaces the settings of the fields it names (a field is set once).
+        // The advised `--set` replaces the user's own of the same field (a field is set once).
         let load = |extra: &[String]| {
-            let key = |s: &str| s.split('=').next().unwrap_or(s).to_string();
-            let named: Vec<String> = extra.iter().map(|e| key(e)).collect();
+            let key = |spec: &str| spec.split('=').next().unwrap_or_default().to_string();
             let mut all: Vec<String> = sets
                 .iter()
-                .filter(|s| !named.contains(&key(s)))
+                .filter(|s| !extra.iter().any(|e| key(e) == key(s)))
                 .map(|s| (*s).to_string())
                 .collect();
             all.extend_from_slice(extra);

@@ -72,9 +72,20 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
             )
         }
         LoadMode::Closed { clients, think } => {
-            let gap = (*think).max(CLIENT_FLOOR).as_secs_f64();
+            // A client sends again at best a round trip and its think time after it sent
+            // (never sooner than the retry floor), and every request takes the server's own
+            // CPU on one of its cores: whichever bounds the rate lower.
+            let rtt = scenario.load.link.rtt;
+            let gap = think.saturating_add(rtt).max(CLIENT_FLOOR).as_secs_f64();
             let clients = f64::from(*clients);
-            (clients * (secs / gap).ceil(), clients, 0.0)
+            let per_client = clients * (secs / gap).ceil();
+            let cpu = server.connector.cpu_per_request.as_secs_f64();
+            let by_cores = if cpu > 0.0 {
+                f64::from(scenario.cores) / cpu * secs + clients
+            } else {
+                f64::INFINITY
+            };
+            (per_client.min(by_cores), clients, 0.0)
         }
         LoadMode::Batch { count } => (f64::from(*count), f64::from(*count), 0.0),
         LoadMode::Trace { rows } => {
@@ -180,6 +191,18 @@ mod tests {
 
     fn served(s: &Scenario) -> Option<f64> {
         crate::theory::served_rps(s, &crate::scenario::Strategy::ALL)
+    }
+
+    #[test]
+    fn a_closed_load_is_bounded_by_its_round_trip_and_the_servers_cores() {
+        // 400 clients without think time: at most 8 cores / 30 us of server CPU a second,
+        // not a request per millisecond per client (1.2e9 in 3000 s).
+        let c = cost("tomcat-ceiling", &[]);
+        let s = load("tomcat-ceiling", &[]).expect("valid preset");
+        let long = estimate_cost(&s, Nanos::from_secs(3000));
+        assert_eq!(long.refusal(), None, "{long:?}");
+        assert!(long.requests < 1e9, "{long:?}");
+        assert!(c.requests <= long.requests);
     }
 
     #[test]

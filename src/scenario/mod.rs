@@ -19,7 +19,8 @@ mod trace;
 mod validate;
 
 pub use cost::{
-    Cost, MAX_CALLS_IN_FLIGHT, MAX_PEAK_BYTES, estimate_cost, max_open_rate, max_requests_in_flight,
+    Cost, MAX_CALLS_IN_FLIGHT, MAX_EVENTS, MAX_PEAK_BYTES, estimate_cost, max_open_rate,
+    max_requests_in_flight,
 };
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
 pub use error::ScenarioError;

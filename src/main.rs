@@ -860,7 +860,6 @@ fn sweep(
             .iter()
             .filter_map(|a| Some(format!("{}={}", a.path, a.values.first()?))),
     );
-    let force = first.preset.force;
     let (base, _, _) = load(preset, &first)?;
     let chart = output.plot()?;
     plan.strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);

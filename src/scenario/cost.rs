@@ -199,7 +199,7 @@ mod tests {
         // not a request per millisecond per client (1.2e9 in 3000 s).
         let c = cost("tomcat-ceiling", &[]);
         let s = load("tomcat-ceiling", &[]).expect("valid preset");
-        let long = estimate_cost(&s, Nanos::from_secs(3000));
+        let long = estimate_cost(&s, Nanos::from_secs(3000), served(&s));
         assert_eq!(long.refusal(), None, "{long:?}");
         assert!(long.requests < 1e9, "{long:?}");
         assert!(c.requests <= long.requests);

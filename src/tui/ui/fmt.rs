@@ -79,46 +79,74 @@ pub fn percent(ratio: f64) -> String {
 /// `text` cut or padded to exactly `width` columns. When cut, whole words are dropped from
 /// the end and an ellipsis says so; a word is cut only when the first one alone is too long.
 pub fn fit(text: &str, width: usize) -> String {
-    let len = text.chars().count();
-    if len <= width {
-        format!("{text:<width$}")
+    if columns(text) <= width {
+        pad(text, width)
     } else if width == 0 {
         String::new()
     } else {
-        let head: String = text.chars().take(width - 1).collect();
-        let next_is_break = text.chars().nth(width - 1).is_some_and(char::is_whitespace);
+        let head = take_columns(text.chars(), width - 1);
+        let next_is_break = text
+            .chars()
+            .nth(head.chars().count())
+            .is_some_and(char::is_whitespace);
         let mut s = match head.rfind(' ') {
             _ if next_is_break => head.trim_end().to_string(),
             Some(i) if i > 0 => head[..i].trim_end().to_string(),
             _ => head,
         };
         s.push('…');
-        format!("{s:<width$}")
+        pad(&s, width)
     }
 }
 
 /// `text` padded to `width` columns, or cut on the left with an ellipsis.
 pub fn fit_left(text: &str, width: usize) -> String {
-    let len = text.chars().count();
-    if len <= width {
-        format!("{text:<width$}")
+    if columns(text) <= width {
+        pad(text, width)
     } else if width == 0 {
         String::new()
     } else {
-        let mut s = String::from("…");
-        s.extend(text.chars().skip(len - width + 1));
-        s
+        let tail: String = take_columns(text.chars().rev(), width - 1)
+            .chars()
+            .rev()
+            .collect();
+        pad(&format!("…{tail}"), width)
     }
 }
 
 /// `text` right-aligned in `width` columns (cut on the left when too long).
 pub fn fit_right(text: &str, width: usize) -> String {
-    let len = text.chars().count();
-    if len <= width {
-        format!("{text:>width$}")
+    let used = columns(text);
+    if used <= width {
+        format!("{}{text}", " ".repeat(width - used))
     } else {
-        text.chars().skip(len - width).collect()
+        let tail: String = take_columns(text.chars().rev(), width)
+            .chars()
+            .rev()
+            .collect();
+        format!("{}{tail}", " ".repeat(width - columns(&tail)))
     }
+}
+
+/// The terminal columns `text` takes (a wide character, an emoji or a CJK one, takes two).
+pub fn columns(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` followed by spaces up to `width` columns.
+fn pad(text: &str, width: usize) -> String {
+    format!("{text}{}", " ".repeat(width.saturating_sub(columns(text))))
+}
+
+/// The characters of `chars`, in their order, for as long as they fit in `width` columns.
+fn take_columns(chars: impl Iterator<Item = char>, width: usize) -> String {
+    let mut used = 0;
+    chars
+        .take_while(|&c| {
+            used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            used <= width
+        })
+        .collect()
 }
 
 /// Spans of whole items, separated by `sep`, as many as fit in `width` columns (an item that
@@ -169,6 +197,19 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_characters_take_two_columns_when_padding_and_cutting() {
+        // A pool named with emoji keeps the log's columns where they belong.
+        assert_eq!(fit("🚀🚀pool-3", 12), "🚀🚀pool-3  ");
+        assert_eq!(columns(&fit("🚀🚀pool-3", 12)), 12);
+        assert_eq!(fit_left("🚀🚀pool-3", 6), "…ool-3");
+        assert_eq!(columns(&fit_left("🚀🚀pool-3", 8)), 8);
+        assert_eq!(fit_right("🚀1", 5), "  🚀1");
+        assert_eq!(columns(&fit("🚀🚀🚀", 4)), 4);
+        // ASCII is cut as before.
+        assert_eq!(fit("Partial (Recs:Fallback)", 10), "Partial…  ");
+    }
 
     #[test]
     fn fit_pads_and_cuts_with_an_ellipsis() {

@@ -68,7 +68,7 @@ impl Columns {
         let longest = snapshot
             .pools
             .iter()
-            .map(|pool| pool.prefix.chars().count() + 3)
+            .map(|pool| fmt::columns(&pool.prefix) + 3)
             .max()
             .unwrap_or(0);
         let thread = longest.max("Thread Name".len()).min(rest * 3 / 5);
@@ -104,7 +104,7 @@ impl Columns {
             spans.push(Span::styled(SEP, p.dim));
         }
         // Shortened by rule before any cut: `Partial (Recs:Fallback)` -> `Partial (Recs)`.
-        let status = if run.status.chars().count() > self.status {
+        let status = if fmt::columns(&run.status) > self.status {
             run.status.replace(":Fallback", "")
         } else {
             run.status.clone()

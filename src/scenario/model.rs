@@ -76,8 +76,62 @@ pub enum TourKey {
     BackTab,
     Up,
     Down,
+    Left,
+    Right,
+    Home,
     Enter,
     Esc,
+}
+
+/// The keys written between angle brackets, with the key each names.
+const NAMED_KEYS: [(&str, TourKey); 10] = [
+    ("Tab", TourKey::Tab),
+    ("BackTab", TourKey::BackTab),
+    ("Up", TourKey::Up),
+    ("Down", TourKey::Down),
+    ("Left", TourKey::Left),
+    ("Right", TourKey::Right),
+    ("Home", TourKey::Home),
+    ("Enter", TourKey::Enter),
+    ("Esc", TourKey::Esc),
+    ("Space", TourKey::Char(' ')),
+];
+
+/// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets (any case), as a tour's
+/// `keys`, a key script (`--keys`) and `screenshot --keys` write them. `Err` says what is
+/// wrong and which names are allowed.
+pub fn parse_keys(text: &str) -> Result<Vec<TourKey>, String> {
+    let mut keys = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '<'
+            && let Some(end) = rest.find('>')
+            && end > 1
+        {
+            let name = &rest[1..end];
+            let Some(&(_, key)) = NAMED_KEYS
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            else {
+                let names: Vec<String> = NAMED_KEYS.iter().map(|(n, _)| format!("<{n}>")).collect();
+                return Err(format!(
+                    "unknown key <{}>: allowed characters and {}",
+                    super::elide(name, 20),
+                    names.join(" ")
+                ));
+            };
+            keys.push(key);
+            rest = &rest[end + 1..];
+        } else if c.is_control() {
+            return Err(format!(
+                "a control character ({c:?}) is not a key: write <Enter>, <Tab>, <Esc>"
+            ));
+        } else {
+            keys.push(TourKey::Char(c));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    Ok(keys)
 }
 
 impl Scenario {

@@ -100,41 +100,9 @@ fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPan
     }
 }
 
-/// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets.
+/// A tour step's keys, in the one key notation ([`super::parse_keys`]).
 fn tour_keys(check: &Checker, path: &str, text: &str) -> Result<Vec<TourKey>, ScenarioError> {
-    let mut keys = Vec::new();
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if c == '<'
-            && let Some(end) = rest.find('>')
-            && end > 1
-        {
-            let key = match &rest[1..end] {
-                "Tab" => TourKey::Tab,
-                "BackTab" => TourKey::BackTab,
-                "Up" => TourKey::Up,
-                "Down" => TourKey::Down,
-                "Enter" => TourKey::Enter,
-                "Esc" => TourKey::Esc,
-                "Space" => TourKey::Char(' '),
-                other => {
-                    return Err(check.invalid(
-                        path,
-                        quoted(text),
-                        format!(
-                            "names an unknown key <{other}>: expected <Tab>, <BackTab>, <Up>, <Down>, <Enter>, <Esc> or <Space>"
-                        ),
-                    ));
-                }
-            };
-            keys.push(key);
-            rest = &rest[end + 1..];
-        } else {
-            keys.push(TourKey::Char(c));
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-    Ok(keys)
+    super::parse_keys(text).map_err(|why| check.invalid(path, quoted(text), why))
 }
 
 fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, ScenarioError> {

@@ -548,3 +548,20 @@ fn names_with_bidi_controls_or_zero_width_characters_are_rejected_naming_the_fie
     }
     scenario(&["scenario.name=\"Zürich 東京 👩\""]);
 }
+
+#[test]
+fn tours_and_key_scripts_share_one_key_notation() {
+    use crate::scenario::{TourKey, parse_keys};
+    // A tour may press what a key script presses: the arrows and Home too, in any case.
+    assert_eq!(
+        parse_keys("<left><Home>x<Space>"),
+        Ok(vec![
+            TourKey::Left,
+            TourKey::Home,
+            TourKey::Char('x'),
+            TourKey::Char(' ')
+        ])
+    );
+    let err = parse_keys("<F1>").expect_err("unknown");
+    assert!(err.starts_with("unknown key <F1>: allowed"), "{err}");
+}

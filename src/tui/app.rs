@@ -1387,14 +1387,17 @@ mod settings_tests;
 #[path = "app_sweep_tests.rs"]
 mod sweep_tests;
 
-/// The live key a tour key stands for.
-fn tour_key(key: TourKey) -> Key {
+/// The live key a tour key (or a key script's) stands for.
+pub(crate) fn tour_key(key: TourKey) -> Key {
     match key {
         TourKey::Char(c) => Key::Char(c),
         TourKey::Tab => Key::Tab,
         TourKey::BackTab => Key::BackTab,
         TourKey::Up => Key::Up,
         TourKey::Down => Key::Down,
+        TourKey::Left => Key::Left,
+        TourKey::Right => Key::Right,
+        TourKey::Home => Key::Home,
         TourKey::Enter => Key::Enter,
         TourKey::Esc => Key::Esc,
     }

@@ -35,19 +35,7 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
         }
         // The pools panel also shows a pool the strategy left that still holds threads or
         // queued tasks (`App::pool_ids`): its live figures are on screen too.
-        for live in &snapshot.pools {
-            let listed = pools
-                .iter()
-                .any(|p| p.get("name").and_then(Value::as_str) == Some(live.name.as_str()));
-            if !listed && (live.pool_size > 0 || live.queued > 0) {
-                pools.push(serde_json::json!({
-                    "name": live.name,
-                    "busy": live.active,
-                    "queued": live.queued,
-                    "size": live.pool_size,
-                }));
-            }
-        }
+        list_left_pools(pools, &snapshot.pools, |p| p.pool_size > 0 || p.queued > 0);
     }
     // HikariCP's pools: connections in use and borrowers waiting for one, now.
     if let Some(resources) = value.get_mut("resources").and_then(Value::as_array_mut) {
@@ -92,6 +80,28 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
         );
     }
     value
+}
+
+/// Adds to a report's `pools` each pool of `live` it does not list and `shown` picks, with its
+/// live figures.
+fn list_left_pools(
+    pools: &mut Vec<Value>,
+    live: &[crate::sim::PoolSnapshot],
+    shown: impl Fn(&crate::sim::PoolSnapshot) -> bool,
+) {
+    for pool in live {
+        let listed = pools
+            .iter()
+            .any(|p| p.get("name").and_then(Value::as_str) == Some(pool.name.as_str()));
+        if !listed && shown(pool) {
+            pools.push(serde_json::json!({
+                "name": pool.name,
+                "busy": pool.active,
+                "queued": pool.queued,
+                "size": pool.pool_size,
+            }));
+        }
+    }
 }
 
 /// The screen of [`screen_value`] with the compare view open over `engines`: each one's
@@ -155,16 +165,7 @@ pub fn validate(scenario: &Scenario) -> Result<(), String> {
         .map(|e| {
             let mut value = screen_value(scenario, e);
             if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
-                for live in &e.snapshot().pools {
-                    let listed = pools
-                        .iter()
-                        .any(|p| p.get("name").and_then(Value::as_str) == Some(live.name.as_str()));
-                    if !listed {
-                        pools.push(serde_json::json!({
-                            "name": live.name, "busy": 0, "queued": 0, "size": 0,
-                        }));
-                    }
-                }
+                list_left_pools(pools, &e.snapshot().pools, |_| true);
             }
             with_compare(value, scenario, &engines)
         })

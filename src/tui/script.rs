@@ -27,51 +27,11 @@ use super::app::App;
 use super::clock::BudgetSpec;
 use super::keys::Key;
 
-/// The named keys, as written between angle brackets.
-const NAMED: [(&str, Key); 10] = [
-    ("Tab", Key::Tab),
-    ("BackTab", Key::BackTab),
-    ("Up", Key::Up),
-    ("Down", Key::Down),
-    ("Left", Key::Left),
-    ("Right", Key::Right),
-    ("Home", Key::Home),
-    ("Enter", Key::Enter),
-    ("Esc", Key::Esc),
-    ("Space", Key::Char(' ')),
-];
-
-/// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets.
+/// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets, as a tour writes them
+/// ([`crate::scenario::parse_keys`]), as the live keys they press.
 pub fn parse_keys(text: &str) -> Result<Vec<Key>, String> {
-    let mut keys = Vec::new();
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if c == '<'
-            && let Some(end) = rest.find('>')
-            && end > 1
-        {
-            let name = &rest[1..end];
-            let Some(&(_, key)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
-                let names: Vec<String> = NAMED.iter().map(|(n, _)| format!("<{n}>")).collect();
-                return Err(format!(
-                    "unknown key <{}>: allowed characters and {}",
-                    crate::scenario::elide(name, 20),
-                    names.join(" ")
-                ));
-            };
-            keys.push(key);
-            rest = &rest[end + 1..];
-        } else if c.is_control() {
-            return Err(format!(
-                "a control character ({:?}) is not a key: write <Enter>, <Tab>, <Esc>",
-                c
-            ));
-        } else {
-            keys.push(Key::Char(c));
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-    Ok(keys)
+    let keys = crate::scenario::parse_keys(text)?;
+    Ok(keys.into_iter().map(super::app::tour_key).collect())
 }
 
 /// One line of a key script: at this simulated time, press these keys.

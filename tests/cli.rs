@@ -2,23 +2,8 @@
 
 use std::process::{Command, Output, Stdio};
 
-fn threadlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_threadlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("threadlab runs")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = threadlab(args);
-    assert!(
-        out.status.success(),
-        "threadlab {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
+mod support;
+use support::{stdout, threadlab};
 
 /// The article's rows: (run, time, thread, status) from the JSON `runs` of a runs load.
 fn runs(args: &[&str]) -> Vec<(u64, f64, String, String)> {

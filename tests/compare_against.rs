@@ -1,24 +1,7 @@
 //! `compare PRESET --against KEY=VALUE`: before and after, every strategy, side by side.
 
-use std::process::{Command, Output, Stdio};
-
-fn threadlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_threadlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("threadlab runs")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = threadlab(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
+mod support;
+use support::{stdout, threadlab};
 
 /// A short run of the acceptance case: virtual-threads against virtual server threads.
 const VIRTUAL: [&str; 6] = [

@@ -5,13 +5,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn threadlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_threadlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("threadlab runs")
-}
+mod support;
+use support::threadlab;
 
 /// Runs `args`, expects exit 2, and returns stderr, checked for every `part`.
 fn refused(args: &[&str], parts: &[&str]) -> String {

@@ -1,20 +1,14 @@
 //! `threadlab screenshot`: the TUI's screen, drawn headless, as SVG and PNG.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+
+mod support;
+use support::threadlab;
 
 use threadlab::scenario;
 use threadlab::screenshot::{self, Request};
 use threadlab::time::Nanos;
 use threadlab::tui::Theme;
-
-fn threadlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_threadlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("threadlab runs")
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("threadlab-shot-{}", std::process::id()));

@@ -1,8 +1,10 @@
-//! What the engine tests share: playing an inline scenario without the connection layer and
-//! reading back its requests' rows.
+//! What the tests share: playing an inline scenario without the connection layer and reading
+//! back its requests' rows, and running the `threadlab` binary as a user does.
 
 // Each test binary uses its own subset of these.
 #![allow(dead_code)]
+
+use std::process::{Command, Output, Stdio};
 
 use threadlab::scenario::{self, Scenario, Strategy};
 use threadlab::sim::{Engine, LogLine, RunLine};
@@ -45,4 +47,24 @@ pub fn rows(e: &Engine) -> Vec<RunLine> {
         .collect();
     rows.sort_by_key(|r| r.run);
     rows
+}
+
+/// Runs the `threadlab` binary with `args` and no standard input.
+pub fn threadlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("threadlab runs")
+}
+
+/// The standard output of `threadlab args`, which must succeed.
+pub fn stdout(args: &[&str]) -> String {
+    let out = threadlab(args);
+    assert!(
+        out.status.success(),
+        "threadlab {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
 }

@@ -251,6 +251,16 @@ impl OutputArgs {
             return Ok(None);
         };
         plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+        // One file cannot hold both: the second written would replace the first.
+        if let Some(trace) = &self.trace
+            && std::path::absolute(trace).ok() == std::path::absolute(path).ok()
+        {
+            return Err(BadInput(format!(
+                "--plot and --trace name the same file ({}): give each its own",
+                path.display()
+            ))
+            .into());
+        }
         let theme = match self.plot_theme {
             PlotThemeArg::Light => plot::Theme::Light,
             PlotThemeArg::Dark => plot::Theme::Dark,

@@ -319,3 +319,14 @@ fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
     let json = Json.run(&s, &report, complete).expect("a report");
     assert!(json.starts_with("{\n  \"partial\": true,"), "{json}");
 }
+
+#[test]
+fn plot_and_trace_to_the_same_file_is_refused() {
+    let dir = std::env::temp_dir();
+    let same = dir.join(format!("threadlab-same-{}.svg", std::process::id()));
+    let same = same.to_string_lossy();
+    for command in ["run", "compare"] {
+        let args = [command, "ironthread", "--plot", &same, "--trace", &same];
+        refused(&args, &["--plot and --trace name the same file"]);
+    }
+}

@@ -95,13 +95,19 @@ pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError
     };
     draw::register_font().map_err(fail)?;
     let size = draw::size(figure);
-    if extension(path) == Some("svg") {
-        let root = plotters::prelude::SVGBackend::new(path, size);
-        draw::figure(root, figure, theme).map_err(fail)
-    } else {
-        let root = plotters::prelude::BitMapBackend::new(path, size);
-        draw::figure(root, figure, theme).map_err(fail)
-    }
+    crate::report::write_whole(
+        path,
+        |temp| {
+            if extension(path) == Some("svg") {
+                let root = plotters::prelude::SVGBackend::new(temp, size);
+                draw::figure(root, figure, theme).map_err(fail)
+            } else {
+                let root = plotters::prelude::BitMapBackend::new(temp, size);
+                draw::figure(root, figure, theme).map_err(fail)
+            }
+        },
+        |e| fail(e.to_string()),
+    )
 }
 
 /// Okabe and Ito's colour-blind-safe palette, ordered so neighbours differ in lightness too

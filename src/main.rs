@@ -295,17 +295,51 @@ impl OutputArgs {
         report::export::exporter(&self.format).unwrap_or(&report::export::Table)
     }
 
-    /// The chart to draw, if any, its path checked before any work starts.
+    /// The chart to draw, if any; the `--plot` and `--trace` paths are checked before any
+    /// work starts.
     fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
+        if let Some(trace) = &self.trace {
+            in_a_folder("--trace", trace)?;
+        }
         let Some(path) = &self.plot else {
             return Ok(None);
         };
         plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+        in_a_folder("--plot", path)?;
+        // One file cannot hold both: the second written would replace the first.
+        if let Some(trace) = &self.trace
+            && std::path::absolute(trace).ok() == std::path::absolute(path).ok()
+        {
+            return Err(BadInput(format!(
+                "--plot and --trace name the same file ({}): give each its own",
+                path.display()
+            ))
+            .into());
+        }
         let theme = match self.plot_theme {
             PlotThemeArg::Light => plot::Theme::Light,
             PlotThemeArg::Dark => plot::Theme::Dark,
         };
         Ok(Some((path, theme)))
+    }
+}
+
+/// An output file's folder must exist: refused before the work rather than after it. Once
+/// the work is done, a file that cannot be written (a full disk) is an I/O error (exit 1).
+fn in_a_folder(flag: &str, path: &Path) -> anyhow::Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if folder.is_dir() {
+        Ok(())
+    } else {
+        Err(BadInput(format!(
+            "{flag} {}: there is no folder {}",
+            path.display(),
+            folder.display()
+        ))
+        .into())
     }
 }
 
@@ -720,7 +754,7 @@ fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyh
         [one] => vec![("", *one)],
         _ => engines.iter().map(|e| (e.strategy().name(), *e)).collect(),
     };
-    report::perfetto::write_trace_file(path, &runs).map_err(|e| BadInput(e).into())
+    report::perfetto::write_trace_file(path, &runs).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// What `compare` played: its output, the charts' series, the traced engines (when a trace
@@ -734,7 +768,10 @@ struct Compared {
 }
 
 fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
-    plot::write(figure, path, theme).map_err(|e| BadInput(e.to_string()))?;
+    plot::write(figure, path, theme).map_err(|e| match e {
+        plot::PlotError::Extension(_) => anyhow::Error::new(BadInput(e.to_string())),
+        plot::PlotError::Draw { .. } => anyhow::Error::new(e),
+    })?;
     eprintln!("threadlab: wrote {}", path.display());
     Ok(())
 }

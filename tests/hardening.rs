@@ -314,3 +314,19 @@ fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
     let json = Json.run(&s, &report, complete).expect("a report");
     assert!(json.starts_with("{\n  \"interrupted\": true,"), "{json}");
 }
+
+#[test]
+fn plot_and_trace_to_the_same_file_or_a_missing_folder_are_refused_before_the_run() {
+    let dir = std::env::temp_dir();
+    let same = dir.join(format!("threadlab-same-{}.svg", std::process::id()));
+    let same = same.to_string_lossy();
+    for command in ["run", "compare"] {
+        let args = [command, "ironthread", "--plot", &same, "--trace", &same];
+        refused(&args, &["--plot and --trace name the same file"]);
+    }
+    // A folder that does not exist is refused before the run, not after it.
+    refused(
+        &["run", "ironthread", "--plot", "/nonexistent-dir/a.svg"],
+        &["--plot /nonexistent-dir/a.svg: there is no folder /nonexistent-dir"],
+    );
+}

@@ -108,13 +108,19 @@ pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError
     // Said plainly before drawing, not in the drawing library's words.
     std::fs::File::create(path).map_err(|e| fail(format!("cannot create the file: {e}")))?;
     let size = draw::size(figure);
-    if extension(path) == Some("svg") {
-        let root = plotters::prelude::SVGBackend::new(path, size);
-        draw::figure(root, figure, theme).map_err(fail)
-    } else {
-        let root = plotters::prelude::BitMapBackend::new(path, size);
-        draw::figure(root, figure, theme).map_err(fail)
-    }
+    crate::report::write_whole(
+        path,
+        |temp| {
+            if extension(path) == Some("svg") {
+                let root = plotters::prelude::SVGBackend::new(temp, size);
+                draw::figure(root, figure, theme).map_err(fail)
+            } else {
+                let root = plotters::prelude::BitMapBackend::new(temp, size);
+                draw::figure(root, figure, theme).map_err(fail)
+            }
+        },
+        |e| fail(e.to_string()),
+    )
 }
 
 /// Okabe and Ito's colour-blind-safe palette, ordered so neighbours differ in lightness too

@@ -562,10 +562,17 @@ pub fn compare_traced(scenario: &Scenario, duration: Nanos) -> Vec<(super::RunRe
 /// # Errors
 /// The file cannot be created or written; the message names it.
 pub fn write_trace_file(path: &std::path::Path, runs: &[(&str, &Engine)]) -> Result<(), String> {
-    let file = std::fs::File::create(path)
-        .map_err(|e| format!("--trace {}: cannot create the file: {e}", path.display()))?;
-    let summary = write_trace(file, runs)
-        .map_err(|e| format!("--trace {}: cannot write the file: {e}", path.display()))?;
+    let cannot_write =
+        |e: io::Error| format!("--trace {}: cannot write the file: {e}", path.display());
+    let summary = super::write_whole(
+        path,
+        |temp| {
+            let file = std::fs::File::create(temp)
+                .map_err(|e| format!("--trace {}: cannot create the file: {e}", path.display()))?;
+            write_trace(file, runs).map_err(cannot_write)
+        },
+        cannot_write,
+    )?;
     if let Some(msg) = left_out_message(runs) {
         eprintln!("{msg}");
     }

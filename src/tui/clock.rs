@@ -215,7 +215,8 @@ pub fn catch_up(engine: &mut Engine, target: Nanos, budget: &mut Budget) -> Pace
         if budget.spent() {
             return Pace::Behind;
         }
-        // False only when stalled (`Engine::stalled`): the clock cannot reach the target.
+        // False only when halted (`Engine::halted`: stalled, or at its cap of requests in
+        // flight): the clock cannot reach the target.
         if !engine.step() {
             return Pace::Behind;
         }

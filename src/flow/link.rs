@@ -104,14 +104,26 @@ mod tests {
         let ok = |uses, outcome, idle| keeps_connection(&link, &connector, uses, outcome, idle);
         assert!(ok(2, Outcome::Success, ms(1)));
         assert!(ok(2, Outcome::Failed, ms(1)), "a 500 is still a response");
-        assert!(!ok(3, Outcome::Success, ms(1)), "maxKeepAliveRequests reached");
+        assert!(
+            !ok(3, Outcome::Success, ms(1)),
+            "maxKeepAliveRequests reached"
+        );
         assert!(!ok(1, Outcome::Refused, ms(1)), "reset");
         assert!(!ok(1, Outcome::Timeout, ms(1)), "the client gave up");
-        assert!(!ok(1, Outcome::Success, ms(100)), "idle for the whole timeout");
+        assert!(
+            !ok(1, Outcome::Success, ms(100)),
+            "idle for the whole timeout"
+        );
         let off = Link {
             keep_alive: false,
             ..Link::default()
         };
-        assert!(!keeps_connection(&off, &connector, 1, Outcome::Success, ms(1)));
+        assert!(!keeps_connection(
+            &off,
+            &connector,
+            1,
+            Outcome::Success,
+            ms(1)
+        ));
     }
 }

@@ -186,39 +186,94 @@ fn draw_panel<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The marks (knees), each label stacked above the one before so none covers another, and
-/// kept inside the plot: right of a mark near the left axis, left of one near the right edge,
-/// under one near the top.
+/// The marks (knees). Each label goes where it covers the fewest points of the lines (traced
+/// between samples) and no label placed before it, inside the plot: beside, above or under
+/// its mark, never over the axis.
 fn draw_marks<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     panel: &Panel,
     theme: Theme,
 ) -> Result<(), String> {
-    let (xs, ys) = (chart.x_range(), chart.y_range());
     let fg = theme.foreground();
     let font = (FONT, LEGEND_PX).into_font().color(&fg);
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    let drawn: Vec<(i32, i32)> = traced(panel).map(|p| chart.backend_coord(&p)).collect();
+    let mut placed: Vec<Box2> = Vec::new();
     let mut marks: Vec<&super::Mark> = panel.marks.iter().collect();
     marks.sort_by(|a, b| a.at.0.total_cmp(&b.at.0));
-    for (i, mark) in marks.into_iter().enumerate() {
-        let fx = (mark.at.0 - xs.start) / (xs.end - xs.start);
-        let fy = (mark.at.1 - ys.start) / (ys.end - ys.start);
-        let width = i32::try_from(mark.label.chars().count() * 11).unwrap_or(200);
-        let dx = if fx < 0.25 {
-            16
-        } else if fx > 0.75 {
-            -width - 16
-        } else {
-            -width / 2
+    for mark in marks {
+        let at = chart.backend_coord(&mark.at);
+        let w = i32::try_from(mark.label.chars().count() * 11).unwrap_or(200);
+        let h = 22;
+        let candidates = [
+            (-w / 2, -44),
+            (16, -44),
+            (-w - 16, -44),
+            (18, -h / 2),
+            (-w - 18, -h / 2),
+            (-w / 2, 20),
+            (16, 20),
+            (-w - 16, 20),
+        ];
+        let score = |&(dx, dy): &(i32, i32)| {
+            let b = Box2 {
+                x: at.0 + dx,
+                y: at.1 + dy,
+                w,
+                h,
+            };
+            let inside =
+                b.x >= px.start && b.x + w <= px.end && b.y >= py.start && b.y + h <= py.end;
+            let covered = drawn.iter().filter(|&&p| b.grown(4).holds(p)).count();
+            let clash = placed.iter().any(|o| o.meets(&b));
+            (!inside, clash, covered)
         };
-        let step = 28 * i32::try_from(i).unwrap_or(0);
-        let dy = if fy > 0.75 { 20 + step } else { -44 - step };
+        let best = candidates
+            .iter()
+            .min_by_key(|c| score(c))
+            .copied()
+            .unwrap_or((16, -44));
+        placed.push(Box2 {
+            x: at.0 + best.0,
+            y: at.1 + best.1,
+            w,
+            h,
+        });
         let style = ShapeStyle::from(theme.colour(mark.colour)).stroke_width(3);
         let knee = EmptyElement::at(mark.at)
             + Circle::new((0, 0), 12, style)
-            + Text::new(mark.label.clone(), (dx, dy), font.clone());
+            + Text::new(mark.label.clone(), best, font.clone());
         chart.draw_series(std::iter::once(knee)).map_err(err)?;
     }
     Ok(())
+}
+
+/// A label's box in pixels.
+#[derive(Debug, Clone, Copy)]
+struct Box2 {
+    x: i32,
+    y: i32,
+    w: i32,
+    h: i32,
+}
+
+impl Box2 {
+    fn grown(self, by: i32) -> Box2 {
+        Box2 {
+            x: self.x - by,
+            y: self.y - by,
+            w: self.w + 2 * by,
+            h: self.h + 2 * by,
+        }
+    }
+
+    fn holds(&self, (x, y): (i32, i32)) -> bool {
+        x >= self.x && x <= self.x + self.w && y >= self.y && y <= self.y + self.h
+    }
+
+    fn meets(&self, o: &Box2) -> bool {
+        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
+    }
 }
 
 /// Bars: one per solid line in each category, side by side in the lines' order, a marker on

@@ -256,9 +256,10 @@ pub const TOUR: &[Binding] = &[
     }),
 ];
 
-/// A tour between its steps, or after its last: it can still be replayed.
+/// A tour between its steps, or after its last: it can still be replayed (the help's "Tour"
+/// lines say what these keys do).
 pub const TOUR_PLAYING: &[Binding] = &[
-    bind(&[Key::Left], "←", "replay the step last shown", |_| {
+    bind(&[Key::Left], "←", "previous step (replayed)", |_| {
         Action::TourBack
     }),
     bind(&[Key::Home], "Home", "restart the tour", |_| {

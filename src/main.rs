@@ -542,8 +542,12 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
     let engine = new_engine(&s, strategy, output.trace.is_some());
-    let (engine, complete) =
-        progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t));
+    // The chart's series are sampled only when a chart is drawn.
+    let (engine, complete) = if chart.is_some() {
+        progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t))
+    } else {
+        progress::play_engine(engine, duration, Some(&bar), &mut progress::unobserved)
+    };
     bar.finish();
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
@@ -569,7 +573,7 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
     let chart = output.plot()?;
     progress::catch_ctrl_c();
     let traced = output.trace.is_some();
-    let c = compare_output(&s, duration, output.exporter(), traced)?;
+    let c = compare_output(&s, duration, output.exporter(), traced, chart.is_some())?;
     print!("{}", c.out);
     if let Some((path, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
@@ -638,31 +642,45 @@ fn compare_output(
     duration: Nanos,
     exporter: &dyn Exporter,
     traced: bool,
+    charted: bool,
 ) -> anyhow::Result<Compared> {
+    use rayon::prelude::*;
     let strategies = Strategy::ALL;
     let bar = Progress::new(strategies.len() as u64, "strategies");
+    // The strategies play side by side on the machine's cores; each engine is deterministic
+    // on its own, and the results are read back in the list's order, so the output is the
+    // same byte for byte as one after another.
+    let played: Vec<_> = strategies
+        .par_iter()
+        .map(|&strategy| {
+            let mut rec = timeline::Recorder::new(strategy, duration);
+            let engine = new_engine(s, strategy, traced);
+            let (engine, done) = if charted {
+                progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
+            } else {
+                progress::play_engine(engine, duration, None, &mut progress::unobserved)
+            };
+            bar.inc();
+            (engine, done, rec)
+        })
+        .collect();
+    bar.finish();
     let mut reports = Vec::new();
     let mut timelines = Vec::new();
     let mut engines = Vec::new();
     let mut complete = true;
-    for strategy in strategies {
-        let mut rec = timeline::Recorder::new(strategy, duration);
-        let engine = new_engine(s, strategy, traced);
-        let (engine, done) =
-            progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t));
+    for (engine, done, rec) in played {
         no_stall(&engine)?;
         reports.push((RunReport::new(s, &engine), done));
         timelines.push(rec.finish());
         if traced {
             engines.push(engine);
         }
-        bar.inc();
         if !done {
             complete = false;
             break;
         }
     }
-    bar.finish();
     Ok(Compared {
         out: exporter.compare(s, &reports)?,
         timelines,
@@ -973,7 +991,7 @@ fn headless_instead_of_tui(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \
          (open `threadlab tui` in a terminal, or see `threadlab --help`)"
     );
-    print!("{}", compare_output(s, duration, table, false)?.out);
+    print!("{}", compare_output(s, duration, table, false, false)?.out);
     Ok(())
 }
 

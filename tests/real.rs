@@ -413,3 +413,73 @@ fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits
     assert_eq!(svc(&real.run), (1, 1));
     assert_eq!(svc(&sim), svc(&real.run));
 }
+
+#[test]
+fn real_mode_plays_the_round_trip_as_the_simulation_does() {
+    // Two runs on a link with a one-second round trip: each request opens its connection
+    // (half a round trip for the SYN, one for the handshake and the request) and its answer
+    // travels half a round trip back: 1 s of calls fanned out + 2 s of network, in both
+    // engines.
+    let s = scenario("ironthread", &["load.rtt=\"1s\"", "load.count=2"]);
+    let sim = RunReport::new(
+        &s,
+        &report::play(&s, Strategy::Bulkhead, Nanos::from_secs(60)),
+    );
+    assert!(
+        (sim.latency_ms.mean - 3000.0).abs() < 1.0,
+        "{}",
+        sim.latency_ms.mean
+    );
+    let options = RealOptions {
+        time_scale: 0.2,
+        ..RealOptions::default()
+    };
+    let mut failures = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let run = real::run(&s, Strategy::Bulkhead, Nanos::from_secs(60), options)
+            .expect("the real run succeeds");
+        let real = run.report(&s).run;
+        assert_outcomes_identical(&sim, &real);
+        match mean_latency(&sim, &real) {
+            Ok(()) => return,
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("timing disagreed with the simulation in {ATTEMPTS} real runs: {failures:#?}");
+}
+
+#[test]
+fn real_mode_refuses_a_load_that_needs_more_connections_than_tomcat_accepts() {
+    // 50 keep-alive clients on 20 connections: the kernel's accept queue and SYN
+    // retransmits decide who is served, which only the simulation models.
+    let s = scenario("overload", &[]);
+    let err = real::check(&s, Strategy::Sequential, RealOptions::default()).expect_err("refused");
+    assert!(matches!(err, RealError::ConnectionLimit(_)), "{err}");
+    assert!(err.is_bad_input());
+    let text = err.to_string();
+    assert!(
+        text.contains("50 closed clients need 50 connections and server.max_connections is 20"),
+        "{text}"
+    );
+    // With room for every client's connection it runs.
+    let roomy = scenario("overload", &["server.max_connections=50"]);
+    assert!(real::check(&roomy, Strategy::Sequential, RealOptions::default()).is_ok());
+}
+
+#[test]
+fn a_real_open_load_stops_when_its_connections_reach_the_limit() {
+    // Poisson 1,800/s on 100 ms calls keeps ~180 connections open: past 20 the run stops
+    // and says why, rather than refusing requests the simulated server would queue.
+    let s = scenario("erlang-c", &["server.max_connections=20"]);
+    let options = RealOptions {
+        time_scale: 0.2,
+        ..RealOptions::default()
+    };
+    let err = real::run(&s, Strategy::Sequential, Nanos::from_secs(5), options)
+        .expect_err("stopped at the limit");
+    assert!(matches!(err, RealError::ConnectionLimit(_)), "{err}");
+    assert!(
+        err.to_string().contains("server.max_connections = 20"),
+        "{err}"
+    );
+}

@@ -47,8 +47,9 @@ pub struct Book {
     /// Responses that arrived after their client had timed out.
     pub late_responses: u64,
     sampler: Sampler,
-    /// ∫ in-flight dt up to `area_at`, for the time-average number in the system.
-    in_flight_area: f64,
+    /// ∫ in-flight dt up to `area_at`, in request-nanoseconds, for the time-average number in
+    /// the system. Summed exactly, so it does not depend on how often it is brought up to date.
+    in_flight_area: u128,
     area_at: Nanos,
 }
 
@@ -79,7 +80,7 @@ impl Book {
             services: vec![ServiceStats::default(); services],
             late_responses: 0,
             sampler: Sampler::new(pools),
-            in_flight_area: 0.0,
+            in_flight_area: 0,
             area_at: Nanos::ZERO,
         }
     }
@@ -104,8 +105,8 @@ impl Book {
     /// Adds the requests in flight since the last call up to `now` to Little's area.
     pub fn accumulate(&mut self, now: Nanos) {
         if now > self.area_at {
-            let dt = (now - self.area_at).as_secs_f64();
-            self.in_flight_area += self.in_flight() as f64 * dt;
+            let dt = u128::from((now - self.area_at).0);
+            self.in_flight_area += u128::from(self.in_flight()) * dt;
             self.area_at = now;
         }
     }
@@ -139,12 +140,12 @@ impl Book {
 
     /// The time-average number of requests in flight from t = 0 to `now` (Little's L).
     pub fn mean_in_flight(&self, now: Nanos) -> f64 {
-        let secs = now.as_secs_f64();
-        if secs <= 0.0 {
+        if now == Nanos::ZERO {
             return 0.0;
         }
-        let since = now.saturating_sub(self.area_at).as_secs_f64();
-        (self.in_flight_area + self.in_flight() as f64 * since) / secs
+        let since = u128::from(now.saturating_sub(self.area_at).0);
+        let area = self.in_flight_area + u128::from(self.in_flight()) * since;
+        area as f64 / now.0 as f64
     }
 
     /// The book's figures at `now`.

@@ -46,21 +46,23 @@ impl Books {
         self.starts.record(now.saturating_sub(due));
     }
 
+    /// The server's outcome for `req` at `now`, which its client sees at `seen`.
     pub fn record(
         &mut self,
         now: Nanos,
+        seen: Nanos,
         req: &Req,
         outcome: Outcome,
         thread: String,
         status: String,
     ) {
-        let latency = now.saturating_sub(req.arrival);
+        let latency = seen.saturating_sub(req.arrival);
         self.book.record(now, latency, outcome);
-        self.last_outcome_at = now;
+        self.last_outcome_at = seen;
         let line = RunLine {
             run: req.id,
             strategy: req.strategy,
-            at: now,
+            at: seen,
             time: latency,
             thread,
             outcome,
@@ -92,7 +94,7 @@ impl World {
     pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
         let (connections, backlog) = {
             let c = lock(&self.conns);
-            (c.open, u32::try_from(c.backlog.len()).unwrap_or(u32::MAX))
+            (c.open, 0)
         };
         let b = lock(&self.books);
         let run = RunView {

@@ -131,9 +131,14 @@ impl LiveRun {
         self.ended.is_some()
     }
 
-    /// The first internal error, if the run failed.
+    /// Why the run stopped early: the scenario needs what a real run does not model, or the
+    /// first internal error.
     pub fn error(&self) -> Option<String> {
-        self.running.world.errors().into_iter().next()
+        let world = &self.running.world;
+        world
+            .refusal()
+            .map(|why| super::RealError::ConnectionLimit(why).to_string())
+            .or_else(|| world.errors().into_iter().next())
     }
 
     /// Why this run is not keeping up with real time right now (empty when it is).

@@ -10,7 +10,7 @@ use crate::flow;
 use crate::metrics::Outcome;
 use crate::scenario::{LoadMode, Ramp, Scenario, Strategy};
 use crate::sim::arrival_gap;
-use crate::sim::draw::arrival_exp;
+use crate::sim::draw::{arrival_exp, turnaround_exp};
 use crate::time::Nanos;
 use crate::topology::{PoolKind, PoolRole, SERVER_POOL, Topology};
 
@@ -110,6 +110,9 @@ impl Running {
         }
         if let Some(rt) = self.rt.take() {
             rt.shutdown_timeout(Duration::from_millis(200));
+        }
+        if let Some(why) = self.world.refusal() {
+            return Err(RealError::ConnectionLimit(why));
         }
         match self.world.errors().into_iter().next() {
             Some(first) => Err(RealError::Internal(first)),
@@ -232,16 +235,44 @@ async fn sample(world: Arc<World>, tick: Duration) {
 }
 
 impl World {
-    /// A client sends request `next_id` now; it was due at `due` (scenario time).
-    fn issue(self: &Arc<Self>, due: Nanos) -> Arc<Req> {
+    /// A client sends request `next_id` now (on a connection it opens, or on its open one);
+    /// it was due at `due` (scenario time). The request reaches the server after its way
+    /// there (`flow::link::to_server`).
+    fn issue(self: &Arc<Self>, due: Nanos, new_connection: bool) -> Arc<Req> {
         let id = self
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let now = self.clock.now();
         let req = Arc::new(Req::new(id, now, self.strategy));
         lock(&self.books).issued(now, due);
-        self.admit(Arc::clone(&req));
+        let way = flow::link::to_server(&self.scenario.load.link, new_connection);
+        if way == Nanos::ZERO {
+            self.admit(Arc::clone(&req));
+        } else {
+            let (world, req, at) = (Arc::clone(self), Arc::clone(&req), self.clock.at(now + way));
+            let travel = async move {
+                tokio::time::sleep_until(at.into()).await;
+                if !world.stop.is_stopped() {
+                    world.admit(req);
+                }
+            };
+            drop(self.rt.spawn(travel));
+        }
         req
+    }
+
+    /// When a client that saw `req`'s outcome sends again: after its turnaround (the
+    /// engine's keyed draw) and `pause`.
+    fn next_send(&self, req: &Req, pause: Nanos) -> Nanos {
+        let seen = req
+            .seen_at
+            .get()
+            .copied()
+            .unwrap_or_else(|| self.clock.now());
+        let seed = self.scenario.seed;
+        let turnaround =
+            flow::link::turnaround(&self.scenario.load.link, || turnaround_exp(seed, req.id));
+        seen + turnaround + pause
     }
 
     /// Waits for the client's outcome, giving up at the client timeout. False when stopped.
@@ -318,16 +349,18 @@ fn runs_client(w: &Arc<World>, count: u32) {
     if !w.stop.sleep_until(w.clock.at(Nanos::ZERO)) {
         return;
     }
+    let mut due = Nanos::ZERO;
     for _ in 0..count {
-        if !w.before_limit() {
+        if !w.before_limit() || !w.stop.sleep_until(w.clock.at(due)) {
             return;
         }
-        // The next run is due when the previous one has its outcome.
-        let due = lock(&w.books).last_outcome_at;
-        let req = w.issue(due);
+        // The next run is due once the previous one's client has its outcome and turned
+        // around; each run opens its own connection.
+        let req = w.issue(due, true);
         if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
             return;
         }
+        due = w.next_send(&req, Nanos::ZERO);
     }
 }
 
@@ -337,7 +370,7 @@ fn batch_client(w: &Arc<World>, count: u32) {
         return;
     }
     for _ in 0..count {
-        let req = w.issue(Nanos::ZERO);
+        let req = w.issue(Nanos::ZERO, true);
         w.watch_timeout(req);
     }
 }
@@ -353,7 +386,7 @@ fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
         if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
             return;
         }
-        let req = w.issue(t);
+        let req = w.issue(t, true);
         w.watch_timeout(req);
     }
 }
@@ -366,23 +399,36 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
             tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
             let ctx = OnTask(&w.stop);
             let (mut due, mut first) = (Nanos::ZERO, true);
+            // Requests served on the client's open connection; `None`: it opens one.
+            let mut conn: Option<u32> = None;
+            let link = w.scenario.load.link;
             while w.before_limit() {
-                let req = w.issue(due);
+                let uses = conn.map_or(1, |u| u + 1);
+                let req = w.issue(due, conn.is_none());
                 if std::mem::take(&mut first) {
                     lock(&w.books).starts.clients_started += 1;
                 }
                 if !w.await_response(&ctx, &req).await {
                     return;
                 }
+                let seen = req.seen_at.get().copied().unwrap_or_else(|| w.clock.now());
                 // A wall clock never reads zero: an answer within the retry pause counts as
                 // answered at once.
-                let latency = w.clock.now().saturating_sub(req.arrival);
+                let latency = seen.saturating_sub(req.arrival);
                 let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
                 let pause = flow::client_pause(outcome, latency, think);
-                due = w.clock.now() + pause;
-                if pause > Nanos::ZERO
-                    && !ctx.sleep_until(Instant::now() + w.clock.real(pause)).await
-                {
+                due = w.next_send(&req, pause);
+                // Idle from the response's write to the next request reaching the server.
+                let idle = due.saturating_sub(seen) + link.rtt;
+                let kept = flow::link::keeps_connection(
+                    &link,
+                    &w.scenario.server.connector,
+                    uses,
+                    outcome,
+                    idle,
+                );
+                conn = kept.then_some(uses);
+                if due > w.clock.now() && !ctx.sleep_until(w.clock.at(due)).await {
                     return;
                 }
             }

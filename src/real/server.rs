@@ -42,26 +42,26 @@ enum StageEnd {
 impl World {
     // ---- connections --------------------------------------------------------------------
 
-    /// Tomcat's acceptor: a connection below `maxConnections` is dispatched, else it waits in
-    /// the backlog of `acceptCount`, else it is refused.
+    /// Tomcat's acceptor takes the connection below `maxConnections`. At the limit the
+    /// kernel's accept queue and SYN retransmits would decide what happens, which a real run
+    /// does not model: the run stops and says so.
     pub(super) fn admit(self: &Arc<Self>, req: Arc<Req>) {
-        let server = &self.scenario.server;
-        let dispatch = {
+        let max = self.scenario.server.max_connections;
+        let admitted = {
             let mut c = lock(&self.conns);
-            if c.open < server.max_connections {
+            let room = c.open < max;
+            if room {
                 c.open += 1;
-                Some(true)
-            } else if c.backlog.len() < server.accept_count as usize {
-                c.backlog.push_back(Arc::clone(&req));
-                None
-            } else {
-                Some(false)
             }
+            room
         };
-        match dispatch {
-            Some(true) => self.dispatch(req),
-            Some(false) => self.refuse(&req),
-            None => {}
+        if admitted {
+            self.dispatch(req);
+        } else {
+            self.refuse_scenario(format!(
+                "the load reached server.max_connections = {max} connections open at once, \
+                 where TCP's accept queue and SYN retransmits decide who is served"
+            ));
         }
     }
 
@@ -74,18 +74,8 @@ impl World {
     }
 
     pub(super) fn close_connection(self: &Arc<Self>) {
-        let next = {
-            let mut c = lock(&self.conns);
-            c.open = c.open.saturating_sub(1);
-            let next = c.backlog.pop_front();
-            if next.is_some() {
-                c.open += 1;
-            }
-            next
-        };
-        if let Some(req) = next {
-            self.dispatch(req);
-        }
+        let mut c = lock(&self.conns);
+        c.open = c.open.saturating_sub(1);
     }
 
     fn refuse(&self, req: &Req) {
@@ -369,7 +359,7 @@ impl World {
         let service = self.service_of(call);
         let svc = self.scenario.service(service);
         lock(&self.books).book.services[service.0].calls += 1;
-        let draw = call_draw(self.scenario.seed, request, call as usize, svc);
+        let draw = call_draw(self.scenario.seed, request, call as usize, 0, svc);
         let latency = flow::call_latency(draw.latency, None, None, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.
         let cpu = self.clock.real(svc.cpu);

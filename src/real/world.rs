@@ -42,13 +42,16 @@ pub(super) struct World {
     pub(super) monitors: Monitors,
     threads: Mutex<Vec<JoinHandle<()>>>,
     errors: Mutex<Vec<String>>,
+    /// Why the run stopped because the scenario needs what a real run does not model.
+    refusal: OnceLock<String>,
 }
 
-/// Tomcat's `LimitLatch` count and the accept backlog.
+/// Tomcat's `LimitLatch` count. A real run never lets it reach `maxConnections` (beyond it
+/// the kernel's accept queue and SYN retransmits take over, which it does not model): the run
+/// stops with [`super::RealError::ConnectionLimit`] instead.
 #[derive(Default)]
 pub(super) struct Connections {
     pub open: u32,
-    pub backlog: std::collections::VecDeque<Arc<Req>>,
 }
 
 /// One request, shared by its client, its handler and its calls.
@@ -62,6 +65,8 @@ pub(super) struct Req {
     pub handler: OnceLock<String>,
     /// What the client saw.
     pub seen: OnceLock<Outcome>,
+    /// When the client saw it (scenario time).
+    pub seen_at: OnceLock<Nanos>,
     /// Signalled when the client has its outcome.
     pub response: Mailbox<()>,
 }
@@ -76,6 +81,7 @@ impl Req {
             client_done: AtomicBool::new(false),
             handler: OnceLock::new(),
             seen: OnceLock::new(),
+            seen_at: OnceLock::new(),
             response: Mailbox::default(),
         }
     }
@@ -216,6 +222,7 @@ impl World {
             monitors: setup.monitors,
             threads: Mutex::new(Vec::new()),
             errors: Mutex::new(Vec::new()),
+            refusal: OnceLock::new(),
         }
     }
 
@@ -240,6 +247,16 @@ impl World {
     pub fn fail(&self, message: String) {
         lock(&self.errors).push(message);
         self.stop.stop();
+    }
+
+    /// Stops the run: the scenario needs what a real run does not model.
+    pub fn refuse_scenario(&self, why: String) {
+        let _unused = self.refusal.set(why);
+        self.stop_all();
+    }
+
+    pub fn refusal(&self) -> Option<String> {
+        self.refusal.get().cloned()
     }
 
     pub fn errors(&self) -> Vec<String> {
@@ -289,11 +306,14 @@ impl World {
         }
     }
 
-    /// The client sees `outcome`: count it (unless the run is over) and wake the client.
+    /// The client sees `outcome` once it has travelled to it (`flow::link::to_client`): count
+    /// it (unless the run is over) and wake the client, which goes on from `seen_at`.
     pub fn record(&self, req: &Req, outcome: Outcome, thread: String, status: String) {
         let now = self.clock.now();
+        let at = now + crate::flow::link::to_client(&self.scenario.load.link, outcome);
+        let _unused = req.seen_at.set(at);
         if now <= self.limit {
-            lock(&self.books).record(now, req, outcome, thread, status);
+            lock(&self.books).record(now, at, req, outcome, thread, status);
         }
         let _unused = req.seen.set(outcome);
         req.response.push(());

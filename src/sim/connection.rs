@@ -17,7 +17,8 @@
 //! - A request the executor refuses (`maxQueueSize`) has its connection closed unread: the
 //!   client sees a reset, at the CPU cost of the accept, poll and close.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::metrics::{LatencyHistogram, LatencySummary, Outcome};
 use crate::scenario::LoadMode;
@@ -37,6 +38,10 @@ pub(super) struct Net {
     pub open: u32,
     /// The listen socket's accept queue: handshakes completed, requests sent, not accepted.
     pub accept_queue: VecDeque<ReqRef>,
+    /// Connections that close at a known (time, event sequence) while nobody waits for their
+    /// slot: counted in `open` until then, with no event of their own (see
+    /// [`Engine::retire_closes`]). They become events when a connection waits.
+    pub closing: BinaryHeap<Reverse<(Nanos, u64)>>,
     /// Closed-load clients, by index.
     pub clients: Vec<Client>,
     pub stats: NetStats,
@@ -169,8 +174,44 @@ impl Engine {
         }
     }
 
+    /// The connections whose close has come (its key is below the event being handled, or
+    /// the clock moved past it) leave `open`.
+    pub(super) fn retire_closes(&mut self) {
+        let settled = self.settled_key();
+        while let Some(&Reverse(key)) = self.net.closing.peek() {
+            if key >= settled {
+                break;
+            }
+            self.net.closing.pop();
+            self.net.open = self.net.open.saturating_sub(1);
+        }
+    }
+
+    /// Connections open now: `open` less the closes that have come.
+    pub(super) fn open_connections(&self) -> u32 {
+        let settled = self.settled_key();
+        let closed = self
+            .net
+            .closing
+            .iter()
+            .filter(|Reverse(key)| *key < settled)
+            .count();
+        self.net
+            .open
+            .saturating_sub(u32::try_from(closed).unwrap_or(u32::MAX))
+    }
+
+    /// A connection waits in the accept queue: each close to come must now wake the acceptor,
+    /// so the closes kept aside become events, in the order they would have had.
+    fn closes_become_events(&mut self) {
+        for Reverse((at, seq)) in std::mem::take(&mut self.net.closing).into_vec() {
+            self.events.push_reserved(at, seq, Event::ConnectionClosed);
+        }
+    }
+
     /// A SYN reaches the listen socket.
     fn syn(&mut self, r: ReqRef) {
+        self.retire_closes();
         let server = &self.scenario.server;
         let capacity = server.accept_count as usize + 1;
         if self.net.open < server.max_connections && self.net.accept_queue.is_empty() {
@@ -180,6 +221,7 @@ impl Engine {
             let at = self.now + self.scenario.load.link.rtt;
             self.events.push(at, Event::Dispatch { req: r });
         } else if self.net.accept_queue.len() < capacity {
+            self.closes_become_events();
             self.net.accept_queue.push_back(r);
             let len = u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX);
             self.net.stats.accept_queue_max = self.net.stats.accept_queue_max.max(len);
@@ -280,6 +322,7 @@ impl Engine {
     }
 
     pub(super) fn on_accept(&mut self) {
+        self.retire_closes();
         if self.net.open >= self.scenario.server.max_connections {
             return;
         }
@@ -345,6 +388,10 @@ impl Engine {
                     let post = self.post_response(r);
                     if post == Nanos::ZERO {
                         self.close_connection();
+                    } else if self.net.accept_queue.is_empty() {
+                        // Nobody waits for the slot: the close needs no event of its own.
+                        let seq = self.events.reserve_seq();
+                        self.net.closing.push(Reverse((self.now + post, seq)));
                     } else {
                         self.events.push(self.now + post, Event::ConnectionClosed);
                     }
@@ -386,9 +433,13 @@ impl Engine {
     /// The handler thread's work after writing the response to `r` (exponential, keyed by
     /// the request), before it reads or closes the connection.
     fn post_response(&self, r: ReqRef) -> Nanos {
+        let mean = self.scenario.server.connector.post_response;
+        if mean == Nanos::ZERO {
+            // Nothing to draw: a zero mean is zero whatever the draw.
+            return Nanos::ZERO;
+        }
         let id = self.requests.get(r).map_or(0, |q| q.id);
-        let mean = self.scenario.server.connector.post_response.as_secs_f64();
-        Nanos::from_secs_f64(mean * post_response_exp(self.scenario.seed, id))
+        Nanos::from_secs_f64(mean.as_secs_f64() * post_response_exp(self.scenario.seed, id))
     }
 
     /// The fast-path race: the handler thread, after writing the response, reads the
@@ -403,10 +454,10 @@ impl Engine {
     /// When a client's next request reaches the server: the client saw the outcome of `r`
     /// at `seen`, turns around, pauses, and its request travels half a round trip.
     pub(super) fn next_arrival(&self, r: ReqRef, seen: Nanos, pause: Nanos) -> Nanos {
-        let link = self.scenario.load.link;
         let id = self.requests.get(r).map_or(0, |q| q.id);
-        let e = turnaround_exp(self.scenario.seed, id);
-        let turnaround = Nanos::from_secs_f64(link.turnaround.as_secs_f64() * e);
+        let seed = self.scenario.seed;
+        let turnaround =
+            crate::flow::link::turnaround(&self.scenario.load.link, || turnaround_exp(seed, id));
         seen + turnaround + pause + self.half_rtt()
     }
 

@@ -47,9 +47,22 @@ pub struct CallDraw {
     pub hang_u: f64,
 }
 
-/// Draws call `call` (its index in the endpoint) of request `request`.
-pub fn call_draw(seed: u64, request: u64, call: usize, service: &Service) -> CallDraw {
-    let mut rng = keyed(seed, request, call as u64);
+/// Where a call's attempt number goes in its stream key: above every call index and every
+/// other stream, so attempt 0 keeps the stream of the call itself.
+const ATTEMPT_SHIFT: u32 = 40;
+
+/// Draws attempt `attempt` (0: the first) of call `call` (its index in the endpoint) of
+/// request `request`. Each attempt of a retried call draws anew; attempt 0 draws what the
+/// call always drew.
+pub fn call_draw(
+    seed: u64,
+    request: u64,
+    call: usize,
+    attempt: u32,
+    service: &Service,
+) -> CallDraw {
+    let stream = call as u64 | (u64::from(attempt) << ATTEMPT_SHIFT);
+    let mut rng = keyed(seed, request, stream);
     let fail_u: f64 = rng.random();
     let hang_u: f64 = rng.random();
     let latency = sample_latency(&service.latency, &mut rng);
@@ -139,10 +152,27 @@ mod tests {
         let s = service(Latency::Exponential {
             mean: Nanos::from_millis(100),
         });
-        assert_eq!(call_draw(7, 3, 1, &s), call_draw(7, 3, 1, &s));
-        assert_ne!(call_draw(7, 3, 1, &s), call_draw(8, 3, 1, &s));
-        assert_ne!(call_draw(7, 3, 1, &s), call_draw(7, 4, 1, &s));
-        assert_ne!(call_draw(7, 3, 1, &s), call_draw(7, 3, 2, &s));
+        assert_eq!(call_draw(7, 3, 1, 0, &s), call_draw(7, 3, 1, 0, &s));
+        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(8, 3, 1, 0, &s));
+        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(7, 4, 1, 0, &s));
+        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(7, 3, 2, 0, &s));
+        // A retried call draws anew, and no attempt of one call meets another call's draws.
+        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(7, 3, 1, 1, &s));
+        assert_ne!(call_draw(7, 3, 1, 1, &s), call_draw(7, 3, 1, 2, &s));
+        assert_ne!(call_draw(7, 3, 1, 1, &s), call_draw(7, 3, 2, 1, &s));
+    }
+
+    #[test]
+    fn the_first_attempt_draws_what_the_call_always_drew() {
+        // The stream key of attempt 0 is the call's index alone: goldens stay byte-identical.
+        let s = service(Latency::Exponential {
+            mean: Nanos::from_millis(10),
+        });
+        let mut rng = keyed(7, 3, 1);
+        let fail_u: f64 = rng.random();
+        let hang_u: f64 = rng.random();
+        let d = call_draw(7, 3, 1, 0, &s);
+        assert_eq!((d.fail_u, d.hang_u), (fail_u, hang_u));
     }
 
     #[test]
@@ -152,7 +182,7 @@ mod tests {
         });
         let n = 200_000u64;
         let mean: f64 = (0..n)
-            .map(|r| call_draw(1, r, 0, &exp).latency.as_millis_f64())
+            .map(|r| call_draw(1, r, 0, 0, &exp).latency.as_millis_f64())
             .sum::<f64>()
             / n as f64;
         assert!((mean - 100.0).abs() < 1.0, "mean {mean}");
@@ -162,7 +192,7 @@ mod tests {
             p99: Nanos::from_millis(400),
         });
         let mut xs: Vec<f64> = (0..n)
-            .map(|r| call_draw(2, r, 0, &ln).latency.as_millis_f64())
+            .map(|r| call_draw(2, r, 0, 0, &ln).latency.as_millis_f64())
             .collect();
         xs.sort_by(f64::total_cmp);
         let p50 = xs[(n / 2) as usize];
@@ -182,9 +212,9 @@ mod tests {
             max: Nanos::from_millis(300),
         });
         for r in 0..10_000 {
-            let u = call_draw(3, r, 0, &uniform).latency;
+            let u = call_draw(3, r, 0, 0, &uniform).latency;
             assert!(u >= Nanos::from_millis(100) && u <= Nanos::from_millis(300));
-            assert!(call_draw(3, r, 0, &normal).latency >= Nanos::ZERO);
+            assert!(call_draw(3, r, 0, 0, &normal).latency >= Nanos::ZERO);
         }
     }
 
@@ -198,7 +228,7 @@ mod tests {
         let s = service(Latency::Empirical(values.clone()));
         let mut seen = [false; 3];
         for r in 0..1000 {
-            let l = call_draw(4, r, 0, &s).latency;
+            let l = call_draw(4, r, 0, 0, &s).latency;
             let i = values.iter().position(|v| *v == l).expect("a listed value");
             seen[i] = true;
         }

@@ -118,6 +118,8 @@ pub struct Engine {
     pub(super) topology: Topology,
     /// The pools' live state, indexed like the topology's pools.
     pub(super) pools: Vec<Pool<Task>>,
+    /// The pools that can signal workers (fork-join), looked at after every event.
+    pub(super) fork_join_pools: Vec<PoolId>,
     pub(super) requests: Requests,
     pub(super) faults: Vec<Option<Fault>>,
 
@@ -168,6 +170,9 @@ impl Engine {
         let topology = Topology::new(scenario);
         let pools: Vec<Pool<Task>> = topology.specs().cloned().map(Pool::new).collect();
         let topology_pools = pools.len();
+        let fork_join_pools = (0..pools.len())
+            .filter(|&i| pools[i].spec().kind == crate::topology::PoolKind::ForkJoin)
+            .collect();
         let client_target = match scenario.load.mode {
             LoadMode::Closed { clients, .. } => clients,
             _ => 0,
@@ -179,6 +184,7 @@ impl Engine {
             events: EventQueue::default(),
             topology,
             pools,
+            fork_join_pools,
             requests: Requests::new(scenario.endpoint.call_count()),
             faults: vec![None; scenario.services.len()],
             load: scenario.load.mode.clone(),
@@ -280,6 +286,17 @@ impl Engine {
             self.schedule_signals();
         }
         true
+    }
+
+    /// The (time, sequence) below which every event has been handled: the event being
+    /// handled, or, once the clock has moved past it, everything up to now.
+    pub(super) fn settled_key(&self) -> (Nanos, u64) {
+        let last = self.events.last_key();
+        if self.now > last.0 {
+            (self.now, u64::MAX)
+        } else {
+            last
+        }
     }
 
     /// True when the run makes no progress: [`STALL_EVENTS`] events in a row happened at the
@@ -400,6 +417,9 @@ impl Engine {
     /// Samples the series at every interval boundary up to `t`. The state is constant between
     /// events, so a sample taken here is exact.
     fn sample_until(&mut self, t: Nanos) {
+        if self.next_sample_at <= t {
+            self.retire_closes();
+        }
         while self.next_sample_at <= t {
             let gauges = self.pools.iter().map(|p| PoolGauges {
                 active: p.active(),

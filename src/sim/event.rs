@@ -27,6 +27,8 @@ pub struct EventQueue<E> {
     next_seq: u64,
     /// The time of the last popped event: a lane's delay is counted from it.
     now: Nanos,
+    /// The (time, sequence) of the last popped event.
+    last: (Nanos, u64),
 }
 
 #[derive(Debug)]
@@ -73,6 +75,7 @@ impl<E> Default for EventQueue<E> {
             in_lanes: 0,
             next_seq: 0,
             now: Nanos::ZERO,
+            last: (Nanos::ZERO, 0),
         }
     }
 }
@@ -85,6 +88,26 @@ enum Head {
 }
 
 impl<E> EventQueue<E> {
+    /// Takes the sequence number the next pushed event would get, for an event kept aside
+    /// (see [`EventQueue::push_reserved`]): it orders against the queue's events exactly as
+    /// if it had been pushed now.
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Pushes an event kept aside under the sequence number reserved for it.
+    pub fn push_reserved(&mut self, time: Nanos, seq: u64, event: E) {
+        self.heap.push(Reverse(Entry { time, seq, event }));
+    }
+
+    /// The (time, sequence) of the last popped event: an event kept aside whose key is below
+    /// it would have been popped already.
+    pub fn last_key(&self) -> (Nanos, u64) {
+        self.last
+    }
+
     pub fn push(&mut self, time: Nanos, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -152,6 +175,7 @@ impl<E> EventQueue<E> {
             }
         }?;
         self.now = entry.time;
+        self.last = entry.key();
         Some((entry.time, entry.event))
     }
 }

@@ -416,7 +416,7 @@ impl Engine {
             return Nanos::ZERO;
         };
         let svc = &self.scenario.services[service.0];
-        let draw = call_draw(self.scenario.seed, req.id, call as usize, svc);
+        let draw = call_draw(self.scenario.seed, req.id, call as usize, 0, svc);
         // A replayed request takes the latency its trace row recorded.
         let recorded = match &self.load {
             LoadMode::Trace { rows } => usize::try_from(req.id - 1)
@@ -778,11 +778,7 @@ impl Engine {
         thread: ThreadName,
         detail: Detail,
     ) -> Option<Nanos> {
-        let travel = match outcome {
-            // The client's own timeouts happen where it is.
-            Outcome::Timeout => Nanos::ZERO,
-            _ => Nanos(self.scenario.load.link.rtt.0 / 2),
-        };
+        let travel = flow::link::to_client(&self.scenario.load.link, outcome);
         let req = self.requests.get_mut(r)?;
         // A response after a counting client's timeout is a timeout (wrk).
         let late = req.client_side == Client::Late;

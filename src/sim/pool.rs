@@ -311,6 +311,11 @@ impl<T: Copy> Pool<T> {
         self.workers.get(slot as usize).is_some_and(|w| w.signalled)
     }
 
+    /// Whether workers were signalled since the last [`Pool::take_signals`].
+    pub fn has_signals(&self) -> bool {
+        !self.signals.is_empty()
+    }
+
     /// Workers signalled since the last call.
     pub fn take_signals(&mut self) -> Vec<Signal> {
         std::mem::take(&mut self.signals)

@@ -10,7 +10,13 @@ use crate::topology::PoolId;
 impl Engine {
     /// Schedules the scans of the workers the last event released.
     pub(super) fn schedule_signals(&mut self) {
-        for pool in 0..self.pools.len() {
+        // Only the common pool signals (`ForkJoinPool.signalWork`): the other pools are not
+        // looked at after every event.
+        for i in 0..self.fork_join_pools.len() {
+            let pool = self.fork_join_pools[i];
+            if !self.pools[pool].has_signals() {
+                continue;
+            }
             let platform = !self.pools[pool].spec().virtual_threads;
             for signal in self.pools[pool].take_signals() {
                 // A new worker scans once its thread exists: a scenario that measured thread

@@ -340,7 +340,7 @@ impl Engine {
             PoolSnapshot::of(id, &self.pools[id], in_use, sampler)
         });
         Snapshot {
-            connections: self.net.open,
+            connections: self.open_connections(),
             backlog: u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX),
             net: Some(self.net_snapshot()),
             log: self.log_lines(),

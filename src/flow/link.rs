@@ -1,0 +1,129 @@
+//! The client's side of the network, decided once for both engines: how long a request takes
+//! to reach the server and its answer to come back, the client's turnaround between an answer
+//! and its next request, and whether a closed client's next request finds its connection open.
+
+use crate::metrics::Outcome;
+use crate::scenario::{Connector, Link};
+use crate::time::Nanos;
+
+/// From the client's send to its request reaching the server: half a round trip, and a whole
+/// one more when the request opens a connection (the SYN reaches the server after half a
+/// round trip, the request follows the handshake one round trip later).
+pub fn to_server(link: &Link, new_connection: bool) -> Nanos {
+    let half = Nanos(link.rtt.0 / 2);
+    if new_connection {
+        half + link.rtt
+    } else {
+        half
+    }
+}
+
+/// From the server's outcome to the client seeing it: half a round trip for what the server
+/// sends, nothing for the client's own timeout (it happens where the client is).
+pub fn to_client(link: &Link, outcome: Outcome) -> Nanos {
+    match outcome {
+        Outcome::Timeout => Nanos::ZERO,
+        _ => Nanos(link.rtt.0 / 2),
+    }
+}
+
+/// The client's turnaround after an answer: exponential with the link's mean, `e` being the
+/// request's keyed standard exponential (drawn only when the mean is not zero).
+pub fn turnaround(link: &Link, e: impl FnOnce() -> f64) -> Nanos {
+    if link.turnaround == Nanos::ZERO {
+        Nanos::ZERO
+    } else {
+        Nanos::from_secs_f64(link.turnaround.as_secs_f64() * e())
+    }
+}
+
+/// Whether a closed client's connection is still open for its next request: keep-alive is on,
+/// the server answered (a reset or the client's own timeout closes it), the connection has
+/// served fewer than `maxKeepAliveRequests` requests (`uses`, this one included), and it stays
+/// idle (`idle`: from the response's write to the next request reaching the server) for less
+/// than `keepAliveTimeout`.
+pub fn keeps_connection(
+    link: &Link,
+    connector: &Connector,
+    uses: u32,
+    outcome: Outcome,
+    idle: Nanos,
+) -> bool {
+    link.keep_alive
+        && outcome.is_response()
+        && connector
+            .max_keep_alive_requests
+            .is_none_or(|max| uses < max)
+        && idle < connector.keep_alive_timeout
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Nanos {
+        Nanos::from_millis(n)
+    }
+
+    #[test]
+    fn a_new_connection_costs_the_handshake_on_top_of_the_way_there() {
+        let link = Link {
+            rtt: ms(10),
+            ..Link::default()
+        };
+        assert_eq!(to_server(&link, false), ms(5));
+        assert_eq!(to_server(&link, true), ms(15));
+        assert_eq!(to_client(&link, Outcome::Success), ms(5));
+        assert_eq!(to_client(&link, Outcome::Refused), ms(5));
+        assert_eq!(to_client(&link, Outcome::Timeout), Nanos::ZERO);
+    }
+
+    #[test]
+    fn no_turnaround_draws_nothing() {
+        let link = Link {
+            turnaround: Nanos::ZERO,
+            ..Link::default()
+        };
+        let t = turnaround(&link, || panic!("a zero mean needs no draw"));
+        assert_eq!(t, Nanos::ZERO);
+        let link = Link {
+            turnaround: ms(2),
+            ..Link::default()
+        };
+        assert_eq!(turnaround(&link, || 1.5), ms(3));
+    }
+
+    #[test]
+    fn a_connection_closes_after_its_last_keep_alive_request_a_reset_or_a_long_idle() {
+        let link = Link::default();
+        let connector = Connector {
+            max_keep_alive_requests: Some(3),
+            keep_alive_timeout: ms(100),
+            ..Connector::default()
+        };
+        let ok = |uses, outcome, idle| keeps_connection(&link, &connector, uses, outcome, idle);
+        assert!(ok(2, Outcome::Success, ms(1)));
+        assert!(ok(2, Outcome::Failed, ms(1)), "a 500 is still a response");
+        assert!(
+            !ok(3, Outcome::Success, ms(1)),
+            "maxKeepAliveRequests reached"
+        );
+        assert!(!ok(1, Outcome::Refused, ms(1)), "reset");
+        assert!(!ok(1, Outcome::Timeout, ms(1)), "the client gave up");
+        assert!(
+            !ok(1, Outcome::Success, ms(100)),
+            "idle for the whole timeout"
+        );
+        let off = Link {
+            keep_alive: false,
+            ..Link::default()
+        };
+        assert!(!keeps_connection(
+            &off,
+            &connector,
+            1,
+            Outcome::Success,
+            ms(1)
+        ));
+    }
+}

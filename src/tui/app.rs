@@ -631,7 +631,7 @@ impl App {
             Overlay::None if self.tour.as_ref().is_some_and(|t| t.caption.is_some()) => {
                 Context::Tour
             }
-            Overlay::None if self.tour.as_ref().is_some_and(Tour::is_over) => Context::TourOver,
+            Overlay::None if self.tour.is_some() => Context::TourPlaying,
             Overlay::None => Context::Live,
             Overlay::Help | Overlay::Legend => Context::Help,
             Overlay::Faults(_) => Context::FaultMenu,

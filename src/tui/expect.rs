@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::report::RunReport;
 use crate::report::figures::{lookup, names_a_figure};
 use crate::scenario::{Scenario, Strategy};
-use crate::sim::{Engine, LogLine};
+use crate::sim::{Engine, LogLine, PoolSnapshot, Snapshot};
 
 /// The report a tour's expectations are checked against: the engine on screen.
 pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
@@ -25,26 +25,12 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
     let report = RunReport::from_snapshot(scenario, &snapshot, &[], engine.prediction());
     let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
     if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
-        for pool in pools.iter_mut() {
-            let name = pool.get("name").and_then(Value::as_str).unwrap_or_default();
-            if let Some(live) = snapshot.pools.iter().find(|p| p.name == name) {
-                pool["busy"] = live.active.into();
-                pool["queued"] = live.queued.into();
-                pool["size"] = live.pool_size.into();
-            }
-        }
-        // The pools panel also shows a pool the strategy left that still holds threads or
-        // queued tasks (`App::pool_ids`): its live figures are on screen too.
-        list_left_pools(pools, &snapshot.pools, |p| p.pool_size > 0 || p.queued > 0);
+        add_live_pools(pools, &snapshot);
     }
     // HikariCP's pools: connections in use and borrowers waiting for one, now.
     if let Some(resources) = value.get_mut("resources").and_then(Value::as_array_mut) {
         for resource in resources {
-            let name = resource
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Some(live) = snapshot.resources.iter().find(|r| r.name == name) {
+            if let Some(live) = snapshot.resources.iter().find(|r| named(resource, &r.name)) {
                 resource["active"] = live.active.into();
                 resource["waiting"] = live.waiting.into();
             }
@@ -60,6 +46,29 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
         report["busy"] = cpu.busy.into();
         report["queued"] = cpu.queued.into();
     }
+    if let Some(map) = value.as_object_mut() {
+        let recent = serde_json::to_value(snapshot.window).unwrap_or(Value::Null);
+        map.insert("recent".into(), recent);
+        map.insert("log".into(), log_value(&snapshot));
+    }
+    value
+}
+
+/// Each pool's live figures, and the pools the panel shows that the strategy left but that
+/// still hold threads or queued tasks (`App::pool_ids`).
+fn add_live_pools(pools: &mut Vec<Value>, snapshot: &Snapshot) {
+    for pool in pools.iter_mut() {
+        if let Some(live) = snapshot.pools.iter().find(|p| named(pool, &p.name)) {
+            pool["busy"] = live.active.into();
+            pool["queued"] = live.queued.into();
+            pool["size"] = live.pool_size.into();
+        }
+    }
+    list_left_pools(pools, &snapshot.pools, |p| p.pool_size > 0 || p.queued > 0);
+}
+
+/// The log's request lines and the distinct threads that answered them.
+fn log_value(snapshot: &Snapshot) -> Value {
     let runs: Vec<&str> = snapshot
         .log
         .iter()
@@ -69,30 +78,23 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
         })
         .collect();
     let threads: BTreeSet<&str> = runs.iter().copied().collect();
-    if let Some(map) = value.as_object_mut() {
-        map.insert(
-            "recent".into(),
-            serde_json::to_value(snapshot.window).unwrap_or(Value::Null),
-        );
-        map.insert(
-            "log".into(),
-            serde_json::json!({ "runs": runs.len(), "threads": threads.len() }),
-        );
-    }
-    value
+    serde_json::json!({ "runs": runs.len(), "threads": threads.len() })
+}
+
+/// A report entry whose `name` is `name`.
+fn named(entry: &Value, name: &str) -> bool {
+    entry.get("name").and_then(Value::as_str) == Some(name)
 }
 
 /// Adds to a report's `pools` each pool of `live` it does not list and `shown` picks, with its
 /// live figures.
 fn list_left_pools(
     pools: &mut Vec<Value>,
-    live: &[crate::sim::PoolSnapshot],
-    shown: impl Fn(&crate::sim::PoolSnapshot) -> bool,
+    live: &[PoolSnapshot],
+    shown: impl Fn(&PoolSnapshot) -> bool,
 ) {
     for pool in live {
-        let listed = pools
-            .iter()
-            .any(|p| p.get("name").and_then(Value::as_str) == Some(pool.name.as_str()));
+        let listed = pools.iter().any(|p| named(p, &pool.name));
         if !listed && shown(pool) {
             pools.push(serde_json::json!({
                 "name": pool.name,

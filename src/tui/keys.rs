@@ -56,9 +56,9 @@ pub enum Context {
     FaultMenu,
     /// A tour caption is shown: space and → go on, ← back; every other key works as live.
     Tour,
-    /// A tour's last caption was closed: ← and Home still replay it; every other key works
-    /// as live.
-    TourOver,
+    /// A tour is on but shows no caption (between two steps, or after the last): ← replays
+    /// the step last shown and Home restarts; every other key works as live.
+    TourPlaying,
     /// The list of a tour's steps.
     TourSteps,
     /// The sweep chart.
@@ -266,9 +266,10 @@ pub const TOUR: &[Binding] = &[
     }),
 ];
 
-/// After a tour's last step: it can still be replayed.
-pub const TOUR_OVER: &[Binding] = &[
-    bind(&[Key::Left], "←", "replay the last step", |_| {
+/// A tour between its steps, or after its last: it can still be replayed (the help's "Tour"
+/// lines say what these keys do).
+pub const TOUR_PLAYING: &[Binding] = &[
+    bind(&[Key::Left], "←", "previous step (replayed)", |_| {
         Action::TourBack
     }),
     bind(&[Key::Home], "Home", "restart the tour", |_| {
@@ -326,7 +327,7 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::Help => HELP,
         Context::FaultMenu => FAULT_MENU,
         Context::Tour => TOUR,
-        Context::TourOver => TOUR_OVER,
+        Context::TourPlaying => TOUR_PLAYING,
         Context::TourSteps => TOUR_STEPS,
         Context::Sweep => SWEEP,
     }
@@ -335,7 +336,7 @@ pub fn table(context: Context) -> &'static [Binding] {
 /// What a key does in a context. During a tour, keys the tour does not take work as live:
 /// the speaker can take over at any moment.
 pub fn action_for(context: Context, key: Key) -> Option<Action> {
-    let fallback = if matches!(context, Context::Tour | Context::TourOver) {
+    let fallback = if matches!(context, Context::Tour | Context::TourPlaying) {
         LIVE
     } else {
         &[]

@@ -104,6 +104,24 @@ fn left_replays_the_previous_step_and_home_the_first() {
 }
 
 #[test]
+fn between_two_steps_left_replays_the_step_just_closed() {
+    let mut app = tour_app("bulkhead-containment");
+    app.press(Key::Char(' '));
+    for _ in 0..30 {
+        tick(&mut app);
+    }
+    assert_eq!(shown(&app), None);
+    assert_eq!(app.now(), Nanos::from_secs(3));
+    app.press(Key::Left);
+    assert_eq!(shown(&app), Some(1));
+    assert_eq!(app.now(), Nanos::ZERO);
+    app.press(Key::Char(' '));
+    tick(&mut app);
+    app.press(Key::Home);
+    assert_eq!(shown(&app), Some(1));
+}
+
+#[test]
 fn the_step_list_jumps_to_step_n() {
     let mut app = tour_app("ironthread");
     app.press(Key::Char('l'));

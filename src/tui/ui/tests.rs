@@ -123,6 +123,7 @@ fn help_lists_every_binding() {
     for b in crate::tui::keys::FAULT_MENU
         .iter()
         .chain(crate::tui::keys::TOUR)
+        .chain(crate::tui::keys::TOUR_PLAYING)
         .chain(crate::tui::keys::TOUR_STEPS)
     {
         assert!(

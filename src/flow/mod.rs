@@ -5,8 +5,10 @@
 //! decided here and nowhere else.
 
 pub mod link;
+mod rejection;
 mod verdict;
 
+pub use rejection::Rejection;
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::flow::{self, CallResult, Completion, Verdict};
+use crate::flow::{self, CallResult, Completion, Rejection, Verdict};
 use crate::metrics::Outcome;
-use crate::scenario::{RejectionPolicy, ServiceId, Strategy};
+use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::call_draw;
 use crate::sim::status_text;
 use crate::time::Nanos;
@@ -257,37 +257,36 @@ impl World {
         };
         let service = self.service_of(c.call);
         lock(&self.books).book.services[service.0].rejected += 1;
-        match self.topology.rejection(pool) {
-            RejectionPolicy::Abort => {
-                // RejectedExecutionException out of supplyAsync: the request fails at once;
-                // calls already submitted keep running.
+        let rejection = Rejection::of(self.topology.rejection(pool));
+        match rejection {
+            Rejection::FailsRequest => {
                 progress.reject(service);
-                Rejected::Ends(StageEnd::Respond)
+                return Rejected::Ends(StageEnd::Respond);
             }
-            RejectionPolicy::CallerRuns => {
-                // The handler runs the call itself; its future is complete before orTimeout
-                // could be attached.
+            Rejection::RunsOnCaller => {
                 let Some(result) = self.perform_call(ctx, c.req.id, c.call, None).await else {
                     return Rejected::Ends(StageEnd::Stopped);
                 };
                 c.join.complete(c.index, result, me.to_string());
-                Rejected::Completed
+                return Rejected::Completed;
             }
-            RejectionPolicy::Discard => {
-                lock(&self.books).book.services[service.0].discarded += 1;
-                Rejected::Armed
-            }
-            RejectionPolicy::DiscardOldest => {
-                if let Some(oldest) = self.pools[pool].drop_oldest() {
-                    self.discarded(&oldest);
+            Rejection::Discarded { drop_oldest } => {
+                if rejection.discards_call() {
+                    lock(&self.books).book.services[service.0].discarded += 1;
                 }
-                // execute(r) again: with the head gone the queue has room.
-                if let Err(task) = self.submit_from(pool, Task::Call(c), self.submitter_named(me)) {
-                    self.discarded(&task);
+                if drop_oldest {
+                    if let Some(oldest) = self.pools[pool].drop_oldest() {
+                        self.discarded(&oldest);
+                    }
+                    if let Err(task) =
+                        self.submit_from(pool, Task::Call(c), self.submitter_named(me))
+                    {
+                        self.discarded(&task);
+                    }
                 }
-                Rejected::Armed
             }
         }
+        Rejected::Armed
     }
 
     /// `allOf(...).join()`: applies completions in the order they happen; `orTimeout` fires

@@ -214,7 +214,7 @@ impl Engine {
         let now = self.now;
         let resize = self.pools[pool].set_core(size, now);
         for (slot, at) in resize.expiries {
-            self.events.push(at, Event::keep_alive(pool, slot));
+            self.schedule(at, Event::keep_alive(pool, slot));
         }
         for (slot, task) in resize.started {
             if let Task::Call(r, call) = task
@@ -244,7 +244,7 @@ impl Engine {
         }
         if let Some(b) = self.topology.bulkhead_index(pool) {
             let policy = self.topology.rejection(pool);
-            if capacity == Some(0) && policy == crate::scenario::RejectionPolicy::DiscardOldest {
+            if capacity == Some(0) && crate::flow::Rejection::of(policy).needs_queue() {
                 return err(format!(
                     "{name} uses discard-oldest, which needs a queue of at least 1"
                 ));
@@ -369,7 +369,7 @@ impl Engine {
                 // A client that comes (back) to life waits from now, not from its last answer.
                 state.active = true;
                 state.last_answer_at = now;
-                self.events.push(now, Event::ClientSend { client });
+                self.schedule(now, Event::ClientSend { client });
             }
         }
         Ok(format!("clients {old} -> {n}{}", at_bound(wanted, n)))

@@ -219,7 +219,7 @@ impl Engine {
             self.net.open += 1;
             self.connected(r);
             let at = self.now + self.scenario.load.link.rtt;
-            self.events.push(at, Event::Dispatch { req: r });
+            self.schedule(at, Event::Dispatch { req: r });
         } else if self.net.accept_queue.len() < capacity {
             self.closes_become_events();
             self.net.accept_queue.push_back(r);
@@ -259,9 +259,9 @@ impl Engine {
             .connect_timeout
             .map_or(kernel_gives_up, |t| (sent + t).min(kernel_gives_up));
         if k > retries || next >= deadline {
-            self.events.push(deadline, Event::ConnectFailed { req: r });
+            self.schedule(deadline, Event::ConnectFailed { req: r });
         } else {
-            self.events.push(next + half, Event::Syn { req: r });
+            self.schedule(next + half, Event::Syn { req: r });
         }
     }
 
@@ -317,7 +317,7 @@ impl Engine {
     pub(super) fn close_connection(&mut self) {
         self.net.open = self.net.open.saturating_sub(1);
         if !self.net.accept_queue.is_empty() {
-            self.events.push(self.now, Event::Accept);
+            self.schedule(self.now, Event::Accept);
         }
     }
 
@@ -378,7 +378,7 @@ impl Engine {
                 if !state.idle_check {
                     state.idle_check = true;
                     let at = self.now + self.scenario.server.connector.keep_alive_timeout;
-                    self.events.push(at, Event::IdleTimeout { client: c });
+                    self.schedule(at, Event::IdleTimeout { client: c });
                 }
             }
             _ => {
@@ -393,7 +393,7 @@ impl Engine {
                         let seq = self.events.reserve_seq();
                         self.net.closing.push(Reverse((self.now + post, seq)));
                     } else {
-                        self.events.push(self.now + post, Event::ConnectionClosed);
+                        self.schedule(self.now + post, Event::ConnectionClosed);
                     }
                 }
                 return false;
@@ -422,7 +422,7 @@ impl Engine {
         let deadline = state.idle_since + timeout;
         if self.now < deadline {
             state.idle_check = true;
-            self.events.push(deadline, Event::IdleTimeout { client });
+            self.schedule(deadline, Event::IdleTimeout { client });
             return;
         }
         state.conn = None;
@@ -523,7 +523,7 @@ impl Engine {
         if self.cpu.busy < self.cpu.cores {
             self.cpu.account(self.now);
             self.cpu.busy += 1;
-            self.events.push(self.now + cost, job.done_event());
+            self.schedule(self.now + cost, job.done_event());
         } else {
             self.cpu.queue.push_back(job);
             self.cpu.max_queue = self

@@ -166,6 +166,18 @@ impl<E> EventQueue<E> {
         self.head().map(|(_, (time, _))| time)
     }
 
+    /// The (time, sequence) of the earliest pending event.
+    pub fn peek_key(&self) -> Option<(Nanos, u64)> {
+        self.head().map(|(_, key)| key)
+    }
+
+    /// Counts an event kept aside under `(time, seq)` as popped: it is handled now, without
+    /// going through the queue, because nothing pending comes before it.
+    pub fn pass(&mut self, time: Nanos, seq: u64) {
+        self.now = time;
+        self.last = (time, seq);
+    }
+
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
         let entry = match self.head()?.0 {
             Head::Heap => self.heap.pop().map(|Reverse(e)| e),

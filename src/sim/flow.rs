@@ -3,7 +3,7 @@
 //! never), the response and the client's view of it.
 
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, Ramp, RejectionPolicy, ServiceId, Strategy};
+use crate::scenario::{LoadMode, Ramp, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::draw::{arrival_exp, call_draw};
@@ -11,7 +11,7 @@ use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitter};
 use super::{Detail, Fault, LogEntry, RunRow};
-use crate::flow::{self, CallResult, Completion};
+use crate::flow::{self, CallResult, Completion, Rejection};
 use crate::topology::SERVER_POOL;
 
 impl Engine {
@@ -45,7 +45,7 @@ impl Engine {
                     .map(|row| row.at + half);
                 self.issue(None);
                 if let Some(at) = next {
-                    self.events.push(at, Event::Arrival { generation });
+                    self.schedule(at, Event::Arrival { generation });
                 }
             }
             LoadMode::Closed { .. } => {}
@@ -63,7 +63,7 @@ impl Engine {
         let since = self.now.saturating_sub(self.rate_changed_at).as_secs_f64();
         let gap = arrival_gap(rate, ramp, since, e);
         let at = self.now + Nanos::from_secs_f64(gap).max(Nanos(1));
-        self.events.push(
+        self.schedule(
             at,
             Event::Arrival {
                 generation: self.arrival_generation,
@@ -97,8 +97,7 @@ impl Engine {
             .saturating_sub(Nanos(self.scenario.load.link.rtt.0 / 2));
         let r = self.requests.alloc(id, sent, client, self.strategy);
         if let Some(timeout) = self.scenario.load.timeout {
-            self.events
-                .push(sent + timeout, Event::ClientTimeout { req: r });
+            self.schedule(sent + timeout, Event::ClientTimeout { req: r });
         }
         self.reach_server(r, client);
     }
@@ -282,36 +281,30 @@ impl Engine {
         submitter: Option<ThreadRef>,
     ) -> bool {
         self.book.services[service.0].rejected += 1;
-        match self.topology.rejection(pool) {
-            RejectionPolicy::Abort => {
-                // RejectedExecutionException (Spring: TaskRejectedException) is thrown out of
-                // supplyAsync on the submitting thread: the request fails at once. Calls
-                // already submitted keep running.
+        let rejection = Rejection::of(self.topology.rejection(pool));
+        match rejection {
+            Rejection::FailsRequest => {
                 self.set_phase(r, call, CallPhase::Dropped);
                 if let Some(req) = self.requests.get_mut(r) {
                     req.verdict.reject(service);
                 }
                 self.respond(r);
-                false
             }
-            RejectionPolicy::CallerRuns => {
-                // The submitting thread runs the call itself. supplyAsync returns a completed
-                // future, so an orTimeout attached afterwards never fires.
-                self.start_inline(r, call, submitter, None);
-                false
-            }
-            RejectionPolicy::Discard => {
-                self.book.services[service.0].discarded += 1;
-                self.set_phase(r, call, CallPhase::Dropped);
-                self.arm_timeout(r, call, service);
-                true
-            }
-            RejectionPolicy::DiscardOldest => {
-                self.discard_oldest_and_resubmit(r, call, service, pool);
-                self.arm_timeout(r, call, service);
-                true
+            Rejection::RunsOnCaller => self.start_inline(r, call, submitter, None),
+            Rejection::Discarded { drop_oldest } => {
+                if rejection.discards_call() {
+                    self.book.services[service.0].discarded += 1;
+                    self.set_phase(r, call, CallPhase::Dropped);
+                }
+                if drop_oldest {
+                    self.discard_oldest_and_resubmit(r, call, service, pool);
+                }
             }
         }
+        if rejection.arms_timeout() {
+            self.arm_timeout(r, call, service);
+        }
+        rejection.arms_timeout()
     }
 
     /// `DiscardOldestPolicy`: drops the head of the queue, then `execute(r)` again, which
@@ -370,8 +363,7 @@ impl Engine {
 
     fn arm_timeout(&mut self, r: ReqRef, call: u16, service: ServiceId) {
         if let Some(timeout) = self.scenario.service(service).timeout {
-            self.events
-                .push(self.now + timeout, Event::CallTimeout { req: r, call });
+            self.schedule(self.now + timeout, Event::CallTimeout { req: r, call });
         }
     }
 
@@ -563,7 +555,7 @@ impl Engine {
             self.stage_complete(r);
         } else {
             // join() returns on the handler thread, after the completer has moved on.
-            self.events.push(self.now, Event::StageDone { req: r });
+            self.schedule(self.now, Event::StageDone { req: r });
         }
     }
 
@@ -719,12 +711,11 @@ impl Engine {
             // A server thread's next request starts as its own event (a queue of requests
             // that each fail at once must not nest); a pool's next call starts now.
             AfterTask::Runs(Task::Handler(req)) => {
-                self.events
-                    .push(self.now, Event::StartHandler { req, slot });
+                self.schedule(self.now, Event::StartHandler { req, slot });
             }
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
             AfterTask::Idle { check_at: Some(at) } => {
-                self.events.push(at, Event::keep_alive(pool, slot));
+                self.schedule(at, Event::keep_alive(pool, slot));
             }
             AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }
@@ -802,7 +793,7 @@ impl Engine {
         if finite && at > self.last_answer {
             self.last_answer = at;
             if at > self.now {
-                self.events.push(at, Event::AnswerArrives);
+                self.schedule(at, Event::AnswerArrives);
             }
         }
         self.count_answer(client, outcome, at);
@@ -820,7 +811,7 @@ impl Engine {
                 if self.book.sent() < u64::from(count) {
                     let next = self.next_arrival(r, row.at, Nanos::ZERO);
                     let generation = self.arrival_generation;
-                    self.events.push(next, Event::Arrival { generation });
+                    self.schedule(next, Event::Arrival { generation });
                 }
                 None
             }
@@ -828,7 +819,7 @@ impl Engine {
                 let client = client?;
                 let pause = flow::client_pause(row.outcome, row.time, think);
                 let next = self.next_arrival(r, row.at, pause);
-                self.events.push(next, Event::ClientSend { client });
+                self.schedule(next, Event::ClientSend { client });
                 Some(next)
             }
             LoadMode::Trace { .. } => {

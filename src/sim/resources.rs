@@ -140,16 +140,14 @@ impl Engine {
         if c.core == Core::Held && c.cpu_left > Nanos::ZERO {
             let burst = c.cpu_left;
             c.cpu_left = Nanos::ZERO;
-            self.events
-                .push(now + burst, Event::CpuDone { req: r, call });
+            self.schedule(now + burst, Event::CpuDone { req: r, call });
             self.trace_cpu(r, call, burst);
             return;
         }
         let latency = c.latency;
         let release_core = !pinned && c.core.release();
         // 3. The wait (I/O): the thread is held, the core is not (unless pinned).
-        self.events
-            .push(now + latency, Event::CallEnd { req: r, call });
+        self.schedule(now + latency, Event::CallEnd { req: r, call });
         self.trace_wait(r, call, pinned);
         if release_core {
             self.release_core();
@@ -180,8 +178,7 @@ impl Engine {
         state.waiters.push_back((r, call));
         state.waiting += 1;
         state.max_waiting = state.max_waiting.max(state.waiting);
-        self.events
-            .push(now + timeout, Event::ConnTimeout { req: r, call });
+        self.schedule(now + timeout, Event::ConnTimeout { req: r, call });
         false
     }
 
@@ -207,7 +204,7 @@ impl Engine {
                 CpuJob::Spawn(_) | CpuJob::Handler(_) | CpuJob::Reset(_) | CpuJob::Error(_) => {
                     self.cpu.busy += 1;
                     let cost = job.cost(&self.scenario);
-                    self.events.push(now + cost, job.done_event());
+                    self.schedule(now + cost, job.done_event());
                 }
             }
             return;
@@ -227,7 +224,7 @@ impl Engine {
         if self.cpu.busy < self.cpu.cores {
             self.cpu.account(self.now);
             self.cpu.busy += 1;
-            self.events.push(
+            self.schedule(
                 self.now + self.scenario.spawn_cost,
                 Event::SpawnDone { req: r },
             );

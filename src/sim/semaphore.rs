@@ -45,7 +45,7 @@ impl Engine {
             let c = &mut req.calls[call as usize];
             c.permit = Permit::Waiting;
             c.phase = CallPhase::Queued;
-            self.events.push(
+            self.schedule(
                 self.now + config.max_wait,
                 Event::PermitTimeout { req: r, call },
             );

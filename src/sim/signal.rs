@@ -29,8 +29,7 @@ impl Engine {
                 };
                 let pool = u32::try_from(pool).unwrap_or(u32::MAX);
                 let slot = signal.slot;
-                self.events
-                    .push(self.now + delay, Event::Signalled { pool, slot });
+                self.schedule(self.now + delay, Event::Signalled { pool, slot });
             }
         }
     }
@@ -62,7 +61,7 @@ impl Engine {
         match after {
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
             AfterTask::Idle { check_at: Some(at) } => {
-                self.events.push(at, Event::keep_alive(pool, slot));
+                self.schedule(at, Event::keep_alive(pool, slot));
             }
             AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }

@@ -8,10 +8,12 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Figure, Line, Panel, Stroke, Theme};
 
-/// The family the SVG names: the embedded DejaVu Sans the PNG is drawn with, then the fonts
-/// with its metrics (Bitstream Vera, from which it derives; Verdana), then any sans-serif.
-const FONT: &str = "DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
-static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+/// The family the SVG names: the DejaVu Sans it carries ([`super::font::EMBEDDED_FAMILY`]),
+/// the same the PNG is drawn with, then, for a viewer that does not read the SVG's
+/// `@font-face`, DejaVu Sans installed, the fonts with its metrics (Bitstream Vera, from which
+/// it derives; Verdana), and any sans-serif.
+const FONT: &str = "DejaVu Sans Embedded, DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
+pub static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Pixel sizes: slides want large text (nothing below 18 px at the chart's own size).
 const TITLE_PX: u32 = 36;
@@ -73,6 +75,12 @@ fn a_drawing_error_is_said_once() {
         "Is a directory (os error 21)"
     );
     assert_eq!(err("no room for the chart"), "no room for the chart");
+}
+
+#[cfg(test)]
+#[test]
+fn the_charts_name_the_face_the_svg_carries_first() {
+    assert!(FONT.starts_with(&format!("{}, DejaVu Sans,", super::font::EMBEDDED_FAMILY)));
 }
 
 /// Draws the whole figure and writes the file.

@@ -1,7 +1,9 @@
 //! Charts for slides and articles: a [`Figure`] of panels drawn to SVG or PNG with plotters'
-//! pure-Rust backends and an embedded font (DejaVu Sans), so no system library is needed.
+//! pure-Rust backends and an embedded font (DejaVu Sans), so no system library is needed. An
+//! SVG carries the font too, cut down to the glyphs its text draws ([`font`]).
 
 mod draw;
+pub mod font;
 pub mod sweep;
 pub mod timeline;
 
@@ -112,8 +114,11 @@ pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError
         path,
         |temp| {
             if extension(path) == Some("svg") {
-                let root = plotters::prelude::SVGBackend::new(temp, size);
-                draw::figure(root, figure, theme).map_err(fail)
+                let mut svg = String::new();
+                let root = plotters::prelude::SVGBackend::with_string(&mut svg, size);
+                draw::figure(root, figure, theme).map_err(fail)?;
+                let svg = font::embed(&svg, draw::FONT_BYTES).map_err(|e| fail(e.to_string()))?;
+                std::fs::write(temp, svg).map_err(|e| fail(e.to_string()))
             } else {
                 let root = plotters::prelude::BitMapBackend::new(temp, size);
                 draw::figure(root, figure, theme).map_err(fail)

@@ -134,7 +134,7 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
             threadlab::scenario::elide(&shot.keys, 40)
         ))
     })?;
-    let size = screenshot::parse_size(&shot.size).map_err(bad)?;
+    let size = screenshot::parse_size(&shot.size).map_err(|e| bad(e.to_string()))?;
     let (s, strategy, _) = crate::load(preset, args)?;
     let theme = match shot.theme {
         ThemeArg::Dark => Theme::Dark,

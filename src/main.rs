@@ -770,7 +770,7 @@ struct Compared {
 fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
     plot::write(figure, path, theme).map_err(|e| match e {
         plot::PlotError::Extension(_) => anyhow::Error::new(BadInput(e.to_string())),
-        plot::PlotError::Draw { .. } => anyhow::Error::new(e),
+        _ => anyhow::Error::new(e),
     })?;
     eprintln!("threadlab: wrote {}", path.display());
     Ok(())

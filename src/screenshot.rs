@@ -39,9 +39,36 @@ const PNG_FONT_PX: f32 = 16.0;
 pub enum ScreenshotError {
     #[error("--out {0:?}: the file name must end in .svg or .png")]
     Extension(String),
-    #[error("{path}: cannot write the picture: {message}")]
-    Write { path: String, message: String },
+    #[error("{path}: cannot write the picture: {error}")]
+    Write { path: String, error: std::io::Error },
+    #[error("{path}: cannot write the picture: {error}")]
+    Encode { path: String, error: PngError },
+    /// `p` found `threadlab-screen-<stamp>.svg` and its `-2` to `-999` all taken.
+    #[error("{path}: cannot write the picture: 999 pictures already have this second's name")]
+    NamesTaken { path: String },
 }
+
+/// Why the screen could not be made a PNG.
+#[derive(Debug, thiserror::Error)]
+pub enum PngError {
+    #[error("the embedded font is unreadable")]
+    Font,
+    #[error("{0}")]
+    Encode(#[from] ::png::EncodingError),
+}
+
+/// A `--size` that is not `WIDTHxHEIGHT` within [`COLUMNS`] and [`ROWS`]; it holds the text
+/// given (elided).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--size {0:?}: allowed WIDTHxHEIGHT with width {w0}..={w1} and height {h0}..={h1}, e.g. \
+     120x40",
+    w0 = COLUMNS.start(),
+    w1 = COLUMNS.end(),
+    h0 = ROWS.start(),
+    h1 = ROWS.end()
+)]
+pub struct SizeError(pub String);
 
 /// The picture formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,23 +117,13 @@ pub const COLUMNS: std::ops::RangeInclusive<u16> = 40..=1000;
 pub const ROWS: std::ops::RangeInclusive<u16> = 12..=500;
 
 /// `120x40` as (columns, rows), within [`COLUMNS`] and [`ROWS`].
-pub fn parse_size(text: &str) -> Result<(u16, u16), String> {
-    let allowed = format!(
-        "allowed WIDTHxHEIGHT with width {}..={} and height {}..={}, e.g. 120x40",
-        COLUMNS.start(),
-        COLUMNS.end(),
-        ROWS.start(),
-        ROWS.end()
-    );
+pub fn parse_size(text: &str) -> Result<(u16, u16), SizeError> {
     let parsed = text
         .split_once(['x', 'X'])
         .and_then(|(w, h)| Some((w.trim().parse::<u16>().ok()?, h.trim().parse::<u16>().ok()?)));
     match parsed {
         Some((w, h)) if COLUMNS.contains(&w) && ROWS.contains(&h) => Ok((w, h)),
-        _ => Err(format!(
-            "--size {:?}: {allowed}",
-            crate::scenario::elide(text, 20)
-        )),
+        _ => Err(SizeError(crate::scenario::elide(text, 20))),
     }
 }
 
@@ -126,14 +143,14 @@ pub fn take(scenario: Scenario, strategy: Strategy, request: &Request) -> Buffer
 pub fn write(buffer: &Buffer, theme: Theme, path: &Path) -> Result<(), ScreenshotError> {
     let bytes = match format_of(path)? {
         Format::Svg => svg(buffer, theme).into_bytes(),
-        Format::Png => png(buffer, theme).map_err(|message| ScreenshotError::Write {
+        Format::Png => png(buffer, theme).map_err(|error| ScreenshotError::Encode {
             path: path.display().to_string(),
-            message,
+            error,
         })?,
     };
-    std::fs::write(path, bytes).map_err(|e| ScreenshotError::Write {
+    std::fs::write(path, bytes).map_err(|error| ScreenshotError::Write {
         path: path.display().to_string(),
-        message: e.to_string(),
+        error,
     })
 }
 
@@ -189,23 +206,22 @@ pub fn save_new(
                 return file
                     .write_all(text.as_bytes())
                     .map(|()| path.clone())
-                    .map_err(|e| ScreenshotError::Write {
+                    .map_err(|error| ScreenshotError::Write {
                         path: path.display().to_string(),
-                        message: e.to_string(),
+                        error,
                     });
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
+            Err(error) => {
                 return Err(ScreenshotError::Write {
                     path: path.display().to_string(),
-                    message: e.to_string(),
+                    error,
                 });
             }
         }
     }
-    Err(ScreenshotError::Write {
+    Err(ScreenshotError::NamesTaken {
         path: format!("threadlab-screen-{stamp}.svg"),
-        message: "999 pictures already have this second's name".into(),
     })
 }
 
@@ -427,11 +443,10 @@ fn escape(c: char, out: &mut String) {
 }
 
 /// The screen as PNG (RGB, 8 bits), rasterised here.
-pub fn png(buffer: &Buffer, theme: Theme) -> Result<Vec<u8>, String> {
+pub fn png(buffer: &Buffer, theme: Theme) -> Result<Vec<u8>, PngError> {
     let area = buffer.area;
     let (width, height) = pixel_size(area.width, area.height, Format::Png);
-    let font =
-        FontRef::try_from_slice(FONT_BYTES).map_err(|_| "the embedded font is unreadable")?;
+    let font = FontRef::try_from_slice(FONT_BYTES).map_err(|_| PngError::Font)?;
     let mut canvas = Canvas {
         width,
         pixels: vec![0; (width * height * 3) as usize],
@@ -456,10 +471,8 @@ pub fn png(buffer: &Buffer, theme: Theme) -> Result<Vec<u8>, String> {
         let mut encoder = ::png::Encoder::new(&mut out, width, height);
         encoder.set_color(::png::ColorType::Rgb);
         encoder.set_depth(::png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-        writer
-            .write_image_data(&canvas.pixels)
-            .map_err(|e| e.to_string())?;
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&canvas.pixels)?;
     }
     Ok(out)
 }
@@ -672,5 +685,17 @@ mod tests {
             .count();
         assert!(ink > 10, "{ink}");
         assert!((50..60).all(|x| (0..20).all(|y| at(x, y) == (255, 255, 255))));
+    }
+
+    #[test]
+    fn a_size_is_width_x_height_within_the_ranges() {
+        assert_eq!(parse_size("120x40"), Ok((120, 40)));
+        assert_eq!(parse_size(" 80 X 24 "), Ok((80, 24)));
+        assert_eq!(
+            parse_size("10x10").expect_err("too small").to_string(),
+            "--size \"10x10\": allowed WIDTHxHEIGHT with width 40..=1000 and height 12..=500, \
+             e.g. 120x40"
+        );
+        assert!(parse_size("120").is_err());
     }
 }

@@ -344,15 +344,136 @@ fn a_compare_chart_leaves_out_gauges_that_stayed_at_zero_and_names_them() {
     assert!(note.contains("user: queue depth"), "{note}");
 }
 
+/// The `@font-face` of an SVG: its family and the font its data URL holds.
+fn embedded_font(svg: &str) -> (String, Vec<u8>) {
+    use base64::Engine as _;
+    let doc = roxmltree::Document::parse(svg).expect("the SVG is well-formed XML");
+    let style = doc
+        .descendants()
+        .find(|n| n.has_tag_name("style"))
+        .and_then(|n| n.text())
+        .expect("a <style>");
+    let rule = style.strip_prefix("@font-face{").expect("an @font-face");
+    let family = rule
+        .strip_prefix("font-family:'")
+        .and_then(|r| r.split_once('\''))
+        .expect("the face's family")
+        .0;
+    let data = rule
+        .split_once("src:url(data:font/ttf;base64,")
+        .and_then(|(_, r)| r.split_once(')'))
+        .expect("a data URL")
+        .0;
+    let font = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("base64");
+    (family.to_owned(), font)
+}
+
+/// Every character the SVG's `<text>` elements draw (line breaks aside).
+fn drawn_chars(svg: &str) -> std::collections::BTreeSet<char> {
+    let doc = roxmltree::Document::parse(svg).expect("the SVG is well-formed XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .flat_map(|n| n.descendants().filter_map(|t| t.text()))
+        .flat_map(str::chars)
+        .filter(|c| !c.is_control())
+        .collect()
+}
+
 #[test]
-fn the_svg_names_the_embedded_font_first() {
-    let svg = plot_svg("font.svg", &["run", "ironthread", "--strategy", "bulkhead"]);
-    assert!(!svg.font_families.is_empty());
+fn the_svg_carries_its_font_cut_to_the_characters_it_draws_and_names_it_first() {
+    let args = ["run", "ironthread", "--strategy", "bulkhead", "--plot"];
+    let path = out_path("font.svg");
+    let out = threadlab(&[&args[..], &[path.to_str().expect("utf-8 path")]].concat());
     assert!(
-        svg.font_families
-            .iter()
-            .all(|f| f.starts_with("DejaVu Sans,") && f.ends_with("sans-serif")),
-        "{:?}",
-        svg.font_families
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let text = std::fs::read_to_string(&path).expect("the SVG was written");
+    let (family, data) = embedded_font(&text);
+
+    let families = read_svg(&path).font_families;
+    assert!(!families.is_empty());
+    let stack = format!("{family}, DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif");
+    assert!(families.iter().all(|f| *f == stack), "{families:?}");
+
+    let full = ttf_parser::Face::parse(include_bytes!("../assets/fonts/DejaVuSans.ttf"), 0)
+        .expect("DejaVu Sans");
+    let cut = ttf_parser::Face::parse(&data, 0).expect("the embedded font parses");
+    let chars = drawn_chars(&text);
+    assert!(chars.contains(&'9') && chars.contains(&' '), "{chars:?}");
+    for c in &chars {
+        let old = full
+            .glyph_index(*c)
+            .expect("DejaVu Sans draws the chart's text");
+        let new = cut
+            .glyph_index(*c)
+            .unwrap_or_else(|| panic!("{c:?} is not in the embedded font"));
+        assert_eq!(
+            full.glyph_hor_advance(old),
+            cut.glyph_hor_advance(new),
+            "{c:?}"
+        );
+    }
+    // Cut to the glyphs used: far from DejaVu Sans's 6,000 and 760 KB.
+    assert!(cut.number_of_glyphs() < 120, "{}", cut.number_of_glyphs());
+    assert!(data.len() < 40_000, "{} bytes", data.len());
+
+    let again = out_path("font-again.svg");
+    let out = threadlab(&[&args[..], &[again.to_str().expect("utf-8 path")]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read(&again).expect("written") == text.as_bytes(),
+        "the same command wrote different bytes"
+    );
+}
+
+/// The README's charts are what the commands it shows draw today (but `sweep-tomcat-ceiling`,
+/// eight points of 600 simulated seconds, left to CONTRIBUTING's "after a change to the
+/// charts").
+#[test]
+fn the_readme_charts_are_what_their_commands_draw() {
+    let charts: [(&str, &[&str]); 2] = [
+        (
+            "compare-bulkhead-containment.svg",
+            &["compare", "bulkhead-containment", "--duration", "60s"],
+        ),
+        (
+            "sweep-bulkhead-containment.svg",
+            &[
+                "sweep",
+                "bulkhead-containment",
+                "--vary",
+                "strategy.bulkhead.recs.core=5..60:5",
+                "--set",
+                "strategy.bulkhead.recs.max=60",
+            ],
+        ),
+    ];
+    for (name, args) in charts {
+        let path = out_path(&format!("readme-{name}"));
+        let mut all = args.to_vec();
+        all.extend(["--plot", path.to_str().expect("utf-8 path")]);
+        let out = threadlab(&all);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let drawn = std::fs::read(&path).expect("the chart was written");
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name);
+        assert!(
+            std::fs::read(&docs).expect("the README's chart") == drawn,
+            "docs/{name} is out of date: run `threadlab {} --plot docs/{name}`",
+            args.join(" ")
+        );
+    }
 }

@@ -8,10 +8,12 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Figure, Line, Panel, Stroke, Theme};
 
-/// The family the SVG names: the embedded DejaVu Sans the PNG is drawn with, then the fonts
-/// with its metrics (Bitstream Vera, from which it derives; Verdana), then any sans-serif.
-const FONT: &str = "DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
-static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+/// The family the SVG names: the DejaVu Sans it carries ([`super::font::EMBEDDED_FAMILY`]),
+/// the same the PNG is drawn with, then, for a viewer that does not read the SVG's
+/// `@font-face`, DejaVu Sans installed, the fonts with its metrics (Bitstream Vera, from which
+/// it derives; Verdana), and any sans-serif.
+const FONT: &str = "DejaVu Sans Embedded, DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
+pub static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Pixel sizes: slides want large text (nothing below 18 px at the chart's own size).
 const TITLE_PX: u32 = 36;
@@ -29,10 +31,19 @@ const PANEL_H: u32 = 560;
 /// The share of the plot's height the lines may use when the legend must sit above them.
 const UNDER_LEGEND: f64 = 0.58;
 
+/// Why a figure could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum DrawError {
+    #[error("the embedded font could not be read")]
+    Font,
+    /// What the drawing library said, once (see [`err`]).
+    #[error("{0}")]
+    Backend(String),
+}
+
 /// Makes the embedded font the one charts use (plotters looks fonts up by family name).
-pub fn register_font() -> Result<(), String> {
-    plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES)
-        .map_err(|_| "the embedded font could not be read".to_string())
+pub fn register_font() -> Result<(), DrawError> {
+    plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES).map_err(|_| DrawError::Font)
 }
 
 /// The picture's size in pixels for `figure`'s grid of panels.
@@ -56,23 +67,34 @@ fn grid(figure: &Figure) -> (usize, usize) {
 
 /// A drawing error as one message: plotters wraps the backend's own error twice, each layer
 /// with its prefix ("backend error: Drawing backend error: ..."); the backend's says it all.
-fn err(e: impl std::fmt::Display) -> String {
+fn err(e: impl std::fmt::Display) -> DrawError {
     let text = e.to_string();
     let inner = text.strip_prefix("backend error: ").unwrap_or(&text);
-    inner
-        .strip_prefix("Drawing backend error: ")
-        .unwrap_or(inner)
-        .to_owned()
+    DrawError::Backend(
+        inner
+            .strip_prefix("Drawing backend error: ")
+            .unwrap_or(inner)
+            .to_owned(),
+    )
 }
 
 #[cfg(test)]
 #[test]
 fn a_drawing_error_is_said_once() {
     assert_eq!(
-        err("backend error: Drawing backend error: Is a directory (os error 21)"),
+        err("backend error: Drawing backend error: Is a directory (os error 21)").to_string(),
         "Is a directory (os error 21)"
     );
-    assert_eq!(err("no room for the chart"), "no room for the chart");
+    assert_eq!(
+        err("no room for the chart").to_string(),
+        "no room for the chart"
+    );
+}
+
+#[cfg(test)]
+#[test]
+fn the_charts_name_the_face_the_svg_carries_first() {
+    assert!(FONT.starts_with(&format!("{}, DejaVu Sans,", super::font::EMBEDDED_FAMILY)));
 }
 
 /// Draws the whole figure and writes the file.
@@ -80,7 +102,7 @@ pub fn figure<DB: DrawingBackend>(
     backend: DB,
     figure: &Figure,
     theme: Theme,
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     let root = backend.into_drawing_area();
     root.fill(&theme.background()).map_err(err)?;
     let fg = theme.foreground();
@@ -107,7 +129,7 @@ fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &Panel,
     theme: Theme,
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     let fg = theme.foreground();
     let (xs, ys) = bounds(panel);
     let (ys, legend) = legend_room(panel, xs.clone(), ys);
@@ -193,7 +215,7 @@ fn draw_marks<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     panel: &Panel,
     theme: Theme,
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     let fg = theme.foreground();
     let font = (FONT, LEGEND_PX).into_font().color(&fg);
     let (px, py) = chart.plotting_area().get_pixel_range();
@@ -283,7 +305,7 @@ fn draw_bars<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     lines: &[Line],
     theme: Theme,
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     let bars: Vec<&Line> = lines.iter().filter(|l| l.stroke == Stroke::Solid).collect();
     let width = 0.8 / bars.len().max(1) as f64;
     let slot = |colour: usize| bars.iter().position(|b| b.colour == colour);
@@ -398,7 +420,7 @@ fn draw_line<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     line: &Line,
     theme: Theme,
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     let colour = theme.colour(line.colour);
     let points = line.points.clone();
     let shape = match line.stroke {
@@ -469,7 +491,7 @@ fn series<'a, 'b, DB: DrawingBackend + 'a>(
     stroke: Stroke,
     run: Vec<(f64, f64)>,
     style: ShapeStyle,
-) -> Result<&'b mut SeriesAnno<'a, DB>, String> {
+) -> Result<&'b mut SeriesAnno<'a, DB>, DrawError> {
     match stroke {
         Stroke::Solid => chart.draw_series(LineSeries::new(run, style)),
         Stroke::Dashed | Stroke::Dotted => {

@@ -1,7 +1,9 @@
 //! Charts for slides and articles: a [`Figure`] of panels drawn to SVG or PNG with plotters'
-//! pure-Rust backends and an embedded font (DejaVu Sans), so no system library is needed.
+//! pure-Rust backends and an embedded font (DejaVu Sans), so no system library is needed. An
+//! SVG carries the font too, cut down to the glyphs its text draws ([`font`]).
 
 mod draw;
+pub mod font;
 pub mod sweep;
 pub mod timeline;
 
@@ -81,8 +83,21 @@ pub struct Figure {
 pub enum PlotError {
     #[error("--plot {0:?}: the file name must end in .svg or .png")]
     Extension(String),
-    #[error("--plot {path:?}: {message}")]
-    Draw { path: String, message: String },
+    /// Said plainly before drawing, not in the drawing library's words.
+    #[error("--plot {path:?}: cannot create the file: {error}")]
+    Create { path: String, error: std::io::Error },
+    #[error("--plot {path:?}: {error}")]
+    Draw {
+        path: String,
+        error: draw::DrawError,
+    },
+    #[error("--plot {path:?}: {error}")]
+    Font {
+        path: String,
+        error: font::FontError,
+    },
+    #[error("--plot {path:?}: {error}")]
+    Write { path: String, error: std::io::Error },
 }
 
 /// Checks a `--plot` path before any work is done.
@@ -100,26 +115,39 @@ fn extension(path: &Path) -> Option<&str> {
 /// Draws `figure` to `path` (`.svg` or `.png`).
 pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError> {
     check_path(path)?;
-    let fail = |message: String| PlotError::Draw {
-        path: path.display().to_string(),
-        message,
+    let path_text = || path.display().to_string();
+    let drawing = |error| PlotError::Draw {
+        path: path_text(),
+        error,
     };
-    draw::register_font().map_err(fail)?;
-    // Said plainly before drawing, not in the drawing library's words.
-    std::fs::File::create(path).map_err(|e| fail(format!("cannot create the file: {e}")))?;
+    let writing = |error| PlotError::Write {
+        path: path_text(),
+        error,
+    };
+    draw::register_font().map_err(drawing)?;
+    std::fs::File::create(path).map_err(|error| PlotError::Create {
+        path: path_text(),
+        error,
+    })?;
     let size = draw::size(figure);
     crate::report::write_whole(
         path,
         |temp| {
             if extension(path) == Some("svg") {
-                let root = plotters::prelude::SVGBackend::new(temp, size);
-                draw::figure(root, figure, theme).map_err(fail)
+                let mut svg = String::new();
+                let root = plotters::prelude::SVGBackend::with_string(&mut svg, size);
+                draw::figure(root, figure, theme).map_err(drawing)?;
+                let svg = font::embed(&svg, draw::FONT_BYTES).map_err(|error| PlotError::Font {
+                    path: path_text(),
+                    error,
+                })?;
+                std::fs::write(temp, svg).map_err(writing)
             } else {
                 let root = plotters::prelude::BitMapBackend::new(temp, size);
-                draw::figure(root, figure, theme).map_err(fail)
+                draw::figure(root, figure, theme).map_err(drawing)
             }
         },
-        |e| fail(e.to_string()),
+        writing,
     )
 }
 

@@ -557,18 +557,34 @@ pub fn compare_traced(scenario: &Scenario, duration: Nanos) -> Vec<(super::RunRe
         .collect()
 }
 
+/// Why a `--trace` file could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceFileError {
+    #[error("--trace {path}: cannot create the file: {error}")]
+    Create { path: String, error: io::Error },
+    #[error("--trace {path}: cannot write the file: {error}")]
+    Write { path: String, error: io::Error },
+}
+
 /// Writes the trace of `runs` to `path`; says on stderr what it wrote and what it left out.
 ///
 /// # Errors
 /// The file cannot be created or written; the message names it.
-pub fn write_trace_file(path: &std::path::Path, runs: &[(&str, &Engine)]) -> Result<(), String> {
-    let cannot_write =
-        |e: io::Error| format!("--trace {}: cannot write the file: {e}", path.display());
+pub fn write_trace_file(
+    path: &std::path::Path,
+    runs: &[(&str, &Engine)],
+) -> Result<(), TraceFileError> {
+    let cannot_write = |error| TraceFileError::Write {
+        path: path.display().to_string(),
+        error,
+    };
     let summary = super::write_whole(
         path,
         |temp| {
-            let file = std::fs::File::create(temp)
-                .map_err(|e| format!("--trace {}: cannot create the file: {e}", path.display()))?;
+            let file = std::fs::File::create(temp).map_err(|error| TraceFileError::Create {
+                path: path.display().to_string(),
+                error,
+            })?;
             write_trace(file, runs).map_err(cannot_write)
         },
         cannot_write,

@@ -27,7 +27,10 @@ pub enum ScenarioError {
 
     /// A `--set key.path=value` that cannot be applied.
     #[error("--set {spec}: {reason}")]
-    Override { spec: String, reason: String },
+    Override {
+        spec: String,
+        reason: super::overrides::OverrideError,
+    },
 
     /// Two `--set` (or a `--set` and a sweep's `--vary`) of one field: neither is dropped.
     #[error("--set {spec}: sets `{path}`, which --set {earlier} sets too; give each field once")]

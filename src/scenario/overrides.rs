@@ -55,26 +55,52 @@ pub fn apply(table: &mut Table, specs: &[String]) -> Result<Vec<Applied>, Scenar
     Ok(applied)
 }
 
-fn apply_one(table: &mut Table, spec: &str) -> Result<String, String> {
+/// Why one `--set` could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    #[error("expected key.path=value, like services.user.failure=0.5")]
+    NoEquals,
+    #[error("the key path is empty: expected key.path=value")]
+    EmptyKey,
+    #[error("the key path has {0} segments: allowed at most {MAX_KEY_SEGMENTS}")]
+    TooManySegments(usize),
+    /// The key (elided) with an empty segment.
+    #[error("the key path `{0}` has an empty segment")]
+    EmptySegment(String),
+    /// Nothing left of the path where a field was wanted.
+    #[error("the key path is empty")]
+    NoField,
+    /// An array of `path` has no element `key` (elided); `names` lists its elements' names.
+    #[error("{}", no_such_element(.path, .key, .names, *.len))]
+    NoElement {
+        path: String,
+        key: String,
+        names: Vec<String>,
+        len: usize,
+    },
+    /// `path` holds a value of type `kind` ("an integer"), not a table, so no `field`.
+    #[error("`{path}` is {kind}, not a table, so it has no field `{field}`")]
+    NotATable {
+        path: String,
+        kind: String,
+        field: String,
+    },
+}
+
+fn apply_one(table: &mut Table, spec: &str) -> Result<String, OverrideError> {
     let Some((key, text)) = spec.split_once('=') else {
-        return Err("expected key.path=value, like services.user.failure=0.5".to_owned());
+        return Err(OverrideError::NoEquals);
     };
     let key = key.trim();
     if key.is_empty() {
-        return Err("the key path is empty: expected key.path=value".to_owned());
+        return Err(OverrideError::EmptyKey);
     }
     let segments: Vec<&str> = key.split('.').map(str::trim).collect();
     if segments.len() > MAX_KEY_SEGMENTS {
-        return Err(format!(
-            "the key path has {} segments: allowed at most {MAX_KEY_SEGMENTS}",
-            segments.len()
-        ));
+        return Err(OverrideError::TooManySegments(segments.len()));
     }
     if segments.iter().any(|s| s.is_empty()) {
-        return Err(format!(
-            "the key path `{}` has an empty segment",
-            elide(key, 60)
-        ));
+        return Err(OverrideError::EmptySegment(elide(key, 60)));
     }
     set_in_table(table, &segments, "", parse_value(text))
 }
@@ -91,9 +117,9 @@ fn set_in_table(
     segments: &[&str],
     path: &str,
     value: Value,
-) -> Result<String, String> {
+) -> Result<String, OverrideError> {
     let Some((first, rest)) = segments.split_first() else {
-        return Err("the key path is empty".to_owned());
+        return Err(OverrideError::NoField);
     };
     let here = if path.is_empty() {
         (*first).to_owned()
@@ -115,18 +141,17 @@ fn set_in_value(
     segments: &[&str],
     path: &str,
     value: Value,
-) -> Result<String, String> {
+) -> Result<String, OverrideError> {
     match target {
         Value::Table(table) => set_in_table(table, segments, path, value),
         Value::Array(items) => {
             let Some((first, rest)) = segments.split_first() else {
-                return Err("the key path is empty".to_owned());
+                return Err(OverrideError::NoField);
             };
-            let index =
-                find_element(items, first).ok_or_else(|| no_such_element(items, path, first))?;
+            let index = find_element(items, first).ok_or_else(|| no_element(items, path, first))?;
             let here = format!("{path}[{index}]");
             let Some(item) = items.get_mut(index) else {
-                return Err(no_such_element(&[], path, first));
+                return Err(no_element(&[], path, first));
             };
             if rest.is_empty() {
                 *item = value;
@@ -135,11 +160,11 @@ fn set_in_value(
                 set_in_value(item, rest, &here, value)
             }
         }
-        other => Err(format!(
-            "`{path}` is {}, not a table, so it has no field `{}`",
-            a_or_an(other.type_str()),
-            elide(&segments.join("."), 60)
-        )),
+        other => Err(OverrideError::NotATable {
+            path: path.to_owned(),
+            kind: a_or_an(other.type_str()),
+            field: elide(&segments.join("."), 60),
+        }),
     }
 }
 
@@ -155,10 +180,22 @@ fn element_name(item: &Value) -> Option<&str> {
     item.as_table()?.get("name")?.as_str()
 }
 
-fn no_such_element(items: &[Value], path: &str, key: &str) -> String {
-    let key = elide(key, 60);
-    let names: Vec<&str> = items.iter().filter_map(element_name).collect();
-    let index_range = match items.len() {
+fn no_element(items: &[Value], path: &str, key: &str) -> OverrideError {
+    OverrideError::NoElement {
+        path: path.to_owned(),
+        key: elide(key, 60),
+        names: items
+            .iter()
+            .filter_map(element_name)
+            .map(str::to_owned)
+            .collect(),
+        len: items.len(),
+    }
+}
+
+/// The message of [`OverrideError::NoElement`]: the element's names and the index range.
+fn no_such_element(path: &str, key: &str, names: &[String], len: usize) -> String {
+    let index_range = match len {
         0 => return format!("`{path}` is empty, so it has no element `{key}`"),
         n => format!("0..={}", n - 1),
     };
@@ -167,7 +204,7 @@ fn no_such_element(items: &[Value], path: &str, key: &str) -> String {
     } else {
         format!(
             "`{path}` has no element named `{key}`: names are {}, or use an index {index_range}",
-            elide_list(names.iter().copied(), 10)
+            elide_list(names.iter().map(String::as_str), 10)
         )
     }
 }
@@ -375,5 +412,40 @@ mod tests {
         assert!(applied.touches("services[1]"));
         assert!(!applied.touches("services[1].latency_x"));
         assert!(!applied.touches("services[10].latency"));
+    }
+
+    #[test]
+    fn each_refused_override_says_why_in_words() {
+        let reason = |spec: &str| match set(&[spec]) {
+            Err(ScenarioError::Override { reason, .. }) => reason.to_string(),
+            other => panic!("{spec}: {other:?}"),
+        };
+        for (spec, said) in [
+            (
+                "x",
+                "expected key.path=value, like services.user.failure=0.5",
+            ),
+            ("=1", "the key path is empty: expected key.path=value"),
+            ("a..b=1", "the key path `a..b` has an empty segment"),
+            (
+                "services.nope.failure=0",
+                "`services` has no element named `nope`: names are user, recommendations, or \
+                 use an index 0..=1",
+            ),
+            (
+                "scenario.name.x=1",
+                "`scenario.name` is a string, not a table, so it has no field `x`",
+            ),
+        ] {
+            assert_eq!(reason(spec), said, "{spec}");
+        }
+        let mut table = Table::new();
+        table.insert("list".into(), Value::Array(vec![]));
+        assert_eq!(
+            apply_one(&mut table, "list.0=1")
+                .expect_err("empty")
+                .to_string(),
+            "`list` is empty, so it has no element `0`"
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::scenario::{self, Scenario, ScenarioError, Strategy};
 use crate::time::Nanos;
 
 pub use output::{csv, table};
-pub use spec::{Axis, MAX_POINTS, SpecError, VARY_FORM, parse_vary};
+pub use spec::{Axis, MAX_POINTS, SpecError, SpecReason, VARY_FORM, parse_vary};
 
 /// What to sweep: the preset with its flags, the axes, the strategies.
 #[derive(Debug, Clone)]

@@ -23,28 +23,59 @@ pub struct Axis {
 #[error("--vary {flag:?}: {reason}; the allowed form is {VARY_FORM}")]
 pub struct SpecError {
     pub flag: String,
-    pub reason: String,
+    pub reason: SpecReason,
+}
+
+/// What is wrong with a `--vary` flag.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecReason {
+    #[error("no `=` between the path and the values")]
+    NoEquals,
+    #[error("the path is empty")]
+    EmptyPath,
+    #[error("{0} values, more than the {MAX_POINTS} points a sweep may have")]
+    TooManyValues(usize),
+    #[error("a range needs `:step` or `*factor` after its end")]
+    NoStep,
+    #[error("the list has an empty value")]
+    EmptyValue,
+    #[error("{0:?} is not a number")]
+    NotANumber(String),
+    #[error("the step is {}; it must be greater than 0", short(*.0))]
+    Step(f64),
+    #[error("the range {}..{} is empty (its end is below its start)", short(*.start), short(*.end))]
+    EmptyRange { start: f64, end: f64 },
+    #[error(
+        "the step {} gives more than the {MAX_POINTS} points a sweep may have from {} to {}",
+        short(*.step),
+        short(*.start),
+        short(*.end)
+    )]
+    TooManySteps { step: f64, start: f64, end: f64 },
+    #[error("the factor is {}; it must be greater than 1", short(*.0))]
+    Factor(f64),
+    #[error("a geometric range starts above 0, not at {}", short(*.0))]
+    GeometricStart(f64),
+    #[error("more than the {MAX_POINTS} points a sweep may have")]
+    TooManyPoints,
 }
 
 /// Parses one `--vary PATH=SPEC` flag.
 pub fn parse_vary(flag: &str) -> Result<Axis, SpecError> {
-    let fail = |reason: String| SpecError {
+    let fail = |reason: SpecReason| SpecError {
         flag: flag.to_owned(),
         reason,
     };
     let Some((path, spec)) = flag.split_once('=') else {
-        return Err(fail("no `=` between the path and the values".into()));
+        return Err(fail(SpecReason::NoEquals));
     };
     let path = path.trim();
     if path.is_empty() {
-        return Err(fail("the path is empty".into()));
+        return Err(fail(SpecReason::EmptyPath));
     }
     let values = parse_spec(spec.trim()).map_err(fail)?;
     if values.len() > MAX_POINTS {
-        return Err(fail(format!(
-            "{} values, more than the {MAX_POINTS} points a sweep may have",
-            values.len()
-        )));
+        return Err(fail(SpecReason::TooManyValues(values.len())));
     }
     Ok(Axis {
         path: path.to_owned(),
@@ -52,7 +83,7 @@ pub fn parse_vary(flag: &str) -> Result<Axis, SpecError> {
     })
 }
 
-fn parse_spec(spec: &str) -> Result<Vec<String>, String> {
+fn parse_spec(spec: &str) -> Result<Vec<String>, SpecReason> {
     if let Some((a, rest)) = spec.split_once("..") {
         let a = number(a)?;
         if let Some((b, step)) = rest.split_once(':') {
@@ -61,47 +92,39 @@ fn parse_spec(spec: &str) -> Result<Vec<String>, String> {
         if let Some((b, factor)) = rest.split_once('*') {
             return geometric(a, number(b)?, number(factor)?);
         }
-        return Err("a range needs `:step` or `*factor` after its end".into());
+        return Err(SpecReason::NoStep);
     }
     let values: Vec<String> = spec.split(',').map(|v| v.trim().to_owned()).collect();
     if values.iter().any(String::is_empty) {
-        return Err("the list has an empty value".into());
+        return Err(SpecReason::EmptyValue);
     }
     Ok(values)
 }
 
-fn number(text: &str) -> Result<f64, String> {
+fn number(text: &str) -> Result<f64, SpecReason> {
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!("{:?} is not a number", text.trim())),
+        _ => Err(SpecReason::NotANumber(text.trim().to_owned())),
     }
 }
 
 /// Values stay whole numbers when the range's bounds and step are (a pool size of 7.0 is
 /// written `7`, which integer fields accept).
-fn linear(a: f64, b: f64, step: f64) -> Result<Vec<String>, String> {
+fn linear(a: f64, b: f64, step: f64) -> Result<Vec<String>, SpecReason> {
     if step <= 0.0 {
-        return Err(format!(
-            "the step is {}; it must be greater than 0",
-            short(step)
-        ));
+        return Err(SpecReason::Step(step));
     }
     if b < a {
-        return Err(format!(
-            "the range {}..{} is empty (its end is below its start)",
-            short(a),
-            short(b)
-        ));
+        return Err(SpecReason::EmptyRange { start: a, end: b });
     }
     // Bounded before it is counted or printed: a tiny step gives an astronomic count.
     let steps = (b - a) / step + 1e-9;
     if steps >= MAX_POINTS as f64 {
-        return Err(format!(
-            "the step {} gives more than the {MAX_POINTS} points a sweep may have from {} to {}",
-            short(step),
-            short(a),
-            short(b)
-        ));
+        return Err(SpecReason::TooManySteps {
+            step,
+            start: a,
+            end: b,
+        });
     }
     let count = steps.floor() + 1.0;
     let whole = [a, b, step].iter().all(|v| v.fract() == 0.0);
@@ -110,25 +133,15 @@ fn linear(a: f64, b: f64, step: f64) -> Result<Vec<String>, String> {
         .collect())
 }
 
-fn geometric(a: f64, b: f64, factor: f64) -> Result<Vec<String>, String> {
+fn geometric(a: f64, b: f64, factor: f64) -> Result<Vec<String>, SpecReason> {
     if factor <= 1.0 {
-        return Err(format!(
-            "the factor is {}; it must be greater than 1",
-            short(factor)
-        ));
+        return Err(SpecReason::Factor(factor));
     }
     if a <= 0.0 {
-        return Err(format!(
-            "a geometric range starts above 0, not at {}",
-            short(a)
-        ));
+        return Err(SpecReason::GeometricStart(a));
     }
     if b < a {
-        return Err(format!(
-            "the range {}..{} is empty (its end is below its start)",
-            short(a),
-            short(b)
-        ));
+        return Err(SpecReason::EmptyRange { start: a, end: b });
     }
     let whole = a.fract() == 0.0 && b.fract() == 0.0;
     let mut values: Vec<String> = Vec::new();
@@ -139,9 +152,7 @@ fn geometric(a: f64, b: f64, factor: f64) -> Result<Vec<String>, String> {
             values.push(text);
         }
         if values.len() > MAX_POINTS {
-            return Err(format!(
-                "more than the {MAX_POINTS} points a sweep may have"
-            ));
+            return Err(SpecReason::TooManyPoints);
         }
         v *= factor;
     }
@@ -229,6 +240,31 @@ mod tests {
             let e = parse_vary(bad).expect_err(bad).to_string();
             assert!(e.contains(&format!("--vary {bad:?}")), "{e}");
             assert!(e.contains("a..b:step"), "{e}");
+        }
+    }
+
+    #[test]
+    fn each_refusal_says_what_is_wrong_in_words() {
+        let reason = |flag: &str| parse_vary(flag).expect_err("refused").reason.to_string();
+        for (flag, said) in [
+            ("x", "no `=` between the path and the values"),
+            ("=1", "the path is empty"),
+            ("x=1..2", "a range needs `:step` or `*factor` after its end"),
+            ("x=1,,2", "the list has an empty value"),
+            ("x=a..2:1", "\"a\" is not a number"),
+            ("x=1..2:0", "the step is 0.0; it must be greater than 0"),
+            (
+                "x=2..1:1",
+                "the range 2.0..1.0 is empty (its end is below its start)",
+            ),
+            ("x=1..2*1", "the factor is 1.0; it must be greater than 1"),
+            ("x=0..2*2", "a geometric range starts above 0, not at 0.0"),
+            (
+                "x=1..1e300*1.0000001",
+                "more than the 10000 points a sweep may have",
+            ),
+        ] {
+            assert_eq!(reason(flag), said, "{flag}");
         }
     }
 }

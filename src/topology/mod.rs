@@ -186,7 +186,7 @@ impl Topology {
         spec: &PoolSpec,
     ) -> Result<(), String> {
         match self.role(pool) {
-            Some(role) => spec::store_sizes(scenario, role, spec),
+            Some(role) => spec::store_sizes(scenario, role, spec).map_err(|e| e.to_string()),
             None => Err(format!("no pool #{pool}")),
         }
     }

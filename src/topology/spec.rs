@@ -155,13 +155,21 @@ fn per_task(
     }
 }
 
+/// Sizes a pool took live that the scenario cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A bulkhead's queue is a bounded LinkedBlockingQueue; it names the pool.
+    #[error("{0}'s queue must stay bounded")]
+    UnboundedQueue(String),
+}
+
 /// Writes a pool's sizes (changed live) into the scenario, the run's one configuration, so
 /// that theory, a replay and the pools agree. Fails when the scenario cannot hold them.
 pub(super) fn store_sizes(
     scenario: &mut Scenario,
     role: PoolRole,
     spec: &PoolSpec,
-) -> Result<(), String> {
+) -> Result<(), StoreError> {
     match role {
         PoolRole::Server => {
             if let ServerThreads::Platform(threads) = &mut scenario.server.threads {
@@ -179,7 +187,7 @@ pub(super) fn store_sizes(
         PoolRole::Bulkhead(b) => {
             // A bulkhead's queue is a bounded LinkedBlockingQueue.
             let Some(queue) = spec.queue_capacity else {
-                return Err(format!("{}'s queue must stay bounded", spec.name));
+                return Err(StoreError::UnboundedQueue(spec.name.clone()));
             };
             let b = &mut scenario.strategy.bulkheads[b];
             b.core = spec.core;

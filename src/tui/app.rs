@@ -516,7 +516,7 @@ impl App {
         }
         step.expect
             .iter()
-            .filter_map(|c| super::expect::check(&value, c).err())
+            .filter_map(|c| super::expect::check(&value, c).err().map(|e| e.to_string()))
             .collect()
     }
 
@@ -1133,7 +1133,7 @@ impl App {
         let name = super::trace_file::trace_file_name(engine.strategy(), self.now());
         match super::trace_file::write_trace(engine, &name) {
             Ok(text) => self.info(text),
-            Err(e) => self.status = Some(Status::Error(e)),
+            Err(e) => self.status = Some(Status::Error(e.to_string())),
         }
     }
 

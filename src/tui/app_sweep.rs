@@ -50,7 +50,7 @@ impl App {
                 self.sweep = Some(Sweep::new(plan, source));
                 self.overlay = Overlay::Sweep;
             }
-            Err(why) => self.info(why),
+            Err(why) => self.info(why.to_string()),
         }
     }
 

@@ -132,19 +132,68 @@ struct Condition<'a> {
 
 const OPS: [&str; 6] = [">", ">=", "<", "<=", "==", "!="];
 
+/// What is wrong with a condition, or why it does not hold; each names the condition.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConditionError {
+    #[error("{condition:?}: write it as `path op number`")]
+    Form { condition: String },
+    #[error("{condition:?}: {expected:?} is not a number")]
+    NotANumber { condition: String, expected: String },
+    #[error("{condition:?}: {op:?} is not one of > >= < <= == !=")]
+    Operator { condition: String, op: String },
+    #[error("{condition:?}: no {path} on screen")]
+    NotOnScreen { condition: String, path: String },
+    #[error("{condition:?} is false: {path} is {actual}")]
+    False {
+        condition: String,
+        path: String,
+        actual: f64,
+    },
+}
+
+/// Why a preset's tour `expect` or `[[figures]]` metric was refused before anything plays.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValidateError {
+    /// `field` (`tour[0].expect[1]`) does not parse.
+    #[error("{field}: {error}")]
+    Condition {
+        field: String,
+        error: ConditionError,
+    },
+    #[error("{field}: {condition:?}: no figure {path:?} in the run report ({FIGURE_PATHS})")]
+    UnknownFigure {
+        field: String,
+        condition: String,
+        path: String,
+    },
+    #[error(
+        "figures[{index}].metric = {metric:?}: no such figure in the run report (a path of \
+         `run --format json`, array elements by name)"
+    )]
+    UnknownMetric { index: usize, metric: String },
+}
+
+/// What a tour's condition may name.
+const FIGURE_PATHS: &str = "the paths of `run --format json`, pools' busy, queued and size, \
+                            recent.*, log.runs, log.threads and compare.<strategy>.*";
+
 /// Parses `path op number`; `Err` says what is wrong with it.
-fn parse(condition: &str) -> Result<Condition<'_>, String> {
+fn parse(condition: &str) -> Result<Condition<'_>, ConditionError> {
     let parts: Vec<&str> = condition.split_whitespace().collect();
     let [path, op, expected] = parts[..] else {
-        return Err(format!("{condition:?}: write it as `path op number`"));
+        return Err(ConditionError::Form {
+            condition: condition.to_owned(),
+        });
     };
-    let expected: f64 = expected
-        .parse()
-        .map_err(|_| format!("{condition:?}: {expected:?} is not a number"))?;
+    let expected: f64 = expected.parse().map_err(|_| ConditionError::NotANumber {
+        condition: condition.to_owned(),
+        expected: expected.to_owned(),
+    })?;
     if !OPS.contains(&op) {
-        return Err(format!(
-            "{condition:?}: {op:?} is not one of > >= < <= == !="
-        ));
+        return Err(ConditionError::Operator {
+            condition: condition.to_owned(),
+            op: op.to_owned(),
+        });
     }
     Ok(Condition { path, op, expected })
 }
@@ -152,7 +201,7 @@ fn parse(condition: &str) -> Result<Condition<'_>, String> {
 /// Checks, before anything plays, that every tour `expect` parses and names a figure of the
 /// run report, and every `[[figures]]` metric too, under some strategy (a tour's keys may
 /// switch it); `Err` names the field, the value and what is wrong.
-pub fn validate(scenario: &Scenario) -> Result<(), String> {
+pub fn validate(scenario: &Scenario) -> Result<(), ValidateError> {
     if scenario.tour.is_empty() && scenario.figures.is_empty() {
         return Ok(());
     }
@@ -173,37 +222,40 @@ pub fn validate(scenario: &Scenario) -> Result<(), String> {
         })
         .collect();
     let known = |path: &str| values.iter().any(|v| names_a_figure(v, path));
-    let form = "the paths of `run --format json`, pools' busy, queued and size, recent.*, \
-                log.runs, log.threads and compare.<strategy>.*";
     for (i, step) in scenario.tour.iter().enumerate() {
         for (j, condition) in step.expect.iter().enumerate() {
             let field = format!("tour[{i}].expect[{j}]");
-            let c = parse(condition).map_err(|e| format!("{field}: {e}"))?;
+            let c = match parse(condition) {
+                Ok(c) => c,
+                Err(error) => return Err(ValidateError::Condition { field, error }),
+            };
             if !known(c.path) {
-                return Err(format!(
-                    "{field}: {condition:?}: no figure {:?} in the run report ({form})",
-                    c.path
-                ));
+                return Err(ValidateError::UnknownFigure {
+                    field,
+                    condition: condition.clone(),
+                    path: c.path.to_owned(),
+                });
             }
         }
     }
     for (i, figure) in scenario.figures.iter().enumerate() {
         if !known(&figure.metric) {
-            return Err(format!(
-                "figures[{i}].metric = {:?}: no such figure in the run report (a path of \
-                 `run --format json`, array elements by name)",
-                figure.metric
-            ));
+            return Err(ValidateError::UnknownMetric {
+                index: i,
+                metric: figure.metric.clone(),
+            });
         }
     }
     Ok(())
 }
 
 /// Checks one condition; `Err` says what was expected and what the screen shows.
-pub fn check(value: &Value, condition: &str) -> Result<(), String> {
+pub fn check(value: &Value, condition: &str) -> Result<(), ConditionError> {
     let Condition { path, op, expected } = parse(condition)?;
-    let actual =
-        lookup(value, path).ok_or_else(|| format!("{condition:?}: no {path} on screen"))?;
+    let actual = lookup(value, path).ok_or_else(|| ConditionError::NotOnScreen {
+        condition: condition.to_owned(),
+        path: path.to_owned(),
+    })?;
     let holds = match op {
         ">" => actual > expected,
         ">=" => actual >= expected,
@@ -215,7 +267,11 @@ pub fn check(value: &Value, condition: &str) -> Result<(), String> {
     if holds {
         Ok(())
     } else {
-        Err(format!("{condition:?} is false: {path} is {actual}"))
+        Err(ConditionError::False {
+            condition: condition.to_owned(),
+            path: path.to_owned(),
+            actual,
+        })
     }
 }
 
@@ -284,5 +340,28 @@ mod tests {
             Ok(())
         );
         assert!(check(&screen_value(&s, &e), "compare.semaphore.goodput_rps > 0").is_err());
+    }
+
+    #[test]
+    fn a_condition_that_fails_says_which_and_why() {
+        let v = serde_json::json!({ "requests": { "timeout": 3 } });
+        for (condition, said) in [
+            (
+                "requests.timeout",
+                "\"requests.timeout\": write it as `path op number`",
+            ),
+            ("a == x", "\"a == x\": \"x\" is not a number"),
+            ("a ~ 1", "\"a ~ 1\": \"~\" is not one of > >= < <= == !="),
+            ("a == 1", "\"a == 1\": no a on screen"),
+            (
+                "requests.timeout < 1",
+                "\"requests.timeout < 1\" is false: requests.timeout is 3",
+            ),
+        ] {
+            assert_eq!(
+                check(&v, condition).map_err(|e| e.to_string()),
+                Err(said.to_owned())
+            );
+        }
     }
 }

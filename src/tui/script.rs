@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use crate::scenario::parse_duration;
+use crate::scenario::{DurationError, parse_duration};
 use crate::time::Nanos;
 
 use super::app::App;
@@ -52,25 +52,68 @@ pub struct KeyScript {
 /// Largest key script read.
 const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 
+/// Why a key script file was refused; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{path}: cannot read the key script: {error}")]
+    Read { path: String, error: std::io::Error },
+    #[error("{path}: {size} bytes; a key script holds at most {MAX_SCRIPT_BYTES}")]
+    TooLarge { path: String, size: u64 },
+    #[error("{path}: {error}")]
+    Line { path: String, error: LineError },
+}
+
+/// A line of a key script that is not `TIME KEYS` in order; each names the line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// `time` as written (elided).
+    #[error("line {line}: time {time:?} {error}: allowed e.g. 500ms, 2s, 1m")]
+    Time {
+        line: usize,
+        time: String,
+        error: DurationError,
+    },
+    #[error("line {line}: time {time} comes before the line above ({previous}): steps go in order")]
+    OutOfOrder {
+        line: usize,
+        time: String,
+        previous: Nanos,
+    },
+    /// The keys and what [`parse_keys`] said of them.
+    #[error("line {line}: keys {keys:?}: {error}")]
+    Keys {
+        line: usize,
+        keys: String,
+        error: String,
+    },
+    #[error("line {line}: no keys after the time: allowed e.g. `2s c`")]
+    NoKeys { line: usize },
+}
+
 impl KeyScript {
     /// Reads a script file; errors name the file, the line and what is allowed.
-    pub fn load(path: &std::path::Path) -> Result<KeyScript, String> {
-        let shown = path.display();
-        let size = std::fs::metadata(path)
-            .map_err(|e| format!("{shown}: cannot read the key script: {e}"))?
-            .len();
+    pub fn load(path: &std::path::Path) -> Result<KeyScript, ScriptError> {
+        let shown = || path.display().to_string();
+        let read = |error| ScriptError::Read {
+            path: shown(),
+            error,
+        };
+        let size = std::fs::metadata(path).map_err(read)?.len();
         if size > MAX_SCRIPT_BYTES {
-            return Err(format!(
-                "{shown}: {size} bytes; a key script holds at most {MAX_SCRIPT_BYTES}"
-            ));
+            return Err(ScriptError::TooLarge {
+                path: shown(),
+                size,
+            });
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{shown}: cannot read the key script: {e}"))?;
-        KeyScript::parse(&text).map_err(|e| format!("{shown}: {e}"))
+        let text = std::fs::read_to_string(path).map_err(read)?;
+        KeyScript::parse(&text).map_err(|error| ScriptError::Line {
+            path: shown(),
+            error,
+        })
     }
 
     /// Parses `TIME KEYS` lines; errors say `line N: ...`.
-    pub fn parse(text: &str) -> Result<KeyScript, String> {
+    pub fn parse(text: &str) -> Result<KeyScript, LineError> {
         let mut steps: Vec<Step> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
@@ -79,30 +122,32 @@ impl KeyScript {
                 continue;
             }
             let (time, keys) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-            let at = parse_duration(time).map_err(|e| {
-                format!(
-                    "line {n}: time {:?} {e}: allowed e.g. 500ms, 2s, 1m",
-                    crate::scenario::elide(time, 20)
-                )
+            let at = parse_duration(time).map_err(|error| LineError::Time {
+                line: n,
+                time: crate::scenario::elide(time, 20),
+                error,
             })?;
             if let Some(last) = steps.last()
                 && at < last.at
             {
-                return Err(format!(
-                    "line {n}: time {time} comes before the line above ({}): steps go in order",
-                    last.at
-                ));
+                return Err(LineError::OutOfOrder {
+                    line: n,
+                    time: time.to_owned(),
+                    previous: last.at,
+                });
             }
             let keys = keys.trim();
             let keys = if keys == "space" {
                 vec![Key::Char(' ')]
             } else {
-                parse_keys(keys).map_err(|e| format!("line {n}: keys {keys:?}: {e}"))?
+                parse_keys(keys).map_err(|error| LineError::Keys {
+                    line: n,
+                    keys: keys.to_owned(),
+                    error,
+                })?
             };
             if keys.is_empty() {
-                return Err(format!(
-                    "line {n}: no keys after the time: allowed e.g. `2s c`"
-                ));
+                return Err(LineError::NoKeys { line: n });
             }
             steps.push(Step { at, keys });
         }
@@ -209,10 +254,16 @@ mod tests {
         assert_eq!(s.steps()[0].at, Nanos::from_millis(500));
         assert_eq!(s.steps()[2].keys, [Key::Char(' ')]);
         let err = KeyScript::parse("2s c\n1s c").expect_err("out of order");
-        assert!(err.starts_with("line 2: time 1s comes before"), "{err}");
-        let err = KeyScript::parse("soon c").expect_err("no time");
+        assert_eq!(
+            err.to_string(),
+            "line 2: time 1s comes before the line above (2s): steps go in order"
+        );
+        let err = KeyScript::parse("soon c").expect_err("no time").to_string();
         assert!(err.starts_with("line 1: time \"soon\""), "{err}");
         let err = KeyScript::parse("1s").expect_err("no keys");
-        assert!(err.starts_with("line 1: no keys"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "line 1: no keys after the time: allowed e.g. `2s c`"
+        );
     }
 }

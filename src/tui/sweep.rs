@@ -56,12 +56,17 @@ pub struct Plan {
     faults: Vec<(ServiceId, Fault)>,
 }
 
+/// Why the live view cannot sweep a knob: it has no value in this run; names the knob.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0} cannot be swept in this run")]
+pub struct NotSweepable(pub String);
+
 impl Plan {
     /// A sweep of `knob` around its value in `engine`, or why there is none.
-    pub fn new(engine: &Engine, knob: Knob) -> Result<Plan, String> {
+    pub fn new(engine: &Engine, knob: Knob) -> Result<Plan, NotSweepable> {
         let name = knob.name(engine);
         let Some(current) = knob.current(engine) else {
-            return Err(format!("{name} cannot be swept in this run"));
+            return Err(NotSweepable(name));
         };
         let scenario = engine.scenario().clone();
         let values = values_within(knob, current, knob.live_bounds(engine));

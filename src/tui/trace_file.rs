@@ -13,16 +13,30 @@ pub fn trace_file_name(strategy: Strategy, now: Nanos) -> String {
     )
 }
 
+/// Why `w` wrote no trace; names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceWriteError {
+    #[error("cannot create {path}: {error}")]
+    Create { path: String, error: std::io::Error },
+    #[error("cannot write {path}: {error}")]
+    Write { path: String, error: std::io::Error },
+}
+
 /// Writes `engine`'s timelines to `path` in the working directory and says what it wrote
 /// (and what the live view's rings had already forgotten).
 ///
 /// # Errors
 /// The file cannot be created or written; the message names it.
-pub fn write_trace(engine: &Engine, path: &str) -> Result<String, String> {
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?;
+pub fn write_trace(engine: &Engine, path: &str) -> Result<String, TraceWriteError> {
+    let file = std::fs::File::create(path).map_err(|error| TraceWriteError::Create {
+        path: path.to_owned(),
+        error,
+    })?;
     let runs = [("", engine)];
-    let summary =
-        perfetto::write_trace(file, &runs).map_err(|e| format!("cannot write {path}: {e}"))?;
+    let summary = perfetto::write_trace(file, &runs).map_err(|error| TraceWriteError::Write {
+        path: path.to_owned(),
+        error,
+    })?;
     let mut text = format!("wrote {path} ({} events)", summary.events);
     if let Some(msg) = perfetto::left_out_message(&runs) {
         text.push_str("; ");
@@ -52,6 +66,24 @@ mod tests {
         assert_eq!(
             trace_file_name(Strategy::Bulkhead, Nanos::from_millis(3200)),
             "threadlab-trace-bulkhead-3200ms.json"
+        );
+    }
+
+    #[test]
+    fn a_trace_that_cannot_be_created_names_the_file() {
+        let s = crate::scenario::load("ironthread", &[]).expect("preset loads");
+        let mut engine = Engine::new(&s, Strategy::Bulkhead);
+        engine.record_timeline(crate::sim::Retention::LIVE);
+        let path = std::env::temp_dir()
+            .join("threadlab-no-such-folder")
+            .join("t.json");
+        let path = path.to_string_lossy().to_string();
+        let err = write_trace(&engine, &path).expect_err("no folder");
+        assert!(matches!(err, TraceWriteError::Create { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot create {path}: ")),
+            "{err}"
         );
     }
 }

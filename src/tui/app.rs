@@ -403,7 +403,9 @@ impl App {
         };
         self.info(format!(
             "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",
-            pin.strategy, pin.at, pin.goodput_rps
+            pin.strategy,
+            super::ui::clock_text(pin.at),
+            pin.goodput_rps
         ));
         self.pin = Some(pin);
     }

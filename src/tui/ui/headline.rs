@@ -86,7 +86,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     if let Some(pin) = app.pin() {
         block = block.title(
             Line::styled(
-                format!(" pin {} at {} (b clears) ", pin.strategy, pin.at),
+                format!(
+                    " pin {} at {} (b clears) ",
+                    pin.strategy,
+                    fmt::clock(pin.at)
+                ),
                 p.change,
             )
             .right_aligned(),

@@ -602,7 +602,7 @@ fn the_headline_in_large_type_keeps_its_labels_and_the_pin_beside_each_figure() 
             assert!(text.contains(label), "{width}x{height}: {label}\n{text}");
         }
         assert_eq!(text.matches("pin ").count(), 4, "{width}x{height}\n{text}");
-        assert!(text.contains("pin shared at 3s (b clears)"), "{text}");
+        assert!(text.contains("pin shared at 3.000s (b clears)"), "{text}");
         assert!(!text.contains("Pools") && !text.contains("Log"), "{text}");
         if (width, height) != (200, 60) {
             insta::assert_snapshot!(format!("headline_{width}x{height}"), text);
@@ -693,4 +693,24 @@ fn the_fault_form_shows_kind_effect_duration_and_what_it_applies() {
         );
     }
     insta::assert_snapshot!("fault_timed_badge_80x24", screen(&a, 80, 24));
+}
+
+/// A pin taken between whole seconds says when as the header's clock does (`2.500s`), in the
+/// status line, the compare view's pin row and the headline's title, not in raw units.
+#[test]
+fn a_pin_says_when_it_was_taken_as_the_clock_does() {
+    let mut a = app(CLOSED, Strategy::Shared, Nanos::from_millis(2_500));
+    a.apply(Action::TogglePin);
+    let status = screen(&a, 120, 40);
+    assert!(status.contains("pinned shared at 2.500s"), "{status}");
+    a.apply(Action::ToggleCompare);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let compare = screen(&a, 120, 40);
+    assert!(compare.contains("  at 2.500s (b clears)"), "{compare}");
+    a.apply(Action::ToggleHeadline);
+    let headline = screen(&a, 120, 40);
+    assert!(
+        headline.contains("pin shared at 2.500s (b clears)"),
+        "{headline}"
+    );
 }

@@ -126,16 +126,8 @@ impl FaultForm {
         form
     }
 
-    /// A form of `kind` lasting `lasts_s` simulated seconds (0: until healed).
-    pub fn of(kind: FaultKind, lasts_s: u32) -> FaultForm {
-        FaultForm {
-            kind,
-            lasts_s: lasts_s.min(MAX_LASTS),
-            ..FaultForm::default()
-        }
-    }
-
     /// The share of failing calls set to `percent` (held to 0..=100).
+    #[cfg(test)]
     pub fn with_fail_percent(self, percent: u8) -> FaultForm {
         FaultForm {
             fail_percent: percent.min(100),

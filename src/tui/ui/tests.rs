@@ -714,3 +714,22 @@ fn a_pin_says_when_it_was_taken_as_the_clock_does() {
         "{headline}"
     );
 }
+
+/// From 80x24 to 200x60, with badges and a pin, the headline draws every figure's label and
+/// never runs past the screen.
+#[test]
+fn the_headline_fits_every_size_from_80x24_to_200x60() {
+    let mut a = app(CLOSED, Strategy::Shared, Nanos::from_secs(3));
+    a.apply(Action::TogglePin);
+    a.apply(Action::GrowPool); // a badge row too
+    a.apply(Action::ToggleHeadline);
+    for width in (80..=200).step_by(15) {
+        for height in (24..=60).step_by(4) {
+            let text = screen(&a, width, height);
+            for label in ["goodput", "p99", "refused"] {
+                assert!(text.contains(label), "{width}x{height}: {label}\n{text}");
+            }
+            assert_eq!(text.matches("pin ").count(), 4, "{width}x{height}\n{text}");
+        }
+    }
+}

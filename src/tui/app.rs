@@ -1327,21 +1327,6 @@ impl App {
         }
     }
 
-    /// `←` `→` (`-` `+`): the highlighted line's value, or line `line`'s (from 1), one step.
-    fn adjust_in_menu(&mut self, line: Option<usize>, more: bool) {
-        let Overlay::Faults(mut menu) = self.overlay else {
-            return;
-        };
-        if menu.service.is_none() {
-            return;
-        }
-        if let Some(n) = line.filter(|&n| n >= 1 && n <= FormLine::LINES.len()) {
-            menu.cursor = n - 1;
-        }
-        menu.form.adjust(FormLine::at(menu.cursor), more);
-        self.overlay = Overlay::Faults(menu);
-    }
-
     /// Enter: in the list, the service's form (set to its fault, if it has one); in the
     /// form, apply it.
     fn choose_in_menu(&mut self) {
@@ -1370,84 +1355,6 @@ impl App {
                 self.overlay = Overlay::None;
                 self.apply_fault(ServiceId(service), menu.form);
             }
-        }
-    }
-
-    /// Injects the form's fault into `service` (or heals it), in every engine driven; a
-    /// fault with a duration is healed when the simulated clock reaches its end.
-    pub fn apply_fault(&mut self, service: ServiceId, form: FaultForm) {
-        let Some(fault) = form.fault() else {
-            self.fault_ends.retain(|t| t.service != service);
-            self.command(Command::ClearFault { service });
-            return;
-        };
-        self.command(Command::InjectFault { service, fault });
-        let Some(Status::Info(text)) = &self.status else {
-            return;
-        };
-        self.fault_ends.retain(|t| t.service != service);
-        if let Some(lasts) = form.lasts() {
-            let end = self.source.now() + lasts;
-            let text = format!(
-                "{text} for {lasts}, healed at t {}",
-                super::ui::clock_text(end)
-            );
-            self.fault_ends.push(TimedFault {
-                service,
-                fault,
-                end,
-            });
-            self.info(text);
-        }
-    }
-
-    /// The earliest end of a timed fault.
-    fn next_fault_end(&self) -> Option<Nanos> {
-        self.fault_ends.iter().map(|t| t.end).min()
-    }
-
-    /// Heals every timed fault whose end the run on screen has reached (the engine's
-    /// fault is still the one timed: nothing replaced it since), and says so.
-    fn end_due_faults(&mut self) {
-        let now = self.source.now();
-        if self.next_fault_end().is_none_or(|end| end > now) {
-            return;
-        }
-        let (due, keep): (Vec<TimedFault>, Vec<TimedFault>) =
-            self.fault_ends.iter().partition(|t| t.end <= now);
-        self.fault_ends = keep;
-        let live = self.source.snapshot().services;
-        let mut said = Vec::new();
-        for t in due {
-            let still = live.get(t.service.0).and_then(|s| s.fault) == Some(t.fault);
-            if !still {
-                continue;
-            }
-            self.command(Command::ClearFault { service: t.service });
-            match self.status.take() {
-                Some(Status::Info(text)) => said.push(format!("{text} (its time was up)")),
-                other => self.status = other,
-            }
-        }
-        if !said.is_empty() {
-            self.info(said.join(" · "));
-        }
-    }
-
-    /// Every engine driven runs to `at` (as a tour's replay does), healing timed faults at
-    /// their ends on the way.
-    fn run_until_healing(&mut self, at: Nanos) {
-        loop {
-            let end = self.next_fault_end().filter(|&end| end < at);
-            let to = end.unwrap_or(at);
-            for engine in self.driven_mut() {
-                engine.run_until(to);
-            }
-            // A finished run's clock stays put: nothing more is due.
-            if end.is_none() || self.source.now() < to {
-                return;
-            }
-            self.end_due_faults();
         }
     }
 
@@ -1547,6 +1454,9 @@ mod settings;
 
 #[path = "app_sweep.rs"]
 mod app_sweep;
+
+#[path = "app_faults.rs"]
+mod app_faults;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

@@ -733,13 +733,21 @@ impl App {
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
             Advance::By(d) => stop.map_or(now + d, |at| (now + d).min(at.max(now))),
-            // A tour's next step: as fast as possible, but no further than it.
-            Advance::AsFastAsPossible if stop.is_some() => stop.map_or(now, |at| at.max(now)),
             Advance::AsFastAsPossible => {
-                // The first engine with work left leads; the others follow to its clock.
+                // The first engine with work left leads; the others follow to its clock. A
+                // stop (a tour's next step, a timed fault's end): as fast as possible, but
+                // no further than it; the budget, not a lag, decides how far a frame gets.
                 match self.driven_mut().find(|e| !e.is_finished()) {
                     Some(lead) => {
-                        run_for(lead, &mut budget.start(engines));
+                        let mut lead_budget = budget.start(engines);
+                        match stop {
+                            Some(at) => {
+                                catch_up(lead, at.max(now), &mut lead_budget);
+                            }
+                            None => {
+                                run_for(lead, &mut lead_budget);
+                            }
+                        }
                         lead.now().max(now)
                     }
                     None => now,

@@ -255,3 +255,19 @@ fn clicking_the_arrows_and_apply_of_the_form_sets_the_fault() {
     assert_eq!(user_fault(&a), Some(Fault::Fail { probability: 0.6 }));
     assert_eq!(a.timed_faults()[0].end, secs(6));
 }
+
+/// At max speed the frame's budget is the pace, not a lag: a timed fault far ahead stops
+/// the clock at its end without marking the run behind on the way.
+#[test]
+fn a_timed_fault_far_ahead_does_not_mark_max_speed_behind() {
+    let mut a = app();
+    fail_user(&mut a, 100, 600);
+    while a.clock().speed() != super::super::clock::Speed::Max {
+        a.press(Key::Char('>'));
+    }
+    for _ in 0..5 {
+        a.advance(Duration::from_millis(16), BudgetSpec::Events(500));
+        assert!(!a.is_behind(), "behind at {}", a.now());
+    }
+    assert!(a.now() > Nanos::ZERO);
+}

@@ -1052,10 +1052,14 @@ impl App {
         {
             engine.run_until(end);
             self.end_due_faults();
-            if let Some(Status::Info(text)) = &self.status {
-                let text = format!("step to t {}: {text}", super::ui::clock_text(end));
-                self.info(text);
-            }
+            let healed = match self.status.take() {
+                Some(Status::Info(text)) => text,
+                _ => "a timed fault's time was up".to_string(),
+            };
+            self.info(format!(
+                "step to t {}: {healed}",
+                super::ui::clock_text(end)
+            ));
             self.behind = self.compare.is_some();
             return;
         }

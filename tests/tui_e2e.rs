@@ -141,3 +141,40 @@ fn a_sweep_computes_in_the_background_applies_a_point_and_quits_cleanly() {
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
     tmux.assert_restored();
 }
+
+/// In a real terminal: the fault form sets 40 % of user's calls failing for 5 s, the badge
+/// counts down and the fault is healed at its end; `L` draws the headline in large type and
+/// `Esc` gives the panels back.
+#[test]
+fn a_timed_fault_heals_itself_and_the_headline_shows_in_large_type() {
+    let tmux = Tmux::start("e2e-presenter", 120, 40);
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    let line =
+        format!("{bin} tui ironthread --set load.mode=closed --set load.clients=40; echo EXIT=$?");
+    tmux.keys(&[&line, "Enter"]);
+    tmux.wait_for("the running TUI", |s| {
+        s.contains("RUNNING") && s.contains("Pools")
+    });
+    tmux.keys(&["f"]);
+    tmux.wait_for("the fault menu", |s| s.contains("which service"));
+    tmux.keys(&["1"]);
+    tmux.wait_for("the form", |s| s.contains("Fault for user"));
+    // effect: 50 % -> 40 %; lasts: until healed -> 5 s.
+    tmux.keys(&["Down", "Left", "Left", "Down", "Right"]);
+    tmux.wait_for("the form set", |s| s.contains("apply: failing 40% for 5s"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the badge counting down", |s| {
+        s.contains("CHANGED") && s.contains("user failing 40% (")
+    });
+    tmux.keys(&[">", ">"]);
+    tmux.wait_for("the heal at the end", |s| s.contains("user: healed"));
+    tmux.keys(&["L"]);
+    tmux.wait_for("the headline in large type", |s| {
+        s.contains("Headline ·") && s.contains("goodput: answered requests") && !s.contains("Pools")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the panels again", |s| s.contains("Pools"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+    tmux.assert_restored();
+}

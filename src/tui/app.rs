@@ -18,6 +18,7 @@ use crate::time::Nanos;
 
 use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Pace, catch_up, run_for};
+use super::fault_form::{FaultForm, FormLine};
 use super::keys::{self, Context, Key};
 use super::source::{RealMode, Source};
 use super::theme::Palette;
@@ -54,6 +55,11 @@ pub enum Action {
     MenuChoose,
     /// Choose the n-th item (from 1).
     MenuPick(usize),
+    /// One step more (true) or less of the fault menu's highlighted value.
+    MenuAdjust(bool),
+    /// Line n (from 1) of the fault menu highlighted and its value one step more (true) or
+    /// less: a click on the line's `▸` or `◂`.
+    MenuArrow(usize, bool),
     /// Close the tour's caption and play on to its next step.
     TourNext,
     /// The server between platform and virtual threads (restarts the run).
@@ -80,6 +86,8 @@ pub enum Action {
     Zoom,
     /// Hide or show the theory rows.
     ToggleTheory,
+    /// The headline figures in large type over the whole body, or the panels again.
+    ToggleHeadline,
     /// A sweep of the selected pool's size (or the load) around its current value.
     OpenSweep,
     /// The sweep's cursor one point right (true) or left.
@@ -89,19 +97,6 @@ pub enum Action {
     /// Sweep the next knob.
     SweepNextKnob,
 }
-
-/// The faults the menu offers, in order; `None` heals.
-pub const FAULTS: [(&str, Option<Fault>); 4] = [
-    ("slow x5", Some(Fault::Slow { factor: 5.0 })),
-    (
-        "hang 30s",
-        Some(Fault::Hang {
-            duration: Nanos::from_secs(30),
-        }),
-    ),
-    ("fail 100%", Some(Fault::Fail { probability: 1.0 })),
-    ("heal", None),
-];
 
 /// What is drawn over the screen and takes the keys first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,13 +113,34 @@ pub enum Overlay {
     Sweep,
 }
 
-/// The fault menu: first a service, then a fault for it.
+/// The fault menu: first a service, then the fault for it (kind, strength, how long).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FaultMenu {
     /// The service chosen, once chosen.
     pub service: Option<usize>,
     /// The highlighted line.
     pub cursor: usize,
+    /// The fault being set for the chosen service.
+    pub form: FaultForm,
+}
+
+impl FaultMenu {
+    /// The list of services, `cursor` on one of them.
+    pub fn services(cursor: usize) -> FaultMenu {
+        FaultMenu {
+            service: None,
+            cursor,
+            form: FaultForm::default(),
+        }
+    }
+}
+
+/// A fault given a duration: the app heals it when the simulated clock reaches `end`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedFault {
+    pub service: ServiceId,
+    pub fault: Fault,
+    pub end: Nanos,
 }
 
 /// A talk's scripted tour: steps fire at simulated times, press their keys, pause and show
@@ -229,6 +245,10 @@ pub struct App {
     zoom: Option<Panel>,
     /// `h`: the theory rows are hidden (the log takes their rows).
     theory_hidden: bool,
+    /// `L`: the headline figures in large type fill the body.
+    headline: bool,
+    /// Faults given a duration, healed when the simulated clock reaches their end.
+    fault_ends: Vec<TimedFault>,
 }
 
 /// A panel of the live view, as presenter mode (`z`) zooms them, in order.
@@ -319,7 +339,27 @@ impl App {
             pin: None,
             zoom: None,
             theory_hidden: false,
+            headline: false,
+            fault_ends: Vec::new(),
         }
+    }
+
+    /// Whether `L` shows the headline figures in large type.
+    pub fn headline(&self) -> bool {
+        self.headline
+    }
+
+    /// `L`: the headline figures in large type, or the panels again.
+    pub fn toggle_headline(&mut self) {
+        self.headline = !self.headline;
+        if self.headline {
+            self.info("headline in large type: L or Esc shows the panels again".into());
+        }
+    }
+
+    /// The faults given a duration that still hold, with when each ends.
+    pub fn timed_faults(&self) -> &[TimedFault] {
+        &self.fault_ends
     }
 
     /// The live panel zoomed to the whole body (`z`), if any.
@@ -363,7 +403,9 @@ impl App {
         };
         self.info(format!(
             "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",
-            pin.strategy, pin.at, pin.goodput_rps
+            pin.strategy,
+            super::ui::clock_text(pin.at),
+            pin.goodput_rps
         ));
         self.pin = Some(pin);
     }
@@ -486,14 +528,13 @@ impl App {
         let times: Vec<Nanos> = tour.steps[..=index].iter().map(|s| s.at).collect();
         self.scenario = scenario;
         self.source = Source::sim(&self.scenario, strategy);
+        self.fault_ends.clear();
         self.compare = None;
         self.sweep = None;
         self.overlay = Overlay::None;
         self.selected = 0;
         for at in times {
-            for engine in self.driven_mut() {
-                engine.run_until(at);
-            }
+            self.run_until_healing(at);
             self.fire_due_tour_steps();
             if let Some(t) = &mut self.tour
                 && t.next <= index
@@ -680,18 +721,33 @@ impl App {
         }
         let engines = 1 + self.compare.as_ref().map_or(0, Vec::len);
         let now = self.now();
-        // A tour stops the clock exactly at its next step.
-        let stop = self.tour.as_ref().and_then(Tour::pending).map(|s| s.at);
+        // A tour stops the clock exactly at its next step, and a timed fault at its end.
+        let stop = self
+            .tour
+            .as_ref()
+            .and_then(Tour::pending)
+            .map(|s| s.at)
+            .into_iter()
+            .chain(self.next_fault_end())
+            .min();
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
             Advance::By(d) => stop.map_or(now + d, |at| (now + d).min(at.max(now))),
-            // A tour's next step: as fast as possible, but no further than it.
-            Advance::AsFastAsPossible if stop.is_some() => stop.map_or(now, |at| at.max(now)),
             Advance::AsFastAsPossible => {
-                // The first engine with work left leads; the others follow to its clock.
+                // The first engine with work left leads; the others follow to its clock. A
+                // stop (a tour's next step, a timed fault's end): as fast as possible, but
+                // no further than it; the budget, not a lag, decides how far a frame gets.
                 match self.driven_mut().find(|e| !e.is_finished()) {
                     Some(lead) => {
-                        run_for(lead, &mut budget.start(engines));
+                        let mut lead_budget = budget.start(engines);
+                        match stop {
+                            Some(at) => {
+                                catch_up(lead, at.max(now), &mut lead_budget);
+                            }
+                            None => {
+                                run_for(lead, &mut lead_budget);
+                            }
+                        }
                         lead.now().max(now)
                     }
                     None => now,
@@ -703,6 +759,7 @@ impl App {
             behind |= catch_up(engine, target, &mut budget.start(engines)) == Pace::Behind;
         }
         self.behind = behind;
+        self.end_due_faults();
         self.fire_due_tour_steps();
     }
 
@@ -761,6 +818,14 @@ impl App {
             self.info(why.to_string());
             return;
         }
+        // The compare view, the timeline and a zoomed panel are other bodies: the headline
+        // makes way for them.
+        if matches!(
+            action,
+            Action::ToggleCompare | Action::ToggleTimeline | Action::Zoom
+        ) {
+            self.headline = false;
+        }
         match action {
             Action::SelectStrategy(s) => self.select_strategy(s),
             Action::SelectPool(pool) => self.select_pool(pool),
@@ -787,6 +852,8 @@ impl App {
             Action::MenuDown => self.move_menu_cursor(true),
             Action::MenuChoose => self.choose_in_menu(),
             Action::MenuPick(n) => self.pick_in_menu(n),
+            Action::MenuAdjust(more) => self.adjust_in_menu(None, more),
+            Action::MenuArrow(line, more) => self.adjust_in_menu(Some(line), more),
             Action::TourNext => self.tour_next(),
             Action::ToggleServerThreads => self.toggle_server_threads(),
             Action::ToggleUnboundedThreads => self.toggle_unbounded_threads(),
@@ -801,6 +868,7 @@ impl App {
             Action::TogglePin => self.toggle_pin(),
             Action::Zoom => self.zoom = Panel::after(self.zoom),
             Action::ToggleTheory => self.theory_hidden = !self.theory_hidden,
+            Action::ToggleHeadline => self.toggle_headline(),
             Action::OpenSweep => self.open_sweep(),
             Action::SweepMove(right) => self.move_sweep_cursor(right),
             Action::SweepApply => self.apply_sweep_point(),
@@ -829,6 +897,7 @@ impl App {
             self.status = Some(Status::Error(e.to_string()));
             return;
         }
+        self.fault_ends.clear();
         self.selected = 0;
         self.info(match self.source {
             Source::Sim(_) => {
@@ -972,10 +1041,38 @@ impl App {
         };
         self.clock.pause();
         let before = engine.snapshot();
+        // A timed fault that ends before the next event: the step goes to its end and heals.
+        if let Some(end) = self
+            .fault_ends
+            .iter()
+            .map(|t| t.end)
+            .min()
+            .filter(|&end| engine.next_event_time().is_none_or(|t| t > end))
+            && !engine.is_finished()
+        {
+            engine.run_until(end);
+            self.end_due_faults();
+            let healed = match self.status.take() {
+                Some(Status::Info(text)) => text,
+                _ => "a timed fault's time was up".to_string(),
+            };
+            self.info(format!(
+                "step to t {}: {healed}",
+                super::ui::clock_text(end)
+            ));
+            self.behind = self.compare.is_some();
+            return;
+        }
         let text = if engine.step() {
             step_text(&before, &engine.snapshot())
         } else {
             "no event left".to_string()
+        };
+        self.status = None;
+        self.end_due_faults();
+        let text = match self.status.take() {
+            Some(Status::Info(healed)) => format!("{text} · {healed}"),
+            _ => text,
         };
         self.info(text);
         self.behind = self.compare.is_some();
@@ -992,10 +1089,7 @@ impl App {
     }
 
     pub fn open_fault_menu(&mut self) {
-        self.overlay = Overlay::Faults(FaultMenu {
-            service: None,
-            cursor: 0,
-        });
+        self.overlay = Overlay::Faults(FaultMenu::services(0));
     }
 
     /// `c`: every strategy replays the scenario as it is now (live changes and faults
@@ -1074,6 +1168,7 @@ impl App {
             self.status = Some(Status::Error(e.to_string()));
             return;
         }
+        self.fault_ends.clear();
         self.record_timeline_if_shown();
         if let Some(engines) = &mut self.compare {
             *engines = Strategy::ALL
@@ -1167,16 +1262,12 @@ impl App {
             Overlay::Faults(FaultMenu {
                 service: Some(service),
                 ..
-            }) => {
-                self.overlay = Overlay::Faults(FaultMenu {
-                    service: None,
-                    cursor: service,
-                })
-            }
+            }) => self.overlay = Overlay::Faults(FaultMenu::services(service)),
             Overlay::Faults(_) | Overlay::Help | Overlay::Legend | Overlay::TourSteps(_) => {
                 self.overlay = Overlay::None;
             }
             Overlay::Sweep => self.close_sweep(),
+            Overlay::None if self.headline => self.headline = false,
             Overlay::None if self.compare.is_some() => self.toggle_compare(),
             Overlay::None if self.timeline.is_some() => self.timeline = None,
             Overlay::None if self.zoom.is_some() => self.zoom = None,
@@ -1198,7 +1289,7 @@ impl App {
     fn menu_len(&self, menu: FaultMenu) -> usize {
         match menu.service {
             None => self.source.scenario().services.len(),
-            Some(_) => FAULTS.len(),
+            Some(_) => FormLine::LINES.len(),
         }
     }
 
@@ -1232,6 +1323,8 @@ impl App {
         self.overlay = Overlay::Faults(menu);
     }
 
+    /// Digit n (or a click on line n): a service in the list; in the form, line n, which
+    /// applies the fault when it is the last line.
     fn pick_in_menu(&mut self, n: usize) {
         let Overlay::Faults(mut menu) = self.overlay else {
             return;
@@ -1241,9 +1334,13 @@ impl App {
         }
         menu.cursor = n - 1;
         self.overlay = Overlay::Faults(menu);
-        self.choose_in_menu();
+        if menu.service.is_none() || FormLine::at(menu.cursor) == FormLine::Apply {
+            self.choose_in_menu();
+        }
     }
 
+    /// Enter: in the list, the service's form (set to its fault, if it has one); in the
+    /// form, apply it.
     fn choose_in_menu(&mut self) {
         if let Overlay::TourSteps(cursor) = self.overlay {
             self.tour_jump(cursor);
@@ -1254,22 +1351,21 @@ impl App {
         };
         match menu.service {
             None => {
+                let current = self
+                    .source
+                    .snapshot()
+                    .services
+                    .get(menu.cursor)
+                    .and_then(|s| s.fault);
                 self.overlay = Overlay::Faults(FaultMenu {
                     service: Some(menu.cursor),
                     cursor: 0,
-                })
+                    form: FaultForm::for_current(current),
+                });
             }
             Some(service) => {
                 self.overlay = Overlay::None;
-                let service = ServiceId(service);
-                let command = match FAULTS.get(menu.cursor) {
-                    Some((_, Some(fault))) => Command::InjectFault {
-                        service,
-                        fault: *fault,
-                    },
-                    _ => Command::ClearFault { service },
-                };
-                self.command(command);
+                self.apply_fault(ServiceId(service), menu.form);
             }
         }
     }
@@ -1371,6 +1467,9 @@ mod settings;
 #[path = "app_sweep.rs"]
 mod app_sweep;
 
+#[path = "app_faults.rs"]
+mod app_faults;
+
 #[cfg(test)]
 #[path = "app_tests.rs"]
 mod tests;
@@ -1386,6 +1485,10 @@ mod settings_tests;
 #[cfg(test)]
 #[path = "app_sweep_tests.rs"]
 mod sweep_tests;
+
+#[cfg(test)]
+#[path = "fault_tests.rs"]
+mod fault_tests;
 
 /// The live key a tour key (or a key script's) stands for.
 pub(crate) fn tour_key(key: TourKey) -> Key {

@@ -209,8 +209,10 @@ fn fault_menu_injects_and_heals() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     a.press(Key::Char('f'));
     assert!(matches!(a.overlay(), Overlay::Faults(_)));
-    a.press(Key::Char('3')); // recommendations
-    a.press(Key::Char('1')); // slow x5
+    a.press(Key::Char('3')); // recommendations: its form, on `kind fail`
+    a.press(Key::Left); // hang
+    a.press(Key::Left); // slow (x5)
+    a.press(Key::Enter);
     assert_eq!(a.overlay(), Overlay::None);
     assert_eq!(
         a.snapshot().services[2].fault,
@@ -220,8 +222,8 @@ fn fault_menu_injects_and_heals() {
     a.press(Key::Char('f'));
     a.press(Key::Down);
     a.press(Key::Down);
-    a.press(Key::Enter); // recommendations
-    a.press(Key::Up); // wraps to the last item: heal
+    a.press(Key::Enter); // recommendations: its form, set to its fault (slow)
+    a.press(Key::Left); // the kind before slow, round the end: heal
     a.press(Key::Enter);
     assert_eq!(a.snapshot().services[2].fault, None);
     assert_eq!(status(&a), Status::Info("recommendations: healed".into()));
@@ -237,7 +239,8 @@ fn escape_backs_out_of_the_fault_menu_one_level_at_a_time() {
         a.overlay(),
         Overlay::Faults(FaultMenu {
             service: None,
-            cursor: 1
+            cursor: 1,
+            ..
         })
     ));
     a.press(Key::Esc);
@@ -365,7 +368,10 @@ fn changes_in_compare_view_apply_to_every_engine() {
     a.apply(Action::MoreLoad);
     a.apply(Action::OpenFaultMenu);
     a.apply(Action::MenuPick(1));
-    a.apply(Action::MenuPick(3));
+    for _ in 0..10 {
+        a.apply(Action::MenuArrow(2, true)); // 50 % to 100 %
+    }
+    a.apply(Action::MenuPick(4));
     let id = ironthread(&a);
     for e in std::iter::once(a.sim()).chain(a.compare_engines().expect("open")) {
         let s = e.snapshot();

@@ -194,6 +194,9 @@ pub const LIVE: &[Binding] = &[
         Action::TogglePin
     }),
     bind(&[C('z')], "z", "zoom the next panel", |_| Action::Zoom),
+    bind(&[C('L')], "L", "headline in large type", |_| {
+        Action::ToggleHeadline
+    }),
     bind(&[C('h')], "h", "hide / show theory", |_| {
         Action::ToggleTheory
     }),
@@ -212,14 +215,30 @@ pub const LIVE: &[Binding] = &[
     }),
 ];
 
-/// The fault menu: choose a service, then a fault.
+/// The fault menu: choose a service, then set its fault (kind, strength, how long) and apply.
 pub const FAULT_MENU: &[Binding] = &[
-    bind(&[Key::Up], "Up", "previous choice", |_| Action::MenuUp),
-    bind(&[Key::Down, Key::Tab], "Down", "next choice", |_| {
-        Action::MenuDown
+    bind(
+        &[Key::Up, Key::Down, Key::Tab],
+        "Up Down",
+        "previous / next line",
+        |k| {
+            if k == Key::Up {
+                Action::MenuUp
+            } else {
+                Action::MenuDown
+            }
+        },
+    ),
+    bind(
+        &[Key::Left, Key::Right, C('-'), C('+'), C('_'), C('=')],
+        "← → - +",
+        "less / more of the value",
+        |k| Action::MenuAdjust(matches!(k, Key::Right | C('+') | C('='))),
+    ),
+    bind(&[Key::Enter], "Enter", "choose, or apply the fault", |_| {
+        Action::MenuChoose
     }),
-    bind(&[Key::Enter], "Enter", "choose", |_| Action::MenuChoose),
-    bind(&DIGITS, "1-9", "choose by number", |k| {
+    bind(&DIGITS, "1-9", "choose a service / line", |k| {
         Action::MenuPick(digit_of(k))
     }),
     bind(&[Key::Esc, C('f')], "Esc", "back / close the menu", |_| {
@@ -366,6 +385,7 @@ const REBINDABLE: &[(&str, Key)] = &[
     ("save_screen", C('p')),
     ("pin", C('b')),
     ("zoom", C('z')),
+    ("headline", C('L')),
     ("hide_theory", C('h')),
     ("reset", C('r')),
     ("seed", C('s')),

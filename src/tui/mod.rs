@@ -9,6 +9,7 @@
 pub mod app;
 pub mod clock;
 pub mod expect;
+pub mod fault_form;
 mod input;
 pub mod keys;
 pub mod knob;

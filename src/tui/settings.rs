@@ -30,7 +30,8 @@ impl App {
         let mut badges: Vec<String> = snapshot
             .services
             .iter()
-            .filter_map(|s| s.fault.map(|f| format!("{} {f}", s.name)))
+            .enumerate()
+            .filter_map(|(i, s)| Some(format!("{} {}", s.name, self.fault_text(snapshot, i)?)))
             .collect();
         for p in &snapshot.pools {
             let Some((_, core, max, queue)) = self.baseline.iter().find(|b| b.0 == p.name) else {
@@ -70,6 +71,23 @@ impl App {
             badges.push("load changed".to_string());
         }
         badges
+    }
+
+    /// Service `i`'s fault as the badges and the fault menu say it (`failing 40%`), with
+    /// the simulated time a timed one has left in whole seconds rounded up
+    /// (`failing 40% (12s left)`); `None` when it has no fault.
+    pub fn fault_text(&self, snapshot: &Snapshot, i: usize) -> Option<String> {
+        let fault = snapshot.services.get(i)?.fault?;
+        let left = self
+            .timed_faults()
+            .iter()
+            .find(|t| t.service.0 == i && t.fault == fault)
+            .map(|t| {
+                let secs = t.end.saturating_sub(snapshot.now).as_secs_f64().ceil();
+                format!(" ({secs:.0}s left)")
+            })
+            .unwrap_or_default();
+        Some(format!("{fault}{left}"))
     }
 
     /// `v`: the server between platform threads (`maxThreads`) and a virtual thread per

@@ -57,8 +57,10 @@ fn u_switches_unbounded_between_virtual_and_platform_threads() {
 fn faults_and_resized_pools_stay_on_the_badge_row() {
     let mut a = preset("ironthread", Strategy::Bulkhead);
     a.press(Key::Char('f'));
-    a.press(Key::Char('2'));
-    a.press(Key::Char('1'));
+    a.press(Key::Char('2')); // orders: its form, on `kind fail`
+    a.press(Key::Char('-')); // hang
+    a.press(Key::Char('-')); // slow (x5)
+    a.press(Key::Char('4')); // apply
     a.press(Key::Tab);
     a.press(Key::Char('+'));
     play(&mut a, 3);

@@ -98,13 +98,13 @@ fn pin_row(app: &App, pin: &crate::tui::app::Pin) -> Line<'static> {
     let latency = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
     Line::styled(
         format!(
-            "{:<NAME_WIDTH$}{:>9}{:>8}{:>8}{:>10}  baseline at {} (b clears)",
+            "{:<NAME_WIDTH$}{:>9}{:>8}{:>8}{:>10}  at {} (b clears)",
             fmt::fit(&name, NAME_WIDTH),
             fmt::rate(pin.goodput_rps),
             latency(pin.p50_ms),
             latency(pin.p99_ms),
             fmt::rate(pin.failed_rps),
-            pin.at
+            fmt::clock(pin.at)
         ),
         p.change,
     )

@@ -26,7 +26,8 @@
 //! theory and log, taking the log's rows first.
 //!
 //! The compare view replaces body, theory and log with every strategy side by side
-//! (2x2 below 120 columns). Overlays (help, fault menu, sweep) are drawn last, centred. Below
+//! (2x2 below 120 columns); the headline in large type (`L`) replaces them too, and comes
+//! first. Overlays (help, fault menu, sweep) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 
 mod bottlenecks;
@@ -34,6 +35,7 @@ mod compare;
 mod fault_menu;
 mod fmt;
 mod header;
+mod headline;
 mod help;
 mod latency;
 mod log;
@@ -77,7 +79,9 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
     let [header, body, status] = screen_areas(area, !badges.is_empty());
     header::render(frame, header, app, snapshot, &badges);
     status::render(frame, status, app);
-    if app.compare_engines().is_some() {
+    if app.headline() {
+        headline::render(frame, body, app, snapshot);
+    } else if app.compare_engines().is_some() {
         compare::render(frame, body, app);
     } else if let Some(lane) = app.timeline_lane() {
         timeline::render(frame, body, app, lane);

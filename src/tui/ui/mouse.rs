@@ -1,11 +1,12 @@
 //! Where a mouse click lands, from the same layout the screen is drawn with: a strategy tab,
-//! a pool of the live view, or a line of the fault menu. (The wheel scrolls the log wherever
-//! it turns.)
+//! a pool of the live view, or a line of the fault menu (on a value line, its `◂` or `▸`
+//! steps the value). (The wheel scrolls the log wherever it turns.)
 
 use ratatui::layout::Rect;
 
 use crate::scenario::Strategy;
 use crate::tui::app::{Action, App, Overlay};
+use crate::tui::fault_form::FormLine;
 
 /// What the pointer hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +15,8 @@ pub enum Target {
     Pool(crate::topology::PoolId),
     /// Line n (from 1) of the fault menu.
     MenuLine(usize),
+    /// The `▸` (true) or `◂` of the fault menu's line n (from 1).
+    MenuArrow(usize, bool),
     Nothing,
 }
 
@@ -22,13 +25,18 @@ pub fn target(app: &App, width: u16, height: u16, column: u16, row: u16) -> Targ
     let area = Rect::new(0, 0, width, height);
     match app.overlay() {
         Overlay::Faults(menu) => {
+            let services = app.source().scenario().services.len();
             let items = match menu.service {
-                None => app.source().scenario().services.len(),
-                Some(_) => crate::tui::app::FAULTS.len(),
+                None => services,
+                Some(_) => FormLine::LINES.len(),
             };
-            let rows = u16::try_from(items + 1).unwrap_or(u16::MAX);
-            let menu_box = super::centred(area, super::fault_menu::WIDTH, rows + 2);
-            return menu_line(menu_box, column, row, items);
+            let rows = super::fault_menu::rows(menu, services);
+            let menu_box = super::centred(area, super::fault_menu::WIDTH, rows);
+            let target = menu_line(menu_box, column, row, items);
+            return match target {
+                Target::MenuLine(n) if menu.service.is_some() => arrow(menu_box, column, n),
+                other => other,
+            };
         }
         Overlay::None => {}
         _ => return Target::Nothing,
@@ -36,7 +44,7 @@ pub fn target(app: &App, width: u16, height: u16, column: u16, row: u16) -> Targ
     if row == 0 {
         return super::header::tab_at(app, width, column).map_or(Target::Nothing, Target::Tab);
     }
-    if app.compare_engines().is_some() || app.timeline_lane().is_some() {
+    if app.headline() || app.compare_engines().is_some() || app.timeline_lane().is_some() {
         return Target::Nothing;
     }
     let snapshot = app.snapshot();
@@ -62,12 +70,28 @@ fn menu_line(menu_box: Rect, column: u16, row: u16, items: usize) -> Target {
     }
 }
 
+/// On line `n` of the fault form: its `◂` or `▸` when the click is on one (a column either
+/// side of it counts), else the line.
+fn arrow(menu_box: Rect, column: u16, n: usize) -> Target {
+    use super::fault_menu::{LESS_COLUMN, MORE_COLUMN};
+    let inner = column.saturating_sub(menu_box.x + 1);
+    let adjustable = FormLine::at(n - 1).adjustable();
+    if adjustable && inner.abs_diff(LESS_COLUMN) <= 1 {
+        Target::MenuArrow(n, false)
+    } else if adjustable && inner + 1 >= MORE_COLUMN {
+        Target::MenuArrow(n, true)
+    } else {
+        Target::MenuLine(n)
+    }
+}
+
 /// The action a left click on `target` asks for.
 pub fn click(target: Target) -> Option<Action> {
     match target {
         Target::Tab(s) => Some(Action::SelectStrategy(s)),
         Target::Pool(pool) => Some(Action::SelectPool(pool)),
         Target::MenuLine(n) => Some(Action::MenuPick(n)),
+        Target::MenuArrow(n, more) => Some(Action::MenuArrow(n, more)),
         Target::Nothing => None,
     }
 }

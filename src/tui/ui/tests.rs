@@ -328,7 +328,9 @@ fn containment_after_switch() -> App {
     a.apply(Action::SelectStrategy(Strategy::Shared));
     a.apply(Action::OpenFaultMenu);
     a.apply(Action::MenuPick(2));
-    a.apply(Action::MenuPick(1));
+    a.apply(Action::MenuAdjust(false)); // fail to hang
+    a.apply(Action::MenuAdjust(false)); // hang to slow (x5)
+    a.apply(Action::MenuPick(4));
     play_to(&mut a, Nanos::from_secs(12));
     a
 }
@@ -576,4 +578,158 @@ fn zoom_fills_the_body_with_one_panel_at_a_time_and_h_hides_theory() {
     insta::assert_snapshot!("theory_hidden_80x24", hidden);
     a.apply(Action::ToggleTheory);
     assert_eq!(screen(&a, 80, 24), normal);
+}
+
+/// `L`: goodput, the answered p99 and failures per second in large type, each under the label
+/// of what it counts, the pinned baseline's beside it; every size from 80x24 to 200x60 shows
+/// all three labels, and the figures are the pin's and the compare view's.
+#[test]
+fn the_headline_in_large_type_keeps_its_labels_and_the_pin_beside_each_figure() {
+    let mut a = app(CLOSED, Strategy::Shared, Nanos::from_secs(3));
+    a.apply(Action::TogglePin);
+    a.apply(Action::SelectStrategy(Strategy::Bulkhead));
+    play_to(&mut a, Nanos::from_secs(6));
+    let panels = screen(&a, 80, 24);
+    a.apply(Action::ToggleHeadline);
+    assert!(a.headline());
+    for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+        let text = screen(&a, width, height);
+        for label in [
+            "goodput: answered requests",
+            "p99",
+            "failed + timeout + refused",
+        ] {
+            assert!(text.contains(label), "{width}x{height}: {label}\n{text}");
+        }
+        assert_eq!(text.matches("pin ").count(), 4, "{width}x{height}\n{text}");
+        assert!(text.contains("pin shared at 3.000s (b clears)"), "{text}");
+        assert!(!text.contains("Pools") && !text.contains("Log"), "{text}");
+        if (width, height) != (200, 60) {
+            insta::assert_snapshot!(format!("headline_{width}x{height}"), text);
+        }
+    }
+    // Esc, like L again, gives the panels back.
+    a.apply(Action::Back);
+    assert!(!a.headline());
+    let body = |text: &str| text.lines().take(23).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        body(&screen(&a, 80, 24)),
+        body(&panels),
+        "all but the status line"
+    );
+    a.apply(Action::ToggleHeadline);
+    a.apply(Action::ToggleCompare);
+    assert!(!a.headline(), "the compare view takes the body");
+}
+
+#[test]
+fn the_headline_figures_are_the_runs_goodput_p99_and_failures_per_second() {
+    let a = app(
+        &["load.mode=closed", "load.clients=400"],
+        Strategy::Bulkhead,
+        Nanos::from_secs(6),
+    );
+    let snapshot = a.snapshot();
+    let engine = a.sim();
+    let report = crate::report::RunReport::from_snapshot(
+        engine.scenario(),
+        &snapshot,
+        &[],
+        engine.prediction(),
+    );
+    let values = super::headline::values(&a, &snapshot);
+    let failed =
+        report.failure_rps.failed + report.failure_rps.timeout + report.failure_rps.refused;
+    assert!(failed > 0.0, "this load fails requests: {failed}");
+    assert_eq!(
+        values,
+        vec![
+            super::fmt::rate(report.goodput_rps).replace("/s", ""),
+            super::fmt::ms(report.latency_ms.p99),
+            super::fmt::rate(failed).replace("/s", ""),
+        ]
+    );
+}
+
+#[test]
+fn a_real_run_shows_the_headline_too() {
+    let scenario = scenario::load("ironthread", &[]).expect("preset loads");
+    let options = crate::real::RealOptions {
+        time_scale: 0.01,
+        ..crate::real::RealOptions::default()
+    };
+    let mut a = App::new_real(scenario, Strategy::Bulkhead, options, Theme::Dark)
+        .expect("the real run starts");
+    a.apply(Action::ToggleHeadline);
+    assert!(a.headline());
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("Headline · bulkhead"), "{text}");
+    assert!(!text.contains("pin"), "no pin in a real run\n{text}");
+}
+
+/// The fault form: kind, effect, duration and what Enter applies, at 80x24 and 120x40.
+#[test]
+fn the_fault_form_shows_kind_effect_duration_and_what_it_applies() {
+    let mut a = live(Strategy::Bulkhead);
+    a.apply(Action::OpenFaultMenu);
+    a.apply(Action::MenuPick(3));
+    a.apply(Action::MenuArrow(2, false)); // 45 %
+    a.apply(Action::MenuArrow(3, true)); // 5 s
+    a.apply(Action::MenuArrow(3, true)); // 10 s
+    for (width, height) in [(80, 24), (120, 40)] {
+        let text = screen(&a, width, height);
+        assert!(text.contains("45 % of calls fail"), "{text}");
+        assert!(text.contains("10s (simulated)"), "{text}");
+        assert!(text.contains("apply: failing 45% for 10s"), "{text}");
+        insta::assert_snapshot!(format!("fault_form_{width}x{height}"), text);
+    }
+    a.apply(Action::MenuChoose);
+    play_to(&mut a, Nanos::from_secs(8));
+    for (width, height) in [(80, 24), (120, 40)] {
+        let text = screen(&a, width, height);
+        assert!(
+            text.contains("recommendations failing 45% (7s left)"),
+            "{width}x{height}: the badge with its time left\n{text}"
+        );
+    }
+    insta::assert_snapshot!("fault_timed_badge_80x24", screen(&a, 80, 24));
+}
+
+/// A pin taken between whole seconds says when as the header's clock does (`2.500s`), in the
+/// status line, the compare view's pin row and the headline's title, not in raw units.
+#[test]
+fn a_pin_says_when_it_was_taken_as_the_clock_does() {
+    let mut a = app(CLOSED, Strategy::Shared, Nanos::from_millis(2_500));
+    a.apply(Action::TogglePin);
+    let status = screen(&a, 120, 40);
+    assert!(status.contains("pinned shared at 2.500s"), "{status}");
+    a.apply(Action::ToggleCompare);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let compare = screen(&a, 120, 40);
+    assert!(compare.contains("  at 2.500s (b clears)"), "{compare}");
+    a.apply(Action::ToggleHeadline);
+    let headline = screen(&a, 120, 40);
+    assert!(
+        headline.contains("pin shared at 2.500s (b clears)"),
+        "{headline}"
+    );
+}
+
+/// From 80x24 to 200x60, with badges and a pin, the headline draws every figure's label and
+/// never runs past the screen.
+#[test]
+fn the_headline_fits_every_size_from_80x24_to_200x60() {
+    let mut a = app(CLOSED, Strategy::Shared, Nanos::from_secs(3));
+    a.apply(Action::TogglePin);
+    a.apply(Action::GrowPool); // a badge row too
+    a.apply(Action::ToggleHeadline);
+    for width in (80..=200).step_by(15) {
+        for height in (24..=60).step_by(4) {
+            let text = screen(&a, width, height);
+            for label in ["goodput", "p99", "refused"] {
+                assert!(text.contains(label), "{width}x{height}: {label}\n{text}");
+            }
+            assert_eq!(text.matches("pin ").count(), 4, "{width}x{height}\n{text}");
+        }
+    }
 }

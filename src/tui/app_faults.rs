@@ -1,0 +1,104 @@
+//! The fault menu's form and timed faults: step a line's value, apply the form's fault to
+//! every engine driven, and heal a timed fault when the simulated clock reaches its end (the
+//! engine has no fault that ends by itself, so the app keeps the ends and sends the heal).
+
+use super::super::fault_form::{FaultForm, FormLine};
+use super::{App, Overlay, Status, TimedFault};
+use crate::scenario::ServiceId;
+use crate::sim::Command;
+use crate::time::Nanos;
+
+impl App {
+    /// `←` `→` (`-` `+`): the highlighted line's value, or line `line`'s (from 1), one step.
+    pub(super) fn adjust_in_menu(&mut self, line: Option<usize>, more: bool) {
+        let Overlay::Faults(mut menu) = self.overlay else {
+            return;
+        };
+        if menu.service.is_none() {
+            return;
+        }
+        if let Some(n) = line.filter(|&n| n >= 1 && n <= FormLine::LINES.len()) {
+            menu.cursor = n - 1;
+        }
+        menu.form.adjust(FormLine::at(menu.cursor), more);
+        self.overlay = Overlay::Faults(menu);
+    }
+
+    /// Injects the form's fault into `service` (or heals it), in every engine driven; a
+    /// fault with a duration is healed when the simulated clock reaches its end.
+    pub fn apply_fault(&mut self, service: ServiceId, form: FaultForm) {
+        let Some(fault) = form.fault() else {
+            self.fault_ends.retain(|t| t.service != service);
+            self.command(Command::ClearFault { service });
+            return;
+        };
+        self.command(Command::InjectFault { service, fault });
+        let Some(Status::Info(text)) = &self.status else {
+            return;
+        };
+        self.fault_ends.retain(|t| t.service != service);
+        if let Some(lasts) = form.lasts() {
+            let end = self.source.now() + lasts;
+            let text = format!(
+                "{text} for {lasts}, healed at t {}",
+                super::super::ui::clock_text(end)
+            );
+            self.fault_ends.push(TimedFault {
+                service,
+                fault,
+                end,
+            });
+            self.info(text);
+        }
+    }
+
+    /// The earliest end of a timed fault.
+    pub(super) fn next_fault_end(&self) -> Option<Nanos> {
+        self.fault_ends.iter().map(|t| t.end).min()
+    }
+
+    /// Heals every timed fault whose end the run on screen has reached (the engine's
+    /// fault is still the one timed: nothing replaced it since), and says so.
+    pub(super) fn end_due_faults(&mut self) {
+        let now = self.source.now();
+        if self.next_fault_end().is_none_or(|end| end > now) {
+            return;
+        }
+        let (due, keep): (Vec<TimedFault>, Vec<TimedFault>) =
+            self.fault_ends.iter().partition(|t| t.end <= now);
+        self.fault_ends = keep;
+        let live = self.source.snapshot().services;
+        let mut said = Vec::new();
+        for t in due {
+            let still = live.get(t.service.0).and_then(|s| s.fault) == Some(t.fault);
+            if !still {
+                continue;
+            }
+            self.command(Command::ClearFault { service: t.service });
+            match self.status.take() {
+                Some(Status::Info(text)) => said.push(format!("{text} (its time was up)")),
+                other => self.status = other,
+            }
+        }
+        if !said.is_empty() {
+            self.info(said.join(" · "));
+        }
+    }
+
+    /// Every engine driven runs to `at` (as a tour's replay does), healing timed faults at
+    /// their ends on the way.
+    pub(super) fn run_until_healing(&mut self, at: Nanos) {
+        loop {
+            let end = self.next_fault_end().filter(|&end| end < at);
+            let to = end.unwrap_or(at);
+            for engine in self.driven_mut() {
+                engine.run_until(to);
+            }
+            // A finished run's clock stays put: nothing more is due.
+            if end.is_none() || self.source.now() < to {
+                return;
+            }
+            self.end_due_faults();
+        }
+    }
+}

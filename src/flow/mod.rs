@@ -12,7 +12,7 @@ pub use rejection::Rejection;
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;
-use crate::scenario::Hang;
+use crate::scenario::{Hang, ServiceId};
 use crate::time::Nanos;
 
 /// A closed-loop client whose request was refused or answered at once retries after at least
@@ -23,17 +23,17 @@ pub const RETRY_AFTER_REFUSAL: Nanos = Nanos::from_millis(1);
 /// Why a request failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailReason {
-    /// A call failed and had no fallback (the service's index).
-    CallFailed(usize),
+    /// A call of this service failed and had no fallback.
+    CallFailed(ServiceId),
     /// A call timed out and had no fallback.
-    CallTimedOut(usize),
+    CallTimedOut(ServiceId),
     /// A call got no connection within the pool's timeout and had no fallback.
-    NoConnection(usize),
+    NoConnection(ServiceId),
     /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
-    Rejected(usize),
+    Rejected(ServiceId),
     /// No permit of the service's semaphore bulkhead within `max_wait`
     /// (`BulkheadFullException`) and no fallback.
-    BulkheadFull(usize),
+    BulkheadFull(ServiceId),
     /// `connect()` failed: the kernel's SYN retries ran out, or the client's connect timeout.
     Connect,
     /// The server closed the connection unread (Tomcat's `maxQueueSize` was full).
@@ -45,7 +45,7 @@ pub enum FailReason {
 pub enum Detail {
     None,
     /// The fallback of this service was used.
-    Fallback(usize),
+    Fallback(ServiceId),
     Failed(FailReason),
 }
 

@@ -40,12 +40,18 @@ fn the_first_failure_without_fallback_decides_the_reason_and_fallbacks_degrade_t
     assert_eq!(v.outcome(), (Outcome::Success, Detail::None));
     let fb = v.complete(ServiceId(2), true, CallResult::Failed, "a");
     assert_eq!(fb, Completion::FellBack);
-    assert_eq!(v.outcome(), (Outcome::Partial, Detail::Fallback(2)));
+    assert_eq!(
+        v.outcome(),
+        (Outcome::Partial, Detail::Fallback(ServiceId(2)))
+    );
     v.complete(ServiceId(1), false, CallResult::TimedOut, "b");
     v.complete(ServiceId(0), false, CallResult::Failed, "c");
     assert_eq!(
         v.outcome(),
-        (Outcome::Failed, Detail::Failed(FailReason::CallTimedOut(1)))
+        (
+            Outcome::Failed,
+            Detail::Failed(FailReason::CallTimedOut(ServiceId(1)))
+        )
     );
     assert_eq!(v.last_completer(), Some("c"));
 }

@@ -12,7 +12,7 @@ use super::{CallResult, Detail, FailReason};
 pub struct Verdict<T> {
     fail: Option<FailReason>,
     /// The service whose fallback was used first (for the log), once one was.
-    first_fallback: Option<usize>,
+    first_fallback: Option<ServiceId>,
     last_completer: Option<T>,
 }
 
@@ -60,15 +60,15 @@ impl<T: Clone> Verdict<T> {
             return Completion::Ok;
         }
         if has_fallback {
-            self.first_fallback.get_or_insert(service.0);
+            self.first_fallback.get_or_insert(service);
             return Completion::FellBack;
         }
         if self.fail.is_none() {
             self.fail = Some(match result {
-                CallResult::TimedOut => FailReason::CallTimedOut(service.0),
-                CallResult::NoConnection => FailReason::NoConnection(service.0),
-                CallResult::BulkheadFull => FailReason::BulkheadFull(service.0),
-                CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service.0),
+                CallResult::TimedOut => FailReason::CallTimedOut(service),
+                CallResult::NoConnection => FailReason::NoConnection(service),
+                CallResult::BulkheadFull => FailReason::BulkheadFull(service),
+                CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service),
             });
         }
         Completion::Failed
@@ -76,7 +76,7 @@ impl<T: Clone> Verdict<T> {
 
     /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
     pub fn reject(&mut self, service: ServiceId) {
-        self.fail = Some(FailReason::Rejected(service.0));
+        self.fail = Some(FailReason::Rejected(service));
     }
 
     /// The response's outcome and what the log says beside it.

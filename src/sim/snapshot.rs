@@ -427,13 +427,13 @@ impl Engine {
 /// The run table's status of an outcome: `Success`, `Partial (Recs:Fallback)`,
 /// `Failed (orders timed out)`, `Failed (TaskRejectedException: user)`.
 pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> String {
-    let svc = |i: usize| scenario.services.get(i).map_or("?", |s| s.name.as_str());
+    let svc = |i: ServiceId| scenario.services.get(i.0).map_or("?", |s| s.name.as_str());
     match detail {
         Detail::None => outcome.name().to_string(),
         Detail::Fallback(i) => {
             let fallback = scenario
                 .services
-                .get(i)
+                .get(i.0)
                 .and_then(|s| s.fallback.as_deref())
                 .unwrap_or("fallback");
             format!("{} ({fallback})", outcome.name())

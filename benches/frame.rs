@@ -57,10 +57,10 @@ fn frame_120x40(bencher: Bencher, preset: &str) {
 #[divan::bench]
 fn timeline_120x40_200_lanes(bencher: Bencher) {
     let app = app_with("erlang-c", Strategy::Sequential, &[Action::ToggleTimeline]);
-    let lanes = app
-        .engine()
-        .and_then(|e| e.timeline())
-        .map_or(0, |t| t.pool_lanes(threadlab::sim::SERVER_POOL).count());
+    let lanes = app.engine().map_or(0, |e| {
+        let server = e.topology().server();
+        e.timeline().map_or(0, |t| t.pool_lanes(server).count())
+    });
     assert_eq!(lanes, 200, "every server thread has a lane");
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");
     bencher.bench_local(|| {

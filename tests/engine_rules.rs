@@ -7,7 +7,7 @@
 use threadlab::metrics::Outcome;
 use threadlab::scenario::{ServiceId, Strategy};
 use threadlab::sim::pool::{FORK_JOIN_START, FORK_JOIN_WAKE, PoolKind};
-use threadlab::sim::{Command, Engine, Fault, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL};
+use threadlab::sim::{Command, Engine, Fault, PoolSnapshot, RunLine};
 use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
@@ -40,8 +40,20 @@ fn bulkhead(e: &Engine, n: usize) -> PoolId {
         .expect("the preset has this bulkhead")
 }
 
-fn pool(e: &Engine, id: usize) -> PoolSnapshot {
-    e.snapshot().pools[id].clone()
+/// The web server's pool.
+fn server(e: &Engine) -> PoolId {
+    e.topology().server()
+}
+
+/// The common pool.
+fn shared(e: &Engine) -> PoolId {
+    e.topology()
+        .id_of(PoolRole::Shared)
+        .expect("every run has the common pool")
+}
+
+fn pool(e: &Engine, id: PoolId) -> PoolSnapshot {
+    e.snapshot().pools[id.index()].clone()
 }
 
 fn count(e: &Engine, outcome: Outcome) -> u64 {
@@ -114,8 +126,8 @@ fn abort_fails_the_rejected_request_at_once_with_task_rejected_exception() {
     let s = e.snapshot();
     assert_eq!(s.services[0].stats.rejected, 1);
     assert_eq!(s.services[0].stats.calls, 2);
-    assert_eq!(s.pools[bulkhead(&e, 0)].stats.rejected, 1);
-    assert_eq!(s.pools[bulkhead(&e, 0)].stats.completed, 2);
+    assert_eq!(s.pools[bulkhead(&e, 0).index()].stats.rejected, 1);
+    assert_eq!(s.pools[bulkhead(&e, 0).index()].stats.completed, 2);
 }
 
 #[test]
@@ -126,7 +138,7 @@ fn caller_runs_runs_the_rejected_call_on_the_tomcat_handler_thread() {
     );
     e.advance_to(ms(50));
     // Three handlers are busy: two blocked in join(), one running the call itself.
-    assert_eq!(pool(&e, SERVER_POOL).active, 3);
+    assert_eq!(pool(&e, server(&e)).active, 3);
     assert_eq!(pool(&e, bulkhead(&e, 0)).active, 1);
     assert_eq!(pool(&e, bulkhead(&e, 0)).queued, 1);
     e.run_until(Nanos::from_secs(60));
@@ -139,8 +151,8 @@ fn caller_runs_runs_the_rejected_call_on_the_tomcat_handler_thread() {
     let s = e.snapshot();
     assert_eq!(s.services[0].stats.calls, 3);
     assert_eq!(s.services[0].stats.rejected, 1);
-    assert_eq!(s.pools[bulkhead(&e, 0)].stats.completed, 2);
-    assert_eq!(s.pools[bulkhead(&e, 0)].stats.largest_pool_size, 1);
+    assert_eq!(s.pools[bulkhead(&e, 0).index()].stats.completed, 2);
+    assert_eq!(s.pools[bulkhead(&e, 0).index()].stats.largest_pool_size, 1);
 }
 
 #[test]
@@ -158,10 +170,11 @@ fn discard_leaves_the_dropped_request_waiting_forever_without_a_timeout() {
     assert_eq!(s.sent, 3);
     assert_eq!(s.in_flight, 1);
     assert_eq!(
-        s.pools[SERVER_POOL].active, 1,
+        s.pools[server(&e).index()].active,
+        1,
         "its handler is still blocked in join()"
     );
-    assert_eq!(s.pools[bulkhead(&e, 0)].active, 0);
+    assert_eq!(s.pools[bulkhead(&e, 0).index()].active, 0);
     assert_eq!(s.services[0].stats.discarded, 1);
     assert_eq!(s.services[0].stats.calls, 2);
 }
@@ -179,7 +192,7 @@ fn discard_with_a_timeout_fails_the_dropped_request_exactly_at_the_timeout() {
     assert_eq!(times(&e), [ms(100), ms(200), ms(300)]);
     let s = e.snapshot();
     assert!(s.finished);
-    assert_eq!(s.pools[SERVER_POOL].active, 0);
+    assert_eq!(s.pools[server(&e).index()].active, 0);
     assert_eq!(s.services[0].stats.timeouts, 1);
 }
 
@@ -219,7 +232,7 @@ fn discard_oldest_drops_the_oldest_queued_request_and_queues_the_new_one() {
     assert_eq!(threads(&e), ["B-1", "B-1", "B-1"]);
     let s = e.snapshot();
     assert_eq!(s.in_flight, 1);
-    assert_eq!(s.pools[SERVER_POOL].active, 1);
+    assert_eq!(s.pools[server(&e).index()].active, 1);
     assert_eq!(s.services[0].stats.discarded, 1);
     assert_eq!(s.services[0].stats.calls, 3);
 }
@@ -288,7 +301,7 @@ rejection = "caller-runs"
     let s = e.snapshot();
     let rejected: Vec<u64> = s.services.iter().map(|x| x.stats.rejected).collect();
     assert_eq!(rejected, [0, 1, 0]);
-    assert_eq!(s.pools[bulkhead(&e, 0)].stats.completed, 2);
+    assert_eq!(s.pools[bulkhead(&e, 0).index()].stats.completed, 2);
 }
 
 // ---- timeouts do not free threads -------------------------------------------------------
@@ -340,7 +353,7 @@ fn a_timed_out_call_keeps_its_pool_thread_busy_until_its_latency_ends() {
         (1, 1),
         "the worker is still in the call"
     );
-    assert_eq!(pool(&e, SERVER_POOL).active, 0, "the handlers were freed");
+    assert_eq!(pool(&e, server(&e)).active, 0, "the handlers were freed");
 
     e.advance_to(ms(999));
     assert_eq!(pool(&e, bulkhead(&e, 0)).active, 1);
@@ -360,7 +373,7 @@ fn a_timed_out_call_keeps_its_pool_thread_busy_until_its_latency_ends() {
 fn sequential_timeout_acts_as_a_read_timeout_and_frees_the_handler() {
     let mut e = engine(SLOW_WITH_TIMEOUT, Strategy::Sequential);
     e.advance_to(ms(50));
-    assert_eq!(pool(&e, SERVER_POOL).active, 1);
+    assert_eq!(pool(&e, server(&e)).active, 1);
     e.advance_to(ms(100));
     let r1 = row(&e, 1);
     assert_eq!((r1.outcome, r1.time), (Outcome::Partial, ms(100)));
@@ -376,7 +389,7 @@ fn sequential_timeout_acts_as_a_read_timeout_and_frees_the_handler() {
         ms(200),
         "nothing keeps running after the read timeouts"
     );
-    assert_eq!(s.pools[SERVER_POOL].active, 0);
+    assert_eq!(s.pools[server(&e).index()].active, 0);
     assert_eq!(s.services[0].stats.timeouts, 2);
 }
 
@@ -407,7 +420,7 @@ use = "sequential"
 fn tomcat_at_max_threads_queues_the_rest() {
     let mut e = engine(&tomcat_scenario(15, "threads = 10"), Strategy::Sequential);
     e.advance_to(Nanos::ZERO);
-    let p = pool(&e, SERVER_POOL);
+    let p = pool(&e, server(&e));
     assert_eq!((p.pool_size, p.active, p.queued), (10, 10, 5));
     e.run_until(Nanos::from_secs(60));
     let mut expected = vec![ms(100); 10];
@@ -423,14 +436,14 @@ fn tomcat_at_max_threads_queues_the_rest() {
 #[test]
 fn tomcat_grows_to_max_threads_before_queueing() {
     let mut e = engine(&tomcat_scenario(15, "threads = 20"), Strategy::Sequential);
-    assert_eq!(pool(&e, SERVER_POOL).pool_size, 10, "min_spare prestarted");
+    assert_eq!(pool(&e, server(&e)).pool_size, 10, "min_spare prestarted");
     e.advance_to(Nanos::ZERO);
-    let p = pool(&e, SERVER_POOL);
+    let p = pool(&e, server(&e));
     assert_eq!((p.pool_size, p.active, p.queued), (15, 15, 0));
     e.run_until(Nanos::from_secs(60));
     assert_eq!(times(&e), vec![ms(100); 15]);
     assert_eq!(threads(&e), names("http-nio-8080-exec-", 1..=15));
-    let p = pool(&e, SERVER_POOL);
+    let p = pool(&e, server(&e));
     assert_eq!(p.stats.largest_pool_size, 15);
     assert_eq!(p.stats.max_queue, 0);
 }
@@ -456,7 +469,7 @@ fn tomcat_bounded_queue_refuses_what_does_not_fit() {
         expected
     );
     assert_eq!(count(&e, Outcome::Success), 12);
-    assert_eq!(pool(&e, SERVER_POOL).stats.rejected, 3);
+    assert_eq!(pool(&e, server(&e)).stats.rejected, 3);
 }
 
 #[test]
@@ -473,7 +486,7 @@ fn connections_beyond_max_connections_wait_in_the_accept_queue_then_retransmit_t
     assert_eq!(s.outcomes.get(Outcome::Refused), 0);
     let net = s.net.expect("a simulated run has a connection layer");
     assert_eq!(net.stats.syn_drops, 5);
-    let p = &s.pools[SERVER_POOL];
+    let p = &s.pools[server(&e).index()];
     assert_eq!((p.active, p.queued), (10, 2));
 
     e.run_until(Nanos::from_secs(60));
@@ -495,20 +508,20 @@ fn connections_beyond_max_connections_wait_in_the_accept_queue_then_retransmit_t
 fn tomcat_threads_above_min_spare_die_after_60s_idle() {
     let mut e = engine(&tomcat_scenario(15, "threads = 20"), Strategy::Sequential);
     e.run_until(Nanos::from_secs(1));
-    assert_eq!(pool(&e, SERVER_POOL).pool_size, 15);
+    assert_eq!(pool(&e, server(&e)).pool_size, 15);
     // All 15 went idle at 100 ms; the 5 above min_spare time out 60 s later.
     e.advance_to(Nanos::from_secs(60) + ms(99));
-    assert_eq!(pool(&e, SERVER_POOL).pool_size, 15);
+    assert_eq!(pool(&e, server(&e)).pool_size, 15);
     e.advance_to(Nanos::from_secs(60) + ms(100));
-    let p = pool(&e, SERVER_POOL);
+    let p = pool(&e, server(&e));
     assert_eq!((p.pool_size, p.idle), (10, 10));
     e.advance_to(Nanos::from_secs(600));
     assert_eq!(
-        pool(&e, SERVER_POOL).pool_size,
+        pool(&e, server(&e)).pool_size,
         10,
         "min_spare threads never die"
     );
-    assert_eq!(pool(&e, SERVER_POOL).stats.largest_pool_size, 15);
+    assert_eq!(pool(&e, server(&e)).stats.largest_pool_size, 15);
 }
 
 #[test]
@@ -524,10 +537,10 @@ fn a_client_timeout_ends_the_request_but_the_server_finishes_the_work() {
     let r1 = row(&e, 1);
     assert_eq!((r1.outcome, r1.time), (Outcome::Timeout, ms(150)));
     // Request 2 was sent at 150 ms, while request 1 still holds its handler.
-    assert_eq!(pool(&e, SERVER_POOL).active, 2);
+    assert_eq!(pool(&e, server(&e)).active, 2);
     e.advance_to(ms(300));
     assert_eq!(
-        pool(&e, SERVER_POOL).active,
+        pool(&e, server(&e)).active,
         1,
         "request 1's handler finished at 300 ms"
     );
@@ -578,7 +591,7 @@ fn common_pool_parallelism_is_cores_minus_one() {
         &shared_scenario("cores = 11", "mode = \"batch\"\ncount = 30", ""),
         Strategy::Shared,
     );
-    let p = pool(&e, SHARED_POOL);
+    let p = pool(&e, shared(&e));
     assert_eq!(p.kind, PoolKind::ForkJoin);
     assert_eq!(p.core, 10);
     assert_eq!(p.stats.largest_pool_size, 10);
@@ -609,7 +622,7 @@ fn common_pool_below_parallelism_2_is_thread_per_task_up_to_jdk_21() {
             "",
         );
         let e = played(&toml, Strategy::Shared);
-        let p = pool(&e, SHARED_POOL);
+        let p = pool(&e, shared(&e));
         assert_eq!(p.kind, PoolKind::PerTask, "jdk {jdk}");
         assert_eq!(
             p.stats.largest_pool_size, 5,
@@ -636,7 +649,7 @@ fn common_pool_on_2_cores_with_jdk_25_runs_a_fan_out_on_one_worker() {
         "the worker starts, then 100 + 200 + 300 ms, one after another"
     );
     assert_eq!(r.thread, format!("{FJ}1"));
-    let p = pool(&e, SHARED_POOL);
+    let p = pool(&e, shared(&e));
     assert_eq!(p.kind, PoolKind::ForkJoin);
     assert_eq!(p.stats.largest_pool_size, 1);
     assert_eq!(p.stats.max_queue, 2);
@@ -655,7 +668,7 @@ fn shared_threads_setting_overrides_the_common_pool_parallelism() {
     for cores in [11, 2] {
         let toml = shared_scenario(&format!("cores = {cores}\njdk = 21"), batch, threads4);
         let e = played(&toml, Strategy::Shared);
-        let p = pool(&e, SHARED_POOL);
+        let p = pool(&e, shared(&e));
         assert_eq!(p.kind, PoolKind::ForkJoin, "cores {cores}");
         assert_eq!(p.stats.largest_pool_size, 4, "cores {cores}");
         // Each worker starts FORK_JOIN_START after the push that created it.
@@ -670,7 +683,7 @@ fn shared_threads_setting_overrides_the_common_pool_parallelism() {
         "[strategy.shared]\nthreads = 1",
     );
     let e = played(&toml, Strategy::Shared);
-    assert_eq!(pool(&e, SHARED_POOL).kind, PoolKind::PerTask);
+    assert_eq!(pool(&e, shared(&e)).kind, PoolKind::PerTask);
     assert_eq!(times(&e), vec![ms(100); 8]);
 }
 
@@ -825,7 +838,7 @@ fn async_server_releases_the_handler_thread_while_calls_run() {
     let mut e = engine(&two_calls("async = true"), Strategy::Bulkhead);
     e.advance_to(ms(50));
     assert_eq!(
-        pool(&e, SERVER_POOL).active,
+        pool(&e, server(&e)).active,
         0,
         "the handler returned its future"
     );
@@ -842,23 +855,23 @@ fn async_server_releases_the_handler_thread_while_calls_run() {
 fn blocking_server_holds_the_handler_thread_while_calls_run() {
     let mut e = engine(&two_calls("async = false"), Strategy::Bulkhead);
     e.advance_to(ms(50));
-    assert_eq!(pool(&e, SERVER_POOL).active, 1, "blocked in join()");
+    assert_eq!(pool(&e, server(&e)).active, 1, "blocked in join()");
     e.advance_to(ms(150));
-    assert_eq!(pool(&e, SERVER_POOL).active, 1);
+    assert_eq!(pool(&e, server(&e)).active, 1);
     e.advance_to(ms(200));
-    assert_eq!(pool(&e, SERVER_POOL).active, 0);
+    assert_eq!(pool(&e, server(&e)).active, 0);
 }
 
 #[test]
 fn async_server_under_sequential_still_holds_the_handler() {
     let mut e = engine(&two_calls("async = true"), Strategy::Sequential);
     e.advance_to(ms(50));
-    assert_eq!(pool(&e, SERVER_POOL).active, 1);
+    assert_eq!(pool(&e, server(&e)).active, 1);
     e.advance_to(ms(250));
-    assert_eq!(pool(&e, SERVER_POOL).active, 1, "now in the second call");
+    assert_eq!(pool(&e, server(&e)).active, 1, "now in the second call");
     e.run_until(Nanos::from_secs(60));
     assert_eq!(row(&e, 1).time, ms(300));
-    assert_eq!(pool(&e, SERVER_POOL).active, 0);
+    assert_eq!(pool(&e, server(&e)).active, 0);
 }
 
 // ---- dependent stages -------------------------------------------------------------------
@@ -1185,15 +1198,15 @@ fn live_pool_changes_live_in_the_scenario_so_a_replay_builds_the_same_pools() {
             capacity: Some(7),
         },
         Command::SetPoolSize {
-            pool: SERVER_POOL,
+            pool: server(&e),
             size: 4,
         },
         Command::SetQueueCapacity {
-            pool: SERVER_POOL,
+            pool: server(&e),
             capacity: Some(9),
         },
         Command::SetPoolSize {
-            pool: SHARED_POOL,
+            pool: shared(&e),
             size: 6,
         },
     ];

@@ -107,7 +107,7 @@ impl World {
             faults: &[],
             sample_interval: interval,
         };
-        let base = Snapshot::of_book(run, &b.book, self.pools.len(), |id, in_use, sampler| {
+        let base = Snapshot::of_book(run, &b.book, |id, in_use, sampler| {
             self.pools[id].snapshot(id, in_use, sampler)
         });
         Snapshot {

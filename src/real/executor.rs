@@ -124,7 +124,7 @@ impl PoolState {
 
 impl World {
     /// `execute(task)` on pool `pool` from a thread outside the pools.
-    pub(super) fn submit(self: &Arc<Self>, pool: usize, job: Task) -> Result<(), Task> {
+    pub(super) fn submit(self: &Arc<Self>, pool: PoolId, job: Task) -> Result<(), Task> {
         self.submit_from(pool, job, Submitter::OUTSIDE)
     }
 
@@ -132,7 +132,7 @@ impl World {
     /// when rejected.
     pub(super) fn submit_from(
         self: &Arc<Self>,
-        pool: usize,
+        pool: PoolId,
         job: Task,
         who: Submitter,
     ) -> Result<(), Task> {
@@ -161,7 +161,7 @@ impl World {
     }
 
     /// Starts or wakes the common-pool workers `signalWork` released; each scans for itself.
-    fn release_signalled(self: &Arc<Self>, pool: usize, st: &mut PoolState) {
+    fn release_signalled(self: &Arc<Self>, pool: PoolId, st: &mut PoolState) {
         for signal in st.pool.take_signals() {
             if signal.started {
                 self.start_worker(pool, signal.slot, st);
@@ -175,12 +175,12 @@ impl World {
     /// the engine does: its pool and number.
     pub(super) fn submitter_named(&self, me: &str) -> Submitter {
         self.topology
-            .specs()
+            .pools()
             .enumerate()
-            .find_map(|(pool, spec)| {
-                let number = me.strip_prefix(spec.prefix.as_str())?.parse().ok()?;
+            .find_map(|(pool, plan)| {
+                let number = me.strip_prefix(plan.spec.prefix.as_str())?.parse().ok()?;
                 Some(Submitter {
-                    pool: u32::try_from(pool).ok()?,
+                    pool: u32::try_from(pool.index()).ok()?,
                     number,
                 })
             })
@@ -188,7 +188,7 @@ impl World {
     }
 
     /// Starts the threads a pool prestarts (Tomcat's `minSpareThreads`).
-    pub(super) fn prestart(self: &Arc<Self>, pool: usize) {
+    pub(super) fn prestart(self: &Arc<Self>, pool: PoolId) {
         let mut st = lock(&self.pools[pool].state);
         let slots: Vec<Slot> = (0..st.pool.pool_size()).collect();
         for slot in slots {
@@ -196,7 +196,7 @@ impl World {
         }
     }
 
-    fn start_worker(self: &Arc<Self>, pool: usize, slot: Slot, st: &mut PoolState) {
+    fn start_worker(self: &Arc<Self>, pool: PoolId, slot: Slot, st: &mut PoolState) {
         let name = st.pool.thread_name(st.pool.thread_number(slot));
         st.waker(slot);
         let world = Arc::clone(self);
@@ -220,7 +220,7 @@ impl World {
 
     /// A platform worker: runs its task, asks the pool what next, waits idle (with the pool's
     /// keep-alive) until given another task, and exits when the pool says so.
-    fn worker_loop(self: Arc<Self>, pool: usize, slot: Slot) {
+    fn worker_loop(self: Arc<Self>, pool: PoolId, slot: Slot) {
         let me = std::thread::current()
             .name()
             .unwrap_or("unnamed")
@@ -278,7 +278,7 @@ impl World {
     fn run_held_task(
         self: &Arc<Self>,
         ctx: &OnThread<'_>,
-        pool: usize,
+        pool: PoolId,
         slot: Slot,
         me: &str,
     ) -> AfterTask<TaskId> {
@@ -299,7 +299,7 @@ impl World {
     }
 
     /// A virtual thread: runs its task (and any it is handed) and exits.
-    async fn task_loop(self: Arc<Self>, pool: usize, slot: Slot, me: String) {
+    async fn task_loop(self: Arc<Self>, pool: PoolId, slot: Slot, me: String) {
         let ctx = OnTask(&self.stop);
         let p = &self.pools[pool];
         loop {

@@ -12,7 +12,7 @@ use crate::scenario::{LoadMode, Ramp, Scenario, Strategy};
 use crate::sim::arrival_gap;
 use crate::sim::draw::{arrival_exp, turnaround_exp};
 use crate::time::Nanos;
-use crate::topology::{PoolKind, PoolRole, SERVER_POOL, Topology};
+use crate::topology::{PoolKind, PoolRole, Topology};
 
 use super::clock::{STOP_POLL, ScaledClock};
 use super::executor::{RealPool, RunsOn};
@@ -150,21 +150,18 @@ pub(super) fn start(
     let clock = ScaledClock::new(Instant::now() + WARM_UP, scale);
     let monitors = Monitors::new(rt.handle(), clock.real(interval));
     let topology = Topology::new(scenario);
-    let pools = topology
-        .pools()
-        .iter()
-        .map(|plan| {
-            // Virtual threads (per-task server or unbounded pools) run as tokio tasks.
-            let group = match plan.role {
-                _ if plan.spec.kind != PoolKind::PerTask => None,
-                PoolRole::Server => Some(Group::VirtualHandlers),
-                PoolRole::Unbounded => Some(Group::Unbounded),
-                PoolRole::Shared | PoolRole::Bulkhead(_) => None,
-            };
-            let runs_on = group.map_or(RunsOn::Threads, |g| RunsOn::Tasks(monitors.task(g)));
-            RealPool::new(plan.spec.clone(), runs_on)
-        })
-        .collect();
+    let server = topology.server();
+    let pools = topology.pools().map(|plan| {
+        // Virtual threads (per-task server or unbounded pools) run as tokio tasks.
+        let group = match plan.role {
+            _ if plan.spec.kind != PoolKind::PerTask => None,
+            PoolRole::Server => Some(Group::VirtualHandlers),
+            PoolRole::Unbounded => Some(Group::Unbounded),
+            PoolRole::Shared | PoolRole::Bulkhead(_) => None,
+        };
+        let runs_on = group.map_or(RunsOn::Threads, |g| RunsOn::Tasks(monitors.task(g)));
+        RealPool::new(plan.spec.clone(), runs_on)
+    });
     let world = Arc::new(World::new(
         scenario,
         Setup {
@@ -177,8 +174,8 @@ pub(super) fn start(
             monitors,
         },
     ));
-    if matches!(world.pools[SERVER_POOL].runs_on, RunsOn::Threads) {
-        world.prestart(SERVER_POOL);
+    if matches!(world.pools[server].runs_on, RunsOn::Threads) {
+        world.prestart(server);
     }
     rt.spawn(sample(Arc::clone(&world), clock.real(interval)));
     let load = start_load(&world);

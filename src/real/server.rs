@@ -11,7 +11,7 @@ use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::call_draw;
 use crate::sim::status_text;
 use crate::time::Nanos;
-use crate::topology::{PoolId, SERVER_POOL};
+use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
@@ -66,7 +66,7 @@ impl World {
     }
 
     fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
-        if let Err(Task::Handler(req)) = self.submit(SERVER_POOL, Task::Handler(req)) {
+        if let Err(Task::Handler(req)) = self.submit(self.topology.server(), Task::Handler(req)) {
             // maxQueueSize reached: Tomcat closes the socket.
             self.close_connection();
             self.refuse(&req);

@@ -9,7 +9,7 @@ use crate::flow::CallResult;
 use crate::metrics::Outcome;
 use crate::scenario::{Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
-use crate::topology::{PoolId, Topology};
+use crate::topology::{PoolId, Pools, Topology};
 
 use super::books::Books;
 use super::clock::{ScaledClock, Stop};
@@ -33,7 +33,7 @@ pub(super) struct World {
     /// The pools and how calls reach them, as in the engine.
     pub(super) topology: Topology,
     /// Indexed like the topology's pools.
-    pub(super) pools: Vec<RealPool>,
+    pub(super) pools: Pools<RealPool>,
     pub(super) conns: Mutex<Connections>,
     /// Permits in use of each service's semaphore bulkhead (`semaphore`).
     pub(super) permits: Vec<Mutex<u32>>,
@@ -198,7 +198,7 @@ pub(super) struct Setup {
     pub clock: ScaledClock,
     pub limit: Nanos,
     pub topology: Topology,
-    pub pools: Vec<RealPool>,
+    pub pools: Pools<RealPool>,
     pub rt: tokio::runtime::Handle,
     pub monitors: Monitors,
 }

@@ -13,8 +13,9 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::scenario::{Scenario, Strategy};
-use crate::sim::{Engine, PoolId, Retention, SERVER_POOL, Span, SpanKind, ThreadName, Timeline};
+use crate::sim::{Engine, PoolId, Retention, Span, SpanKind, ThreadName, Timeline};
 use crate::time::Nanos;
+use crate::topology::Pools;
 
 /// The most spans an exported trace file holds, whatever the number of runs in it (a
 /// comparison's strategies share it); later ones are counted and named as left out.
@@ -112,7 +113,7 @@ pub fn write_trace<W: Write>(out: W, runs: &[(&str, &Engine)]) -> io::Result<Tra
 
 /// The process id of a pool in the run numbered `base`.
 fn pid(base: u64, pool: PoolId) -> u64 {
-    base + pool as u64
+    base + pool.index() as u64
 }
 
 /// The thread number of a pool's queue track (no thread has it).
@@ -125,16 +126,20 @@ fn write_run<W: Write>(
     t: &Timeline,
     base: u64,
 ) -> io::Result<()> {
-    let specs: Vec<_> = engine.topology().specs().collect();
-    let mut used = vec![false; specs.len()];
+    let pools = engine.topology().pools();
+    let mut used: Pools<bool> = pools.map(|_| false);
     for (key, _) in t.lanes() {
         used[key.pool] = true;
     }
     for (pool, _) in t.queue_spans().chain(t.queued_now()) {
         used[pool] = true;
     }
-    used[SERVER_POOL] = true;
-    for (pool, spec) in specs.iter().enumerate().filter(|(p, _)| used[*p]) {
+    used[engine.topology().server()] = true;
+    for (pool, spec) in pools
+        .enumerate()
+        .filter(|(p, _)| used[*p])
+        .map(|(p, plan)| (p, &plan.spec))
+    {
         let p = pid(base, pool);
         let name = if label.is_empty() {
             spec.name.clone()
@@ -159,7 +164,7 @@ fn write_run<W: Write>(
     }
     write_threads(w, engine, t, base)?;
     write_spans(w, engine, t, base)?;
-    write_counters(w, t, base, &used)
+    write_counters(w, t, base, &used, engine.topology().server())
 }
 
 fn write_threads<W: Write>(
@@ -353,14 +358,15 @@ fn write_counters<W: Write>(
     w: &mut EventWriter<W>,
     t: &Timeline,
     base: u64,
-    used: &[bool],
+    used: &Pools<bool>,
+    server: PoolId,
 ) -> io::Result<()> {
-    let server = pid(base, SERVER_POOL);
+    let server = pid(base, server);
     for s in t.samples() {
         let value = s.in_flight;
         w.event(&Event::counter("requests in flight", server, s.at, value))?;
-        for (pool, g) in s.pools.iter().enumerate() {
-            if !used.get(pool).copied().unwrap_or(false) {
+        for (pool, g) in used.ids().zip(&s.pools) {
+            if !used[pool] {
                 continue;
             }
             let p = pid(base, pool);

@@ -7,7 +7,7 @@ use crate::scenario::{
 use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
 use super::pool::PoolKind;
 use super::{Fault, LogEntry};
-use crate::topology::SERVER_POOL;
+use crate::topology::Topology;
 
 /// A change applied to a running engine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -239,7 +239,7 @@ impl Engine {
         if matches!(kind, PoolKind::PerTask | PoolKind::ForkJoin) {
             return err(format!("{name} has no bounded queue"));
         }
-        if pool == SERVER_POOL && capacity == Some(0) {
+        if pool == self.topology.server() && capacity == Some(0) {
             return err("the server queue (maxQueueSize) must be at least 1");
         }
         if let Some(b) = self.topology.bulkhead_index(pool) {
@@ -381,6 +381,29 @@ impl Engine {
     }
 }
 
+impl Command {
+    /// The same command for a run of topology `to`, given for one of topology `from`: a pool
+    /// is the one playing the same role there. None when `to` has no such pool.
+    pub fn for_topology(self, from: &Topology, to: &Topology) -> Option<Command> {
+        let same = |pool: PoolId| to.id_of(from.role(pool)?);
+        Some(match self {
+            Command::SetPoolSize { pool, size } => Command::SetPoolSize {
+                pool: same(pool)?,
+                size,
+            },
+            Command::SetPoolMax { pool, size } => Command::SetPoolMax {
+                pool: same(pool)?,
+                size,
+            },
+            Command::SetQueueCapacity { pool, capacity } => Command::SetQueueCapacity {
+                pool: same(pool)?,
+                capacity,
+            },
+            other => other,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,13 +419,13 @@ mod tests {
         let mut e = engine("tomcat-ceiling", &[], Strategy::Sequential);
         let text = e
             .apply(Command::SetPoolSize {
-                pool: SERVER_POOL,
+                pool: e.topology.server(),
                 size: u32::MAX,
             })
             .expect("grows to the bound");
         assert!(text.ends_with("-> 100000 (the most allowed)"), "{text}");
         let again = e.apply(Command::SetPoolSize {
-            pool: SERVER_POOL,
+            pool: e.topology.server(),
             size: u32::MAX,
         });
         let message = again.expect_err("a no-op").0;
@@ -410,7 +433,7 @@ mod tests {
             message.ends_with("threads is already 100000, the most allowed"),
             "{message}"
         );
-        assert_eq!(e.pools[SERVER_POOL].spec().max, MAX_THREADS);
+        assert_eq!(e.pools[e.topology.server()].spec().max, MAX_THREADS);
     }
 
     #[test]

@@ -23,7 +23,6 @@ use std::collections::{BinaryHeap, VecDeque};
 use crate::metrics::{LatencyHistogram, LatencySummary, Outcome};
 use crate::scenario::LoadMode;
 use crate::time::Nanos;
-use crate::topology::SERVER_POOL;
 
 use super::draw::{post_response_exp, turnaround_exp};
 use super::engine::{Engine, Event, Task, ThreadName, ThreadRef};
@@ -157,7 +156,8 @@ impl Engine {
                 self.net.stats.fast_path_requests += 1;
                 self.holds_conn(r);
                 if let ThreadRef::Worker { slot, .. } = thread {
-                    self.pools[SERVER_POOL].replace_task(slot, Task::Handler(r));
+                    let server = self.topology.server();
+                    self.pools[server].replace_task(slot, Task::Handler(r));
                 }
                 self.start_handler(r, thread);
             }

@@ -10,7 +10,7 @@ use crate::scenario::{
 };
 use crate::time::Nanos;
 pub use crate::topology::PoolId;
-use crate::topology::Topology;
+use crate::topology::{Pools, Topology};
 
 use super::event::EventQueue;
 use super::pool::{KeepAlive, Pool, Slot, Submitter};
@@ -59,8 +59,8 @@ pub(super) enum Event {
     /// The client gives up on a request.
     ClientTimeout { req: ReqRef },
     /// An idle worker's `poll(keepAlive)` may have timed out.
-    /// (The pool's index is a `u32` to keep events, and so the heap, small.)
-    KeepAlive { pool: u32, slot: Slot },
+    /// (A `PoolId` is a `u32`, which keeps events, and so the heap, small.)
+    KeepAlive { pool: PoolId, slot: Slot },
     /// A call's CPU burst ends.
     CpuDone { req: ReqRef, call: u16 },
     /// The submitter of a request has created a platform thread.
@@ -95,7 +95,7 @@ pub(super) enum Event {
     /// The keep-alive check of a client's connection (at most one pending per client).
     IdleTimeout { client: u32 },
     /// A common-pool worker that `signalWork` woke or started runs its scan.
-    Signalled { pool: u32, slot: Slot },
+    Signalled { pool: PoolId, slot: Slot },
     /// A finite load's answer reaches its client (half a round trip after the server wrote
     /// it): the load has not finished before. Nothing else happens.
     AnswerArrives,
@@ -123,7 +123,7 @@ pub struct Engine {
     /// The pools and how calls reach them, built once from the scenario.
     pub(super) topology: Topology,
     /// The pools' live state, indexed like the topology's pools.
-    pub(super) pools: Vec<Pool<Task>>,
+    pub(super) pools: Pools<Pool<Task>>,
     /// The pools that can signal workers (fork-join), looked at after every event.
     pub(super) fork_join_pools: Vec<PoolId>,
     pub(super) requests: Requests,
@@ -176,10 +176,7 @@ pub struct Engine {
 impl Event {
     /// A keep-alive check for a worker of `pool`.
     pub(super) fn keep_alive(pool: PoolId, slot: Slot) -> Event {
-        Event::KeepAlive {
-            pool: u32::try_from(pool).unwrap_or(u32::MAX),
-            slot,
-        }
+        Event::KeepAlive { pool, slot }
     }
 }
 
@@ -187,10 +184,12 @@ impl Engine {
     /// A new engine at t = 0 playing `scenario` with `strategy`.
     pub fn new(scenario: &Scenario, strategy: Strategy) -> Self {
         let topology = Topology::new(scenario);
-        let pools: Vec<Pool<Task>> = topology.specs().cloned().map(Pool::new).collect();
+        let pools: Pools<Pool<Task>> = topology.pools().map(|p| Pool::new(p.spec.clone()));
         let topology_pools = pools.len();
-        let fork_join_pools = (0..pools.len())
-            .filter(|&i| pools[i].spec().kind == crate::topology::PoolKind::ForkJoin)
+        let fork_join_pools = pools
+            .enumerate()
+            .filter(|(_, p)| p.spec().kind == crate::topology::PoolKind::ForkJoin)
+            .map(|(id, _)| id)
             .collect();
         let client_target = match scenario.load.mode {
             LoadMode::Closed { clients, .. } => clients,
@@ -522,11 +521,11 @@ impl Engine {
                 self.finish_reset(req);
             }
             Event::ErrorCpuDone { req } => self.on_error_cpu_done(req),
-            Event::Signalled { pool, slot } => self.on_signalled(pool as usize, slot),
+            Event::Signalled { pool, slot } => self.on_signalled(pool, slot),
             Event::AnswerArrives => {}
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
-                if let Some(p) = self.pools.get_mut(pool as usize)
+                if let Some(p) = self.pools.get_mut(pool)
                     && let KeepAlive::CheckAt(at) = p.check_keep_alive(slot, now)
                 {
                     self.schedule(at, Event::KeepAlive { pool, slot });
@@ -595,7 +594,7 @@ impl Engine {
     pub(super) fn submitter_of(&self, thread: Option<ThreadRef>) -> Submitter {
         match thread.map(|t| self.name_of(t)) {
             Some(ThreadName::Worker { pool, number }) => Submitter {
-                pool: u32::try_from(pool).unwrap_or(u32::MAX - 1),
+                pool: u32::try_from(pool.index()).unwrap_or(u32::MAX - 1),
                 number,
             },
             _ => Submitter::OUTSIDE,

@@ -12,7 +12,6 @@ use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitter};
 use super::{Detail, Fault, LogEntry, RunRow};
 use crate::flow::{self, CallResult, Completion, Rejection};
-use crate::topology::SERVER_POOL;
 
 impl Engine {
     // ---- load -------------------------------------------------------------------------
@@ -107,13 +106,11 @@ impl Engine {
     /// The poller (or the acceptor) hands the connection's request to the executor.
     pub(super) fn dispatch(&mut self, r: ReqRef) {
         self.holds_conn(r);
-        match self.pools[SERVER_POOL].submit(Task::Handler(r)) {
+        let server = self.topology.server();
+        match self.pools[server].submit(Task::Handler(r)) {
             Admission::Started(slot) => {
                 self.net.stats.executor_requests += 1;
-                let thread = ThreadRef::Worker {
-                    pool: SERVER_POOL,
-                    slot,
-                };
+                let thread = ThreadRef::Worker { pool: server, slot };
                 self.start_handler(r, thread);
             }
             Admission::Queued => {
@@ -569,7 +566,7 @@ impl Engine {
         self.start_handler(
             r,
             ThreadRef::Worker {
-                pool: SERVER_POOL,
+                pool: self.topology.server(),
                 slot,
             },
         );

@@ -23,7 +23,7 @@ mod trace_hooks;
 pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
 pub use crate::metrics::ServiceStats;
-pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
+pub use crate::topology::PoolId;
 pub use command::{Command, CommandError};
 pub use connection::{ClientsSnapshot, NetSnapshot, NetStats, syn_elapsed};
 pub use engine::{Engine, STALL_EVENTS, ThreadName};

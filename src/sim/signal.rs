@@ -27,7 +27,6 @@ impl Engine {
                 } else {
                     signal.delay
                 };
-                let pool = u32::try_from(pool).unwrap_or(u32::MAX);
                 let slot = signal.slot;
                 self.schedule(self.now + delay, Event::Signalled { pool, slot });
             }

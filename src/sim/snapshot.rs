@@ -223,8 +223,8 @@ impl PoolSnapshot {
             in_use,
             virtual_threads: spec.virtual_threads,
             threads: pool.threads(),
-            active_series: sampler.pool_active(id),
-            queued_series: sampler.pool_queued(id),
+            active_series: sampler.pool_active(id.index()),
+            queued_series: sampler.pool_queued(id.index()),
         }
     }
 }
@@ -247,7 +247,7 @@ pub fn service_snapshots(
             fault: faults.get(i).copied().flatten(),
             bulkhead: topology
                 .bulkhead_of(ServiceId(i))
-                .and_then(|p| pools.get(p))
+                .and_then(|p| pools.get(p.index()))
                 .map_or_else(String::new, |p| p.name.clone()),
             mean_latency: s.latency.mean(),
         })
@@ -278,11 +278,13 @@ impl Snapshot {
     pub fn of_book(
         run: RunView<'_>,
         book: &Book,
-        pool_count: usize,
         pool: impl Fn(PoolId, bool, &Sampler) -> PoolSnapshot,
     ) -> Snapshot {
         let in_use = run.topology.pools_in_use(run.strategy);
-        let pools: Vec<PoolSnapshot> = (0..pool_count)
+        let pools: Vec<PoolSnapshot> = run
+            .topology
+            .pools()
+            .ids()
             .map(|id| pool(id, in_use.contains(&id), book.sampler()))
             .collect();
         let services = service_snapshots(
@@ -336,7 +338,7 @@ impl Engine {
             faults: &self.faults,
             sample_interval: self.sample_interval,
         };
-        let base = Snapshot::of_book(run, &self.book, self.pools.len(), |id, in_use, sampler| {
+        let base = Snapshot::of_book(run, &self.book, |id, in_use, sampler| {
             PoolSnapshot::of(id, &self.pools[id], in_use, sampler)
         });
         Snapshot {

@@ -63,7 +63,7 @@ impl Engine {
     /// Hook: a request waits in the server pool's queue.
     pub(super) fn trace_handler_queued(&mut self, r: ReqRef) {
         if self.trace.is_some() {
-            self.queue_task(r, HANDLER, super::SERVER_POOL);
+            self.queue_task(r, HANDLER, self.topology.server());
         }
     }
 

@@ -11,15 +11,109 @@ pub use spec::{PoolKind, PoolSpec, common_pool_per_task, pool_spec};
 
 use crate::scenario::{RejectionPolicy, Scenario, ServiceId, Strategy};
 
-/// Index of a pool in a run (the engine's pools, the real executors, a snapshot's pools).
-pub type PoolId = usize;
+/// A pool of a run (the engine's pools, the real executors, a snapshot's pools). Ask the
+/// [`Topology`] which pool plays a role ([`Topology::server`], [`Topology::id_of`]); the
+/// number inside is where the pool sits in [`Pools`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PoolId(u32);
 
-/// The web server's request pool.
-pub const SERVER_POOL: PoolId = 0;
+impl PoolId {
+    /// The pool's place in its run's [`Pools`] (and in per-pool tables such as the sampler's).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    fn at(index: usize) -> PoolId {
+        // A run has a handful of pools (validation bounds the bulkheads).
+        PoolId(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+}
+
+impl std::fmt::Display for PoolId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The web server's request pool: first in every run.
+const SERVER_POOL: PoolId = PoolId(0);
 /// The common pool (or its thread-per-task fallback) for `shared`.
-pub const SHARED_POOL: PoolId = 1;
+const SHARED_POOL: PoolId = PoolId(1);
 /// One thread per call, for `unbounded`.
-pub const UNBOUNDED_POOL: PoolId = 2;
+const UNBOUNDED_POOL: PoolId = PoolId(2);
+
+/// One value per pool of a run, in the topology's order, indexed by [`PoolId`] (a plain
+/// vector inside: no lookup beyond the index).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pools<T>(Vec<T>);
+
+impl<T> Pools<T> {
+    pub fn get(&self, id: PoolId) -> Option<&T> {
+        self.0.get(id.index())
+    }
+
+    pub fn get_mut(&mut self, id: PoolId) -> Option<&mut T> {
+        self.0.get_mut(id.index())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.0.iter_mut()
+    }
+
+    /// Every pool's id, in order.
+    pub fn ids(&self) -> impl Iterator<Item = PoolId> + use<T> {
+        (0..self.0.len()).map(PoolId::at)
+    }
+
+    /// Each pool with its id, in order.
+    pub fn enumerate(&self) -> impl Iterator<Item = (PoolId, &T)> {
+        self.0.iter().enumerate().map(|(i, p)| (PoolId::at(i), p))
+    }
+
+    /// A value per pool, from each pool's.
+    pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> Pools<U> {
+        Pools(self.0.iter().map(f).collect())
+    }
+}
+
+impl<T> FromIterator<T> for Pools<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Pools(iter.into_iter().collect())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Pools<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T> std::ops::Index<PoolId> for Pools<T> {
+    type Output = T;
+    fn index(&self, id: PoolId) -> &T {
+        &self.0[id.index()]
+    }
+}
+
+impl<T> std::ops::IndexMut<PoolId> for Pools<T> {
+    fn index_mut(&mut self, id: PoolId) -> &mut T {
+        &mut self.0[id.index()]
+    }
+}
 
 /// What a pool is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,7 +156,7 @@ pub struct PoolPlan {
 /// The pools of a run and how calls reach them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Topology {
-    pools: Vec<PoolPlan>,
+    pools: Pools<PoolPlan>,
     /// For each service, the bulkhead pool its calls go to.
     bulkhead_of: Vec<Option<PoolId>>,
     /// The flat number of each stage's first call.
@@ -77,7 +171,7 @@ impl Topology {
         let roles = PoolRole::FIXED
             .into_iter()
             .chain((0..bulkheads.len()).map(PoolRole::Bulkhead));
-        let pools: Vec<PoolPlan> = roles
+        let pools: Pools<PoolPlan> = roles
             .map(|role| PoolPlan {
                 role,
                 spec: pool_spec(scenario, role),
@@ -88,7 +182,7 @@ impl Topology {
             })
             .collect();
         let mut bulkhead_of = vec![None; scenario.services.len()];
-        for (id, plan) in pools.iter().enumerate() {
+        for (id, plan) in pools.enumerate() {
             if let PoolRole::Bulkhead(b) = plan.role {
                 for s in &bulkheads[b].services {
                     bulkhead_of[s.0] = Some(id);
@@ -114,8 +208,13 @@ impl Topology {
     }
 
     /// Every pool, indexed by [`PoolId`].
-    pub fn pools(&self) -> &[PoolPlan] {
+    pub fn pools(&self) -> &Pools<PoolPlan> {
         &self.pools
+    }
+
+    /// The web server's request pool, which every run has.
+    pub fn server(&self) -> PoolId {
+        SERVER_POOL
     }
 
     /// The pools' configurations at the start, indexed by [`PoolId`].
@@ -129,7 +228,10 @@ impl Topology {
 
     /// The pool playing `role`.
     pub fn id_of(&self, role: PoolRole) -> Option<PoolId> {
-        self.pools.iter().position(|p| p.role == role)
+        self.pools
+            .enumerate()
+            .find(|(_, p)| p.role == role)
+            .map(|(id, _)| id)
     }
 
     /// The bulkhead a pool is, if it is one (its index in `[[strategy.bulkhead]]`).
@@ -165,8 +267,10 @@ impl Topology {
 
     /// The pools `strategy` uses: the server's, then those its calls run on.
     pub fn pools_in_use(&self, strategy: Strategy) -> Vec<PoolId> {
-        (0..self.pools.len())
-            .filter(|&id| self.pools[id].role.serves(strategy))
+        self.pools
+            .enumerate()
+            .filter(|(_, p)| p.role.serves(strategy))
+            .map(|(id, _)| id)
             .collect()
     }
 

@@ -9,7 +9,8 @@ fn preset(name: &str) -> Scenario {
 fn every_run_has_the_server_shared_and_unbounded_pools_then_one_per_bulkhead() {
     let s = preset("ironthread");
     let t = Topology::new(&s);
-    assert_eq!(t.role(SERVER_POOL), Some(PoolRole::Server));
+    assert_eq!(t.role(t.server()), Some(PoolRole::Server));
+    assert_eq!(t.id_of(PoolRole::Server), Some(t.server()));
     assert_eq!(t.role(SHARED_POOL), Some(PoolRole::Shared));
     assert_eq!(t.role(UNBOUNDED_POOL), Some(PoolRole::Unbounded));
     let bulkheads = s.strategy.bulkheads.len();
@@ -20,7 +21,7 @@ fn every_run_has_the_server_shared_and_unbounded_pools_then_one_per_bulkhead() {
         assert_eq!(t.pools()[id].spec.name, s.strategy.bulkheads[b].name);
         assert_eq!(t.rejection(id), s.strategy.bulkheads[b].rejection);
     }
-    assert_eq!(t.rejection(SERVER_POOL), RejectionPolicy::Abort);
+    assert_eq!(t.rejection(t.server()), RejectionPolicy::Abort);
 }
 
 #[test]
@@ -36,10 +37,10 @@ fn each_strategy_routes_calls_to_its_own_pools() {
     );
     let bulkhead = t.pool_for(Strategy::Bulkhead, service).expect("a bulkhead");
     assert!(matches!(t.role(bulkhead), Some(PoolRole::Bulkhead(_))));
-    assert_eq!(t.pools_in_use(Strategy::Sequential), vec![SERVER_POOL]);
+    assert_eq!(t.pools_in_use(Strategy::Sequential), vec![t.server()]);
     assert_eq!(
         t.pools_in_use(Strategy::Shared),
-        vec![SERVER_POOL, SHARED_POOL]
+        vec![t.server(), SHARED_POOL]
     );
     let in_use = t.pools_in_use(Strategy::Bulkhead);
     assert_eq!(in_use.len(), 1 + s.strategy.bulkheads.len());

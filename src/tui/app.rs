@@ -1382,7 +1382,7 @@ impl App {
     }
 
     /// Applies a command to the main engine, and in the compare view to every one of them
-    /// (same pool ids, same services), then says what happened.
+    /// (the pool playing the same role, the same service), then says what happened.
     fn command(&mut self, command: Command) {
         let Some(engine) = self.source.engine_mut() else {
             // A real run takes no commands: its keys are refused before they get here.
@@ -1393,6 +1393,11 @@ impl App {
             && let Some(engines) = &mut self.compare
         {
             for e in engines {
+                let Some(command) = command.for_topology(engine.topology(), e.topology()) else {
+                    let text = "the compare view's runs have no such pool".to_string();
+                    self.status = Some(Status::Error(text));
+                    return;
+                };
                 if let Err(err) = e.apply(command) {
                     self.status = Some(Status::Error(err.to_string()));
                     return;

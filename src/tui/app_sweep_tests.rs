@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 
 use super::*;
 use crate::scenario;
-use crate::sim::{LogLine, SERVER_POOL};
+use crate::sim::LogLine;
 use crate::tui::knob::Knob;
 use crate::tui::sweep::testing::{complete, played};
 
@@ -94,7 +94,7 @@ fn tab_sweeps_each_pool_then_the_load_then_wraps() {
         knobs,
         [
             Knob::Clients,
-            Knob::PoolSize(SERVER_POOL),
+            Knob::PoolSize(a.sim().topology().server()),
             Knob::PoolSize(ironthread(&a))
         ]
     );

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::scenario;
-use crate::sim::{LogLine, SERVER_POOL};
+use crate::sim::LogLine;
+use crate::topology::PoolRole;
 
 fn scenario(sets: &[&str]) -> Scenario {
     let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
@@ -35,6 +36,10 @@ fn status(app: &App) -> Status {
     app.status().cloned().expect("a status")
 }
 
+fn server(app: &App) -> PoolId {
+    app.sim().topology().server()
+}
+
 fn ironthread(app: &App) -> PoolId {
     app.sim()
         .topology()
@@ -52,18 +57,24 @@ fn strategy_switch_reaches_the_engine_and_the_log() {
         matches!(&last, Some(LogLine::Change { text, .. }) if text == "strategy bulkhead -> shared"),
         "{last:?}"
     );
-    assert_eq!(a.pool_ids(), vec![SERVER_POOL, crate::sim::SHARED_POOL]);
+    assert_eq!(
+        a.pool_ids(),
+        vec![
+            server(&a),
+            a.sim().topology().id_of(PoolRole::Shared).expect("shared")
+        ]
+    );
 }
 
 #[test]
 fn pool_selection_wraps_both_ways() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     assert_eq!(a.pool_ids().len(), 2);
-    assert_eq!(a.selected_pool(), Some(SERVER_POOL));
+    assert_eq!(a.selected_pool(), Some(server(&a)));
     a.apply(Action::NextPool);
     assert_eq!(a.selected_pool(), Some(ironthread(&a)));
     a.apply(Action::NextPool);
-    assert_eq!(a.selected_pool(), Some(SERVER_POOL));
+    assert_eq!(a.selected_pool(), Some(server(&a)));
     a.apply(Action::PreviousPool);
     assert_eq!(a.selected_pool(), Some(ironthread(&a)));
 }
@@ -82,7 +93,7 @@ fn plus_and_minus_resize_the_selected_pool() {
     // The server pool's knob is maxThreads.
     a.apply(Action::PreviousPool);
     a.apply(Action::GrowPool);
-    assert_eq!(pool(&a, SERVER_POOL).max, 220);
+    assert_eq!(pool(&a, server(&a)).max, 220);
 }
 
 #[test]
@@ -120,11 +131,11 @@ fn brackets_change_the_queue_capacity() {
 #[test]
 fn an_unbounded_server_queue_shrinks_to_a_bound() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
-    assert_eq!(pool(&a, SERVER_POOL).queue_capacity, None);
+    assert_eq!(pool(&a, server(&a)).queue_capacity, None);
     a.apply(Action::GrowQueue);
     assert!(matches!(status(&a), Status::Info(t) if t.contains("unbounded")));
     a.apply(Action::ShrinkQueue);
-    assert_eq!(pool(&a, SERVER_POOL).queue_capacity, Some(100));
+    assert_eq!(pool(&a, server(&a)).queue_capacity, Some(100));
 }
 
 #[test]

@@ -3,7 +3,6 @@
 use super::testing::played;
 use super::*;
 use crate::scenario::{self, MAX_THREADS};
-use crate::sim::SERVER_POOL;
 
 fn engine(preset: &str, sets: &[&str], strategy: Strategy) -> Engine {
     let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
@@ -13,14 +12,20 @@ fn engine(preset: &str, sets: &[&str], strategy: Strategy) -> Engine {
     )
 }
 
+/// The server pool's size knob.
+fn server_threads() -> Knob {
+    let e = engine("tomcat-ceiling", &[], Strategy::Sequential);
+    Knob::PoolSize(e.topology().server())
+}
+
 fn tomcat_threads() -> Plan {
     let e = engine("tomcat-ceiling", &[], Strategy::Sequential);
-    Plan::new(&e, Knob::PoolSize(SERVER_POOL)).expect("the server pool has a size")
+    Plan::new(&e, server_threads()).expect("the server pool has a size")
 }
 
 #[test]
 fn values_run_from_a_quarter_to_three_times_the_current_value_and_include_it() {
-    let values = values_around(Knob::PoolSize(SERVER_POOL), 200.0);
+    let values = values_around(server_threads(), 200.0);
     assert_eq!(values.first(), Some(&50.0));
     assert_eq!(values.last(), Some(&600.0));
     assert!(values.contains(&200.0));
@@ -31,14 +36,11 @@ fn values_run_from_a_quarter_to_three_times_the_current_value_and_include_it() {
 
 #[test]
 fn values_stay_within_the_limits_of_presets_and_live_keys() {
-    assert_eq!(
-        values_around(Knob::PoolSize(SERVER_POOL), 1.0),
-        [1.0, 2.0, 3.0]
-    );
-    let top = values_around(Knob::PoolSize(SERVER_POOL), f64::from(MAX_THREADS));
+    assert_eq!(values_around(server_threads(), 1.0), [1.0, 2.0, 3.0]);
+    let top = values_around(server_threads(), f64::from(MAX_THREADS));
     assert_eq!(top.last(), Some(&f64::from(MAX_THREADS)));
     // A core of 0 (allowed for bulkheads) sweeps from 1 and keeps 0 as the current value.
-    let zero = values_around(Knob::PoolSize(SERVER_POOL), 0.0);
+    let zero = values_around(server_threads(), 0.0);
     assert_eq!(zero[..2], [0.0, 1.0]);
 }
 
@@ -136,7 +138,8 @@ fn poll_takes_what_arrived_without_waiting_and_ends_when_the_source_does() {
 fn points_are_alike_only_once_all_have_arrived_with_the_same_figures() {
     // ironthread's 5 runs go one at a time: every size of the server pool gives them alike.
     let e = engine("ironthread", &[], Strategy::Bulkhead);
-    let plan = Plan::new(&e, Knob::PoolSize(SERVER_POOL)).expect("the server pool has a size");
+    let plan =
+        Plan::new(&e, Knob::PoolSize(e.topology().server())).expect("the server pool has a size");
     let last = plan.values.len() - 1;
     let (source, tx, _) = played(&plan, 0..last);
     let mut partial = Sweep::new(plan.clone(), source);
@@ -245,7 +248,8 @@ fn heavy_scenarios_play_shorter_points_within_the_sweeps_event_budget() {
 fn a_load_that_ends_by_itself_is_titled_by_what_each_point_plays() {
     // ironthread's 5 runs end after ~5 s: a point plays them, not 60 s.
     let e = engine("ironthread", &[], Strategy::Bulkhead);
-    let plan = Plan::new(&e, Knob::PoolSize(SERVER_POOL)).expect("the server pool has a size");
+    let plan =
+        Plan::new(&e, Knob::PoolSize(e.topology().server())).expect("the server pool has a size");
     assert_eq!(plan.per_point(), "5 runs per point (≤ 60 s)");
     assert_eq!(tomcat_threads().per_point(), "60 s per point");
 }

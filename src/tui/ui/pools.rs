@@ -92,7 +92,7 @@ type Owned = (Option<PoolId>, Line<'static>);
 fn pool_lines(
     p: &Palette,
     in_use: &[&PoolSnapshot],
-    selected: Option<usize>,
+    selected: Option<PoolId>,
     width: usize,
     rows: usize,
 ) -> Vec<Owned> {
@@ -163,7 +163,7 @@ fn fit_groups(p: &Palette, groups: Vec<(bool, Vec<Owned>)>, rows: usize) -> Vec<
 /// pool first). A pool whose threads do not fit in its rows gets a gauge instead.
 fn cell_rows(
     pools: &[&PoolSnapshot],
-    selected: Option<usize>,
+    selected: Option<PoolId>,
     width: usize,
     mut spare: usize,
 ) -> Vec<usize> {

@@ -9,7 +9,6 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::scenario::{self, Strategy};
-use crate::sim::SERVER_POOL;
 use crate::tui::Theme;
 use crate::tui::app::App;
 use crate::tui::clock::BudgetSpec;
@@ -31,7 +30,8 @@ fn swept_with(indices: Option<&[usize]>) -> (App, Option<Sender<Arrival>>) {
         );
     }
     let mut open = None;
-    app.start_sweep(Knob::PoolSize(SERVER_POOL), |plan| match indices {
+    let server = app.sim().topology().server();
+    app.start_sweep(Knob::PoolSize(server), |plan| match indices {
         None => complete(plan),
         Some(some) => {
             let (source, tx, _) = played(plan, some.iter().copied());
@@ -54,7 +54,8 @@ fn a_sweep_whose_points_are_all_alike_says_the_knob_does_not_limit_the_load() {
     // ironthread's 5 runs go one at a time: no size of the server pool changes them.
     let scenario = scenario::load("ironthread", &[]).expect("preset loads");
     let mut app = App::new(scenario, Strategy::Bulkhead, Theme::Dark);
-    app.start_sweep(Knob::PoolSize(SERVER_POOL), complete);
+    let server = app.sim().topology().server();
+    app.start_sweep(Knob::PoolSize(server), complete);
     app.advance(std::time::Duration::ZERO, BudgetSpec::Events(0));
     let text = screen(&app, 120, 40);
     assert!(

@@ -25,7 +25,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span as TextSpan};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::sim::{Engine, LaneKey, PoolId, SERVER_POOL, Span, SpanKind, ThreadName, Timeline};
+use crate::sim::{Engine, LaneKey, PoolId, Span, SpanKind, ThreadName, Timeline};
 use crate::time::Nanos;
 
 use super::super::app::App;
@@ -224,12 +224,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, selected_lane: usize) {
         return;
     };
     let p = app.palette();
-    let pool = app.selected_pool().unwrap_or(SERVER_POOL);
+    let pool = app.selected_pool().unwrap_or(engine.topology().server());
     let pool_name = engine
         .topology()
-        .specs()
-        .nth(pool)
-        .map_or_else(|| "?".to_string(), |s| s.name.clone());
+        .pools()
+        .get(pool)
+        .map_or_else(|| "?".to_string(), |p| p.spec.name.clone());
     let cols = usize::from(area.width.saturating_sub(2)).saturating_sub(LABEL + 2);
     let w = Window::ending(engine.now(), cols);
     let title = format!(
@@ -273,10 +273,11 @@ fn lines<'a>(
     // Two rows for the detail and the legend, one for "+N more".
     let mut room = usize::from(height).saturating_sub(3);
     let mut out = Vec::new();
-    let handlers = if pool == SERVER_POOL {
+    let server = engine.topology().server();
+    let handlers = if pool == server {
         Vec::new()
     } else {
-        lanes_of(t, SERVER_POOL, w, 4)
+        lanes_of(t, server, w, 4)
     };
     let lanes = lanes_of(t, pool, w, room);
     let selected = selected.min(lanes.len().saturating_sub(1));
@@ -415,13 +416,14 @@ fn detail<'a>(engine: &Engine, t: &Timeline, lane: Option<&LaneRow>, p: &Palette
                 .service
                 .and_then(|s| engine.scenario().services.get(s.0))
                 .map_or("?", |s| s.name.as_str());
+            let server = engine.topology().server();
             let handler = t
-                .pool_lanes(SERVER_POOL)
+                .pool_lanes(server)
                 .find(|(k, l)| **k != row.key && l.handler.is_some_and(|h| h.request == c.request))
                 .map(|(_, l)| {
                     let number = l.handler.map_or(0, |h| h.thread);
                     let name = engine.thread_name(ThreadName::Worker {
-                        pool: SERVER_POOL,
+                        pool: server,
                         number,
                     });
                     let state = if l.waiting.is_some() { "waits" } else { "runs" };

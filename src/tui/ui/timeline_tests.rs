@@ -4,7 +4,6 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use crate::scenario::{self, Strategy};
-use crate::sim::SERVER_POOL;
 use crate::time::Nanos;
 use crate::tui::Theme;
 use crate::tui::app::{Action, App};
@@ -97,7 +96,7 @@ fn a_sequential_lane_is_200_500_1000_ms_of_user_orders_recommendations() {
     let engine = a.sim();
     let t = engine.timeline().expect("recording");
     let w = Window::ending(engine.now(), 40);
-    let lanes = lanes_of(t, SERVER_POOL, w, 10);
+    let lanes = lanes_of(t, engine.topology().server(), w, 10);
     let first = lanes.first().expect("a lane");
     // 50 ms columns: 4, 10 and 20 columns.
     assert_eq!(

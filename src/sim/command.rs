@@ -415,6 +415,35 @@ mod tests {
     }
 
     #[test]
+    fn a_command_for_another_run_names_the_pool_playing_the_same_role_there() {
+        use crate::topology::PoolRole;
+        let three = engine("bulkhead-containment", &[], Strategy::Bulkhead);
+        let one = engine("ironthread", &[], Strategy::Bulkhead);
+        let (from, to) = (three.topology(), one.topology());
+        let resize = |role| Command::SetPoolMax {
+            pool: from.id_of(role).expect("a pool of this role"),
+            size: 9,
+        };
+        let same = |role| {
+            Some(Command::SetPoolMax {
+                pool: to.id_of(role).expect("a pool of this role"),
+                size: 9,
+            })
+        };
+        for role in [PoolRole::Server, PoolRole::Shared, PoolRole::Bulkhead(0)] {
+            assert_eq!(resize(role).for_topology(from, to), same(role));
+        }
+        let third = resize(PoolRole::Bulkhead(2));
+        assert_eq!(
+            third.for_topology(from, to),
+            None,
+            "ironthread has one bulkhead"
+        );
+        let rate = Command::SetRate(5.0);
+        assert_eq!(rate.for_topology(from, to), Some(rate));
+    }
+
+    #[test]
     fn server_threads_stop_at_the_preset_bound_and_say_so_then_refuse_the_no_op() {
         let mut e = engine("tomcat-ceiling", &[], Strategy::Sequential);
         let text = e

@@ -460,6 +460,30 @@ fn tomcat_bounded_queue_refuses_what_does_not_fit() {
 }
 
 #[test]
+fn an_accept_count_of_zero_or_less_leaves_tomcat_s_backlog_of_100() {
+    // Tomcat's setAcceptCount takes only a positive value, so acceptCount = 0 (or -1) leaves
+    // the default 100: the eight connections beyond max_connections wait in the accept queue
+    // and none of their SYNs is dropped. Taken literally, a backlog of 0 would keep one and
+    // drop seven, whose requests would run a second late.
+    for accept_count in [0, -1] {
+        let server = format!("threads = 10\nmax_connections = 12\naccept_count = {accept_count}");
+        let mut e = engine(&tomcat_scenario(20, &server), Strategy::Sequential);
+        assert_eq!(e.scenario().server.accept_count, 100);
+        e.advance_to(Nanos::ZERO);
+        let s = e.snapshot();
+        assert_eq!((s.connections, s.backlog), (12, 8));
+        let net = s.net.expect("a simulated run has a connection layer");
+        assert_eq!(net.stats.syn_drops, 0);
+        e.run_until(Nanos::from_secs(60));
+        // Ten run 0..100 ms; two from the executor queue and the eight from the accept queue
+        // (taken as the first ten close their connections at 100 ms) run 100..200 ms.
+        let mut expected = vec![ms(100); 10];
+        expected.extend([ms(200); 10]);
+        assert_eq!(times(&e), expected, "accept_count = {accept_count}");
+    }
+}
+
+#[test]
 fn connections_beyond_max_connections_wait_in_the_accept_queue_then_retransmit_their_syn() {
     let mut e = engine(
         &tomcat_scenario(20, "threads = 10\nmax_connections = 12\naccept_count = 2"),

@@ -119,6 +119,28 @@ fn abort_fails_the_rejected_request_at_once_with_task_rejected_exception() {
 }
 
 #[test]
+fn a_rejection_caught_around_supply_async_falls_back_at_once() {
+    // try { supplyAsync(call, pool) } catch (RejectedExecutionException e) { fallback }:
+    // request 3's call never runs; its future completes at once with the fallback on the
+    // handler thread, and the request answers Partial at 0 ms instead of failing.
+    let toml = rejection_scenario("fallback", "fallback = \"cached\"", 1, 3);
+    let e = played(&toml, Strategy::Bulkhead);
+    let r3 = row(&e, 3);
+    assert_eq!(r3.outcome, Outcome::Partial);
+    assert_eq!((r3.time, r3.at), (Nanos::ZERO, Nanos::ZERO));
+    assert_eq!(r3.thread, "http-nio-8080-exec-3");
+    assert_eq!(times(&e), [ms(100), ms(200), ms(0)]);
+    assert_eq!(
+        (count(&e, Outcome::Success), count(&e, Outcome::Failed)),
+        (2, 0)
+    );
+    let s = e.snapshot();
+    let svc = &s.services[0].stats;
+    assert_eq!((svc.calls, svc.rejected, svc.fallbacks), (2, 1, 1));
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.rejected, 1);
+}
+
+#[test]
 fn caller_runs_runs_the_rejected_call_on_the_tomcat_handler_thread() {
     let mut e = engine(
         &rejection_scenario("caller-runs", "", 1, 3),

@@ -606,14 +606,18 @@ pub enum RejectionPolicy {
     Discard,
     /// `DiscardOldestPolicy`: the head of the queue is dropped and submission retried.
     DiscardOldest,
+    /// `AbortPolicy` with the caller catching `RejectedExecutionException` around
+    /// `supplyAsync` and completing the call with the service's fallback.
+    Fallback,
 }
 
 impl RejectionPolicy {
-    pub const ALL: [RejectionPolicy; 4] = [
+    pub const ALL: [RejectionPolicy; 5] = [
         RejectionPolicy::Abort,
         RejectionPolicy::CallerRuns,
         RejectionPolicy::Discard,
         RejectionPolicy::DiscardOldest,
+        RejectionPolicy::Fallback,
     ];
 
     pub fn name(self) -> &'static str {
@@ -622,6 +626,7 @@ impl RejectionPolicy {
             RejectionPolicy::CallerRuns => "caller-runs",
             RejectionPolicy::Discard => "discard",
             RejectionPolicy::DiscardOldest => "discard-oldest",
+            RejectionPolicy::Fallback => "fallback",
         }
     }
 }

@@ -68,6 +68,7 @@ impl<T: Clone> Verdict<T> {
                 CallResult::TimedOut => FailReason::CallTimedOut(service),
                 CallResult::NoConnection => FailReason::NoConnection(service),
                 CallResult::BulkheadFull => FailReason::BulkheadFull(service),
+                CallResult::Rejected => FailReason::Rejected(service),
                 CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service),
             });
         }

@@ -151,17 +151,21 @@ pub(super) fn start(
     let monitors = Monitors::new(rt.handle(), clock.real(interval));
     let topology = Topology::new(scenario);
     let server = topology.server();
-    let pools = topology.pools().map(|plan| {
-        // Virtual threads (per-task server or unbounded pools) run as tokio tasks.
-        let group = match plan.role {
-            _ if plan.spec.kind != PoolKind::PerTask => None,
-            PoolRole::Server => Some(Group::VirtualHandlers),
-            PoolRole::Unbounded => Some(Group::Unbounded),
-            PoolRole::Shared | PoolRole::Bulkhead(_) => None,
-        };
-        let runs_on = group.map_or(RunsOn::Threads, |g| RunsOn::Tasks(monitors.task(g)));
-        RealPool::new(plan.spec.clone(), runs_on)
-    });
+    let pools = topology
+        .pools()
+        .iter()
+        .map(|plan| {
+            // Virtual threads (per-task server or unbounded pools) run as tokio tasks.
+            let group = match plan.role {
+                _ if plan.spec.kind != PoolKind::PerTask => None,
+                PoolRole::Server => Some(Group::VirtualHandlers),
+                PoolRole::Unbounded => Some(Group::Unbounded),
+                PoolRole::Shared | PoolRole::Bulkhead(_) => None,
+            };
+            let runs_on = group.map_or(RunsOn::Threads, |g| RunsOn::Tasks(monitors.task(g)));
+            RealPool::new(plan.spec.clone(), runs_on)
+        })
+        .collect();
     let world = Arc::new(World::new(
         scenario,
         Setup {

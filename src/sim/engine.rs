@@ -184,7 +184,7 @@ impl Engine {
     /// A new engine at t = 0 playing `scenario` with `strategy`.
     pub fn new(scenario: &Scenario, strategy: Strategy) -> Self {
         let topology = Topology::new(scenario);
-        let pools: Pools<Pool<Task>> = topology.pools().map(|p| Pool::new(p.spec.clone()));
+        let pools: Pools<Pool<Task>> = topology.specs().cloned().map(Pool::new).collect();
         let topology_pools = pools.len();
         let fork_join_pools = pools
             .enumerate()

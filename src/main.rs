@@ -671,6 +671,7 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
             "timeout_mode",
             "rtt",
             "turnaround",
+            "client",
             "connect_timeout",
             "syn_retries",
             "syn_linear_timeouts",

@@ -141,6 +141,10 @@ pub struct ClientsReport {
 /// Connections between the clients and the server.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ConnectionsReport {
+    /// Who the clients are (`wrk`, `blocking` or `custom`) and their mean turnaround from a
+    /// response to their next request, which decides the keep-alive fast path's race.
+    pub client: &'static str,
+    pub turnaround_ms: f64,
     /// SYNs the full accept queue dropped (each costs its client a retransmit timeout).
     pub syn_drops: u64,
     /// Time from a connection's first SYN to its completed handshake.
@@ -158,7 +162,10 @@ pub struct ConnectionsReport {
     pub accept_queue_max: u32,
 }
 
-fn connections(snap: &Snapshot) -> (Option<ClientsReport>, Option<ConnectionsReport>) {
+fn connections(
+    scenario: &Scenario,
+    snap: &Snapshot,
+) -> (Option<ClientsReport>, Option<ConnectionsReport>) {
     let Some(net) = &snap.net else {
         return (None, None);
     };
@@ -170,7 +177,10 @@ fn connections(snap: &Snapshot) -> (Option<ClientsReport>, Option<ConnectionsRep
         longest_wait_ms: c.longest_wait.as_millis_f64(),
     });
     let s = net.stats;
+    let link = &scenario.load.link;
     let connections = ConnectionsReport {
+        client: link.client.name(),
+        turnaround_ms: link.turnaround.as_millis_f64(),
         syn_drops: s.syn_drops,
         connect_ms: net.connect,
         connect_failures: s.connect_failures,
@@ -380,7 +390,7 @@ impl RunReport {
             crate::scenario::LoadMode::Runs { .. } | crate::scenario::LoadMode::Trace { .. }
         )
         .then(|| run_lines.iter().map(RunReportRow::from).collect());
-        let (clients, connections) = connections(snap);
+        let (clients, connections) = connections(scenario, snap);
         // A report is of a simulated run, which always has its cores.
         let cpu = snap.cpu.unwrap_or_default();
         RunReport {

@@ -350,6 +350,39 @@ pub struct Load {
     pub link: Link,
 }
 
+/// Who the clients are, for the keep-alive fast path's race: how long a client takes from
+/// reading a response to sending its next request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    /// A load generator on an event loop (wrk, oha): about 10 us.
+    Wrk,
+    /// A blocking Java client, one thread per connection: about 100 us.
+    Blocking,
+    /// `load.turnaround` as the preset gives it.
+    Custom,
+}
+
+impl ClientKind {
+    pub const NAMED: [ClientKind; 2] = [ClientKind::Wrk, ClientKind::Blocking];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientKind::Wrk => "wrk",
+            ClientKind::Blocking => "blocking",
+            ClientKind::Custom => "custom",
+        }
+    }
+
+    /// The kind's mean turnaround (a custom one's is the preset's).
+    pub fn turnaround(self) -> Nanos {
+        match self {
+            ClientKind::Wrk => Nanos::from_micros(10),
+            ClientKind::Blocking => Nanos::from_micros(100),
+            ClientKind::Custom => Nanos::ZERO,
+        }
+    }
+}
+
 /// The clients' side of TCP: connections, round trips, timeouts and SYN retransmits.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Link {
@@ -359,6 +392,8 @@ pub struct Link {
     pub rtt: Nanos,
     /// Mean time a client takes from reading a response to sending the next request.
     pub turnaround: Nanos,
+    /// Who the client is: where `turnaround` comes from.
+    pub client: ClientKind,
     pub timeout_mode: TimeoutMode,
     /// The client's connect timeout; `None` leaves it to the kernel's SYN retries.
     pub connect_timeout: Option<Nanos>,
@@ -375,7 +410,8 @@ impl Default for Link {
         Link {
             keep_alive: true,
             rtt: Nanos::from_micros(40),
-            turnaround: Nanos::from_micros(10),
+            turnaround: ClientKind::Wrk.turnaround(),
+            client: ClientKind::Wrk,
             timeout_mode: TimeoutMode::Abort,
             connect_timeout: None,
             syn_retries: 6,

@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, ValueEnum};
 
 use threadlab::config::{Config, ConfigTheme};
+use threadlab::export::{self, Exporter};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
-use threadlab::report::{self, Exporter, RunReport};
+use threadlab::report::{self, RunReport};
 use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
 use threadlab::sweep;
 use threadlab::time::Nanos;
@@ -274,7 +275,7 @@ struct OutputArgs {
     #[arg(
         long,
         default_value = "table",
-        value_parser = clap::builder::PossibleValuesParser::new(report::export::names())
+        value_parser = clap::builder::PossibleValuesParser::new(export::names())
     )]
     format: String,
     /// Also draw a chart to FILE.svg or FILE.png (sweep: goodput and p99 against the varied
@@ -292,7 +293,7 @@ struct OutputArgs {
 impl OutputArgs {
     /// The `--format` exporter (clap accepts only the exporters' names).
     fn exporter(&self) -> &'static dyn Exporter {
-        report::export::exporter(&self.format).unwrap_or(&report::export::Table)
+        export::exporter(&self.format).unwrap_or(&export::Table)
     }
 
     /// The chart to draw, if any; the `--plot` and `--trace` paths are checked before any
@@ -1247,7 +1248,7 @@ fn headless_instead_of_tui(
     duration: Nanos,
     real: Option<RealOptions>,
 ) -> anyhow::Result<()> {
-    let table = &report::export::Table;
+    let table = &export::Table;
     if let Some(options) = real {
         eprintln!(
             "threadlab: no terminal attached, so no live view; running every strategy for \

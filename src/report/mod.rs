@@ -1,9 +1,9 @@
 //! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
-//! article-ready table, JSON or CSV (the formats are in [`export`]).
+//! article-ready table, JSON or CSV (`--format` picks one of the exporters in `src/export`).
 
 pub mod against;
 mod compare_table;
-pub mod export;
+mod csv;
 pub mod figures;
 mod limits;
 pub mod perfetto;
@@ -47,7 +47,7 @@ pub fn write_whole<T, E>(
 }
 
 pub use compare_table::compare_table;
-pub use export::Exporter;
+pub use csv::field as csv_field;
 pub use limits::{best, limited_by};
 pub(crate) use table::{Align, Table};
 pub(crate) use table::{columns, pad};

@@ -298,7 +298,7 @@ impl OutputArgs {
 
     /// The chart to draw, if any; the `--plot` and `--trace` paths are checked before any
     /// work starts.
-    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
+    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::ChartTheme)>> {
         if let Some(trace) = &self.trace {
             in_a_folder("--trace", trace)?;
         }
@@ -318,8 +318,8 @@ impl OutputArgs {
             .into());
         }
         let theme = match self.plot_theme {
-            PlotThemeArg::Light => plot::Theme::Light,
-            PlotThemeArg::Dark => plot::Theme::Dark,
+            PlotThemeArg::Light => plot::ChartTheme::Light,
+            PlotThemeArg::Dark => plot::ChartTheme::Dark,
         };
         Ok(Some((path, theme)))
     }
@@ -427,7 +427,7 @@ fn main() -> ExitCode {
         Err(e) if e.downcast_ref::<tui::Interrupted>().is_some() => e
             .downcast_ref::<tui::Interrupted>()
             .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
-        Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+        Err(e) if e.downcast_ref::<CommandInterrupted>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(progress::INTERRUPTED_EXIT)
         }
@@ -762,13 +762,13 @@ fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyh
 /// is wanted), whether every strategy ran to the end, and why one stopped at its cap.
 struct Compared {
     out: String,
-    timelines: Vec<timeline::Timeline>,
+    timelines: Vec<timeline::StrategySeries>,
     traced: Vec<threadlab::sim::Engine>,
     complete: bool,
     capped: Option<String>,
 }
 
-fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
+fn draw(figure: &plot::Figure, path: &Path, theme: plot::ChartTheme) -> anyhow::Result<()> {
     plot::write(figure, path, theme).map_err(|e| match e {
         plot::PlotError::Extension(_) => anyhow::Error::new(BadInput(e.to_string())),
         _ => anyhow::Error::new(e),
@@ -852,7 +852,7 @@ fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
     if complete {
         Ok(())
     } else {
-        Err(Interrupted(format!(
+        Err(CommandInterrupted(format!(
             "interrupted by Ctrl-C: the output is partial ({covered})"
         ))
         .into())
@@ -1126,15 +1126,15 @@ fn verify(
 
 /// Ctrl-C stopped the work; what finished was printed (exit 130).
 #[derive(Debug)]
-struct Interrupted(String);
+struct CommandInterrupted(String);
 
-impl std::fmt::Display for Interrupted {
+impl std::fmt::Display for CommandInterrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for Interrupted {}
+impl std::error::Error for CommandInterrupted {}
 
 /// A figure differed by more than the tolerance (exit 1).
 #[derive(Debug)]

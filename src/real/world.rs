@@ -102,7 +102,7 @@ impl Req {
 }
 
 /// A task for a pool.
-pub(super) enum Task {
+pub(super) enum RealTask {
     Handler(Arc<Req>),
     Call(CallTask),
 }
@@ -116,13 +116,13 @@ pub(super) struct CallTask {
     pub join: Arc<StageJoin>,
 }
 
-impl Task {
+impl RealTask {
     /// A queued call whose future already completed: `AsyncSupply.run` skips it. A call of
     /// a request that failed by abort still runs (its future is not complete), as in the JVM.
     pub fn is_stale(&self) -> bool {
         match self {
-            Task::Handler(_) => false,
-            Task::Call(c) => c.join.is_done(c.index),
+            RealTask::Handler(_) => false,
+            RealTask::Call(c) => c.join.is_done(c.index),
         }
     }
 }
@@ -131,10 +131,10 @@ impl Task {
 /// and the handler waits on their completions (`allOf(...).join()`).
 pub(super) struct StageJoin {
     done: Mutex<Vec<bool>>,
-    pub completions: Mailbox<Completion>,
+    pub completions: Mailbox<CallCompletion>,
 }
 
-pub(super) struct Completion {
+pub(super) struct CallCompletion {
     pub index: usize,
     pub result: CallResult,
     /// The thread that completed the future (where a continuation would run).
@@ -162,7 +162,7 @@ impl StageJoin {
                 _ => return false,
             }
         }
-        self.completions.push(Completion {
+        self.completions.push(CallCompletion {
             index,
             result,
             thread,

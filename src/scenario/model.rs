@@ -29,7 +29,7 @@ pub struct Scenario {
     /// Pools of connections or permits (HikariCP), indexed by [`ResourceId`].
     pub resources: Vec<Resource>,
     /// Published figures this preset reproduces (`threadlab articles`).
-    pub figures: Vec<Figure>,
+    pub figures: Vec<ArticleFigure>,
     /// A scripted sequence for talks (`threadlab tour`).
     pub tour: Vec<TourStep>,
 }
@@ -217,7 +217,7 @@ pub struct Resource {
 
 /// A figure from an article and how to read it from a run of this preset.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
+pub struct ArticleFigure {
     /// What it measures, e.g. "blocking dashboard".
     pub what: String,
     /// The article's figure as published, e.g. "~1708 ms".

@@ -5,8 +5,8 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    Endpoint, Figure, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId, Scenario,
-    Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
+    ArticleFigure, Endpoint, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId,
+    Scenario, Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -126,7 +126,7 @@ fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, Scen
     Ok(out)
 }
 
-fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<Figure>, ScenarioError> {
+fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<ArticleFigure>, ScenarioError> {
     let choices = Strategy::ALL.map(|s| (s.name(), s));
     raw.iter()
         .enumerate()
@@ -146,7 +146,7 @@ fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<Figure>, ScenarioEr
                     "must be a finite number",
                 ));
             }
-            Ok(Figure {
+            Ok(ArticleFigure {
                 what: check.text(&format!("{path}.what"), &f.what, false)?,
                 article: check.text(&format!("{path}.article"), &f.article, false)?,
                 strategy: check.one_of(&format!("{path}.strategy"), &f.strategy, &choices)?,

@@ -248,7 +248,7 @@ impl Engine {
             }
             LoadMode::Open { .. } => self.schedule_next_arrival(),
             LoadMode::Closed { clients, .. } => {
-                let client = super::connection::Client {
+                let client = super::connection::ClosedClient {
                     active: true,
                     ..Default::default()
                 };

@@ -102,7 +102,7 @@ fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPan
 
 /// A tour step's keys, in the one key notation ([`super::parse_keys`]).
 fn tour_keys(check: &Checker, path: &str, text: &str) -> Result<Vec<TourKey>, ScenarioError> {
-    super::parse_keys(text).map_err(|why| check.invalid(path, quoted(text), why))
+    super::parse_keys(text).map_err(|why| check.invalid(path, quoted(text), why.to_string()))
 }
 
 fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, ScenarioError> {

@@ -21,6 +21,7 @@ use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, Slot, Su
 use crate::time::Nanos;
 use crate::topology::PoolId;
 
+use super::RealFailure;
 use super::clock::STOP_POLL;
 use super::sync::{OnTask, OnThread, block_on, lock};
 use super::world::{Deferred, RealTask, World};
@@ -208,7 +209,10 @@ impl World {
                     .spawn(move || world.worker_loop(pool, slot));
                 match spawned {
                     Ok(handle) => self.keep_handle(handle),
-                    Err(e) => self.fail(format!("cannot start thread {name}: {e}")),
+                    Err(e) => self.fail(RealFailure::Thread {
+                        name,
+                        error: Arc::new(e),
+                    }),
                 }
             }
             RunsOn::Tasks(monitor) => {

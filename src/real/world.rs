@@ -11,6 +11,7 @@ use crate::scenario::{Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 use crate::topology::{PoolId, Topology};
 
+use super::RealFailure;
 use super::books::Books;
 use super::clock::{ScaledClock, Stop};
 use super::executor::RealPool;
@@ -41,7 +42,7 @@ pub(super) struct World {
     pub(super) rt: tokio::runtime::Handle,
     pub(super) monitors: Monitors,
     threads: Mutex<Vec<JoinHandle<()>>>,
-    errors: Mutex<Vec<String>>,
+    errors: Mutex<Vec<RealFailure>>,
     /// Why the run stopped because the scenario needs what a real run does not model.
     refusal: OnceLock<String>,
 }
@@ -244,8 +245,8 @@ impl World {
     }
 
     /// Records an internal failure and stops the run.
-    pub fn fail(&self, message: String) {
-        lock(&self.errors).push(message);
+    pub fn fail(&self, failure: RealFailure) {
+        lock(&self.errors).push(failure);
         self.stop.stop();
     }
 
@@ -259,7 +260,7 @@ impl World {
         self.refusal.get().cloned()
     }
 
-    pub fn errors(&self) -> Vec<String> {
+    pub fn errors(&self) -> Vec<RealFailure> {
         lock(&self.errors).clone()
     }
 

@@ -6,7 +6,7 @@ use crate::scenario::{
 
 use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
 use super::pool::PoolKind;
-use super::{Fault, LogEntry};
+use super::{Fault, LogEntry, PoolSnapshot};
 use crate::topology::{SERVER_POOL, StoreError};
 
 /// A change applied to a running engine.
@@ -124,6 +124,65 @@ fn bounded(what: &str, old: u32, wanted: u32, max: u32) -> Result<u32, CommandEr
     }
 }
 
+/// What a pool's size knob sets ([`Command::SetPoolSize`]: `+` and `-` on a pool, a sweep of
+/// its size), decided here once from the pool's kind for the engine and the TUI alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeKnob {
+    /// `ThreadPoolExecutor.setCorePoolSize`; max rises along when core passes it.
+    Core,
+    /// Tomcat's `maxThreads`; core (`minSpareThreads`) falls along when max drops below it.
+    MaxThreads,
+    /// `ForkJoinPool` parallelism: core and max together.
+    Parallelism,
+}
+
+impl SizeKnob {
+    /// The size knob of a pool of `kind`; a thread-per-task pool has none.
+    pub fn of(kind: PoolKind) -> Option<SizeKnob> {
+        match kind {
+            PoolKind::ThreadPool => Some(SizeKnob::Core),
+            PoolKind::Tomcat => Some(SizeKnob::MaxThreads),
+            PoolKind::ForkJoin => Some(SizeKnob::Parallelism),
+            PoolKind::PerTask => None,
+        }
+    }
+
+    /// Its word after the pool's name, in the log and on screen (`tomcat threads`).
+    pub fn word(self) -> &'static str {
+        match self {
+            SizeKnob::Core => "core",
+            SizeKnob::MaxThreads => "threads",
+            SizeKnob::Parallelism => "parallelism",
+        }
+    }
+
+    /// Its value in a pool of these sizes.
+    pub fn value(self, core: u32, max: u32) -> u32 {
+        match self {
+            SizeKnob::Core | SizeKnob::Parallelism => core,
+            SizeKnob::MaxThreads => max,
+        }
+    }
+}
+
+/// The commands that set `pool`'s size knob to `new`, saying everything they change: a core
+/// beyond max raises max first, and a fixed pool (core = max) stays fixed when it shrinks.
+pub fn size_commands(pool: &PoolSnapshot, new: u32) -> Vec<Command> {
+    let core = Command::SetPoolSize {
+        pool: pool.id,
+        size: new,
+    };
+    let max = Command::SetPoolMax {
+        pool: pool.id,
+        size: new,
+    };
+    match SizeKnob::of(pool.kind) {
+        Some(SizeKnob::Core) if new > pool.max => vec![max, core],
+        Some(SizeKnob::Core) if new < pool.core && pool.core == pool.max => vec![core, max],
+        _ => vec![core],
+    }
+}
+
 /// ` (the most allowed)` when a change stopped at the bound.
 fn at_bound(wanted: u32, new: u32) -> &'static str {
     if wanted > new {
@@ -184,60 +243,45 @@ impl Engine {
     fn set_pool_size(&mut self, pool: PoolId, size: u32) -> Result<String, CommandError> {
         let kind = self.pool_checked(pool)?;
         let name = self.pools[pool].spec().name.clone();
-        match kind {
-            PoolKind::PerTask => Err(CommandError::PerTaskHasNoSize(name)),
-            PoolKind::ThreadPool => {
+        let Some(knob) = SizeKnob::of(kind) else {
+            return Err(CommandError::PerTaskHasNoSize(name));
+        };
+        let what = format!("{name} {}", knob.word());
+        match knob {
+            SizeKnob::Core => {
                 let old = self.pools[pool].spec().core;
-                let (wanted, size) = (
-                    size,
-                    bounded(&format!("{name} core"), old, size, MAX_THREADS)?,
-                );
+                let (wanted, size) = (size, bounded(&what, old, size, MAX_THREADS)?);
                 if size > self.pools[pool].spec().max {
                     self.pools[pool].set_max(size);
                 }
                 self.resize_core(pool, size);
                 self.store_sizes(pool)?;
-                Ok(format!(
-                    "{name} core {old} -> {size}{}",
-                    at_bound(wanted, size)
-                ))
+                Ok(format!("{what} {old} -> {size}{}", at_bound(wanted, size)))
             }
-            PoolKind::Tomcat => {
+            SizeKnob::MaxThreads => {
                 if size == 0 {
                     return Err(CommandError::NoServerThreads);
                 }
                 let old = self.pools[pool].spec().max;
-                let (wanted, size) = (
-                    size,
-                    bounded(&format!("{name} threads"), old, size, MAX_THREADS)?,
-                );
+                let (wanted, size) = (size, bounded(&what, old, size, MAX_THREADS)?);
                 if self.pools[pool].spec().core > size {
                     self.resize_core(pool, size);
                 }
                 self.pools[pool].set_max(size);
                 self.store_sizes(pool)?;
-                Ok(format!(
-                    "{name} threads {old} -> {size}{}",
-                    at_bound(wanted, size)
-                ))
+                Ok(format!("{what} {old} -> {size}{}", at_bound(wanted, size)))
             }
-            PoolKind::ForkJoin => {
+            SizeKnob::Parallelism => {
                 if size == 0 {
                     return Err(CommandError::NoParallelism);
                 }
                 let old = self.pools[pool].spec().core;
-                let (wanted, size) = (
-                    size,
-                    bounded(&format!("{name} parallelism"), old, size, MAX_THREADS)?,
-                );
+                let (wanted, size) = (size, bounded(&what, old, size, MAX_THREADS)?);
                 // Shrinking: idle workers beyond the parallelism go at once.
                 self.pools[pool].set_max(size);
                 self.resize_core(pool, size);
                 self.store_sizes(pool)?;
-                Ok(format!(
-                    "{name} parallelism {old} -> {size}{}",
-                    at_bound(wanted, size)
-                ))
+                Ok(format!("{what} {old} -> {size}{}", at_bound(wanted, size)))
             }
         }
     }
@@ -439,6 +483,38 @@ mod tests {
     fn engine(preset: &str, sets: &[&str], strategy: Strategy) -> Engine {
         let sets: Vec<String> = sets.iter().map(|s| (*s).to_owned()).collect();
         Engine::new(&load(preset, &sets).expect("valid preset"), strategy)
+    }
+
+    #[test]
+    fn a_pool_size_knob_set_by_its_commands_reads_back_the_value_set_for_every_kind() {
+        let mut kinds = std::collections::BTreeSet::new();
+        for strategy in Strategy::ALL {
+            let mut e = engine("ironthread", &[], strategy);
+            for id in e.pools_of(strategy) {
+                let pool = |e: &Engine| {
+                    let pools = e.snapshot().pools;
+                    pools
+                        .into_iter()
+                        .find(|p| p.id == id)
+                        .expect("a pool in use")
+                };
+                let Some(knob) = SizeKnob::of(pool(&e).kind) else {
+                    let refused = e.apply(Command::SetPoolSize { pool: id, size: 3 });
+                    assert!(matches!(refused, Err(CommandError::PerTaskHasNoSize(_))));
+                    continue;
+                };
+                kinds.insert(knob.word());
+                for new in [pool(&e).max + 5, 1, 4] {
+                    for command in size_commands(&pool(&e), new) {
+                        e.apply(command).expect("a change");
+                    }
+                    let p = pool(&e);
+                    assert_eq!(knob.value(p.core, p.max), new, "{} {}", p.name, knob.word());
+                    assert!(p.core <= p.max, "{}", p.name);
+                }
+            }
+        }
+        assert_eq!(kinds.len(), 3, "{kinds:?}");
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
 pub use crate::metrics::ServiceStats;
 pub use crate::topology::{PoolId, SERVER_POOL, SHARED_POOL, UNBOUNDED_POOL};
-pub use command::{Command, CommandError};
+pub use command::{Command, CommandError, SizeKnob, size_commands};
 pub use connection::{ClientsSnapshot, NetSnapshot, NetStats, syn_elapsed};
 pub use engine::{Engine, STALL_EVENTS, ThreadName};
 pub use flow::arrival_gap;

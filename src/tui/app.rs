@@ -941,7 +941,7 @@ impl App {
             return;
         }
         // The engine explains that a thread-per-task pool has no size.
-        let commands = super::knob::size_commands(&pool, new);
+        let commands = crate::sim::size_commands(&pool, new);
         self.commands(&commands);
     }
 

@@ -611,6 +611,9 @@ fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
 fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy, Nanos)> {
     let mut s = scenario::load(preset, &args.preset.set).map_err(|e| BadInput(e.to_string()))?;
+    for note in s.server.notes() {
+        eprintln!("threadlab: note: {note}");
+    }
     if let Some(seed) = args.preset.seed {
         s.seed = seed;
     }

@@ -658,3 +658,21 @@ fn unevaluable_expectations_and_metrics_are_refused_at_check() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
 }
+
+#[test]
+fn an_accept_count_tomcat_ignores_is_ignored_and_said_so() {
+    let out = threadlab(&["check", "overload", "--set", "server.accept_count=0"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("server.accept_count = 0 is ignored") && err.contains("stays 100"),
+        "{err}"
+    );
+    let out = threadlab(&["check", "overload", "--set", "server.accept_count=5"]);
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -121,6 +121,28 @@ fn abort_fails_the_rejected_request_at_once_with_task_rejected_exception() {
 }
 
 #[test]
+fn a_rejection_caught_around_supply_async_falls_back_at_once() {
+    // try { supplyAsync(call, pool) } catch (RejectedExecutionException e) { fallback }:
+    // request 3's call never runs; its future completes at once with the fallback on the
+    // handler thread, and the request answers Partial at 0 ms instead of failing.
+    let toml = rejection_scenario("fallback", "fallback = \"cached\"", 1, 3);
+    let e = played(&toml, Strategy::Bulkhead);
+    let r3 = row(&e, 3);
+    assert_eq!(r3.outcome, Outcome::Partial);
+    assert_eq!((r3.time, r3.at), (Nanos::ZERO, Nanos::ZERO));
+    assert_eq!(r3.thread, "http-nio-8080-exec-3");
+    assert_eq!(times(&e), [ms(100), ms(200), ms(0)]);
+    assert_eq!(
+        (count(&e, Outcome::Success), count(&e, Outcome::Failed)),
+        (2, 0)
+    );
+    let s = e.snapshot();
+    let svc = &s.services[0].stats;
+    assert_eq!((svc.calls, svc.rejected, svc.fallbacks), (2, 1, 1));
+    assert_eq!(s.pools[bulkhead(&e, 0)].stats.rejected, 1);
+}
+
+#[test]
 fn caller_runs_runs_the_rejected_call_on_the_tomcat_handler_thread() {
     let mut e = engine(
         &rejection_scenario("caller-runs", "", 1, 3),
@@ -459,6 +481,30 @@ fn tomcat_bounded_queue_refuses_what_does_not_fit() {
     );
     assert_eq!(count(&e, Outcome::Success), 12);
     assert_eq!(pool(&e, SERVER_POOL).stats.rejected, 3);
+}
+
+#[test]
+fn an_accept_count_of_zero_or_less_leaves_tomcat_s_backlog_of_100() {
+    // Tomcat's setAcceptCount takes only a positive value, so acceptCount = 0 (or -1) leaves
+    // the default 100: the eight connections beyond max_connections wait in the accept queue
+    // and none of their SYNs is dropped. Taken literally, a backlog of 0 would keep one and
+    // drop seven, whose requests would run a second late.
+    for accept_count in [0, -1] {
+        let server = format!("threads = 10\nmax_connections = 12\naccept_count = {accept_count}");
+        let mut e = engine(&tomcat_scenario(20, &server), Strategy::Sequential);
+        assert_eq!(e.scenario().server.accept_count, 100);
+        e.advance_to(Nanos::ZERO);
+        let s = e.snapshot();
+        assert_eq!((s.connections, s.backlog), (12, 8));
+        let net = s.net.expect("a simulated run has a connection layer");
+        assert_eq!(net.stats.syn_drops, 0);
+        e.run_until(Nanos::from_secs(60));
+        // Ten run 0..100 ms; two from the executor queue and the eight from the accept queue
+        // (taken as the first ten close their connections at 100 ms) run 100..200 ms.
+        let mut expected = vec![ms(100); 10];
+        expected.extend([ms(200); 10]);
+        assert_eq!(times(&e), expected, "accept_count = {accept_count}");
+    }
 }
 
 #[test]

@@ -268,6 +268,30 @@ fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
 }
 
 #[test]
+fn real_a_rejection_that_falls_back_answers_partial_as_in_the_simulation() {
+    // As with abort, two calls run and one queues (its future times out: fallback); the
+    // rejected one is caught and falls back at once: 4 partial, none failed.
+    let s = parse(&SMALL_POOL.replace("REJECTION", "fallback"));
+    let (sim, real) = both(
+        &s,
+        Strategy::Bulkhead,
+        Nanos::from_secs(5),
+        0.5,
+        mean_latency,
+    );
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(
+        (real.run.requests.partial, real.run.requests.failed),
+        (4, 0)
+    );
+    let svc = |r: &RunReport| {
+        let s = &r.services[0].stats;
+        (s.calls, s.timeouts, s.fallbacks, s.rejected)
+    };
+    assert_eq!(svc(&sim), svc(&real.run));
+}
+
+#[test]
 fn real_caller_runs_runs_the_rejected_call_on_the_handler_thread() {
     let s = parse(&SMALL_POOL.replace("REJECTION", "caller-runs"));
     // The handler runs the whole call (200 ms) itself: its future is complete before

@@ -81,6 +81,8 @@ pub enum CallResult {
     /// No permit of the semaphore bulkhead within `max_wait` (`BulkheadFullException`): the
     /// call never ran.
     BulkheadFull,
+    /// The pool rejected the submission and the caller caught it: the call never ran.
+    Rejected,
 }
 
 impl CallResult {
@@ -92,6 +94,7 @@ impl CallResult {
             CallResult::TimedOut => "timed out",
             CallResult::NoConnection => "no connection",
             CallResult::BulkheadFull => "bulkhead full",
+            CallResult::Rejected => "rejected",
         }
     }
 

@@ -10,6 +10,10 @@ pub enum Rejection {
     /// out of `supplyAsync` on the submitting thread: the request fails at once. Calls already
     /// submitted keep running.
     FailsRequest,
+    /// `AbortPolicy`, the exception caught around `supplyAsync`: the call's future completes
+    /// at once on the submitting thread with the service's fallback, and the request answers
+    /// `Partial` instead of failing.
+    FallsBack,
     /// `CallerRunsPolicy`: the submitting thread runs the call itself. `supplyAsync` returns a
     /// completed future, so an `orTimeout` attached afterwards never fires.
     RunsOnCaller,
@@ -26,12 +30,19 @@ impl Rejection {
             RejectionPolicy::CallerRuns => Rejection::RunsOnCaller,
             RejectionPolicy::Discard => Rejection::Discarded { drop_oldest: false },
             RejectionPolicy::DiscardOldest => Rejection::Discarded { drop_oldest: true },
+            RejectionPolicy::Fallback => Rejection::FallsBack,
         }
     }
 
     /// Whether the call's `orTimeout` still applies: its future is left pending.
     pub fn arms_timeout(self) -> bool {
         matches!(self, Rejection::Discarded { .. })
+    }
+
+    /// Whether the submitting thread goes on to the stage's next call (it does not when the
+    /// request fails, or when it runs the call itself).
+    pub fn submission_goes_on(self) -> bool {
+        matches!(self, Rejection::FallsBack | Rejection::Discarded { .. })
     }
 
     /// Whether the rejected call itself is counted as discarded (with discard-oldest the call

@@ -68,6 +68,7 @@ impl<T: Clone> Verdict<T> {
                 CallResult::TimedOut => FailReason::CallTimedOut(service.0),
                 CallResult::NoConnection => FailReason::NoConnection(service.0),
                 CallResult::BulkheadFull => FailReason::BulkheadFull(service.0),
+                CallResult::Rejected => FailReason::Rejected(service.0),
                 CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service.0),
             });
         }

@@ -263,6 +263,11 @@ impl World {
                 progress.reject(service);
                 return Rejected::Ends(StageEnd::Respond);
             }
+            Rejection::FallsBack => {
+                c.join
+                    .complete(c.index, CallResult::Rejected, me.to_string());
+                return Rejected::Completed;
+            }
             Rejection::RunsOnCaller => {
                 let Some(result) = self.perform_call(ctx, c.req.id, c.call, None).await else {
                     return Rejected::Ends(StageEnd::Stopped);
@@ -380,7 +385,7 @@ impl World {
                 books.book.services[service.0].failures += 1;
             }
             CallResult::TimedOut => books.book.services[service.0].timeouts += 1,
-            CallResult::Ok | CallResult::BulkheadFull => {}
+            CallResult::Ok | CallResult::BulkheadFull | CallResult::Rejected => {}
         }
         Some(result)
     }

@@ -142,6 +142,23 @@ pub fn parse_keys(text: &str) -> Result<Vec<TourKey>, KeysError> {
     Ok(keys)
 }
 
+impl Server {
+    /// What to tell the user about a setting Tomcat ignores, as it would be ignored.
+    pub fn notes(&self) -> Vec<String> {
+        self.accept_count_ignored
+            .map(|asked| {
+                format!(
+                    "server.accept_count = {asked} is ignored as Tomcat ignores it \
+                     (AbstractEndpoint.setAcceptCount takes only a positive value): \
+                     the listen backlog stays {}",
+                    self.accept_count
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+}
+
 impl Scenario {
     pub fn service(&self, id: ServiceId) -> &Service {
         &self.services[id.0]
@@ -423,7 +440,11 @@ pub struct Server {
     /// `minSpareThreads`: prestarted, never culled.
     pub min_spare: u32,
     pub max_connections: u32,
+    /// `acceptCount`, the listen backlog. Tomcat takes only a positive value
+    /// (`AbstractEndpoint.setAcceptCount`), so 0 or less leaves its default, 100.
     pub accept_count: u32,
+    /// The `accept_count` the preset gave when Tomcat ignores it (0 or less).
+    pub accept_count_ignored: Option<i64>,
     /// `maxQueueSize`; `None` is unbounded.
     pub max_queue: Option<u32>,
     /// `threadsMaxIdleTime`: threads above `min_spare` die after this long idle.
@@ -593,14 +614,18 @@ pub enum RejectionPolicy {
     Discard,
     /// `DiscardOldestPolicy`: the head of the queue is dropped and submission retried.
     DiscardOldest,
+    /// `AbortPolicy` with the caller catching `RejectedExecutionException` around
+    /// `supplyAsync` and completing the call with the service's fallback.
+    Fallback,
 }
 
 impl RejectionPolicy {
-    pub const ALL: [RejectionPolicy; 4] = [
+    pub const ALL: [RejectionPolicy; 5] = [
         RejectionPolicy::Abort,
         RejectionPolicy::CallerRuns,
         RejectionPolicy::Discard,
         RejectionPolicy::DiscardOldest,
+        RejectionPolicy::Fallback,
     ];
 
     pub fn name(self) -> &'static str {
@@ -609,6 +634,7 @@ impl RejectionPolicy {
             RejectionPolicy::CallerRuns => "caller-runs",
             RejectionPolicy::Discard => "discard",
             RejectionPolicy::DiscardOldest => "discard-oldest",
+            RejectionPolicy::Fallback => "fallback",
         }
     }
 }

@@ -124,6 +124,12 @@ fn bulkhead(
     if rejection == RejectionPolicy::DiscardOldest && queue == 0 {
         return Err(check.invalid(&field("rejection"), quoted(&raw.rejection), format!("cannot be used with {path}.queue = 0: with a SynchronousQueue the JDK's DiscardOldestPolicy polls nothing and re-executes the task, which is rejected again, recursively, until StackOverflowError")));
     }
+    if rejection == RejectionPolicy::Fallback
+        && let Some(id) = ids.iter().find(|id| services[id.0].fallback.is_none())
+    {
+        let service = &services[id.0].name;
+        return Err(check.invalid(&field("rejection"), quoted(&raw.rejection), format!("needs a fallback for every service of the pool: give services.{service}.fallback, or use \"abort\" (the rejection fails the request)")));
+    }
     Ok(BulkheadPool {
         name,
         services: ids,

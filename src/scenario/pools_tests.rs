@@ -145,7 +145,7 @@ fn unknown_rejection_policy_lists_the_policies() {
         &message,
         &[
             "strategy.bulkhead[0].rejection = \"retry\"",
-            "abort, caller-runs, discard, discard-oldest",
+            "abort, caller-runs, discard, discard-oldest, fallback",
         ],
     );
     let caller_runs = scenario(&[POOL_A, "strategy.bulkhead.A.rejection=caller-runs"]);
@@ -231,5 +231,26 @@ fn keep_alive_may_be_zero_but_must_be_a_duration() {
             "strategy.bulkhead[0].keep_alive = \"soon\"",
             "h, m, s, ms, us or ns",
         ],
+    );
+}
+
+#[test]
+fn a_rejection_that_falls_back_needs_every_service_of_the_pool_to_have_a_fallback() {
+    let message = rejection(&[POOL_A, "strategy.bulkhead.A.rejection=fallback"]);
+    assert_mentions(
+        &message,
+        &[
+            "strategy.bulkhead[0].rejection = \"fallback\"",
+            "services.user.fallback",
+        ],
+    );
+    let with_fallback = scenario(&[
+        POOL_A,
+        "strategy.bulkhead.A.rejection=fallback",
+        "services.user.fallback=\"guest\"",
+    ]);
+    assert_eq!(
+        with_fallback.strategy.bulkheads[0].rejection,
+        RejectionPolicy::Fallback
     );
 }

@@ -292,6 +292,7 @@ mod tests {
                 min_spare: 10,
                 max_connections: 8192,
                 accept_count: 100,
+                accept_count_ignored: None,
                 max_queue: None,
                 keep_alive: Nanos::from_secs(60),
                 async_: false,

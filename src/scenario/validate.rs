@@ -15,6 +15,9 @@ use super::raw::{
 };
 // LARGE: counts that only memory limits (connections, queue slots).
 use super::limits::{MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
+
+/// Tomcat's `acceptCount` when none (or one of 0 or less, which it ignores) is set.
+pub const TOMCAT_ACCEPT_COUNT: u32 = 100;
 use super::trace::{parse_trace_bytes, read_limited};
 
 /// Checks every rule of the preset schema and builds the model. `origin` names the source in errors.
@@ -303,7 +306,12 @@ fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, Scenario
         threads,
         min_spare,
         max_connections: check.count("server.max_connections", raw.max_connections, 1..=LARGE)?,
-        accept_count: check.count("server.accept_count", raw.accept_count, 0..=LARGE)?,
+        accept_count: if raw.accept_count <= 0 {
+            TOMCAT_ACCEPT_COUNT
+        } else {
+            check.count("server.accept_count", raw.accept_count, 1..=LARGE)?
+        },
+        accept_count_ignored: (raw.accept_count <= 0).then_some(raw.accept_count),
         max_queue: match raw.max_queue {
             Some(q) => Some(check.count("server.max_queue", q, 1..=LARGE)?),
             None => None,

@@ -574,3 +574,21 @@ fn tours_and_key_scripts_share_one_key_notation() {
         Err("a control character ('\\u{1b}') is not a key: write <Enter>, <Tab>, <Esc>".into())
     );
 }
+
+#[test]
+fn an_accept_count_of_zero_or_less_is_tomcat_s_default() {
+    for asked in [0, -1, -100] {
+        let s = scenario(&[&format!("server.accept_count={asked}")]);
+        assert_eq!(
+            (s.server.accept_count, s.server.accept_count_ignored),
+            (100, Some(asked))
+        );
+        assert_eq!(s.server.notes().len(), 1);
+    }
+    let s = scenario(&["server.accept_count=5"]);
+    assert_eq!(
+        (s.server.accept_count, s.server.accept_count_ignored),
+        (5, None)
+    );
+    assert!(s.server.notes().is_empty());
+}

@@ -290,6 +290,7 @@ impl Engine {
                 }
                 self.respond(r);
             }
+            Rejection::FallsBack => self.complete_at_once(r, call, CallResult::Rejected),
             Rejection::RunsOnCaller => self.start_inline(r, call, submitter, None),
             Rejection::Discarded { drop_oldest } => {
                 if rejection.discards_call() {
@@ -304,7 +305,7 @@ impl Engine {
         if rejection.arms_timeout() {
             self.arm_timeout(r, call, service);
         }
-        rejection.arms_timeout()
+        rejection.submission_goes_on()
     }
 
     /// `DiscardOldestPolicy`: drops the head of the queue, then `execute(r)` again, which
@@ -477,7 +478,7 @@ impl Engine {
                 self.book.services[service.0].failures += 1;
             }
             CallResult::TimedOut => self.book.services[service.0].timeouts += 1,
-            CallResult::Ok | CallResult::BulkheadFull => {}
+            CallResult::Ok | CallResult::BulkheadFull | CallResult::Rejected => {}
         }
         self.book.services[service.0].thread_time += held;
         self.trace_call_end(r, call, result.label());

@@ -72,19 +72,25 @@ impl Engine {
     /// known at once, and the handler carries on (or answers).
     fn bulkhead_full(&mut self, r: ReqRef, call: u16, service: ServiceId) {
         self.book.services[service.0].rejected += 1;
+        self.complete_at_once(r, call, CallResult::BulkheadFull);
+        self.resume_submitter(r);
+    }
+
+    /// A call that never runs: its future completes at once with `result` on the submitting
+    /// thread, which then carries on with its stage (or answers).
+    pub(super) fn complete_at_once(&mut self, r: ReqRef, call: u16, result: CallResult) {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
         // Marked as the call in progress so completing it does not end the stage under the
-        // handler's feet; the handler's own loop decides what comes next.
+        // submitter's feet; the submitter's own loop decides what comes next.
         req.submitting = Submitting::Inline(call);
         req.calls[call as usize].phase = CallPhase::Dropped;
         let thread = req.submitter.unwrap_or(ThreadRef::Delayer);
-        self.complete_future(r, call, CallResult::BulkheadFull, thread);
+        self.complete_future(r, call, result, thread);
         if let Some(req) = self.requests.get_mut(r) {
             req.submitting = Submitting::Free;
         }
-        self.resume_submitter(r);
     }
 
     /// A call gives its permit back; the longest waiter of the service gets it and runs.

@@ -1,4 +1,4 @@
-//! The server side of a real request, step for step the engine's `flow.rs`: connection
+//! The server side of a real request, step for step the engine's `lifecycle.rs`: connection
 //! admission, the handler on a Tomcat thread (or a virtual thread), each stage's calls under
 //! the strategy with the bulkhead's rejection policy, `orTimeout`, fallbacks, the response.
 

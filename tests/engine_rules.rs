@@ -1279,3 +1279,52 @@ fn live_pool_changes_live_in_the_scenario_so_a_replay_builds_the_same_pools() {
         format!("{name} is bounded (bulkhead #1): give its queue a capacity")
     );
 }
+
+/// One keep-alive client, no think time, a 100 ms call that fails with `failure`, 10 ms
+/// round trips and no other network cost.
+fn keep_alive_client(failure: f64) -> Engine {
+    let toml = format!(
+        r#"
+[scenario]
+name = "keep-alive"
+[load]
+mode = "closed"
+clients = 1
+[[services]]
+name = "svc"
+latency = "100ms"
+failure = {failure}
+[endpoint]
+calls = ["svc"]
+[strategy]
+use = "sequential"
+"#
+    );
+    let mut s = support::parse(&toml);
+    s.load.link.rtt = ms(10);
+    let mut e = Engine::new(&s, Strategy::Sequential);
+    e.run_until(ms(1000));
+    e
+}
+
+#[test]
+fn tomcat_closes_the_connection_after_a_500_so_the_next_request_connects_again() {
+    // Http11Processor.statusDropsConnection: a 500 goes out with `Connection: close`. Every
+    // request of a failing service pays the handshake: 5 ms there, 10 ms more for the new
+    // connection, 100 ms of call, 5 ms back = 120 ms, and opens its own connection.
+    let failing = keep_alive_client(1.0);
+    let times = times(&failing);
+    assert_eq!(times.len(), 8, "{times:?}");
+    assert!(times.iter().all(|t| *t == ms(120)), "{times:?}");
+    let net = failing.snapshot().net.expect("a connection layer");
+    assert_eq!(net.connect.count, 9, "one connection per request sent");
+    // Answered 200, the connection stays: only the first request pays the handshake.
+    let ok = keep_alive_client(0.0);
+    let mut expected = vec![ms(120)];
+    expected.extend([ms(110); 8]);
+    assert_eq!(self::times(&ok), expected);
+    assert_eq!(
+        ok.snapshot().net.expect("a connection layer").connect.count,
+        1
+    );
+}

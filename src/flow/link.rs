@@ -37,8 +37,16 @@ pub fn turnaround(link: &Link, e: impl FnOnce() -> f64) -> Nanos {
     }
 }
 
+/// Whether Tomcat keeps a connection open after answering with `outcome`. `Http11Processor`
+/// closes it after an error status (`statusDropsConnection`: 400, 408, 411, 413, 414, 500,
+/// 501, 503, sent with `Connection: close`), and a failed request is answered 500; a reset
+/// or the client's own timeout closes it too.
+pub fn response_keeps_connection(outcome: Outcome) -> bool {
+    outcome.is_response() && outcome != Outcome::Failed
+}
+
 /// Whether a closed client's connection is still open for its next request: keep-alive is on,
-/// the server answered (a reset or the client's own timeout closes it), the connection has
+/// the server answered without an error status (see [`response_keeps_connection`]), the connection has
 /// served fewer than `maxKeepAliveRequests` requests (`uses`, this one included), and it stays
 /// idle (`idle`: from the response's write to the next request reaching the server) for less
 /// than `keepAliveTimeout`.
@@ -50,7 +58,7 @@ pub fn keeps_connection(
     idle: Nanos,
 ) -> bool {
     link.keep_alive
-        && outcome.is_response()
+        && response_keeps_connection(outcome)
         && connector
             .max_keep_alive_requests
             .is_none_or(|max| uses < max)
@@ -103,7 +111,8 @@ mod tests {
         };
         let ok = |uses, outcome, idle| keeps_connection(&link, &connector, uses, outcome, idle);
         assert!(ok(2, Outcome::Success, ms(1)));
-        assert!(ok(2, Outcome::Failed, ms(1)), "a 500 is still a response");
+        assert!(ok(2, Outcome::Partial, ms(1)), "a fallback is a 200");
+        assert!(!ok(2, Outcome::Failed, ms(1)), "Tomcat closes after a 500");
         assert!(
             !ok(3, Outcome::Success, ms(1)),
             "maxKeepAliveRequests reached"

@@ -352,13 +352,14 @@ impl Engine {
         self.refuse(r);
     }
 
-    /// Whether the connection of request `r`, just answered, stays open for its client's
-    /// next request; records that on the client. A connection not kept is closed.
-    pub(super) fn settle_connection(&mut self, r: ReqRef) -> bool {
+    /// Whether the connection of request `r`, just answered with `outcome`, stays open for its
+    /// client's next request; records that on the client. A connection not kept is closed.
+    pub(super) fn settle_connection(&mut self, r: ReqRef, outcome: Outcome) -> bool {
         let Some(req) = self.requests.get(r) else {
             return false;
         };
         let keep = self.scenario.load.link.keep_alive
+            && crate::flow::link::response_keeps_connection(outcome)
             && !req.answered()
             && self
                 .scenario

@@ -639,7 +639,7 @@ impl Engine {
             req.handler,
             req.client,
         );
-        let kept = self.settle_connection(r);
+        let kept = self.settle_connection(r, outcome);
         let next = if answered {
             self.book.late_responses += 1;
             None

@@ -7,7 +7,9 @@
 use threadlab::metrics::Outcome;
 use threadlab::scenario::{ServiceId, Strategy};
 use threadlab::sim::pool::{FORK_JOIN_START, FORK_JOIN_WAKE, PoolKind};
-use threadlab::sim::{Command, Engine, Fault, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL};
+use threadlab::sim::{
+    Command, CommandError, Engine, Fault, PoolSnapshot, RunLine, SERVER_POOL, SHARED_POOL,
+};
 use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
@@ -1264,7 +1266,18 @@ fn live_pool_changes_live_in_the_scenario_so_a_replay_builds_the_same_pools() {
             capacity: None,
         })
         .expect_err("a bulkhead's queue stays bounded");
-    assert!(err.0.contains("bounded"), "{}", err.0);
+    let name = pool(&e, b).name.clone();
+    assert_eq!(
+        err,
+        CommandError::BulkheadNeedsCapacity {
+            pool: name.clone(),
+            bulkhead: 1
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("{name} is bounded (bulkhead #1): give its queue a capacity")
+    );
 }
 
 /// One keep-alive client, no think time, a 100 ms call that fails with `failure`, 10 ms

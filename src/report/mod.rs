@@ -1,9 +1,9 @@
 //! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
-//! article-ready table, JSON or CSV (the formats are in [`export`]).
+//! article-ready table, JSON or CSV (`--format` picks one of the exporters in `src/export`).
 
 pub mod against;
 mod compare_table;
-pub mod export;
+mod csv;
 pub mod figures;
 mod limits;
 pub mod perfetto;
@@ -47,9 +47,9 @@ pub fn write_whole<T, E>(
 }
 
 pub use compare_table::compare_table;
-pub use export::Exporter;
+pub use csv::field as csv_field;
 pub use limits::{best, limited_by};
-pub(crate) use table::{Align, Table};
+pub(crate) use table::{Align, MarkdownTable};
 pub(crate) use table::{columns, pad};
 pub use table::{run_table, run_table_measured};
 
@@ -68,7 +68,7 @@ pub struct RunReport {
     pub strategy: Strategy,
     pub seed: u64,
     pub simulated_s: f64,
-    pub requests: Requests,
+    pub requests: RequestCounts,
     /// Server responses (success, partial, failed) per simulated second.
     pub throughput_rps: f64,
     /// Answered requests (success, partial) per simulated second: the headline rate.
@@ -113,7 +113,7 @@ pub struct SimulationReport {
 
 /// Request counts. `sent = completed + in_flight`; `completed` counts every outcome.
 #[derive(Debug, Clone, Serialize)]
-pub struct Requests {
+pub struct RequestCounts {
     pub sent: u64,
     pub completed: u64,
     pub success: u64,
@@ -432,9 +432,9 @@ impl RunReport {
     }
 }
 
-fn requests(snap: &Snapshot) -> Requests {
+fn requests(snap: &Snapshot) -> RequestCounts {
     let o = &snap.outcomes;
-    Requests {
+    RequestCounts {
         sent: snap.sent,
         completed: o.total(),
         success: o.get(Outcome::Success),

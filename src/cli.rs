@@ -140,7 +140,7 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
         ThemeArg::Dark => Theme::Dark,
         ThemeArg::Light => Theme::Light,
     };
-    let request = screenshot::Request {
+    let request = screenshot::Shot {
         at,
         keys,
         size,

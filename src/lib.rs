@@ -5,6 +5,7 @@
 //! renders the engine's snapshots live.
 
 pub mod config;
+pub mod export;
 pub mod flow;
 pub mod metrics;
 pub mod plot;

@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, ValueEnum};
 
 use threadlab::config::{Config, ConfigTheme};
+use threadlab::export::{self, Exporter};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
-use threadlab::report::{self, Exporter, RunReport};
+use threadlab::report::{self, RunReport};
 use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
 use threadlab::sweep;
 use threadlab::time::Nanos;
@@ -274,7 +275,7 @@ struct OutputArgs {
     #[arg(
         long,
         default_value = "table",
-        value_parser = clap::builder::PossibleValuesParser::new(report::export::names())
+        value_parser = clap::builder::PossibleValuesParser::new(export::names())
     )]
     format: String,
     /// Also draw a chart to FILE.svg or FILE.png (sweep: goodput and p99 against the varied
@@ -292,12 +293,12 @@ struct OutputArgs {
 impl OutputArgs {
     /// The `--format` exporter (clap accepts only the exporters' names).
     fn exporter(&self) -> &'static dyn Exporter {
-        report::export::exporter(&self.format).unwrap_or(&report::export::Table)
+        export::exporter(&self.format).unwrap_or(&export::Table)
     }
 
     /// The chart to draw, if any; the `--plot` and `--trace` paths are checked before any
     /// work starts.
-    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::Theme)>> {
+    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::ChartTheme)>> {
         if let Some(trace) = &self.trace {
             in_a_folder("--trace", trace)?;
         }
@@ -317,8 +318,8 @@ impl OutputArgs {
             .into());
         }
         let theme = match self.plot_theme {
-            PlotThemeArg::Light => plot::Theme::Light,
-            PlotThemeArg::Dark => plot::Theme::Dark,
+            PlotThemeArg::Light => plot::ChartTheme::Light,
+            PlotThemeArg::Dark => plot::ChartTheme::Dark,
         };
         Ok(Some((path, theme)))
     }
@@ -426,7 +427,7 @@ fn main() -> ExitCode {
         Err(e) if e.downcast_ref::<tui::Interrupted>().is_some() => e
             .downcast_ref::<tui::Interrupted>()
             .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
-        Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+        Err(e) if e.downcast_ref::<CommandInterrupted>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(progress::INTERRUPTED_EXIT)
         }
@@ -671,6 +672,7 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
             "timeout_mode",
             "rtt",
             "turnaround",
+            "client",
             "connect_timeout",
             "syn_retries",
             "syn_linear_timeouts",
@@ -764,13 +766,13 @@ fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyh
 /// is wanted), whether every strategy ran to the end, and why one stopped at its cap.
 struct Compared {
     out: String,
-    timelines: Vec<timeline::Timeline>,
+    timelines: Vec<timeline::StrategySeries>,
     traced: Vec<threadlab::sim::Engine>,
     complete: bool,
     capped: Option<String>,
 }
 
-fn draw(figure: &plot::Figure, path: &Path, theme: plot::Theme) -> anyhow::Result<()> {
+fn draw(figure: &plot::Figure, path: &Path, theme: plot::ChartTheme) -> anyhow::Result<()> {
     plot::write(figure, path, theme).map_err(|e| match e {
         plot::PlotError::Extension(_) => anyhow::Error::new(BadInput(e.to_string())),
         _ => anyhow::Error::new(e),
@@ -854,7 +856,7 @@ fn finished(complete: bool, covered: &str) -> anyhow::Result<()> {
     if complete {
         Ok(())
     } else {
-        Err(Interrupted(format!(
+        Err(CommandInterrupted(format!(
             "interrupted by Ctrl-C: the output is partial ({covered})"
         ))
         .into())
@@ -1128,15 +1130,15 @@ fn verify(
 
 /// Ctrl-C stopped the work; what finished was printed (exit 130).
 #[derive(Debug)]
-struct Interrupted(String);
+struct CommandInterrupted(String);
 
-impl std::fmt::Display for Interrupted {
+impl std::fmt::Display for CommandInterrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for Interrupted {}
+impl std::error::Error for CommandInterrupted {}
 
 /// A figure differed by more than the tolerance (exit 1).
 #[derive(Debug)]
@@ -1250,7 +1252,7 @@ fn headless_instead_of_tui(
     duration: Nanos,
     real: Option<RealOptions>,
 ) -> anyhow::Result<()> {
-    let table = &report::export::Table;
+    let table = &export::Table;
     if let Some(options) = real {
         eprintln!(
             "threadlab: no terminal attached, so no live view; running every strategy for \

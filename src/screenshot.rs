@@ -103,7 +103,7 @@ pub fn render(app: &App, width: u16, height: u16) -> Buffer {
 
 /// What to photograph: the screen after `at` of simulated time and then `keys`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub struct Shot {
     pub at: Nanos,
     pub keys: Vec<Key>,
     /// Columns and rows.
@@ -127,9 +127,9 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), SizeError> {
     }
 }
 
-/// Plays `scenario` under `strategy` headless as [`Request`] says and draws the screen, with
+/// Plays `scenario` under `strategy` headless as [`Shot`] says and draws the screen, with
 /// the same render code, clock and keys as the TUI: the same request gives the same picture.
-pub fn take(scenario: Scenario, strategy: Strategy, request: &Request) -> Buffer {
+pub fn take(scenario: Scenario, strategy: Strategy, request: &Shot) -> Buffer {
     let mut app = App::new(scenario, strategy, request.theme);
     script::play_to(&mut app, request.at);
     for &key in &request.keys {

@@ -284,7 +284,8 @@ fn an_open_load_far_above_what_the_server_answers_is_refused_before_it_starts() 
 
 #[test]
 fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
-    use threadlab::report::{Exporter, RunReport, export::Json};
+    use threadlab::export::{Exporter, Json};
+    use threadlab::report::RunReport;
     use threadlab::scenario::Strategy;
     let sets = vec!["load.rate=1000000".to_owned()];
     let s = threadlab::scenario::load("erlang-c", &sets).expect("valid preset");

@@ -6,7 +6,7 @@ mod support;
 use support::threadlab;
 
 use threadlab::scenario;
-use threadlab::screenshot::{self, Request};
+use threadlab::screenshot::{self, Shot};
 use threadlab::time::Nanos;
 use threadlab::tui::Theme;
 
@@ -33,7 +33,7 @@ fn shoot(args: &[&str], out: &Path) {
 fn screen_rows(preset: &str, at: Nanos, size: (u16, u16), theme: Theme) -> Vec<String> {
     let s = scenario::load(preset, &[]).expect("preset");
     let strategy = s.strategy.default;
-    let request = Request {
+    let request = Shot {
         at,
         keys: vec![],
         size,

@@ -6,7 +6,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Figure, Line, Panel, Stroke, Theme};
+use super::{ChartPanel, ChartTheme, Figure, Line, Stroke};
 
 /// The family the SVG names: the DejaVu Sans it carries ([`super::font::EMBEDDED_FAMILY`]),
 /// the same the PNG is drawn with, then, for a viewer that does not read the SVG's
@@ -101,7 +101,7 @@ fn the_charts_name_the_face_the_svg_carries_first() {
 pub fn figure<DB: DrawingBackend>(
     backend: DB,
     figure: &Figure,
-    theme: Theme,
+    theme: ChartTheme,
 ) -> Result<(), DrawError> {
     let root = backend.into_drawing_area();
     root.fill(&theme.background()).map_err(err)?;
@@ -127,8 +127,8 @@ pub fn figure<DB: DrawingBackend>(
 
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    panel: &Panel,
-    theme: Theme,
+    panel: &ChartPanel,
+    theme: ChartTheme,
 ) -> Result<(), DrawError> {
     let fg = theme.foreground();
     let (xs, ys) = bounds(panel);
@@ -213,8 +213,8 @@ fn draw_panel<DB: DrawingBackend>(
 /// its mark, never over the axis.
 fn draw_marks<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
-    panel: &Panel,
-    theme: Theme,
+    panel: &ChartPanel,
+    theme: ChartTheme,
 ) -> Result<(), DrawError> {
     let fg = theme.foreground();
     let font = (FONT, LEGEND_PX).into_font().color(&fg);
@@ -304,7 +304,7 @@ impl Box2 {
 fn draw_bars<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     lines: &[Line],
-    theme: Theme,
+    theme: ChartTheme,
 ) -> Result<(), DrawError> {
     let bars: Vec<&Line> = lines.iter().filter(|l| l.stroke == Stroke::Solid).collect();
     let width = 0.8 / bars.len().max(1) as f64;
@@ -342,7 +342,7 @@ fn draw_bars<'a, DB: DrawingBackend + 'a>(
 
 /// The lines as drawn on a y axis ending at `top`: a reference line's points above it become
 /// gaps, and a note says where it was and how high it went.
-fn clip(panel: &Panel, top: f64) -> (Vec<Line>, Vec<String>) {
+fn clip(panel: &ChartPanel, top: f64) -> (Vec<Line>, Vec<String>) {
     let mut notes = Vec::new();
     let lines = panel
         .lines
@@ -405,7 +405,7 @@ fn clip(panel: &Panel, top: f64) -> (Vec<Line>, Vec<String>) {
 }
 
 /// An x value as its tick would read (the category's name on a category axis).
-fn panel_x(panel: &Panel, x: f64) -> String {
+fn panel_x(panel: &ChartPanel, x: f64) -> String {
     if panel.categories.is_empty() {
         tick(x)
     } else {
@@ -419,7 +419,7 @@ type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoor
 fn draw_line<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     line: &Line,
-    theme: Theme,
+    theme: ChartTheme,
 ) -> Result<(), DrawError> {
     let colour = theme.colour(line.colour);
     let points = line.points.clone();
@@ -546,7 +546,7 @@ fn tick(v: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_owned() }
 }
 
-fn bounds(panel: &Panel) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
+fn bounds(panel: &ChartPanel) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
     let pts = || panel.lines.iter().flat_map(|l| l.points.iter());
     let fitting = || {
         panel
@@ -587,7 +587,7 @@ fn bounds(panel: &Panel) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
 /// part and the legend takes the emptier upper corner. Bars fill from the bottom, so a chart
 /// of bars always keeps its top free.
 fn legend_room(
-    panel: &Panel,
+    panel: &ChartPanel,
     xs: std::ops::Range<f64>,
     ys: std::ops::Range<f64>,
 ) -> (std::ops::Range<f64>, SeriesLabelPosition) {
@@ -626,7 +626,7 @@ fn legend_room(
 
 /// Points along every drawn line (and every bar, top to bottom), close enough together that
 /// a line crossing a corner is seen there even between its samples.
-fn traced(panel: &Panel) -> impl Iterator<Item = (f64, f64)> + '_ {
+fn traced(panel: &ChartPanel) -> impl Iterator<Item = (f64, f64)> + '_ {
     const STEPS: usize = 16;
     let bars = !panel.categories.is_empty();
     panel.lines.iter().flat_map(move |l| {
@@ -663,8 +663,8 @@ fn traced(panel: &Panel) -> impl Iterator<Item = (f64, f64)> + '_ {
 mod tests {
     use super::*;
 
-    fn panel(lines: Vec<Vec<(f64, f64)>>) -> Panel {
-        Panel {
+    fn panel(lines: Vec<Vec<(f64, f64)>>) -> ChartPanel {
+        ChartPanel {
             lines: lines
                 .into_iter()
                 .map(|points| Line {
@@ -675,7 +675,7 @@ mod tests {
                     off_chart: None,
                 })
                 .collect(),
-            ..Panel::default()
+            ..ChartPanel::default()
         }
     }
 

@@ -15,7 +15,7 @@ use crate::scenario::Strategy;
 
 /// Light for printed pages and white projector screens, dark for dark slides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Theme {
+pub enum ChartTheme {
     #[default]
     Light,
     Dark,
@@ -55,7 +55,7 @@ pub struct Mark {
 
 /// One chart: a title, axis titles with units, lines, marks.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Panel {
+pub struct ChartPanel {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
@@ -72,7 +72,7 @@ pub struct Panel {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Figure {
     pub title: String,
-    pub panels: Vec<Panel>,
+    pub panels: Vec<ChartPanel>,
     pub columns: usize,
     /// A line under the title (the panels left out, and why).
     pub note: Option<String>,
@@ -113,7 +113,7 @@ fn extension(path: &Path) -> Option<&str> {
 }
 
 /// Draws `figure` to `path` (`.svg` or `.png`).
-pub fn write(figure: &Figure, path: &Path, theme: Theme) -> Result<(), PlotError> {
+pub fn write(figure: &Figure, path: &Path, theme: ChartTheme) -> Result<(), PlotError> {
     check_path(path)?;
     let path_text = || path.display().to_string();
     let drawing = |error| PlotError::Draw {
@@ -174,11 +174,11 @@ const DARK: [RGBColor; 7] = [
     RGBColor(255, 255, 255),
 ];
 
-impl Theme {
+impl ChartTheme {
     fn palette(self) -> &'static [RGBColor; 7] {
         match self {
-            Theme::Light => &LIGHT,
-            Theme::Dark => &DARK,
+            ChartTheme::Light => &LIGHT,
+            ChartTheme::Dark => &DARK,
         }
     }
 
@@ -189,22 +189,22 @@ impl Theme {
 
     fn background(self) -> RGBColor {
         match self {
-            Theme::Light => RGBColor(255, 255, 255),
-            Theme::Dark => RGBColor(24, 24, 28),
+            ChartTheme::Light => RGBColor(255, 255, 255),
+            ChartTheme::Dark => RGBColor(24, 24, 28),
         }
     }
 
     fn foreground(self) -> RGBColor {
         match self {
-            Theme::Light => RGBColor(20, 20, 20),
-            Theme::Dark => RGBColor(235, 235, 235),
+            ChartTheme::Light => RGBColor(20, 20, 20),
+            ChartTheme::Dark => RGBColor(235, 235, 235),
         }
     }
 
     fn grid(self) -> RGBColor {
         match self {
-            Theme::Light => RGBColor(225, 225, 225),
-            Theme::Dark => RGBColor(60, 60, 66),
+            ChartTheme::Light => RGBColor(225, 225, 225),
+            ChartTheme::Dark => RGBColor(60, 60, 66),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::sweep::{PointReport, SweepReport};
 
-use super::{Figure, Line, Mark, Panel, Stroke, strategy_colour};
+use super::{ChartPanel, Figure, Line, Mark, Stroke, strategy_colour};
 
 /// The knee: the first point whose goodput reaches this share of the line's best.
 const KNEE_SHARE: f64 = 0.95;
@@ -22,7 +22,7 @@ pub fn figure(r: &SweepReport) -> Figure {
     let numeric = numeric(r);
     let x_label = r.vary.first().cloned().unwrap_or_default();
     let categories = if numeric { Vec::new() } else { firsts(r) };
-    let goodput = Panel {
+    let goodput = ChartPanel {
         title: "Goodput (success + partial per second)".into(),
         x_label: x_label.clone(),
         y_label: "goodput (req/s)".into(),
@@ -35,7 +35,7 @@ pub fn figure(r: &SweepReport) -> Figure {
         categories: categories.clone(),
         notes: curves.iter().filter_map(ceiling_drop).take(1).collect(),
     };
-    let p99 = Panel {
+    let p99 = ChartPanel {
         title: "p99 latency".into(),
         x_label,
         y_label: "p99 latency (ms)".into(),

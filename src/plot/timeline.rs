@@ -7,7 +7,7 @@ use crate::scenario::Strategy;
 use crate::sim::Engine;
 use crate::time::Nanos;
 
-use super::{Figure, Line, Panel, Stroke, strategy_colour};
+use super::{ChartPanel, Figure, Line, Stroke, strategy_colour};
 
 /// Samples per run at most: smooth on a slide, small in an SVG...
 const SAMPLES: u64 = 120;
@@ -25,7 +25,7 @@ pub struct PoolTrack {
 
 /// One strategy's series, one value per sample.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Timeline {
+pub struct StrategySeries {
     pub strategy: Strategy,
     pub t_s: Vec<f64>,
     pub goodput: Vec<f64>,
@@ -35,14 +35,14 @@ pub struct Timeline {
     pub pools: Vec<PoolTrack>,
 }
 
-/// Records a [`Timeline`] as an observer of [`crate::progress::play`].
+/// Records a [`StrategySeries`] as an observer of [`crate::progress::play`].
 #[derive(Debug)]
 pub struct Recorder {
     every: Nanos,
     next: Nanos,
     answered: u64,
     failed: u64,
-    timeline: Timeline,
+    timeline: StrategySeries,
 }
 
 impl Recorder {
@@ -53,7 +53,7 @@ impl Recorder {
             next: every,
             answered: 0,
             failed: 0,
-            timeline: Timeline {
+            timeline: StrategySeries {
                 strategy,
                 t_s: Vec::new(),
                 goodput: Vec::new(),
@@ -103,34 +103,35 @@ impl Recorder {
         }
     }
 
-    pub fn finish(self) -> Timeline {
+    pub fn finish(self) -> StrategySeries {
         self.timeline
     }
 }
 
 /// The figure: one panel per series, the strategies overlaid.
-pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
+pub fn figure(title: &str, timelines: &[StrategySeries]) -> Figure {
     let x = "simulated time (s)";
-    let panel = |title: String, y: &str, pick: &dyn Fn(&Timeline) -> Option<Vec<f64>>| Panel {
-        title,
-        x_label: x.into(),
-        y_label: y.into(),
-        lines: timelines
-            .iter()
-            .filter_map(|t| {
-                pick(t).map(|ys| Line {
-                    label: Some(t.strategy.to_string()),
-                    points: t.t_s.iter().copied().zip(ys).collect(),
-                    colour: strategy_colour(t.strategy),
-                    stroke: Stroke::Solid,
-                    off_chart: None,
+    let panel =
+        |title: String, y: &str, pick: &dyn Fn(&StrategySeries) -> Option<Vec<f64>>| ChartPanel {
+            title,
+            x_label: x.into(),
+            y_label: y.into(),
+            lines: timelines
+                .iter()
+                .filter_map(|t| {
+                    pick(t).map(|ys| Line {
+                        label: Some(t.strategy.to_string()),
+                        points: t.t_s.iter().copied().zip(ys).collect(),
+                        colour: strategy_colour(t.strategy),
+                        stroke: Stroke::Solid,
+                        off_chart: None,
+                    })
                 })
-            })
-            .collect(),
-        marks: Vec::new(),
-        categories: Vec::new(),
-        notes: Vec::new(),
-    };
+                .collect(),
+            marks: Vec::new(),
+            categories: Vec::new(),
+            notes: Vec::new(),
+        };
     let mut panels = vec![
         panel("Goodput".into(), "success + partial (req/s)", &|t| {
             Some(t.goodput.clone())
@@ -145,7 +146,7 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
         }),
     ];
     for name in pool_names(timelines) {
-        let track = |t: &Timeline| t.pools.iter().find(|p| p.name == name).cloned();
+        let track = |t: &StrategySeries| t.pools.iter().find(|p| p.name == name).cloned();
         panels.push(panel(
             format!("{name}: busy threads"),
             "busy threads",
@@ -159,7 +160,7 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
     }
     // A gauge that stayed at zero for every strategy (a queue that never held a task) says
     // nothing a panel should take a slide's room for: it is left out and named in the note.
-    let (panels, flat): (Vec<Panel>, Vec<Panel>) = panels.into_iter().partition(|p| {
+    let (panels, flat): (Vec<ChartPanel>, Vec<ChartPanel>) = panels.into_iter().partition(|p| {
         p.lines.is_empty()
             || p.lines
                 .iter()
@@ -180,7 +181,7 @@ pub fn figure(title: &str, timelines: &[Timeline]) -> Figure {
 
 /// The p99 panel's title; when a strategy had windows without an answer its line has gaps
 /// there, and the title says what a gap means.
-fn p99_title(timelines: &[Timeline]) -> String {
+fn p99_title(timelines: &[StrategySeries]) -> String {
     if timelines
         .iter()
         .any(|t| t.p99_ms.iter().any(Option::is_none))
@@ -192,7 +193,7 @@ fn p99_title(timelines: &[Timeline]) -> String {
 }
 
 /// Every pool any strategy used, in first-use order.
-fn pool_names(timelines: &[Timeline]) -> Vec<String> {
+fn pool_names(timelines: &[StrategySeries]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for p in timelines.iter().flat_map(|t| &t.pools) {
         if !names.contains(&p.name) {
@@ -207,7 +208,7 @@ mod tests {
     use super::*;
     use crate::scenario;
 
-    fn timeline(preset: &str, strategy: Strategy, secs: u64) -> Timeline {
+    fn timeline(preset: &str, strategy: Strategy, secs: u64) -> StrategySeries {
         let s = scenario::load(preset, &[]).expect("built-in preset");
         let duration = Nanos::from_secs(secs);
         let mut rec = Recorder::new(strategy, duration);

@@ -21,9 +21,10 @@ use crate::sim::pool::{Admission, AfterTask, KeepAlive, Pool, PoolSpec, Slot, Su
 use crate::time::Nanos;
 use crate::topology::PoolId;
 
+use super::RealFailure;
 use super::clock::STOP_POLL;
 use super::sync::{OnTask, OnThread, block_on, lock};
-use super::world::{Deferred, Task, World};
+use super::world::{Deferred, RealTask, World};
 
 /// A task's key in its pool (the pool's tasks must be `Copy`; the jobs live beside it).
 pub(super) type TaskId = u64;
@@ -44,7 +45,7 @@ pub(super) struct RealPool {
 
 struct PoolState {
     pool: Pool<TaskId>,
-    jobs: HashMap<TaskId, Task>,
+    jobs: HashMap<TaskId, RealTask>,
     next_task: TaskId,
     /// Each worker slot's wake-up call.
     wakers: Vec<Arc<Condvar>>,
@@ -75,7 +76,7 @@ impl RealPool {
     }
 
     /// `DiscardOldestPolicy`: removes the head of the queue and returns its job.
-    pub fn drop_oldest(&self) -> Option<Task> {
+    pub fn drop_oldest(&self) -> Option<RealTask> {
         let mut st = lock(&self.state);
         let id = st.pool.drop_oldest()?;
         st.jobs.remove(&id)
@@ -98,7 +99,7 @@ impl PoolState {
     }
 
     /// The job the worker in `slot` was given.
-    fn take_job(&mut self, slot: Slot) -> Option<Task> {
+    fn take_job(&mut self, slot: Slot) -> Option<RealTask> {
         let id = self.pool.task_of(slot)?;
         self.jobs.remove(&id)
     }
@@ -108,7 +109,7 @@ impl PoolState {
         let PoolState { pool, jobs, .. } = self;
         let is_stale = |id: &TaskId| {
             // AsyncSupply.run returns at once when its future already completed.
-            let stale = jobs.get(id).is_none_or(Task::is_stale);
+            let stale = jobs.get(id).is_none_or(RealTask::is_stale);
             if stale {
                 jobs.remove(id);
             }
@@ -124,7 +125,7 @@ impl PoolState {
 
 impl World {
     /// `execute(task)` on pool `pool` from a thread outside the pools.
-    pub(super) fn submit(self: &Arc<Self>, pool: PoolId, job: Task) -> Result<(), Task> {
+    pub(super) fn submit(self: &Arc<Self>, pool: PoolId, job: RealTask) -> Result<(), RealTask> {
         self.submit_from(pool, job, Submitter::OUTSIDE)
     }
 
@@ -133,9 +134,9 @@ impl World {
     pub(super) fn submit_from(
         self: &Arc<Self>,
         pool: PoolId,
-        job: Task,
+        job: RealTask,
         who: Submitter,
-    ) -> Result<(), Task> {
+    ) -> Result<(), RealTask> {
         let p = &self.pools[pool];
         let mut st = lock(&p.state);
         let id = st.next_task;
@@ -208,7 +209,10 @@ impl World {
                     .spawn(move || world.worker_loop(pool, slot));
                 match spawned {
                     Ok(handle) => self.keep_handle(handle),
-                    Err(e) => self.fail(format!("cannot start thread {name}: {e}")),
+                    Err(e) => self.fail(RealFailure::Thread {
+                        name,
+                        error: Arc::new(e),
+                    }),
                 }
             }
             RunsOn::Tasks(monitor) => {

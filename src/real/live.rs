@@ -138,7 +138,7 @@ impl LiveRun {
         world
             .refusal()
             .map(|why| super::RealError::ConnectionLimit(why).to_string())
-            .or_else(|| world.errors().into_iter().next())
+            .or_else(|| world.errors().into_iter().next().map(|e| e.to_string()))
     }
 
     /// Why this run is not keeping up with real time right now (empty when it is).

@@ -23,6 +23,8 @@ mod sync;
 pub mod verify;
 mod world;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::report::RunReport;
@@ -89,7 +91,22 @@ pub enum RealError {
     )]
     ConnectionLimit(String),
     #[error("real run failed: {0}")]
-    Internal(String),
+    Internal(#[from] RealFailure),
+}
+
+/// What went wrong inside a real run (the machine's fault, not the input's): the OS would
+/// not start a thread or the runtime.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RealFailure {
+    #[error("cannot start the tokio runtime: {0}")]
+    Runtime(Arc<std::io::Error>),
+    #[error("cannot start the load thread: {0}")]
+    LoadThread(Arc<std::io::Error>),
+    #[error("cannot start thread {name}: {error}")]
+    Thread {
+        name: String,
+        error: Arc<std::io::Error>,
+    },
 }
 
 impl RealError {
@@ -238,4 +255,39 @@ pub fn check(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{RealError, RealFailure};
+
+    #[test]
+    fn an_internal_failure_says_what_would_not_start_and_is_not_bad_input() {
+        let error = || Arc::new(std::io::Error::other("out of memory"));
+        let cases = [
+            (
+                RealFailure::Runtime(error()),
+                "cannot start the tokio runtime: out of memory",
+            ),
+            (
+                RealFailure::LoadThread(error()),
+                "cannot start the load thread: out of memory",
+            ),
+            (
+                RealFailure::Thread {
+                    name: "IronThread-3".into(),
+                    error: error(),
+                },
+                "cannot start thread IronThread-3: out of memory",
+            ),
+        ];
+        for (failure, text) in cases {
+            assert_eq!(failure.to_string(), text);
+            let run = RealError::from(failure);
+            assert_eq!(run.to_string(), format!("real run failed: {text}"));
+            assert!(!run.is_bad_input());
+        }
+    }
 }

@@ -20,7 +20,7 @@ use super::monitor::{Group, Monitors};
 use super::pace::{Measured, Pace};
 use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
 use super::world::{Req, Setup, World};
-use super::{RealError, RealRun};
+use super::{RealError, RealFailure, RealRun};
 
 /// Time to start the prestarted threads before t = 0.
 const WARM_UP: Duration = Duration::from_millis(20);
@@ -144,7 +144,7 @@ pub(super) fn start(
         .enable_time()
         .thread_name("tokio-runtime-worker")
         .build()
-        .map_err(|e| RealError::Internal(format!("cannot start the tokio runtime: {e}")))?;
+        .map_err(|e| RealFailure::Runtime(Arc::new(e)))?;
     // Sample every 100 ms of scenario time, as the engine, but at most every 10 ms for real.
     let interval = Nanos::from_millis(100).max(Nanos::from_secs_f64(0.010 / scale));
     let clock = ScaledClock::new(Instant::now() + WARM_UP, scale);
@@ -345,7 +345,7 @@ fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
     {
         Ok(h) => Some(h),
         Err(e) => {
-            world.fail(format!("cannot start the load thread: {e}"));
+            world.fail(RealFailure::LoadThread(Arc::new(e)));
             None
         }
     }

@@ -1,4 +1,4 @@
-//! The server side of a real request, step for step the engine's `flow.rs`: connection
+//! The server side of a real request, step for step the engine's `lifecycle.rs`: connection
 //! admission, the handler on a Tomcat thread (or a virtual thread), each stage's calls under
 //! the strategy with the bulkhead's rejection policy, `orTimeout`, fallbacks, the response.
 
@@ -15,7 +15,7 @@ use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
-use super::world::{CallTask, DELAYER, Deferred, Req, Response, StageJoin, Task, World};
+use super::world::{CallTask, DELAYER, Deferred, RealTask, Req, Response, StageJoin, World};
 
 /// The handler's view of its request so far.
 type Progress = Verdict<String>;
@@ -66,7 +66,9 @@ impl World {
     }
 
     fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
-        if let Err(Task::Handler(req)) = self.submit(self.topology.server(), Task::Handler(req)) {
+        if let Err(RealTask::Handler(req)) =
+            self.submit(self.topology.server(), RealTask::Handler(req))
+        {
             // maxQueueSize reached: Tomcat closes the socket.
             self.close_connection();
             self.refuse(&req);
@@ -95,12 +97,12 @@ impl World {
     pub(super) async fn run_job<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
-        job: Task,
+        job: RealTask,
         me: &str,
     ) -> Deferred {
         match job {
-            Task::Handler(req) => self.handle(ctx, req, me).await,
-            Task::Call(c) => match self.perform_call(ctx, c.req.id, c.call, None).await {
+            RealTask::Handler(req) => self.handle(ctx, req, me).await,
+            RealTask::Call(c) => match self.perform_call(ctx, c.req.id, c.call, None).await {
                 Some(result) => Deferred::Complete {
                     req: c.req,
                     join: c.join,
@@ -154,7 +156,7 @@ impl World {
                 .service(service)
                 .timeout
                 .map(|t| Instant::now() + self.clock.real(t));
-            let job = Task::Call(CallTask {
+            let job = RealTask::Call(CallTask {
                 req: Arc::clone(req),
                 call,
                 index: i,
@@ -248,11 +250,11 @@ impl World {
         self: &Arc<Self>,
         ctx: &C,
         pool: PoolId,
-        task: Task,
+        task: RealTask,
         progress: &mut Progress,
         me: &str,
     ) -> Rejected {
-        let Task::Call(c) = task else {
+        let RealTask::Call(c) = task else {
             return Rejected::Completed;
         };
         let service = self.service_of(c.call);
@@ -284,7 +286,7 @@ impl World {
                         self.discarded(&oldest);
                     }
                     if let Err(task) =
-                        self.submit_from(pool, Task::Call(c), self.submitter_named(me))
+                        self.submit_from(pool, RealTask::Call(c), self.submitter_named(me))
                     {
                         self.discarded(&task);
                     }
@@ -337,8 +339,8 @@ impl World {
     }
 
     /// A call dropped by discard or discard-oldest: its future never completes.
-    fn discarded(&self, job: &Task) {
-        if let Task::Call(c) = job {
+    fn discarded(&self, job: &RealTask) {
+        if let RealTask::Call(c) = job {
             let service = self.service_of(c.call);
             lock(&self.books).book.services[service.0].discarded += 1;
         }

@@ -3,7 +3,7 @@
 //! The handler and call code is written once, as `async` functions generic over [`Ctx`]. On a
 //! platform thread [`OnThread`] really blocks (`thread::sleep`, `Condvar::wait_timeout`)
 //! inside `poll`, so every future is ready at its first poll and [`block_on`] needs no waker;
-//! in a tokio task (virtual threads, `unbounded` calls) [`Task`] awaits tokio timers.
+//! in a tokio task (virtual threads, `unbounded` calls) [`RealTask`] awaits tokio timers.
 
 use std::collections::VecDeque;
 use std::future::Future;

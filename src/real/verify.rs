@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{Align, RunReport, Table, fmt_ms};
+use crate::report::{Align, MarkdownTable, RunReport, fmt_ms};
 use crate::scenario::{LoadMode, Scenario, Strategy};
 use crate::time::Nanos;
 
@@ -22,7 +22,7 @@ pub const MIN_SAMPLES_P99: u64 = 200;
 
 /// One compared figure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
+pub struct ComparedFigure {
     pub name: String,
     pub sim: String,
     pub real: String,
@@ -39,7 +39,7 @@ pub struct Verification {
     pub strategy: Strategy,
     pub tolerance: f64,
     pub time_scale: f64,
-    pub figures: Vec<Figure>,
+    pub figures: Vec<ComparedFigure>,
     pub notes: Vec<String>,
     pub sim: RunReport,
     pub real: RealReport,
@@ -65,7 +65,7 @@ impl Verification {
             self.tolerance * 100.0,
             self.real.wall_s
         );
-        let mut table = Table::new(&[
+        let mut table = MarkdownTable::new(&[
             ("Figure", Align::Left),
             ("Simulated", Align::Right),
             ("Real", Align::Right),
@@ -149,10 +149,10 @@ pub fn compare(
     scenario: &Scenario,
     sim: &RunReport,
     real: &RunReport,
-) -> (Vec<Figure>, Vec<String>) {
+) -> (Vec<ComparedFigure>, Vec<String>) {
     let mut figures = Vec::new();
     let mut notes = Vec::new();
-    figures.push(Figure {
+    figures.push(ComparedFigure {
         name: "throughput (req/s)".into(),
         sim: format!("{:.2}", sim.throughput_rps),
         real: format!("{:.2}", real.throughput_rps),
@@ -160,7 +160,7 @@ pub fn compare(
         checked: true,
     });
     let (ls, lr) = (&sim.latency_ms, &real.latency_ms);
-    let ms = |name: &str, s: f64, r: f64, checked: bool| Figure {
+    let ms = |name: &str, s: f64, r: f64, checked: bool| ComparedFigure {
         name: name.into(),
         sim: fmt_ms(round1(s)),
         real: fmt_ms(round1(r)),
@@ -208,7 +208,7 @@ fn outcome_figures(
     scenario: &Scenario,
     sim: &RunReport,
     real: &RunReport,
-    figures: &mut Vec<Figure>,
+    figures: &mut Vec<ComparedFigure>,
     notes: &mut Vec<String>,
 ) {
     let (qs, qr) = (&sim.requests, &real.requests);
@@ -229,7 +229,7 @@ fn outcome_figures(
             continue;
         }
         if finite {
-            figures.push(Figure {
+            figures.push(ComparedFigure {
                 name: format!("{name} (count)"),
                 sim: s.to_string(),
                 real: r.to_string(),
@@ -239,7 +239,7 @@ fn outcome_figures(
         } else {
             let share = |n: u64, total: u64| n as f64 / total.max(1) as f64;
             let (ss, rs) = (share(s, qs.completed), share(r, qr.completed));
-            figures.push(Figure {
+            figures.push(ComparedFigure {
                 name: format!("{name} (share)"),
                 sim: format!("{:.1} %", ss * 100.0),
                 real: format!("{:.1} %", rs * 100.0),
@@ -261,7 +261,7 @@ fn outcome_figures(
 fn per_run(
     sim: &[crate::report::RunReportRow],
     real: &[crate::report::RunReportRow],
-    figures: &mut Vec<Figure>,
+    figures: &mut Vec<ComparedFigure>,
     notes: &mut Vec<String>,
 ) {
     let pairs: Vec<_> = sim.iter().zip(real).collect();
@@ -275,7 +275,7 @@ fn per_run(
         };
         d(a).total_cmp(&d(b))
     });
-    figures.push(Figure {
+    figures.push(ComparedFigure {
         name: "run latency, worst run (ms)".into(),
         sim: worst_pair.map_or_else(|| "-".into(), |(s, _)| fmt_ms(round1(s.time_ms))),
         real: worst_pair.map_or_else(|| "-".into(), |(_, r)| fmt_ms(round1(r.time_ms))),
@@ -284,7 +284,7 @@ fn per_run(
     });
     let n = sim.len().max(real.len());
     let same_status = pairs.iter().filter(|(s, r)| s.status == r.status).count();
-    figures.push(Figure {
+    figures.push(ComparedFigure {
         name: "runs with the same status".into(),
         sim: n.to_string(),
         real: same_status.to_string(),
@@ -292,7 +292,7 @@ fn per_run(
         checked: true,
     });
     let same_thread = pairs.iter().filter(|(s, r)| s.thread == r.thread).count();
-    figures.push(Figure {
+    figures.push(ComparedFigure {
         name: "runs with the same thread".into(),
         sim: n.to_string(),
         real: same_thread.to_string(),

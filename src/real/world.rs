@@ -11,6 +11,7 @@ use crate::scenario::{Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 use crate::topology::{PoolId, Pools, Topology};
 
+use super::RealFailure;
 use super::books::Books;
 use super::clock::{ScaledClock, Stop};
 use super::executor::RealPool;
@@ -41,7 +42,7 @@ pub(super) struct World {
     pub(super) rt: tokio::runtime::Handle,
     pub(super) monitors: Monitors,
     threads: Mutex<Vec<JoinHandle<()>>>,
-    errors: Mutex<Vec<String>>,
+    errors: Mutex<Vec<RealFailure>>,
     /// Why the run stopped because the scenario needs what a real run does not model.
     refusal: OnceLock<String>,
 }
@@ -102,7 +103,7 @@ impl Req {
 }
 
 /// A task for a pool.
-pub(super) enum Task {
+pub(super) enum RealTask {
     Handler(Arc<Req>),
     Call(CallTask),
 }
@@ -116,13 +117,13 @@ pub(super) struct CallTask {
     pub join: Arc<StageJoin>,
 }
 
-impl Task {
+impl RealTask {
     /// A queued call whose future already completed: `AsyncSupply.run` skips it. A call of
     /// a request that failed by abort still runs (its future is not complete), as in the JVM.
     pub fn is_stale(&self) -> bool {
         match self {
-            Task::Handler(_) => false,
-            Task::Call(c) => c.join.is_done(c.index),
+            RealTask::Handler(_) => false,
+            RealTask::Call(c) => c.join.is_done(c.index),
         }
     }
 }
@@ -131,10 +132,10 @@ impl Task {
 /// and the handler waits on their completions (`allOf(...).join()`).
 pub(super) struct StageJoin {
     done: Mutex<Vec<bool>>,
-    pub completions: Mailbox<Completion>,
+    pub completions: Mailbox<CallCompletion>,
 }
 
-pub(super) struct Completion {
+pub(super) struct CallCompletion {
     pub index: usize,
     pub result: CallResult,
     /// The thread that completed the future (where a continuation would run).
@@ -162,7 +163,7 @@ impl StageJoin {
                 _ => return false,
             }
         }
-        self.completions.push(Completion {
+        self.completions.push(CallCompletion {
             index,
             result,
             thread,
@@ -244,8 +245,8 @@ impl World {
     }
 
     /// Records an internal failure and stops the run.
-    pub fn fail(&self, message: String) {
-        lock(&self.errors).push(message);
+    pub fn fail(&self, failure: RealFailure) {
+        lock(&self.errors).push(failure);
         self.stop.stop();
     }
 
@@ -259,7 +260,7 @@ impl World {
         self.refusal.get().cloned()
     }
 
-    pub fn errors(&self) -> Vec<String> {
+    pub fn errors(&self) -> Vec<RealFailure> {
         lock(&self.errors).clone()
     }
 

@@ -33,7 +33,7 @@ pub struct Pair {
 
 /// A JSON entry: a run report with the side it is on and the overrides that side has.
 #[derive(Serialize)]
-struct Entry<'a> {
+struct SideEntry<'a> {
     side: Side,
     against: &'a [String],
     #[serde(flatten)]
@@ -44,16 +44,16 @@ struct Entry<'a> {
 /// is `run --format json`'s object plus `side` and `against` (the overrides; empty on the
 /// preset's side).
 pub fn json(pairs: &[Pair], against: &[String]) -> serde_json::Result<String> {
-    let entries: Vec<Entry> = pairs
+    let entries: Vec<SideEntry> = pairs
         .iter()
         .flat_map(|p| {
             [
-                Entry {
+                SideEntry {
                     side: Side::Preset,
                     against: &[],
                     report: &p.preset,
                 },
-                Entry {
+                SideEntry {
                     side: Side::Against,
                     against,
                     report: &p.against,

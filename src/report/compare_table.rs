@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::table::{Align::Left, Align::Right, Table, rps, title};
+use super::table::{Align::Left, Align::Right, MarkdownTable, rps, title};
 use super::{RunReport, fmt_ms};
 use crate::scenario::Scenario;
 
@@ -35,7 +35,7 @@ pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
 fn runs_side_by_side(reports: &[RunReport], out: &mut String) {
     let mut headers = vec![("Run #", Right)];
     headers.extend(reports.iter().map(|r| (r.strategy.name(), Right)));
-    let mut t = Table::new(&headers);
+    let mut t = MarkdownTable::new(&headers);
     let n = reports
         .iter()
         .filter_map(|r| r.runs.as_ref().map(Vec::len))
@@ -64,7 +64,7 @@ fn runs_side_by_side(reports: &[RunReport], out: &mut String) {
 /// marked in the header).
 struct Figures<'a> {
     reports: &'a [RunReport],
-    table: Table,
+    table: MarkdownTable,
 }
 
 impl<'a> Figures<'a> {
@@ -84,7 +84,7 @@ impl<'a> Figures<'a> {
         headers.extend(names.iter().map(|n| (n.as_str(), Right)));
         Figures {
             reports,
-            table: Table::new(&headers),
+            table: MarkdownTable::new(&headers),
         }
     }
 

@@ -1,9 +1,9 @@
 //! Headless output: a run's report, and the side-by-side comparison of the strategies, as an
-//! article-ready table, JSON or CSV (the formats are in [`export`]).
+//! article-ready table, JSON or CSV (`--format` picks one of the exporters in `src/export`).
 
 pub mod against;
 mod compare_table;
-pub mod export;
+mod csv;
 pub mod figures;
 mod limits;
 pub mod perfetto;
@@ -47,9 +47,9 @@ pub fn write_whole<T, E>(
 }
 
 pub use compare_table::compare_table;
-pub use export::Exporter;
+pub use csv::field as csv_field;
 pub use limits::{best, limited_by};
-pub(crate) use table::{Align, Table};
+pub(crate) use table::{Align, MarkdownTable};
 pub(crate) use table::{columns, pad};
 pub use table::{run_table, run_table_measured};
 
@@ -68,7 +68,7 @@ pub struct RunReport {
     pub strategy: Strategy,
     pub seed: u64,
     pub simulated_s: f64,
-    pub requests: Requests,
+    pub requests: RequestCounts,
     /// Server responses (success, partial, failed) per simulated second.
     pub throughput_rps: f64,
     /// Answered requests (success, partial) per simulated second: the headline rate.
@@ -113,7 +113,7 @@ pub struct SimulationReport {
 
 /// Request counts. `sent = completed + in_flight`; `completed` counts every outcome.
 #[derive(Debug, Clone, Serialize)]
-pub struct Requests {
+pub struct RequestCounts {
     pub sent: u64,
     pub completed: u64,
     pub success: u64,
@@ -141,6 +141,10 @@ pub struct ClientsReport {
 /// Connections between the clients and the server.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ConnectionsReport {
+    /// Who the clients are (`wrk`, `blocking` or `custom`) and their mean turnaround from a
+    /// response to their next request, which decides the keep-alive fast path's race.
+    pub client: &'static str,
+    pub turnaround_ms: f64,
     /// SYNs the full accept queue dropped (each costs its client a retransmit timeout).
     pub syn_drops: u64,
     /// Time from a connection's first SYN to its completed handshake.
@@ -158,7 +162,10 @@ pub struct ConnectionsReport {
     pub accept_queue_max: u32,
 }
 
-fn connections(snap: &Snapshot) -> (Option<ClientsReport>, Option<ConnectionsReport>) {
+fn connections(
+    scenario: &Scenario,
+    snap: &Snapshot,
+) -> (Option<ClientsReport>, Option<ConnectionsReport>) {
     let Some(net) = &snap.net else {
         return (None, None);
     };
@@ -170,7 +177,10 @@ fn connections(snap: &Snapshot) -> (Option<ClientsReport>, Option<ConnectionsRep
         longest_wait_ms: c.longest_wait.as_millis_f64(),
     });
     let s = net.stats;
+    let link = &scenario.load.link;
     let connections = ConnectionsReport {
+        client: link.client.name(),
+        turnaround_ms: link.turnaround.as_millis_f64(),
         syn_drops: s.syn_drops,
         connect_ms: net.connect,
         connect_failures: s.connect_failures,
@@ -380,7 +390,7 @@ impl RunReport {
             crate::scenario::LoadMode::Runs { .. } | crate::scenario::LoadMode::Trace { .. }
         )
         .then(|| run_lines.iter().map(RunReportRow::from).collect());
-        let (clients, connections) = connections(snap);
+        let (clients, connections) = connections(scenario, snap);
         // A report is of a simulated run, which always has its cores.
         let cpu = snap.cpu.unwrap_or_default();
         RunReport {
@@ -422,9 +432,9 @@ impl RunReport {
     }
 }
 
-fn requests(snap: &Snapshot) -> Requests {
+fn requests(snap: &Snapshot) -> RequestCounts {
     let o = &snap.outcomes;
-    Requests {
+    RequestCounts {
         sent: snap.sent,
         completed: o.total(),
         success: o.get(Outcome::Success),

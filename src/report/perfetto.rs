@@ -98,7 +98,7 @@ pub fn write_trace<W: Write>(out: W, runs: &[(&str, &Engine)]) -> io::Result<Tra
         base += engine.topology().specs().count() as u64;
     }
     if let Some(msg) = left_out_message(runs) {
-        w.event(&Event::instant(msg, 0, 0))?;
+        w.event(&TraceEvent::instant(msg, 0, 0))?;
     }
     let summary = TraceSummary {
         events: w.count,
@@ -146,8 +146,8 @@ fn write_run<W: Write>(
         } else {
             format!("{label} · {}", spec.name)
         };
-        w.event(&Event::meta("process_name", p, 0, Args::Name { name }))?;
-        w.event(&Event::meta(
+        w.event(&TraceEvent::meta("process_name", p, 0, Args::Name { name }))?;
+        w.event(&TraceEvent::meta(
             "process_sort_index",
             p,
             0,
@@ -155,7 +155,7 @@ fn write_run<W: Write>(
         ))?;
         let queue = format!("{} queue", spec.name);
         let track = w.tid(p, QUEUE_TRACK);
-        w.event(&Event::meta(
+        w.event(&TraceEvent::meta(
             "thread_name",
             p,
             track,
@@ -183,9 +183,14 @@ fn write_threads<W: Write>(
                     number: span.thread,
                 });
                 let track = w.tid(p, span.thread);
-                w.event(&Event::meta("thread_name", p, track, Args::Name { name }))?;
+                w.event(&TraceEvent::meta(
+                    "thread_name",
+                    p,
+                    track,
+                    Args::Name { name },
+                ))?;
                 let sort_index = u64::from(span.thread);
-                w.event(&Event::meta(
+                w.event(&TraceEvent::meta(
                     "thread_sort_index",
                     p,
                     track,
@@ -254,7 +259,7 @@ fn write_span<W: Write>(
 ) -> io::Result<()> {
     let track = w.tid(p, span.thread);
     let (name, args) = name_and_args(names, span, unfinished);
-    w.event(&Event::complete(
+    w.event(&TraceEvent::complete(
         name,
         p,
         track,
@@ -269,7 +274,7 @@ fn write_span<W: Write>(
             unfinished,
         };
         let name = "past the caller's timeout".into();
-        w.event(&Event::complete(name, p, track, at, rest, args))?;
+        w.event(&TraceEvent::complete(name, p, track, at, rest, args))?;
     }
     if let Some((from_pool, from_number, at)) = span.from {
         // One arrow per call, from the submitting thread's slice to the call's; the event
@@ -277,8 +282,8 @@ fn write_span<W: Write>(
         let id = w.count;
         let from_pid = pid(base, from_pool);
         let from_track = w.tid(from_pid, from_number);
-        w.event(&Event::flow("s", from_pid, from_track, at, id))?;
-        w.event(&Event::flow("f", p, track, span.start, id))?;
+        w.event(&TraceEvent::flow("s", from_pid, from_track, at, id))?;
+        w.event(&TraceEvent::flow("f", p, track, span.start, id))?;
     }
     Ok(())
 }
@@ -340,13 +345,13 @@ fn write_queued<W: Write>(
         unfinished,
     };
     let track = w.tid(p, QUEUE_TRACK);
-    let mut begin = Event::complete(name.clone(), p, track, span.start, Nanos::ZERO, args);
+    let mut begin = TraceEvent::complete(name.clone(), p, track, span.start, Nanos::ZERO, args);
     begin.ph = "b";
     begin.dur = None;
     begin.id = Some(id);
     begin.cat = Some("queued");
     w.event(&begin)?;
-    let mut end = Event::complete(name, p, track, span.end, Nanos::ZERO, Args::None);
+    let mut end = TraceEvent::complete(name, p, track, span.end, Nanos::ZERO, Args::None);
     end.ph = "e";
     end.dur = None;
     end.id = Some(id);
@@ -364,16 +369,21 @@ fn write_counters<W: Write>(
     let server = pid(base, server);
     for s in t.samples() {
         let value = s.in_flight;
-        w.event(&Event::counter("requests in flight", server, s.at, value))?;
+        w.event(&TraceEvent::counter(
+            "requests in flight",
+            server,
+            s.at,
+            value,
+        ))?;
         for (pool, g) in used.ids().zip(&s.pools) {
             if !used[pool] {
                 continue;
             }
             let p = pid(base, pool);
             let busy = u64::from(g.active);
-            w.event(&Event::counter("busy threads", p, s.at, busy))?;
+            w.event(&TraceEvent::counter("busy threads", p, s.at, busy))?;
             let queued = u64::from(g.queued);
-            w.event(&Event::counter("queue depth", p, s.at, queued))?;
+            w.event(&TraceEvent::counter("queue depth", p, s.at, queued))?;
         }
     }
     Ok(())
@@ -381,7 +391,7 @@ fn write_counters<W: Write>(
 
 /// One trace event.
 #[derive(Debug, Serialize)]
-struct Event<'a> {
+struct TraceEvent<'a> {
     name: Cow<'a, str>,
     ph: &'static str,
     /// Microseconds of simulated time.
@@ -447,9 +457,9 @@ fn micros(t: Nanos) -> f64 {
     t.as_nanos() as f64 / 1000.0
 }
 
-impl<'a> Event<'a> {
+impl<'a> TraceEvent<'a> {
     fn base(name: Cow<'a, str>, ph: &'static str, pid: u64, tid: u64, ts: Nanos) -> Self {
-        Event {
+        TraceEvent {
             name,
             ph,
             ts: micros(ts),
@@ -465,9 +475,9 @@ impl<'a> Event<'a> {
     }
 
     fn meta(name: &'static str, pid: u64, tid: u64, args: Args<'a>) -> Self {
-        Event {
+        TraceEvent {
             args,
-            ..Event::base(name.into(), "M", pid, tid, Nanos::ZERO)
+            ..TraceEvent::base(name.into(), "M", pid, tid, Nanos::ZERO)
         }
     }
 
@@ -479,33 +489,33 @@ impl<'a> Event<'a> {
         dur: Nanos,
         args: Args<'a>,
     ) -> Self {
-        Event {
+        TraceEvent {
             dur: Some(micros(dur)),
             args,
-            ..Event::base(name, "X", pid, tid, start)
+            ..TraceEvent::base(name, "X", pid, tid, start)
         }
     }
 
     fn flow(ph: &'static str, pid: u64, tid: u64, at: Nanos, id: u64) -> Self {
-        Event {
+        TraceEvent {
             cat: Some("call"),
             id: Some(id),
             bp: (ph == "f").then_some("e"),
-            ..Event::base("submit".into(), ph, pid, tid, at)
+            ..TraceEvent::base("submit".into(), ph, pid, tid, at)
         }
     }
 
     fn counter(name: &'static str, pid: u64, at: Nanos, value: u64) -> Self {
-        Event {
+        TraceEvent {
             args: Args::Value { value },
-            ..Event::base(name.into(), "C", pid, 0, at)
+            ..TraceEvent::base(name.into(), "C", pid, 0, at)
         }
     }
 
     fn instant(name: String, pid: u64, tid: u64) -> Self {
-        Event {
+        TraceEvent {
             s: Some("g"),
-            ..Event::base(name.into(), "i", pid, tid, Nanos::ZERO)
+            ..TraceEvent::base(name.into(), "i", pid, tid, Nanos::ZERO)
         }
     }
 }
@@ -537,7 +547,7 @@ impl<W: Write> EventWriter<W> {
         *self.tids.entry((pid, number)).or_insert(next)
     }
 
-    fn event(&mut self, e: &Event<'_>) -> io::Result<()> {
+    fn event(&mut self, e: &TraceEvent<'_>) -> io::Result<()> {
         if self.count > 0 {
             self.out.write_all(b",\n")?;
         }

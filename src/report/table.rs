@@ -14,15 +14,15 @@ pub(crate) enum Align {
 }
 
 /// A Markdown table with padded columns.
-pub(crate) struct Table {
+pub(crate) struct MarkdownTable {
     headers: Vec<String>,
     align: Vec<Align>,
     rows: Vec<Vec<String>>,
 }
 
-impl Table {
+impl MarkdownTable {
     pub(crate) fn new(headers: &[(&str, Align)]) -> Self {
-        Table {
+        MarkdownTable {
             headers: headers.iter().map(|(h, _)| (*h).to_string()).collect(),
             align: headers.iter().map(|(_, a)| *a).collect(),
             rows: Vec::new(),
@@ -111,7 +111,7 @@ pub fn run_table_measured(scenario: &Scenario, r: &RunReport, measured: &str) ->
         r.preset, r.strategy, r.seed, r.simulated_s
     );
     if let Some(runs) = &r.runs {
-        let mut t = Table::new(&[
+        let mut t = MarkdownTable::new(&[
             ("Run #", Right),
             ("Strategy", Left),
             ("Time (ms)", Right),
@@ -191,7 +191,7 @@ fn headline(r: &RunReport, out: &mut String) {
 
 /// The pools in use, with the JDK's names for their figures.
 fn pool_table(r: &RunReport, out: &mut String) {
-    let mut pools = Table::new(&[
+    let mut pools = MarkdownTable::new(&[
         ("Pool", Left),
         ("Kind", Left),
         ("Core", Right),
@@ -223,7 +223,7 @@ fn pool_table(r: &RunReport, out: &mut String) {
 
 /// Calls to each downstream service and how they ended.
 fn service_table(r: &RunReport, out: &mut String) {
-    let mut services = Table::new(&[
+    let mut services = MarkdownTable::new(&[
         ("Service", Left),
         ("Calls", Right),
         ("Failures", Right),
@@ -250,7 +250,7 @@ fn service_table(r: &RunReport, out: &mut String) {
 /// The connection pools, when the scenario has any.
 fn resource_table(r: &RunReport, out: &mut String) {
     if !r.resources.is_empty() {
-        let mut t = Table::new(&[
+        let mut t = MarkdownTable::new(&[
             ("Connection pool", Left),
             ("Size", Right),
             ("Max active", Right),
@@ -388,7 +388,7 @@ mod tests {
 
     #[test]
     fn wide_characters_keep_the_columns_aligned() {
-        let mut t = Table::new(&[("pool", Align::Left), ("threads", Align::Right)]);
+        let mut t = MarkdownTable::new(&[("pool", Align::Left), ("threads", Align::Right)]);
         t.row(vec!["東京-pool".into(), "10".into()]);
         t.row(vec!["ascii".into(), "200".into()]);
         let mut out = String::new();

@@ -29,7 +29,7 @@ pub struct Scenario {
     /// Pools of connections or permits (HikariCP), indexed by [`ResourceId`].
     pub resources: Vec<Resource>,
     /// Published figures this preset reproduces (`threadlab articles`).
-    pub figures: Vec<Figure>,
+    pub figures: Vec<ArticleFigure>,
     /// A scripted sequence for talks (`threadlab tour`).
     pub tour: Vec<TourStep>,
 }
@@ -97,10 +97,25 @@ const NAMED_KEYS: [(&str, TourKey); 10] = [
     ("Space", TourKey::Char(' ')),
 ];
 
+/// Why a text is not keys ([`parse_keys`]): what is wrong, and which names are allowed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeysError {
+    /// A name in angle brackets that names no key (shown elided to 20 characters).
+    #[error("unknown key <{}>: allowed characters and {}", super::elide(.0, 20), key_names())]
+    UnknownKey(String),
+    #[error("a control character ({0:?}) is not a key: write <Enter>, <Tab>, <Esc>")]
+    ControlCharacter(char),
+}
+
+/// The named keys as written: `<Tab> <BackTab> ...`.
+fn key_names() -> String {
+    let names: Vec<String> = NAMED_KEYS.iter().map(|(n, _)| format!("<{n}>")).collect();
+    names.join(" ")
+}
+
 /// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets (any case), as a tour's
-/// `keys`, a key script (`--keys`) and `screenshot --keys` write them. `Err` says what is
-/// wrong and which names are allowed.
-pub fn parse_keys(text: &str) -> Result<Vec<TourKey>, String> {
+/// `keys`, a key script (`--keys`) and `screenshot --keys` write them.
+pub fn parse_keys(text: &str) -> Result<Vec<TourKey>, KeysError> {
     let mut keys = Vec::new();
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
@@ -113,19 +128,12 @@ pub fn parse_keys(text: &str) -> Result<Vec<TourKey>, String> {
                 .iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
             else {
-                let names: Vec<String> = NAMED_KEYS.iter().map(|(n, _)| format!("<{n}>")).collect();
-                return Err(format!(
-                    "unknown key <{}>: allowed characters and {}",
-                    super::elide(name, 20),
-                    names.join(" ")
-                ));
+                return Err(KeysError::UnknownKey(name.to_owned()));
             };
             keys.push(key);
             rest = &rest[end + 1..];
         } else if c.is_control() {
-            return Err(format!(
-                "a control character ({c:?}) is not a key: write <Enter>, <Tab>, <Esc>"
-            ));
+            return Err(KeysError::ControlCharacter(c));
         } else {
             keys.push(TourKey::Char(c));
             rest = &rest[c.len_utf8()..];
@@ -234,7 +242,7 @@ pub struct Resource {
 
 /// A figure from an article and how to read it from a run of this preset.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
+pub struct ArticleFigure {
     /// What it measures, e.g. "blocking dashboard".
     pub what: String,
     /// The article's figure as published, e.g. "~1708 ms".
@@ -350,6 +358,39 @@ pub struct Load {
     pub link: Link,
 }
 
+/// Who the clients are, for the keep-alive fast path's race: how long a client takes from
+/// reading a response to sending its next request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    /// A load generator on an event loop (wrk, oha): about 10 us.
+    Wrk,
+    /// A blocking Java client, one thread per connection: about 100 us.
+    Blocking,
+    /// `load.turnaround` as the preset gives it.
+    Custom,
+}
+
+impl ClientKind {
+    pub const NAMED: [ClientKind; 2] = [ClientKind::Wrk, ClientKind::Blocking];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientKind::Wrk => "wrk",
+            ClientKind::Blocking => "blocking",
+            ClientKind::Custom => "custom",
+        }
+    }
+
+    /// The kind's mean turnaround (a custom one's is the preset's).
+    pub fn turnaround(self) -> Nanos {
+        match self {
+            ClientKind::Wrk => Nanos::from_micros(10),
+            ClientKind::Blocking => Nanos::from_micros(100),
+            ClientKind::Custom => Nanos::ZERO,
+        }
+    }
+}
+
 /// The clients' side of TCP: connections, round trips, timeouts and SYN retransmits.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Link {
@@ -359,6 +400,8 @@ pub struct Link {
     pub rtt: Nanos,
     /// Mean time a client takes from reading a response to sending the next request.
     pub turnaround: Nanos,
+    /// Who the client is: where `turnaround` comes from.
+    pub client: ClientKind,
     pub timeout_mode: TimeoutMode,
     /// The client's connect timeout; `None` leaves it to the kernel's SYN retries.
     pub connect_timeout: Option<Nanos>,
@@ -375,7 +418,8 @@ impl Default for Link {
         Link {
             keep_alive: true,
             rtt: Nanos::from_micros(40),
-            turnaround: Nanos::from_micros(10),
+            turnaround: ClientKind::Wrk.turnaround(),
+            client: ClientKind::Wrk,
             timeout_mode: TimeoutMode::Abort,
             connect_timeout: None,
             syn_retries: 6,

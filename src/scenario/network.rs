@@ -3,7 +3,7 @@
 
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
-use super::model::{Connector, Link, TimeoutMode};
+use super::model::{ClientKind, Connector, Link, TimeoutMode};
 use super::raw::{DurationText, RawLoad, RawServer};
 use crate::time::Nanos;
 
@@ -39,10 +39,30 @@ pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError
         Some(text) => Some(check.positive_duration("load.connect_timeout", text)?),
         None => None,
     };
+    let (client, turnaround) = match (&raw.client, &raw.turnaround) {
+        (Some(name), None) => {
+            let kinds = ClientKind::NAMED.map(|k| (k.name(), k));
+            let kind = check.one_of("load.client", name, &kinds)?;
+            (kind, kind.turnaround())
+        }
+        (None, Some(text)) => (
+            ClientKind::Custom,
+            at_most(check, "load.turnaround", text, MAX_RTT)?,
+        ),
+        (None, None) => (ClientKind::Wrk, ClientKind::Wrk.turnaround()),
+        (Some(name), Some(text)) => {
+            return Err(check.invalid(
+                "load.turnaround",
+                quoted(&text.0),
+                format!("cannot be given with load.client = \"{name}\", which sets the turnaround: give one of them"),
+            ));
+        }
+    };
     Ok(Link {
         keep_alive: raw.keep_alive,
         rtt: at_most(check, "load.rtt", &raw.rtt, MAX_RTT)?,
-        turnaround: at_most(check, "load.turnaround", &raw.turnaround, MAX_RTT)?,
+        turnaround,
+        client,
         timeout_mode,
         connect_timeout,
         syn_retries: check.count("load.syn_retries", raw.syn_retries, 1..=MAX_SYN_RETRIES)?,

@@ -284,6 +284,7 @@ mod tests {
                 link: crate::scenario::Link {
                     rtt: Nanos::ZERO,
                     turnaround: Nanos::ZERO,
+                    client: crate::scenario::ClientKind::Custom,
                     ..crate::scenario::Link::default()
                 },
             },

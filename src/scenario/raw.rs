@@ -120,9 +120,11 @@ pub struct RawLoad {
     /// The client's round trip to the server; one way is half of it.
     #[serde(default = "forty_us")]
     pub rtt: DurationText,
-    /// The client's mean time from reading a response to sending its next request.
-    #[serde(default = "ten_us")]
-    pub turnaround: DurationText,
+    /// Who the client is (`wrk`, `blocking`): its measured turnaround.
+    pub client: Option<String>,
+    /// The client's mean time from reading a response to sending its next request, when no
+    /// `client` names it.
+    pub turnaround: Option<DurationText>,
     /// The client's own connect timeout; none leaves it to the kernel's SYN retries.
     pub connect_timeout: Option<DurationText>,
     /// The client kernel's `net.ipv4.tcp_syn_retries`.
@@ -437,9 +439,6 @@ fn zero_ms() -> DurationText {
 }
 fn forty_us() -> DurationText {
     DurationText::new("40us")
-}
-fn ten_us() -> DurationText {
-    DurationText::new("10us")
 }
 fn yes() -> bool {
     true

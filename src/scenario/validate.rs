@@ -5,8 +5,8 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    Endpoint, Figure, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId, Scenario,
-    Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
+    ArticleFigure, Endpoint, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId,
+    Scenario, Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -105,7 +105,7 @@ fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPan
 
 /// A tour step's keys, in the one key notation ([`super::parse_keys`]).
 fn tour_keys(check: &Checker, path: &str, text: &str) -> Result<Vec<TourKey>, ScenarioError> {
-    super::parse_keys(text).map_err(|why| check.invalid(path, quoted(text), why))
+    super::parse_keys(text).map_err(|why| check.invalid(path, quoted(text), why.to_string()))
 }
 
 fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, ScenarioError> {
@@ -129,7 +129,7 @@ fn resources(check: &Checker, raw: &[RawResource]) -> Result<Vec<Resource>, Scen
     Ok(out)
 }
 
-fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<Figure>, ScenarioError> {
+fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<ArticleFigure>, ScenarioError> {
     let choices = Strategy::ALL.map(|s| (s.name(), s));
     raw.iter()
         .enumerate()
@@ -149,7 +149,7 @@ fn figures(check: &Checker, raw: &[RawFigure]) -> Result<Vec<Figure>, ScenarioEr
                     "must be a finite number",
                 ));
             }
-            Ok(Figure {
+            Ok(ArticleFigure {
                 what: check.text(&format!("{path}.what"), &f.what, false)?,
                 article: check.text(&format!("{path}.article"), &f.article, false)?,
                 strategy: check.one_of(&format!("{path}.strategy"), &f.strategy, &choices)?,

@@ -551,7 +551,7 @@ fn names_with_bidi_controls_or_zero_width_characters_are_rejected_naming_the_fie
 
 #[test]
 fn tours_and_key_scripts_share_one_key_notation() {
-    use crate::scenario::{TourKey, parse_keys};
+    use crate::scenario::{KeysError, TourKey, parse_keys};
     // A tour may press what a key script presses: the arrows and Home too, in any case.
     assert_eq!(
         parse_keys("<left><Home>x<Space>"),
@@ -563,7 +563,16 @@ fn tours_and_key_scripts_share_one_key_notation() {
         ])
     );
     let err = parse_keys("<F1>").expect_err("unknown");
-    assert!(err.starts_with("unknown key <F1>: allowed"), "{err}");
+    assert_eq!(err, KeysError::UnknownKey("F1".to_owned()));
+    assert_eq!(
+        err.to_string(),
+        "unknown key <F1>: allowed characters and <Tab> <BackTab> <Up> <Down> <Left> <Right> \
+         <Home> <Enter> <Esc> <Space>"
+    );
+    assert_eq!(
+        parse_keys("a\u{1b}").map_err(|e| e.to_string()),
+        Err("a control character ('\\u{1b}') is not a key: write <Enter>, <Tab>, <Esc>".into())
+    );
 }
 
 #[test]

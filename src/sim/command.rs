@@ -6,8 +6,8 @@ use crate::scenario::{
 
 use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
 use super::pool::PoolKind;
-use super::{Fault, LogEntry};
-use crate::topology::Topology;
+use super::{Fault, LogEntry, PoolSnapshot};
+use crate::topology::{StoreError, Topology};
 
 /// A change applied to a running engine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,25 +43,143 @@ pub enum Command {
     },
 }
 
-/// Why a command could not apply.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct CommandError(pub String);
-
-fn err<T>(msg: impl Into<String>) -> Result<T, CommandError> {
-    Err(CommandError(msg.into()))
+/// Why a command could not apply. Pools are named as on screen (`IronThread`), a knob as
+/// `<pool> core`, `clients` and so on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CommandError {
+    #[error("{what} is already {old}, the most allowed")]
+    AtMost { what: String, old: u32 },
+    #[error("{what} is already {old}")]
+    Unchanged { what: String, old: u32 },
+    #[error("no service #{}", .0.0)]
+    NoService(ServiceId),
+    #[error("no pool #{0}")]
+    NoPool(PoolId),
+    #[error("{0} starts a new thread per task: no size")]
+    PerTaskHasNoSize(String),
+    #[error("server threads must be at least 1")]
+    NoServerThreads,
+    #[error("parallelism must be at least 1")]
+    NoParallelism,
+    #[error("{0} has no maximum pool size")]
+    NoMaxPoolSize(String),
+    /// `ThreadPoolExecutor.setMaximumPoolSize` throws `IllegalArgumentException`.
+    #[error("{pool} max must be >= core ({core}) and >= 1, got {size}")]
+    MaxBelowCore { pool: String, core: u32, size: u32 },
+    #[error("{0} has no bounded queue")]
+    NoBoundedQueue(String),
+    #[error("the server queue (maxQueueSize) must be at least 1")]
+    NoServerQueue,
+    #[error("{0} uses discard-oldest, which needs a queue of at least 1")]
+    DiscardOldestNeedsQueue(String),
+    /// `bulkhead` counts from 1, as the preset's `[[strategy.bulkhead]]` tables read.
+    #[error("{pool} is bounded (bulkhead #{bulkhead}): give its queue a capacity")]
+    BulkheadNeedsCapacity { pool: String, bulkhead: usize },
+    #[error("{0} queue is already unbounded")]
+    AlreadyUnbounded(String),
+    #[error("the load is not open (Poisson): change clients instead")]
+    NotOpenLoad,
+    #[error("rate must be above 0 per second, got {0}")]
+    RateNotPositive(f64),
+    /// The rate is already `old` per second; `most`: that is the most allowed, and `piles_up`:
+    /// because a faster one would pile up more requests than a run may hold.
+    #[error(
+        "rate is already {old}/s{}{}",
+        if *most { ", the most allowed" } else { "" },
+        if *most && *piles_up { PILES_UP } else { "" }
+    )]
+    RateUnchanged {
+        old: f64,
+        most: bool,
+        piles_up: bool,
+    },
+    #[error("the load is not closed (clients): change the rate instead")]
+    NotClosedLoad,
+    #[error("clients must be at least 1")]
+    NoClients,
+    /// The scenario cannot hold the pool's new sizes.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
+
+/// Why a rate stops below [`MAX_RATE`].
+const PILES_UP: &str = ": faster, requests would pile up beyond the most a run may hold";
 
 /// `wanted` held to `max` (the bound presets have too, see `scenario::limits`); an error when
 /// that changes nothing, so a key held at a bound says so instead of logging `5 -> 5`.
 fn bounded(what: &str, old: u32, wanted: u32, max: u32) -> Result<u32, CommandError> {
     let new = wanted.min(max);
     if new == old && wanted > max {
-        err(format!("{what} is already {old}, the most allowed"))
+        Err(CommandError::AtMost {
+            what: what.to_owned(),
+            old,
+        })
     } else if new == old {
-        err(format!("{what} is already {old}"))
+        Err(CommandError::Unchanged {
+            what: what.to_owned(),
+            old,
+        })
     } else {
         Ok(new)
+    }
+}
+
+/// What a pool's size knob sets ([`Command::SetPoolSize`]: `+` and `-` on a pool, a sweep of
+/// its size), decided here once from the pool's kind for the engine and the TUI alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeKnob {
+    /// `ThreadPoolExecutor.setCorePoolSize`; max rises along when core passes it.
+    Core,
+    /// Tomcat's `maxThreads`; core (`minSpareThreads`) falls along when max drops below it.
+    MaxThreads,
+    /// `ForkJoinPool` parallelism: core and max together.
+    Parallelism,
+}
+
+impl SizeKnob {
+    /// The size knob of a pool of `kind`; a thread-per-task pool has none.
+    pub fn of(kind: PoolKind) -> Option<SizeKnob> {
+        match kind {
+            PoolKind::ThreadPool => Some(SizeKnob::Core),
+            PoolKind::Tomcat => Some(SizeKnob::MaxThreads),
+            PoolKind::ForkJoin => Some(SizeKnob::Parallelism),
+            PoolKind::PerTask => None,
+        }
+    }
+
+    /// Its word after the pool's name, in the log and on screen (`tomcat threads`).
+    pub fn word(self) -> &'static str {
+        match self {
+            SizeKnob::Core => "core",
+            SizeKnob::MaxThreads => "threads",
+            SizeKnob::Parallelism => "parallelism",
+        }
+    }
+
+    /// Its value in a pool of these sizes.
+    pub fn value(self, core: u32, max: u32) -> u32 {
+        match self {
+            SizeKnob::Core | SizeKnob::Parallelism => core,
+            SizeKnob::MaxThreads => max,
+        }
+    }
+}
+
+/// The commands that set `pool`'s size knob to `new`, saying everything they change: a core
+/// beyond max raises max first, and a fixed pool (core = max) stays fixed when it shrinks.
+pub fn size_commands(pool: &PoolSnapshot, new: u32) -> Vec<Command> {
+    let core = Command::SetPoolSize {
+        pool: pool.id,
+        size: new,
+    };
+    let max = Command::SetPoolMax {
+        pool: pool.id,
+        size: new,
+    };
+    match SizeKnob::of(pool.kind) {
+        Some(SizeKnob::Core) if new > pool.max => vec![max, core],
+        Some(SizeKnob::Core) if new < pool.core && pool.core == pool.max => vec![core, max],
+        _ => vec![core],
     }
 }
 
@@ -111,74 +229,59 @@ impl Engine {
     fn service_name(&self, service: ServiceId) -> Result<String, CommandError> {
         match self.scenario.services.get(service.0) {
             Some(s) => Ok(s.name.clone()),
-            None => err(format!("no service #{}", service.0)),
+            None => Err(CommandError::NoService(service)),
         }
     }
 
     fn pool_checked(&self, pool: PoolId) -> Result<PoolKind, CommandError> {
         match self.pools.get(pool) {
             Some(p) => Ok(p.spec().kind),
-            None => err(format!("no pool #{pool}")),
+            None => Err(CommandError::NoPool(pool)),
         }
     }
 
     fn set_pool_size(&mut self, pool: PoolId, size: u32) -> Result<String, CommandError> {
         let kind = self.pool_checked(pool)?;
         let name = self.pools[pool].spec().name.clone();
-        match kind {
-            PoolKind::PerTask => err(format!("{name} starts a new thread per task: no size")),
-            PoolKind::ThreadPool => {
+        let Some(knob) = SizeKnob::of(kind) else {
+            return Err(CommandError::PerTaskHasNoSize(name));
+        };
+        let what = format!("{name} {}", knob.word());
+        match knob {
+            SizeKnob::Core => {
                 let old = self.pools[pool].spec().core;
-                let (wanted, size) = (
-                    size,
-                    bounded(&format!("{name} core"), old, size, MAX_THREADS)?,
-                );
+                let (wanted, size) = (size, bounded(&what, old, size, MAX_THREADS)?);
                 if size > self.pools[pool].spec().max {
                     self.pools[pool].set_max(size);
                 }
                 self.resize_core(pool, size);
                 self.store_sizes(pool)?;
-                Ok(format!(
-                    "{name} core {old} -> {size}{}",
-                    at_bound(wanted, size)
-                ))
+                Ok(format!("{what} {old} -> {size}{}", at_bound(wanted, size)))
             }
-            PoolKind::Tomcat => {
+            SizeKnob::MaxThreads => {
                 if size == 0 {
-                    return err("server threads must be at least 1");
+                    return Err(CommandError::NoServerThreads);
                 }
                 let old = self.pools[pool].spec().max;
-                let (wanted, size) = (
-                    size,
-                    bounded(&format!("{name} threads"), old, size, MAX_THREADS)?,
-                );
+                let (wanted, size) = (size, bounded(&what, old, size, MAX_THREADS)?);
                 if self.pools[pool].spec().core > size {
                     self.resize_core(pool, size);
                 }
                 self.pools[pool].set_max(size);
                 self.store_sizes(pool)?;
-                Ok(format!(
-                    "{name} threads {old} -> {size}{}",
-                    at_bound(wanted, size)
-                ))
+                Ok(format!("{what} {old} -> {size}{}", at_bound(wanted, size)))
             }
-            PoolKind::ForkJoin => {
+            SizeKnob::Parallelism => {
                 if size == 0 {
-                    return err("parallelism must be at least 1");
+                    return Err(CommandError::NoParallelism);
                 }
                 let old = self.pools[pool].spec().core;
-                let (wanted, size) = (
-                    size,
-                    bounded(&format!("{name} parallelism"), old, size, MAX_THREADS)?,
-                );
+                let (wanted, size) = (size, bounded(&what, old, size, MAX_THREADS)?);
                 // Shrinking: idle workers beyond the parallelism go at once.
                 self.pools[pool].set_max(size);
                 self.resize_core(pool, size);
                 self.store_sizes(pool)?;
-                Ok(format!(
-                    "{name} parallelism {old} -> {size}{}",
-                    at_bound(wanted, size)
-                ))
+                Ok(format!("{what} {old} -> {size}{}", at_bound(wanted, size)))
             }
         }
     }
@@ -188,14 +291,15 @@ impl Engine {
         let spec = self.pools[pool].spec();
         let name = spec.name.clone();
         if !matches!(kind, PoolKind::ThreadPool | PoolKind::Tomcat) {
-            return err(format!("{name} has no maximum pool size"));
+            return Err(CommandError::NoMaxPoolSize(name));
         }
         if size == 0 || size < spec.core {
             // ThreadPoolExecutor.setMaximumPoolSize throws IllegalArgumentException.
-            return err(format!(
-                "{name} max must be >= core ({}) and >= 1, got {size}",
-                spec.core
-            ));
+            return Err(CommandError::MaxBelowCore {
+                pool: name,
+                core: spec.core,
+                size,
+            });
         }
         let old = spec.max;
         let (wanted, size) = (
@@ -237,30 +341,28 @@ impl Engine {
         let kind = self.pool_checked(pool)?;
         let name = self.pools[pool].spec().name.clone();
         if matches!(kind, PoolKind::PerTask | PoolKind::ForkJoin) {
-            return err(format!("{name} has no bounded queue"));
+            return Err(CommandError::NoBoundedQueue(name));
         }
         if pool == self.topology.server() && capacity == Some(0) {
-            return err("the server queue (maxQueueSize) must be at least 1");
+            return Err(CommandError::NoServerQueue);
         }
         if let Some(b) = self.topology.bulkhead_index(pool) {
             let policy = self.topology.rejection(pool);
             if capacity == Some(0) && crate::flow::Rejection::of(policy).needs_queue() {
-                return err(format!(
-                    "{name} uses discard-oldest, which needs a queue of at least 1"
-                ));
+                return Err(CommandError::DiscardOldestNeedsQueue(name));
             }
             if capacity.is_none() {
-                return err(format!(
-                    "{name} is bounded (bulkhead #{}): give its queue a capacity",
-                    b + 1
-                ));
+                return Err(CommandError::BulkheadNeedsCapacity {
+                    pool: name,
+                    bulkhead: b + 1,
+                });
             }
         }
         let old = self.pools[pool].spec().queue_capacity;
         let wanted = capacity;
         let capacity = match (old, capacity) {
             (Some(o), Some(c)) => Some(bounded(&format!("{name} queue"), o, c, MAX_QUEUE)?),
-            (None, None) => return err(format!("{name} queue is already unbounded")),
+            (None, None) => return Err(CommandError::AlreadyUnbounded(name)),
             (_, c) => c.map(|c| c.min(MAX_QUEUE)),
         };
         self.pools[pool].set_queue_capacity(capacity);
@@ -281,36 +383,28 @@ impl Engine {
     /// theory and by a replay).
     fn store_sizes(&mut self, pool: PoolId) -> Result<(), CommandError> {
         let spec = self.pools[pool].spec();
-        self.topology
-            .store_sizes(&mut self.scenario, pool, spec)
-            .map_err(CommandError)
+        Ok(self.topology.store_sizes(&mut self.scenario, pool, spec)?)
     }
 
     fn set_rate(&mut self, rate: f64) -> Result<String, CommandError> {
         let LoadMode::Open { rate: old, .. } = self.load else {
-            return err("the load is not open (Poisson): change clients instead");
+            return Err(CommandError::NotOpenLoad);
         };
         if !(rate.is_finite() && rate > 0.0) {
-            return err(format!("rate must be above 0 per second, got {rate}"));
+            return Err(CommandError::RateNotPositive(rate));
         }
         let wanted = rate;
         let most = self.max_rate();
         let rate = rate.min(most);
         // Beyond what the limits allow for this run, requests would pile up past its cap.
-        let why = if most < MAX_RATE {
-            ": faster, requests would pile up beyond the most a run may hold"
-        } else {
-            ""
-        };
+        let piles_up = most < MAX_RATE;
+        let why = if piles_up { PILES_UP } else { "" };
         if rate == old || (rate < old && wanted > old) {
-            return err(format!(
-                "rate is already {old}/s{}",
-                if wanted > rate {
-                    format!(", the most allowed{why}")
-                } else {
-                    String::new()
-                }
-            ));
+            return Err(CommandError::RateUnchanged {
+                old,
+                most: wanted > rate,
+                piles_up,
+            });
         }
         self.load = LoadMode::Open { rate, ramp: None };
         self.scenario.load.mode = self.load.clone();
@@ -350,10 +444,10 @@ impl Engine {
             think,
         } = self.load
         else {
-            return err("the load is not closed (clients): change the rate instead");
+            return Err(CommandError::NotClosedLoad);
         };
         if n == 0 {
-            return err("clients must be at least 1");
+            return Err(CommandError::NoClients);
         }
         let (wanted, n) = (n, bounded("clients", old, n, MAX_CLIENTS)?);
         self.load = LoadMode::Closed { clients: n, think };
@@ -444,6 +538,156 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_size_knob_set_by_its_commands_reads_back_the_value_set_for_every_kind() {
+        let mut kinds = std::collections::BTreeSet::new();
+        for strategy in Strategy::ALL {
+            let mut e = engine("ironthread", &[], strategy);
+            for id in e.pools_of(strategy) {
+                let pool = |e: &Engine| {
+                    let pools = e.snapshot().pools;
+                    pools
+                        .into_iter()
+                        .find(|p| p.id == id)
+                        .expect("a pool in use")
+                };
+                let Some(knob) = SizeKnob::of(pool(&e).kind) else {
+                    let refused = e.apply(Command::SetPoolSize { pool: id, size: 3 });
+                    assert!(matches!(refused, Err(CommandError::PerTaskHasNoSize(_))));
+                    continue;
+                };
+                kinds.insert(knob.word());
+                for new in [pool(&e).max + 5, 1, 4] {
+                    for command in size_commands(&pool(&e), new) {
+                        e.apply(command).expect("a change");
+                    }
+                    let p = pool(&e);
+                    assert_eq!(knob.value(p.core, p.max), new, "{} {}", p.name, knob.word());
+                    assert!(p.core <= p.max, "{}", p.name);
+                }
+            }
+        }
+        assert_eq!(kinds.len(), 3, "{kinds:?}");
+    }
+
+    #[test]
+    fn each_refusal_reads_as_the_message_the_log_shows() {
+        let server = engine("ironthread", &[], Strategy::Sequential)
+            .topology
+            .server();
+        let name = || "IronThread".to_owned();
+        let cases = [
+            (
+                CommandError::AtMost {
+                    what: "clients".into(),
+                    old: 5,
+                },
+                "clients is already 5, the most allowed",
+            ),
+            (
+                CommandError::Unchanged {
+                    what: "IronThread core".into(),
+                    old: 4,
+                },
+                "IronThread core is already 4",
+            ),
+            (CommandError::NoService(ServiceId(7)), "no service #7"),
+            (CommandError::NoPool(server), "no pool #0"),
+            (
+                CommandError::PerTaskHasNoSize(name()),
+                "IronThread starts a new thread per task: no size",
+            ),
+            (
+                CommandError::NoServerThreads,
+                "server threads must be at least 1",
+            ),
+            (
+                CommandError::NoParallelism,
+                "parallelism must be at least 1",
+            ),
+            (
+                CommandError::NoMaxPoolSize(name()),
+                "IronThread has no maximum pool size",
+            ),
+            (
+                CommandError::MaxBelowCore {
+                    pool: name(),
+                    core: 4,
+                    size: 2,
+                },
+                "IronThread max must be >= core (4) and >= 1, got 2",
+            ),
+            (
+                CommandError::NoBoundedQueue(name()),
+                "IronThread has no bounded queue",
+            ),
+            (
+                CommandError::NoServerQueue,
+                "the server queue (maxQueueSize) must be at least 1",
+            ),
+            (
+                CommandError::DiscardOldestNeedsQueue(name()),
+                "IronThread uses discard-oldest, which needs a queue of at least 1",
+            ),
+            (
+                CommandError::BulkheadNeedsCapacity {
+                    pool: name(),
+                    bulkhead: 2,
+                },
+                "IronThread is bounded (bulkhead #2): give its queue a capacity",
+            ),
+            (
+                CommandError::AlreadyUnbounded(name()),
+                "IronThread queue is already unbounded",
+            ),
+            (
+                CommandError::NotOpenLoad,
+                "the load is not open (Poisson): change clients instead",
+            ),
+            (
+                CommandError::RateNotPositive(-1.5),
+                "rate must be above 0 per second, got -1.5",
+            ),
+            (
+                CommandError::RateUnchanged {
+                    old: 250.0,
+                    most: false,
+                    piles_up: true,
+                },
+                "rate is already 250/s",
+            ),
+            (
+                CommandError::RateUnchanged {
+                    old: 250.0,
+                    most: true,
+                    piles_up: false,
+                },
+                "rate is already 250/s, the most allowed",
+            ),
+            (
+                CommandError::RateUnchanged {
+                    old: 250.0,
+                    most: true,
+                    piles_up: true,
+                },
+                "rate is already 250/s, the most allowed: faster, requests would pile up \
+                 beyond the most a run may hold",
+            ),
+            (
+                CommandError::NotClosedLoad,
+                "the load is not closed (clients): change the rate instead",
+            ),
+            (CommandError::NoClients, "clients must be at least 1"),
+            (
+                CommandError::Store(StoreError::UnboundedQueue(name())),
+                "IronThread's queue must stay bounded",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+
+    #[test]
     fn server_threads_stop_at_the_preset_bound_and_say_so_then_refuse_the_no_op() {
         let mut e = engine("tomcat-ceiling", &[], Strategy::Sequential);
         let text = e
@@ -457,7 +701,7 @@ mod tests {
             pool: e.topology.server(),
             size: u32::MAX,
         });
-        let message = again.expect_err("a no-op").0;
+        let message = again.expect_err("a no-op").to_string();
         assert!(
             message.ends_with("threads is already 100000, the most allowed"),
             "{message}"
@@ -512,7 +756,9 @@ mod tests {
         );
         let text = e.apply(Command::SetRate(f64::MAX)).expect("grows");
         assert!(text.ends_with("-> 1000000/s (the most allowed)"), "{text}");
-        let again = e.apply(Command::SetRate(f64::MAX)).map_err(|e| e.0);
+        let again = e
+            .apply(Command::SetRate(f64::MAX))
+            .map_err(|e| e.to_string());
         assert_eq!(
             again,
             Err("rate is already 1000000/s, the most allowed".to_owned())
@@ -533,7 +779,9 @@ mod tests {
             )),
             "{text}"
         );
-        let again = e.apply(Command::SetRate(1_000_000.0)).map_err(|e| e.0);
+        let again = e
+            .apply(Command::SetRate(1_000_000.0))
+            .map_err(|e| e.to_string());
         assert!(
             again
                 .as_ref()

@@ -42,7 +42,7 @@ pub(super) struct Net {
     /// [`Engine::retire_closes`]). They become events when a connection waits.
     pub closing: BinaryHeap<Reverse<(Nanos, u64)>>,
     /// Closed-load clients, by index.
-    pub clients: Vec<Client>,
+    pub clients: Vec<ClosedClient>,
     pub stats: NetStats,
     /// Time from a connection's first SYN to its completed handshake.
     pub connect: LatencyHistogram,
@@ -50,7 +50,7 @@ pub(super) struct Net {
 
 /// A closed-load client.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Client {
+pub(super) struct ClosedClient {
     /// It sends requests (a live change of the client count can park it).
     pub active: bool,
     /// Requests served so far on its idle kept-alive connection; `None`: it has none (or its

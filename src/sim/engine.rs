@@ -1,6 +1,6 @@
 //! The engine: owns the clock, the event queue, the pools and every request in flight.
 //!
-//! The request lifecycle lives in `flow.rs`, live reconfiguration in `command.rs` and the
+//! The request lifecycle lives in `lifecycle.rs`, live reconfiguration in `command.rs` and the
 //! read-only view in `snapshot.rs`; this file holds the state and the clock API.
 
 use crate::metrics::{Book, PoolGauges};
@@ -247,7 +247,7 @@ impl Engine {
             }
             LoadMode::Open { .. } => self.schedule_next_arrival(),
             LoadMode::Closed { clients, .. } => {
-                let client = super::connection::Client {
+                let client = super::connection::ClosedClient {
                     active: true,
                     ..Default::default()
                 };

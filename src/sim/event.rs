@@ -21,7 +21,7 @@ const DEEP_HEAP: usize = 4096;
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
-    lanes: Vec<Lane<E>>,
+    lanes: Vec<FifoLane<E>>,
     /// Events in all lanes together.
     in_lanes: usize,
     next_seq: u64,
@@ -32,7 +32,7 @@ pub struct EventQueue<E> {
 }
 
 #[derive(Debug)]
-struct Lane<E> {
+struct FifoLane<E> {
     delay: u64,
     entries: VecDeque<Entry<E>>,
 }
@@ -138,7 +138,7 @@ impl<E> EventQueue<E> {
             return Some(i);
         }
         if self.lanes.len() < MAX_LANES {
-            self.lanes.push(Lane {
+            self.lanes.push(FifoLane {
                 delay,
                 entries: VecDeque::new(),
             });

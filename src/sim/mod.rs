@@ -9,8 +9,8 @@ mod connection;
 pub mod draw;
 mod engine;
 mod event;
-mod flow;
 mod forkjoin;
+mod lifecycle;
 pub mod pool;
 mod request;
 mod resources;
@@ -24,10 +24,10 @@ pub use crate::flow::{Detail, FailReason, Fault};
 pub use crate::metrics::SeriesSnapshot;
 pub use crate::metrics::ServiceStats;
 pub use crate::topology::PoolId;
-pub use command::{Command, CommandError};
+pub use command::{Command, CommandError, SizeKnob, size_commands};
 pub use connection::{ClientsSnapshot, NetSnapshot, NetStats, syn_elapsed};
 pub use engine::{Engine, STALL_EVENTS, ThreadName};
-pub use flow::arrival_gap;
+pub use lifecycle::arrival_gap;
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine, RunView,
     ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, per_second, service_snapshots, status_text,

@@ -148,7 +148,7 @@ pub(super) enum Client {
 
 /// What the thread submitting a stage's calls is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Submitter {
+pub(super) enum Submitting {
     /// Free to submit the stage's next call.
     Free,
     /// Busy with this call of the stage itself, which pauses submission: running it inline
@@ -159,26 +159,26 @@ pub(super) enum Submitter {
     Spawning { call: u16, thread: ThreadRef },
 }
 
-impl Submitter {
+impl Submitting {
     /// Submission is paused.
     pub fn busy(self) -> bool {
-        self != Submitter::Free
+        self != Submitting::Free
     }
 
     /// The thread being created has come to exist: submission goes on, and its call (and
     /// the thread) are returned to start. None when the submitter was not spawning.
     pub fn spawned(&mut self) -> Option<(u16, ThreadRef)> {
-        let Submitter::Spawning { call, thread } = *self else {
+        let Submitting::Spawning { call, thread } = *self else {
             return None;
         };
-        *self = Submitter::Free;
+        *self = Submitting::Free;
         Some((call, thread))
     }
 
     /// The call running (or waiting) inline on the submitter, if any.
     pub fn inline_call(self) -> Option<u16> {
         match self {
-            Submitter::Inline(call) => Some(call),
+            Submitting::Inline(call) => Some(call),
             _ => None,
         }
     }
@@ -245,7 +245,7 @@ pub(super) struct Request {
     /// The thread submitting the current stage's calls.
     pub submitter: Option<ThreadRef>,
     /// What that thread is doing.
-    pub submitting: Submitter,
+    pub submitting: Submitting,
     pub stage: usize,
     /// Next call of the stage to submit.
     pub next_call: usize,
@@ -307,7 +307,7 @@ impl Request {
             serving: Serving::Arriving,
             client_side: Client::Waiting,
             submitter: None,
-            submitting: Submitter::Free,
+            submitting: Submitting::Free,
             stage: 0,
             next_call: 0,
             pending: 0,

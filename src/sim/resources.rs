@@ -13,7 +13,7 @@ use crate::scenario::{Jdk, ResourceId};
 use crate::time::Nanos;
 
 use super::engine::{Engine, Event, ThreadRef};
-use super::request::{Conn, Core, Permit, ReqRef, Submitter};
+use super::request::{Conn, Core, Permit, ReqRef, Submitting};
 
 /// Work waiting for a core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,7 +220,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.submitting = Submitter::Spawning { call, thread };
+        req.submitting = Submitting::Spawning { call, thread };
         if self.cpu.busy < self.cpu.cores {
             self.cpu.account(self.now);
             self.cpu.busy += 1;

@@ -10,7 +10,7 @@ use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
 use super::engine::{Engine, Event, ThreadRef};
-use super::request::{CallPhase, Permit, ReqRef, Submitter};
+use super::request::{CallPhase, Permit, ReqRef, Submitting};
 
 /// One service's semaphore.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +41,7 @@ impl Engine {
             self.start_inline(r, call, submitter, read_timeout);
         } else if config.max_wait > Nanos::ZERO {
             // `tryAcquire(maxWait)`: the handler is parked and submits nothing meanwhile.
-            req.submitting = Submitter::Inline(call);
+            req.submitting = Submitting::Inline(call);
             let c = &mut req.calls[call as usize];
             c.permit = Permit::Waiting;
             c.phase = CallPhase::Queued;
@@ -84,12 +84,12 @@ impl Engine {
         };
         // Marked as the call in progress so completing it does not end the stage under the
         // submitter's feet; the submitter's own loop decides what comes next.
-        req.submitting = Submitter::Inline(call);
+        req.submitting = Submitting::Inline(call);
         req.calls[call as usize].phase = CallPhase::Dropped;
         let thread = req.submitter.unwrap_or(ThreadRef::Delayer);
         self.complete_future(r, call, result, thread);
         if let Some(req) = self.requests.get_mut(r) {
-            req.submitting = Submitter::Free;
+            req.submitting = Submitting::Free;
         }
     }
 
@@ -106,7 +106,7 @@ impl Engine {
                 continue;
             }
             c.permit = Permit::Held;
-            req.submitting = Submitter::Free;
+            req.submitting = Submitting::Free;
             let submitter = req.submitter;
             self.permits[service.0].in_use += 1;
             let read_timeout = self.scenario.service(service).timeout;

@@ -3,8 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{PointReport, SweepReport};
-use crate::report::export::csv_field;
-use crate::report::{columns, pad};
+use crate::report::{columns, csv_field, pad};
 
 /// Columns after the varied values: the table's header, the CSV header (the point's JSON
 /// key) and the cell.

@@ -7,7 +7,7 @@
 
 mod spec;
 
-pub use spec::{PoolKind, PoolSpec, common_pool_per_task, pool_spec};
+pub use spec::{PoolKind, PoolSpec, StoreError, common_pool_per_task, pool_spec};
 
 use crate::scenario::{RejectionPolicy, Scenario, ServiceId, Strategy};
 
@@ -288,10 +288,10 @@ impl Topology {
         scenario: &mut Scenario,
         pool: PoolId,
         spec: &PoolSpec,
-    ) -> Result<(), String> {
+    ) -> Result<(), StoreError> {
         match self.role(pool) {
-            Some(role) => spec::store_sizes(scenario, role, spec).map_err(|e| e.to_string()),
-            None => Err(format!("no pool #{pool}")),
+            Some(role) => spec::store_sizes(scenario, role, spec),
+            None => Err(StoreError::NoPool(pool)),
         }
     }
 

@@ -161,6 +161,9 @@ pub enum StoreError {
     /// A bulkhead's queue is a bounded LinkedBlockingQueue; it names the pool.
     #[error("{0}'s queue must stay bounded")]
     UnboundedQueue(String),
+    /// The topology has no pool of this id.
+    #[error("no pool #{0}")]
+    NoPool(super::PoolId),
 }
 
 /// Writes a pool's sizes (changed live) into the scenario, the run's one configuration, so

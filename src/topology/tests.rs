@@ -103,5 +103,14 @@ fn sizes_stored_in_the_scenario_rebuild_the_same_pools() {
     let err = t
         .store_sizes(&mut s, id, &spec)
         .expect_err("unbounded refused");
-    assert!(err.contains("bounded"), "{err}");
+    assert_eq!(err, StoreError::UnboundedQueue(spec.name.clone()));
+    assert_eq!(
+        err.to_string(),
+        format!("{}'s queue must stay bounded", spec.name)
+    );
+    let missing = PoolId::at(t.pools().len());
+    assert_eq!(
+        t.store_sizes(&mut s, missing, &spec),
+        Err(StoreError::NoPool(missing))
+    );
 }

@@ -17,7 +17,7 @@ use crate::sim::{Command, Engine, Fault, PoolId, PoolSnapshot, Snapshot};
 use crate::time::Nanos;
 
 use super::Theme;
-use super::clock::{Advance, BudgetSpec, Clock, Pace, catch_up, run_for};
+use super::clock::{Advance, BudgetSpec, Clock, Reach, catch_up, run_for};
 use super::fault_form::{FaultForm, FormLine};
 use super::keys::{self, Context, Key};
 use super::source::{RealMode, Source};
@@ -756,7 +756,7 @@ impl App {
         };
         let mut behind = false;
         for engine in self.driven_mut() {
-            behind |= catch_up(engine, target, &mut budget.start(engines)) == Pace::Behind;
+            behind |= catch_up(engine, target, &mut budget.start(engines)) == Reach::Behind;
         }
         self.behind = behind;
         self.end_due_faults();
@@ -941,7 +941,7 @@ impl App {
             return;
         }
         // The engine explains that a thread-per-task pool has no size.
-        let commands = super::knob::size_commands(&pool, new);
+        let commands = crate::sim::size_commands(&pool, new);
         self.commands(&commands);
     }
 

@@ -2,7 +2,7 @@
 //! walk the knobs, move the cursor, apply the point under it, close.
 
 use super::super::knob::Knob;
-use super::super::sweep::{Plan, Source, Sweep, value_text};
+use super::super::sweep::{KnobSweep, PointFeed, Sweep, value_text};
 use super::{App, Overlay};
 use crate::sim::pool::PoolKind;
 
@@ -22,7 +22,7 @@ impl App {
             None => Knob::load(engine),
         };
         match knob {
-            Some(knob) => self.start_sweep(knob, Source::spawn),
+            Some(knob) => self.start_sweep(knob, PointFeed::spawn),
             None => self.info(
                 "nothing to sweep: Tab to a sized pool the strategy uses, or use an open or \
                  closed load"
@@ -33,11 +33,11 @@ impl App {
 
     /// Starts a sweep of `knob` fed by `source` (the background workers; tests pass their
     /// own) and shows it.
-    pub fn start_sweep(&mut self, knob: Knob, source: impl FnOnce(&Plan) -> Source) {
+    pub fn start_sweep(&mut self, knob: Knob, source: impl FnOnce(&KnobSweep) -> PointFeed) {
         let Some(engine) = self.source.engine() else {
             return;
         };
-        match Plan::new(engine, knob) {
+        match KnobSweep::new(engine, knob) {
             Ok(plan) => {
                 let source = source(&plan);
                 self.info(format!(
@@ -68,7 +68,7 @@ impl App {
         let at = knobs.iter().position(|&k| k == sweep.plan().knob);
         let next = at.map_or(0, |i| (i + 1) % knobs.len().max(1));
         if let Some(&knob) = knobs.get(next) {
-            self.start_sweep(knob, Source::spawn);
+            self.start_sweep(knob, PointFeed::spawn);
         }
     }
 

@@ -193,7 +193,7 @@ impl Budget {
 
 /// How far an engine got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pace {
+pub enum Reach {
     /// It reached the target.
     Kept,
     /// The budget ran out first: it stands at an earlier time.
@@ -204,43 +204,43 @@ pub enum Pace {
 
 /// Processes events up to `target` while the budget lasts, then sets the clock to `target`.
 /// A finite load stops at its last outcome.
-pub fn catch_up(engine: &mut Engine, target: Nanos, budget: &mut Budget) -> Pace {
+pub fn catch_up(engine: &mut Engine, target: Nanos, budget: &mut Budget) -> Reach {
     if engine.is_finished() {
-        return Pace::Finished;
+        return Reach::Finished;
     }
     while let Some(t) = engine.next_event_time() {
         if t > target {
             break;
         }
         if budget.spent() {
-            return Pace::Behind;
+            return Reach::Behind;
         }
         // False only when halted (`Engine::halted`: stalled, or at its cap of requests in
         // flight): the clock cannot reach the target.
         if !engine.step() {
-            return Pace::Behind;
+            return Reach::Behind;
         }
         if engine.is_finished() {
-            return Pace::Finished;
+            return Reach::Finished;
         }
     }
     if target > engine.now() {
         engine.advance_to(target);
     }
-    Pace::Kept
+    Reach::Kept
 }
 
 /// Processes events until the budget is spent ("max" speed).
-pub fn run_for(engine: &mut Engine, budget: &mut Budget) -> Pace {
+pub fn run_for(engine: &mut Engine, budget: &mut Budget) -> Reach {
     while !engine.is_finished() {
         if engine.next_event_time().is_none() {
-            return Pace::Kept;
+            return Reach::Kept;
         }
         if budget.spent() || !engine.step() {
-            return Pace::Kept;
+            return Reach::Kept;
         }
     }
-    Pace::Finished
+    Reach::Finished
 }
 
 #[cfg(test)]
@@ -324,7 +324,7 @@ mod tests {
             Nanos::from_millis(1500),
             &mut Budget::events(1_000_000),
         );
-        assert_eq!(pace, Pace::Kept);
+        assert_eq!(pace, Reach::Kept);
         assert_eq!(e.now(), Nanos::from_millis(1500));
     }
 
@@ -332,7 +332,7 @@ mod tests {
     fn catch_up_stops_when_the_budget_is_spent() {
         let mut e = engine(&["load.mode=closed", "load.clients=20"]);
         let pace = catch_up(&mut e, Nanos::from_secs(10), &mut Budget::events(5));
-        assert_eq!(pace, Pace::Behind);
+        assert_eq!(pace, Reach::Behind);
         assert_eq!(e.events_processed(), 5);
         assert!(e.now() < Nanos::from_secs(10));
     }
@@ -340,7 +340,7 @@ mod tests {
     #[test]
     fn max_speed_runs_exactly_the_budget() {
         let mut e = engine(&["load.mode=closed", "load.clients=20"]);
-        assert_eq!(run_for(&mut e, &mut Budget::events(100)), Pace::Kept);
+        assert_eq!(run_for(&mut e, &mut Budget::events(100)), Reach::Kept);
         assert_eq!(e.events_processed(), 100);
     }
 
@@ -348,11 +348,11 @@ mod tests {
     fn a_finite_load_stops_the_clock_at_its_last_outcome() {
         let mut e = engine(&[]);
         let pace = catch_up(&mut e, Nanos::from_secs(60), &mut Budget::events(1_000_000));
-        assert_eq!(pace, Pace::Finished);
+        assert_eq!(pace, Reach::Finished);
         assert!(e.is_finished());
         // Five runs of one second each (the slowest call), one after another.
         assert_eq!(e.now(), Nanos::from_secs(5));
-        assert_eq!(run_for(&mut e, &mut Budget::events(10)), Pace::Finished);
+        assert_eq!(run_for(&mut e, &mut Budget::events(10)), Reach::Finished);
     }
 
     #[test]
@@ -368,8 +368,8 @@ mod tests {
         let mut e = Engine::new(&s, Strategy::Unbounded);
         e.set_stall_events(500);
         let pace = catch_up(&mut e, Nanos::from_secs(60), &mut Budget::events(u64::MAX));
-        assert_eq!(pace, Pace::Behind);
+        assert_eq!(pace, Reach::Behind);
         assert!(e.stalled());
-        assert_eq!(run_for(&mut e, &mut Budget::events(u64::MAX)), Pace::Kept);
+        assert_eq!(run_for(&mut e, &mut Budget::events(u64::MAX)), Reach::Kept);
     }
 }

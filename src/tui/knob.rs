@@ -4,7 +4,7 @@
 
 use crate::scenario::{LoadMode, MAX_CLIENTS, MAX_RATE, MAX_THREADS};
 use crate::sim::pool::PoolKind;
-use crate::sim::{Command, Engine, PoolId, PoolSnapshot};
+use crate::sim::{Command, Engine, PoolId, PoolSnapshot, SizeKnob, size_commands};
 
 /// One knob of a running scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,41 +119,15 @@ impl Knob {
     }
 }
 
-/// The size knob's value: core (ThreadPool, ForkJoin), `maxThreads` (Tomcat); a
-/// thread-per-task pool has none (0).
+/// The size knob's value ([`SizeKnob`]): core (ThreadPool, ForkJoin), `maxThreads` (Tomcat);
+/// a thread-per-task pool has none (0).
 pub fn pool_size(pool: &PoolSnapshot) -> u32 {
-    match pool.kind {
-        PoolKind::ThreadPool | PoolKind::ForkJoin => pool.core,
-        PoolKind::Tomcat => pool.max,
-        PoolKind::PerTask => 0,
-    }
+    SizeKnob::of(pool.kind).map_or(0, |k| k.value(pool.core, pool.max))
 }
 
-/// The commands that set `pool`'s size knob to `new`, saying everything they change: core
-/// beyond max raises max first, and a fixed pool (core = max) stays fixed when it shrinks.
-pub fn size_commands(pool: &PoolSnapshot, new: u32) -> Vec<Command> {
-    let core = Command::SetPoolSize {
-        pool: pool.id,
-        size: new,
-    };
-    let max = Command::SetPoolMax {
-        pool: pool.id,
-        size: new,
-    };
-    match pool.kind {
-        PoolKind::ThreadPool if new > pool.max => vec![max, core],
-        PoolKind::ThreadPool if new < pool.core && pool.core == pool.max => vec![core, max],
-        _ => vec![core],
-    }
-}
-
-/// The word the engine's log uses for a pool's size knob.
+/// The word the engine's log uses for a pool's size knob (`core` for a pool without one).
 fn size_word(kind: PoolKind) -> &'static str {
-    match kind {
-        PoolKind::Tomcat => "threads",
-        PoolKind::ForkJoin => "parallelism",
-        PoolKind::ThreadPool | PoolKind::PerTask => "core",
-    }
+    SizeKnob::of(kind).map_or("core", SizeKnob::word)
 }
 
 fn pool_of(engine: &Engine, id: PoolId) -> Option<PoolSnapshot> {

@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use crate::scenario::{DurationError, parse_duration};
+use crate::scenario::{DurationError, KeysError, parse_duration};
 use crate::time::Nanos;
 
 use super::app::App;
@@ -29,7 +29,7 @@ use super::keys::Key;
 
 /// `"1c"`, `"<Tab>+"`: characters, and named keys in angle brackets, as a tour writes them
 /// ([`crate::scenario::parse_keys`]), as the live keys they press.
-pub fn parse_keys(text: &str) -> Result<Vec<Key>, String> {
+pub fn parse_keys(text: &str) -> Result<Vec<Key>, KeysError> {
     let keys = crate::scenario::parse_keys(text)?;
     Ok(keys.into_iter().map(super::app::tour_key).collect())
 }
@@ -84,7 +84,7 @@ pub enum LineError {
     Keys {
         line: usize,
         keys: String,
-        error: String,
+        error: KeysError,
     },
     #[error("line {line}: no keys after the time: allowed e.g. `2s c`")]
     NoKeys { line: usize },
@@ -243,7 +243,7 @@ mod tests {
             parse_keys("c<Tab>+<space>").expect("keys"),
             [Key::Char('c'), Key::Tab, Key::Char('+'), Key::Char(' ')]
         );
-        let err = parse_keys("<F1>").expect_err("unknown");
+        let err = parse_keys("<F1>").expect_err("unknown").to_string();
         assert!(err.starts_with("unknown key <F1>: allowed"), "{err}");
     }
 

@@ -40,7 +40,7 @@ const CHECK_EVERY: u64 = 4096;
 
 /// What to play: a knob, its values, and the live run's scenario, strategy and faults.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct KnobSweep {
     pub knob: Knob,
     /// The knob's name on screen (`IronThread core`).
     pub name: String,
@@ -61,9 +61,9 @@ pub struct Plan {
 #[error("{0} cannot be swept in this run")]
 pub struct NotSweepable(pub String);
 
-impl Plan {
+impl KnobSweep {
     /// A sweep of `knob` around its value in `engine`, or why there is none.
-    pub fn new(engine: &Engine, knob: Knob) -> Result<Plan, NotSweepable> {
+    pub fn new(engine: &Engine, knob: Knob) -> Result<KnobSweep, NotSweepable> {
         let name = knob.name(engine);
         let Some(current) = knob.current(engine) else {
             return Err(NotSweepable(name));
@@ -71,7 +71,7 @@ impl Plan {
         let scenario = engine.scenario().clone();
         let values = values_within(knob, current, knob.live_bounds(engine));
         let values_len = values.len();
-        Ok(Plan {
+        Ok(KnobSweep {
             knob,
             values,
             current,
@@ -84,7 +84,7 @@ impl Plan {
         })
     }
 
-    /// The index of the current value among [`Plan::values`].
+    /// The index of the current value among [`KnobSweep::values`].
     pub fn current_index(&self) -> usize {
         self.values
             .iter()
@@ -93,7 +93,7 @@ impl Plan {
     }
 
     /// What each point plays, for the title: a load that ends by itself (runs, a batch) plays
-    /// until it has, within [`Plan::duration`]; any other load plays the duration.
+    /// until it has, within [`KnobSweep::duration`]; any other load plays the duration.
     pub fn per_point(&self) -> String {
         let secs = self.duration.as_secs_f64();
         match self.scenario.load.mode {
@@ -226,35 +226,35 @@ pub type Arrival = (usize, PointReport);
 /// A sweep on screen: the plan, the points that have arrived, the cursor.
 #[derive(Debug)]
 pub struct Sweep {
-    plan: Plan,
+    plan: KnobSweep,
     points: Vec<Option<PointReport>>,
     cursor: usize,
     /// Where points come from while some are missing; dropping it cancels the work.
-    source: Option<Source>,
+    source: Option<PointFeed>,
 }
 
 /// The receiving end of a sweep's points and the switch that stops its workers.
 #[derive(Debug)]
-pub struct Source {
+pub struct PointFeed {
     points: Receiver<Arrival>,
     cancel: Arc<AtomicBool>,
 }
 
-impl Drop for Source {
+impl Drop for PointFeed {
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
     }
 }
 
-impl Source {
+impl PointFeed {
     /// A source fed by `points`; `cancel` is raised when the sweep is dropped.
-    pub fn new(points: Receiver<Arrival>, cancel: Arc<AtomicBool>) -> Source {
-        Source { points, cancel }
+    pub fn new(points: Receiver<Arrival>, cancel: Arc<AtomicBool>) -> PointFeed {
+        PointFeed { points, cancel }
     }
 
     /// Starts computing `plan` in the background: a thread that plays the points on a
     /// pool of all cores but one (the frame loop keeps a core), sending each as it ends.
-    pub fn spawn(plan: &Plan) -> Source {
+    pub fn spawn(plan: &KnobSweep) -> PointFeed {
         let (tx, rx) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let (plan, stop) = (plan.clone(), Arc::clone(&cancel));
@@ -262,12 +262,12 @@ impl Source {
         let _ = std::thread::Builder::new()
             .name("sweep".into())
             .spawn(move || compute(&plan, &stop, &tx));
-        Source::new(rx, cancel)
+        PointFeed::new(rx, cancel)
     }
 }
 
 /// Plays every point of `plan` until `cancel`, sending each as it finishes.
-fn compute(plan: &Plan, cancel: &AtomicBool, tx: &Sender<Arrival>) {
+fn compute(plan: &KnobSweep, cancel: &AtomicBool, tx: &Sender<Arrival>) {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .saturating_sub(1)
@@ -290,7 +290,7 @@ fn compute(plan: &Plan, cancel: &AtomicBool, tx: &Sender<Arrival>) {
 
 impl Sweep {
     /// A sweep of `plan` fed by `source`, the cursor on the current value.
-    pub fn new(plan: Plan, source: Source) -> Sweep {
+    pub fn new(plan: KnobSweep, source: PointFeed) -> Sweep {
         Sweep {
             points: vec![None; plan.values.len()],
             cursor: plan.current_index(),
@@ -331,7 +331,7 @@ impl Sweep {
         self.points.iter().filter(|p| p.is_some()).count()
     }
 
-    pub fn plan(&self) -> &Plan {
+    pub fn plan(&self) -> &KnobSweep {
         &self.plan
     }
 
@@ -391,21 +391,21 @@ pub mod testing {
     /// A source holding `indices` of `plan`, played on this thread, with the sender that
     /// keeps it open (drop it and the sweep has ended) and its cancel flag.
     pub fn played(
-        plan: &Plan,
+        plan: &KnobSweep,
         indices: impl IntoIterator<Item = usize>,
-    ) -> (Source, Sender<Arrival>, Arc<AtomicBool>) {
+    ) -> (PointFeed, Sender<Arrival>, Arc<AtomicBool>) {
         let (tx, rx) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
         for i in indices {
             let point = plan.play(i, &cancel).expect("the point plays");
             tx.send((i, point)).expect("the receiver is here");
         }
-        let source = Source::new(rx, Arc::clone(&cancel));
+        let source = PointFeed::new(rx, Arc::clone(&cancel));
         (source, tx, cancel)
     }
 
     /// A source with every point of `plan`, already complete.
-    pub fn complete(plan: &Plan) -> Source {
+    pub fn complete(plan: &KnobSweep) -> PointFeed {
         played(plan, 0..plan.values.len()).0
     }
 }

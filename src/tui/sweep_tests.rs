@@ -18,9 +18,9 @@ fn server_threads() -> Knob {
     Knob::PoolSize(e.topology().server())
 }
 
-fn tomcat_threads() -> Plan {
+fn tomcat_threads() -> KnobSweep {
     let e = engine("tomcat-ceiling", &[], Strategy::Sequential);
-    Plan::new(&e, server_threads()).expect("the server pool has a size")
+    KnobSweep::new(&e, server_threads()).expect("the server pool has a size")
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn a_point_plays_the_live_changes_and_faults() {
         fault,
     })
     .expect("a service");
-    let plan = Plan::new(&e, Knob::Clients).expect("closed load");
+    let plan = KnobSweep::new(&e, Knob::Clients).expect("closed load");
     assert_eq!(plan.current, 20.0);
     let point = plan
         .play(plan.current_index(), &AtomicBool::new(false))
@@ -138,8 +138,8 @@ fn poll_takes_what_arrived_without_waiting_and_ends_when_the_source_does() {
 fn points_are_alike_only_once_all_have_arrived_with_the_same_figures() {
     // ironthread's 5 runs go one at a time: every size of the server pool gives them alike.
     let e = engine("ironthread", &[], Strategy::Bulkhead);
-    let plan =
-        Plan::new(&e, Knob::PoolSize(e.topology().server())).expect("the server pool has a size");
+    let plan = KnobSweep::new(&e, Knob::PoolSize(e.topology().server()))
+        .expect("the server pool has a size");
     let last = plan.values.len() - 1;
     let (source, tx, _) = played(&plan, 0..last);
     let mut partial = Sweep::new(plan.clone(), source);
@@ -175,8 +175,8 @@ fn background_workers_deliver_every_point_in_its_place() {
         .topology()
         .id_of(crate::topology::PoolRole::Bulkhead(0))
         .expect("a bulkhead");
-    let plan = Plan::new(&e, Knob::PoolSize(id)).expect("a pool size");
-    let source = Source::spawn(&plan);
+    let plan = KnobSweep::new(&e, Knob::PoolSize(id)).expect("a pool size");
+    let source = PointFeed::spawn(&plan);
     let mut arrived: Vec<Arrival> = source.points.iter().collect();
     arrived.sort_by_key(|(i, _)| *i);
     assert_eq!(arrived.len(), plan.values.len());
@@ -212,7 +212,7 @@ fn a_ramping_rate_is_not_swept_but_a_steady_one_is() {
         Strategy::Bulkhead,
     );
     assert_eq!(Knob::load(&steady), Some(Knob::Rate));
-    let plan = Plan::new(&steady, Knob::Rate).expect("a steady rate");
+    let plan = KnobSweep::new(&steady, Knob::Rate).expect("a steady rate");
     assert_eq!(plan.current, 10.0);
     let ramp = engine(
         "ironthread",
@@ -225,7 +225,7 @@ fn a_ramping_rate_is_not_swept_but_a_steady_one_is() {
         Strategy::Bulkhead,
     );
     assert_eq!(Knob::load(&ramp), None);
-    assert!(Plan::new(&ramp, Knob::Rate).is_err());
+    assert!(KnobSweep::new(&ramp, Knob::Rate).is_err());
 }
 
 #[test]
@@ -248,8 +248,8 @@ fn heavy_scenarios_play_shorter_points_within_the_sweeps_event_budget() {
 fn a_load_that_ends_by_itself_is_titled_by_what_each_point_plays() {
     // ironthread's 5 runs end after ~5 s: a point plays them, not 60 s.
     let e = engine("ironthread", &[], Strategy::Bulkhead);
-    let plan =
-        Plan::new(&e, Knob::PoolSize(e.topology().server())).expect("the server pool has a size");
+    let plan = KnobSweep::new(&e, Knob::PoolSize(e.topology().server()))
+        .expect("the server pool has a size");
     assert_eq!(plan.per_point(), "5 runs per point (≤ 60 s)");
     assert_eq!(tomcat_threads().per_point(), "60 s per point");
 }

@@ -24,7 +24,7 @@ pub struct Parser {
 }
 
 /// What the bytes at the front of the buffer are.
-enum Step {
+enum ParseStep {
     /// Events (possibly none: a sequence read and ignored) and how many bytes they took.
     Read(Option<Event>, usize),
     /// The start of a sequence that may still complete.
@@ -38,11 +38,11 @@ impl Parser {
         let mut at = 0;
         while at < self.pending.len() {
             match step(&self.pending[at..]) {
-                Step::Read(event, used) => {
+                ParseStep::Read(event, used) => {
                     out.extend(event);
                     at += used;
                 }
-                Step::Incomplete => break,
+                ParseStep::Incomplete => break,
             }
         }
         self.pending.drain(..at);
@@ -67,46 +67,46 @@ impl Parser {
 }
 
 /// The event at the front of `buf` (not empty).
-fn step(buf: &[u8]) -> Step {
+fn step(buf: &[u8]) -> ParseStep {
     match buf[0] {
         ESC => escape(buf),
-        byte if byte < 0x20 || byte == 0x7F => Step::Read(control(byte), 1),
+        byte if byte < 0x20 || byte == 0x7F => ParseStep::Read(control(byte), 1),
         _ => match char_at(buf) {
-            Some((c, used)) => Step::Read(Some(key(char_key(c), KeyModifiers::NONE)), used),
-            None if buf.len() < utf8_len(buf[0]) => Step::Incomplete,
+            Some((c, used)) => ParseStep::Read(Some(key(char_key(c), KeyModifiers::NONE)), used),
+            None if buf.len() < utf8_len(buf[0]) => ParseStep::Incomplete,
             // Not UTF-8: skipped.
-            None => Step::Read(None, 1),
+            None => ParseStep::Read(None, 1),
         },
     }
 }
 
 /// `buf` starts with ESC.
-fn escape(buf: &[u8]) -> Step {
+fn escape(buf: &[u8]) -> ParseStep {
     let Some(&next) = buf.get(1) else {
-        return Step::Incomplete;
+        return ParseStep::Incomplete;
     };
     match next {
         b'[' => csi(buf),
         b'O' => match buf.get(2) {
-            None => Step::Incomplete,
+            None => ParseStep::Incomplete,
             Some(&last) => match cursor_key(last) {
-                Some(code) => Step::Read(Some(key(code, KeyModifiers::NONE)), 3),
+                Some(code) => ParseStep::Read(Some(key(code, KeyModifiers::NONE)), 3),
                 None => literal_step(buf),
             },
         },
         // ESC then a control byte or another ESC: the Escape key, then that byte.
-        byte if byte < 0x20 || byte == 0x7F => Step::Read(Some(key(KeyCode::Esc, none())), 1),
+        byte if byte < 0x20 || byte == 0x7F => ParseStep::Read(Some(key(KeyCode::Esc, none())), 1),
         _ => match char_at(&buf[1..]) {
-            Some((c, used)) => Step::Read(Some(key(char_key(c), KeyModifiers::ALT)), 1 + used),
-            None if buf.len() - 1 < utf8_len(next) => Step::Incomplete,
-            None => Step::Read(Some(key(KeyCode::Esc, none())), 1),
+            Some((c, used)) => ParseStep::Read(Some(key(char_key(c), KeyModifiers::ALT)), 1 + used),
+            None if buf.len() - 1 < utf8_len(next) => ParseStep::Incomplete,
+            None => ParseStep::Read(Some(key(KeyCode::Esc, none())), 1),
         },
     }
 }
 
 /// `buf` starts with `ESC [`: a control sequence (parameter bytes, intermediate bytes, one
 /// final byte, as ECMA-48 writes them). A byte outside that form ends it as keys.
-fn csi(buf: &[u8]) -> Step {
+fn csi(buf: &[u8]) -> ParseStep {
     if buf.get(2) == Some(&b'<') {
         return sgr_mouse(buf);
     }
@@ -118,8 +118,8 @@ fn csi(buf: &[u8]) -> Step {
             0x40..=0x7E => {
                 let params = std::str::from_utf8(&buf[2..i]).unwrap_or("");
                 return match csi_key(params, b) {
-                    Known::Key(event) => Step::Read(Some(event), i + 1),
-                    Known::Ignored => Step::Read(None, i + 1),
+                    Known::Key(event) => ParseStep::Read(Some(event), i + 1),
+                    Known::Ignored => ParseStep::Read(None, i + 1),
                     Known::Unknown => literal_step(buf),
                 };
             }
@@ -130,7 +130,7 @@ fn csi(buf: &[u8]) -> Step {
             return literal_step(buf);
         }
     }
-    Step::Incomplete
+    ParseStep::Incomplete
 }
 
 /// What a complete control sequence is to the TUI.
@@ -182,7 +182,7 @@ fn csi_key(params: &str, last: u8) -> Known {
 }
 
 /// `ESC [ < b ; x ; y M` (press) or `m` (release): digits and `;` only, else keys.
-fn sgr_mouse(buf: &[u8]) -> Step {
+fn sgr_mouse(buf: &[u8]) -> ParseStep {
     let mut i = 3;
     while let Some(&b) = buf.get(i) {
         match b {
@@ -190,7 +190,7 @@ fn sgr_mouse(buf: &[u8]) -> Step {
             b'M' | b'm' => {
                 let body = std::str::from_utf8(&buf[3..i]).unwrap_or("");
                 return match mouse(body, b == b'm') {
-                    Some(event) => Step::Read(Some(event), i + 1),
+                    Some(event) => ParseStep::Read(Some(event), i + 1),
                     None => literal_step(buf),
                 };
             }
@@ -198,7 +198,7 @@ fn sgr_mouse(buf: &[u8]) -> Step {
         }
         i += 1;
     }
-    Step::Incomplete
+    ParseStep::Incomplete
 }
 
 /// The mouse event of an SGR report's `b;x;y` (xterm's button encoding).
@@ -251,9 +251,9 @@ fn mouse(body: &str, released: bool) -> Option<Event> {
 }
 
 /// A sequence that is not one: its `ESC x` start as Alt+x; the bytes after are read again.
-fn literal_step(buf: &[u8]) -> Step {
+fn literal_step(buf: &[u8]) -> ParseStep {
     let (event, used) = literal(buf);
-    Step::Read(event, used)
+    ParseStep::Read(event, used)
 }
 
 /// The first key of what waits in `buf`, taken as typed: `ESC` alone is Escape, `ESC x`
@@ -267,9 +267,9 @@ fn literal(buf: &[u8]) -> (Option<Event>, usize) {
         }
         [ESC, ..] => (Some(key(KeyCode::Esc, none())), 1),
         _ => match step(buf) {
-            Step::Read(event, used) => (event, used),
+            ParseStep::Read(event, used) => (event, used),
             // An incomplete UTF-8 character.
-            Step::Incomplete => (None, buf.len()),
+            ParseStep::Incomplete => (None, buf.len()),
         },
     }
 }

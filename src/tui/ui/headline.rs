@@ -32,7 +32,7 @@ use super::fmt;
 
 /// One figure: what it counts (the longest label that fits is shown), its value, and the
 /// pinned baseline's.
-struct Figure {
+struct HeadlineFigure {
     labels: [&'static str; 2],
     /// The value without its unit (the label names the unit).
     value: String,
@@ -117,7 +117,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
 }
 
 /// The figures in large type, one under the other, centred in the area's height.
-fn large(frame: &mut Frame, area: Rect, figures: &[Figure], size: PixelSize, app: &App) {
+fn large(frame: &mut Frame, area: Rect, figures: &[HeadlineFigure], size: PixelSize, app: &App) {
     let p = app.palette();
     let glyphs = glyph_rows(size);
     let n = u16::try_from(figures.len()).unwrap_or(u16::MAX);
@@ -165,7 +165,7 @@ fn large(frame: &mut Frame, area: Rect, figures: &[Figure], size: PixelSize, app
 }
 
 /// Every figure on a line in normal type: label, value, the pin's.
-fn normal(frame: &mut Frame, area: Rect, figures: &[Figure], app: &App) {
+fn normal(frame: &mut Frame, area: Rect, figures: &[HeadlineFigure], app: &App) {
     let p = app.palette();
     let lines: Vec<Line> = figures
         .iter()
@@ -209,7 +209,7 @@ fn fit_first(labels: &[&str], width: usize) -> String {
 
 /// Goodput, answered p99 and failures per second of the run on screen since t 0, with the
 /// pinned baseline's beside each (the same three figures `b` pins).
-fn figures(app: &App, snapshot: &Snapshot) -> Vec<Figure> {
+fn figures(app: &App, snapshot: &Snapshot) -> Vec<HeadlineFigure> {
     let p = app.palette();
     let pin = app.pin();
     let per_second = |v: f64| fmt::rate(v).trim_end_matches("/s").to_string();
@@ -217,7 +217,7 @@ fn figures(app: &App, snapshot: &Snapshot) -> Vec<Figure> {
     let p99 = (snapshot.latency.count > 0).then_some(snapshot.latency.p99);
     let ms = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
     vec![
-        Figure {
+        HeadlineFigure {
             labels: [
                 "goodput: answered requests (success + partial) per second since t 0",
                 "goodput: answered requests per second",
@@ -226,7 +226,7 @@ fn figures(app: &App, snapshot: &Snapshot) -> Vec<Figure> {
             pin: pin.map(|p| fmt::rate(p.goodput_rps)),
             style: p.outcome(Outcome::Success),
         },
-        Figure {
+        HeadlineFigure {
             labels: [
                 "p99 latency of answered requests since t 0, in ms",
                 "answered p99 since t 0, ms",
@@ -235,7 +235,7 @@ fn figures(app: &App, snapshot: &Snapshot) -> Vec<Figure> {
             pin: pin.map(|p| format!("{} ms", ms(p.p99_ms))),
             style: p.text,
         },
-        Figure {
+        HeadlineFigure {
             labels: [
                 "failures per second since t 0: failed + timeout + refused",
                 "failed + timeout + refused per second",

@@ -38,7 +38,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let end = snapshot.log.len() - back;
     let skip = end.saturating_sub(rows);
     let shown = &snapshot.log[skip..end];
-    let columns = Columns::fitted(snapshot, width);
+    let columns = LogColumns::fitted(snapshot, width);
     let mut lines = vec![columns.header(p)];
     lines.extend(shown.iter().map(|entry| match entry {
         LogLine::Run(run) => columns.run(p, run),
@@ -53,17 +53,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-struct Columns {
+struct LogColumns {
     thread: usize,
     status: usize,
 }
 
-impl Columns {
+impl LogColumns {
     /// What is left after the fixed columns goes to thread and status. The thread column is
     /// as wide as the longest thread name the scenario's pools can give (their prefix and a
     /// three-digit number), not the rows on screen, so the columns stay put from frame to
     /// frame; it takes at most 60 % of the room.
-    fn fitted(snapshot: &Snapshot, width: usize) -> Columns {
+    fn fitted(snapshot: &Snapshot, width: usize) -> LogColumns {
         let rest = width.saturating_sub(RUN + STRATEGY + TIME + 4 * SEP_WIDTH);
         let longest = snapshot
             .pools
@@ -72,7 +72,7 @@ impl Columns {
             .max()
             .unwrap_or(0);
         let thread = longest.max("Thread Name".len()).min(rest * 3 / 5);
-        Columns {
+        LogColumns {
             thread,
             status: rest - thread,
         }

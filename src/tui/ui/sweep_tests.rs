@@ -15,7 +15,7 @@ use crate::tui::clock::BudgetSpec;
 use crate::tui::keys::Key;
 use crate::tui::knob::Knob;
 use crate::tui::sweep::testing::{complete, played};
-use crate::tui::sweep::{Arrival, Plan, Sweep};
+use crate::tui::sweep::{Arrival, KnobSweep, Sweep};
 
 /// tomcat-ceiling played 5 s, its server threads swept with the points `indices` in (all of
 /// them: finished), the cursor two points right of the current 200. While some are missing,
@@ -123,7 +123,7 @@ fn the_cursor_point_reads_the_figures_of_its_run() {
 fn a_small_area_gets_a_table_of_the_points_around_the_cursor() {
     let app = swept();
     let sweep: &Sweep = app.sweep().expect("open");
-    let plan: &Plan = sweep.plan();
+    let plan: &KnobSweep = sweep.plan();
     let area = Rect::new(0, 0, 60, 6);
     let mut buffer = Buffer::empty(area);
     let mut terminal = Terminal::new(TestBackend::new(60, 6)).expect("test terminal");

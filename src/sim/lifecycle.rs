@@ -9,7 +9,7 @@ use crate::time::Nanos;
 use super::draw::{arrival_exp, call_draw};
 use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::pool::{Admission, AfterTask, Slot};
-use super::request::{CallPhase, Client, Conn, ReqRef, Submitter};
+use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, Fault, LogEntry, RunRow};
 use crate::flow::{self, CallResult, Completion, Rejection};
 
@@ -389,7 +389,7 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.submitting = Submitter::Inline(call);
+        req.submitting = Submitting::Inline(call);
         if let Some(timeout) = flow::read_timeout_cut(read_timeout, latency) {
             let c = &mut req.calls[call as usize];
             c.cut_by_timeout = true;
@@ -484,7 +484,7 @@ impl Engine {
         }
         if inline {
             if let Some(req) = self.requests.get_mut(r) {
-                req.submitting = Submitter::Free;
+                req.submitting = Submitting::Free;
             }
             self.submit_calls(r);
         }

@@ -1,20 +1,19 @@
 //! The output formats of `run`, `compare` and `sweep` (`--format`), after hyperfine's
 //! exporters: one file per format, each writing every report a command prints in that format.
 //!
-//! The formats print real runs and sweeps too, so this one part of `report` reads `real` and
-//! `sweep` reports: it sits below them in the layers, where the command line uses it.
+//! The formats print real runs and sweeps too, so this module reads `report`, `real` and
+//! `sweep` reports: it sits below all three in the layers, where the command line uses it.
 
 mod csv;
 mod json;
 mod table;
 
 use crate::real::RealReport;
+use crate::report::RunReport;
 use crate::scenario::Scenario;
 use crate::sweep::SweepReport;
 
-use super::RunReport;
-
-pub use csv::{Csv, field as csv_field};
+pub use csv::Csv;
 pub use json::Json;
 pub use table::Table;
 

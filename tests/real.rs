@@ -238,11 +238,11 @@ const SMALL_POOL: &str = r#"
     rejection = "REJECTION"
 "#;
 
-#[test]
-fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
-    // Two calls run, one queues (its future times out while queued, so the worker skips
-    // it), one is rejected: 3 partial (fallback after the timeout), 1 failed.
-    let s = parse(&SMALL_POOL.replace("REJECTION", "abort"));
+/// Plays `SMALL_POOL` with `rejection` in both engines: the same outcomes and the same
+/// counts of the service's calls, timeouts, fallbacks and rejections. Returns the real run's
+/// (partial, failed) requests and both reports.
+fn small_pool_in_both(rejection: &str) -> ((u64, u64), RunReport, RealReport) {
+    let s = parse(&SMALL_POOL.replace("REJECTION", rejection));
     let (sim, real) = both(
         &s,
         Strategy::Bulkhead,
@@ -251,15 +251,21 @@ fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
         mean_latency,
     );
     assert_outcomes_identical(&sim, &real.run);
-    assert_eq!(
-        (real.run.requests.partial, real.run.requests.failed),
-        (3, 1)
-    );
     let svc = |r: &RunReport| {
         let s = &r.services[0].stats;
         (s.calls, s.timeouts, s.fallbacks, s.rejected)
     };
     assert_eq!(svc(&sim), svc(&real.run));
+    let counts = (real.run.requests.partial, real.run.requests.failed);
+    (counts, sim, real)
+}
+
+#[test]
+fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
+    // Two calls run, one queues (its future times out while queued, so the worker skips
+    // it), one is rejected: 3 partial (fallback after the timeout), 1 failed.
+    let (counts, sim, real) = small_pool_in_both("abort");
+    assert_eq!(counts, (3, 1));
     let pool = |r: &RunReport| {
         let p = &r.pools[1];
         (p.largest_pool_size, p.max_queue, p.rejected)
@@ -271,24 +277,8 @@ fn real_abort_rejects_and_timeouts_complete_futures_as_in_the_simulation() {
 fn real_a_rejection_that_falls_back_answers_partial_as_in_the_simulation() {
     // As with abort, two calls run and one queues (its future times out: fallback); the
     // rejected one is caught and falls back at once: 4 partial, none failed.
-    let s = parse(&SMALL_POOL.replace("REJECTION", "fallback"));
-    let (sim, real) = both(
-        &s,
-        Strategy::Bulkhead,
-        Nanos::from_secs(5),
-        0.5,
-        mean_latency,
-    );
-    assert_outcomes_identical(&sim, &real.run);
-    assert_eq!(
-        (real.run.requests.partial, real.run.requests.failed),
-        (4, 0)
-    );
-    let svc = |r: &RunReport| {
-        let s = &r.services[0].stats;
-        (s.calls, s.timeouts, s.fallbacks, s.rejected)
-    };
-    assert_eq!(svc(&sim), svc(&real.run));
+    let (counts, ..) = small_pool_in_both("fallback");
+    assert_eq!(counts, (4, 0));
 }
 
 #[test]

@@ -45,11 +45,20 @@ pub fn response_keeps_connection(outcome: Outcome) -> bool {
     outcome.is_response() && outcome != Outcome::Failed
 }
 
-/// Whether a closed client's connection is still open for its next request: keep-alive is on,
-/// the server answered without an error status (see [`response_keeps_connection`]), the connection has
-/// served fewer than `maxKeepAliveRequests` requests (`uses`, this one included), and it stays
-/// idle (`idle`: from the response's write to the next request reaching the server) for less
-/// than `keepAliveTimeout`.
+/// Whether Tomcat leaves a connection open after its response: keep-alive is on, the server
+/// answered without an error status (see [`response_keeps_connection`]), and the connection has
+/// served fewer than `maxKeepAliveRequests` requests (`uses`, this one included).
+pub fn stays_open(link: &Link, connector: &Connector, uses: u32, outcome: Outcome) -> bool {
+    link.keep_alive
+        && response_keeps_connection(outcome)
+        && connector
+            .max_keep_alive_requests
+            .is_none_or(|max| uses < max)
+}
+
+/// Whether a closed client's connection is still open for its next request: it stayed open
+/// after the response ([`stays_open`]) and stays idle (`idle`: from the response's write to
+/// the next request reaching the server) for less than `keepAliveTimeout`.
 pub fn keeps_connection(
     link: &Link,
     connector: &Connector,
@@ -57,12 +66,7 @@ pub fn keeps_connection(
     outcome: Outcome,
     idle: Nanos,
 ) -> bool {
-    link.keep_alive
-        && response_keeps_connection(outcome)
-        && connector
-            .max_keep_alive_requests
-            .is_none_or(|max| uses < max)
-        && idle < connector.keep_alive_timeout
+    stays_open(link, connector, uses, outcome) && idle < connector.keep_alive_timeout
 }
 
 #[cfg(test)]

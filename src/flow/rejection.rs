@@ -44,15 +44,4 @@ impl Rejection {
     pub fn submission_goes_on(self) -> bool {
         matches!(self, Rejection::FallsBack | Rejection::Discarded { .. })
     }
-
-    /// Whether the rejected call itself is counted as discarded (with discard-oldest the call
-    /// dropped is the queue's head, counted when it is dropped).
-    pub fn discards_call(self) -> bool {
-        self == Rejection::Discarded { drop_oldest: false }
-    }
-
-    /// Whether a policy needs a queue of at least one (discard-oldest drops its head).
-    pub fn needs_queue(self) -> bool {
-        self == Rejection::Discarded { drop_oldest: true }
-    }
 }

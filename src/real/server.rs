@@ -277,20 +277,19 @@ impl World {
                 c.join.complete(c.index, result, me.to_string());
                 return Rejected::Completed;
             }
-            Rejection::Discarded { drop_oldest } => {
-                if rejection.discards_call() {
-                    lock(&self.books).book.services[service.0].discarded += 1;
+            // With discard-oldest the call dropped is the queue's head, counted as it goes.
+            Rejection::Discarded { drop_oldest: true } => {
+                if let Some(oldest) = self.pools[pool].drop_oldest() {
+                    self.discarded(&oldest);
                 }
-                if drop_oldest {
-                    if let Some(oldest) = self.pools[pool].drop_oldest() {
-                        self.discarded(&oldest);
-                    }
-                    if let Err(task) =
-                        self.submit_from(pool, RealTask::Call(c), self.submitter_named(me))
-                    {
-                        self.discarded(&task);
-                    }
+                if let Err(task) =
+                    self.submit_from(pool, RealTask::Call(c), self.submitter_named(me))
+                {
+                    self.discarded(&task);
                 }
+            }
+            Rejection::Discarded { drop_oldest: false } => {
+                lock(&self.books).book.services[service.0].discarded += 1;
             }
         }
         Rejected::Armed

@@ -664,6 +664,13 @@ impl RejectionPolicy {
         RejectionPolicy::Fallback,
     ];
 
+    /// Whether the policy needs a queue of at least one: discard-oldest drops its head (with a
+    /// `SynchronousQueue` it would re-execute the task, rejected again, until
+    /// `StackOverflowError`).
+    pub fn needs_queue(self) -> bool {
+        self == RejectionPolicy::DiscardOldest
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             RejectionPolicy::Abort => "abort",

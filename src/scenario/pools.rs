@@ -121,7 +121,7 @@ fn bulkhead(
     let queue = check.count(&field("queue"), raw.queue, 0..=MAX_QUEUE)?;
     let choices = RejectionPolicy::ALL.map(|p| (p.name(), p));
     let rejection = check.one_of(&field("rejection"), &raw.rejection, &choices)?;
-    if rejection == RejectionPolicy::DiscardOldest && queue == 0 {
+    if rejection.needs_queue() && queue == 0 {
         return Err(check.invalid(&field("rejection"), quoted(&raw.rejection), format!("cannot be used with {path}.queue = 0: with a SynchronousQueue the JDK's DiscardOldestPolicy polls nothing and re-executes the task, which is rejected again, recursively, until StackOverflowError")));
     }
     if rejection == RejectionPolicy::Fallback

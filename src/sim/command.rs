@@ -318,7 +318,7 @@ impl Engine {
         let now = self.now;
         let resize = self.pools[pool].set_core(size, now);
         for (slot, at) in resize.expiries {
-            self.schedule(at, Event::keep_alive(pool, slot));
+            self.schedule(at, Event::KeepAlive { pool, slot });
         }
         for (slot, task) in resize.started {
             if let Task::Call(r, call) = task
@@ -348,7 +348,7 @@ impl Engine {
         }
         if let Some(b) = self.topology.bulkhead_index(pool) {
             let policy = self.topology.rejection(pool);
-            if capacity == Some(0) && crate::flow::Rejection::of(policy).needs_queue() {
+            if capacity == Some(0) && policy.needs_queue() {
                 return Err(CommandError::DiscardOldestNeedsQueue(name));
             }
             if capacity.is_none() {

@@ -358,15 +358,9 @@ impl Engine {
         let Some(req) = self.requests.get(r) else {
             return false;
         };
-        let keep = self.scenario.load.link.keep_alive
-            && crate::flow::link::response_keeps_connection(outcome)
-            && !req.answered()
-            && self
-                .scenario
-                .server
-                .connector
-                .max_keep_alive_requests
-                .is_none_or(|max| req.conn_uses < max);
+        let (link, connector) = (&self.scenario.load.link, &self.scenario.server.connector);
+        let keep = !req.answered()
+            && crate::flow::link::stays_open(link, connector, req.conn_uses, outcome);
         let (holds, uses, client) = (req.holds_conn, req.conn_uses, req.client);
         let state = client.and_then(|c| Some((c, self.net.clients.get_mut(c as usize)?)));
         match state {

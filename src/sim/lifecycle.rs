@@ -289,14 +289,13 @@ impl Engine {
             }
             Rejection::FallsBack => self.complete_at_once(r, call, CallResult::Rejected),
             Rejection::RunsOnCaller => self.start_inline(r, call, submitter, None),
-            Rejection::Discarded { drop_oldest } => {
-                if rejection.discards_call() {
-                    self.book.services[service.0].discarded += 1;
-                    self.set_phase(r, call, CallPhase::Dropped);
-                }
-                if drop_oldest {
-                    self.discard_oldest_and_resubmit(r, call, service, pool);
-                }
+            // With discard-oldest the call dropped is the queue's head, counted as it goes.
+            Rejection::Discarded { drop_oldest: true } => {
+                self.discard_oldest_and_resubmit(r, call, service, pool);
+            }
+            Rejection::Discarded { drop_oldest: false } => {
+                self.book.services[service.0].discarded += 1;
+                self.set_phase(r, call, CallPhase::Dropped);
             }
         }
         if rejection.arms_timeout() {
@@ -713,7 +712,7 @@ impl Engine {
             }
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
             AfterTask::Idle { check_at: Some(at) } => {
-                self.schedule(at, Event::keep_alive(pool, slot));
+                self.schedule(at, Event::KeepAlive { pool, slot });
             }
             AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }

@@ -60,7 +60,7 @@ impl Engine {
         match after {
             AfterTask::Runs(task) => self.start_task(pool, slot, task),
             AfterTask::Idle { check_at: Some(at) } => {
-                self.schedule(at, Event::keep_alive(pool, slot));
+                self.schedule(at, Event::KeepAlive { pool, slot });
             }
             AfterTask::Idle { check_at: None } | AfterTask::Exited => {}
         }

@@ -23,6 +23,11 @@ impl PoolId {
         self.0 as usize
     }
 
+    /// The id as a number, for tables that keep it small.
+    pub fn raw(self) -> u32 {
+        self.0
+    }
+
     fn at(index: usize) -> PoolId {
         // A run has a handful of pools (validation bounds the bulkheads).
         PoolId(u32::try_from(index).unwrap_or(u32::MAX))
@@ -66,10 +71,6 @@ impl<T> Pools<T> {
 
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.0.iter()
-    }
-
-    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
-        self.0.iter_mut()
     }
 
     /// Every pool's id, in order.

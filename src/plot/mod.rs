@@ -125,14 +125,16 @@ pub fn write(figure: &Figure, path: &Path, theme: ChartTheme) -> Result<(), Plot
         error,
     };
     draw::register_font().map_err(drawing)?;
-    std::fs::File::create(path).map_err(|error| PlotError::Create {
+    let size = draw::size(figure);
+    let creating = |error| PlotError::Create {
         path: path_text(),
         error,
-    })?;
-    let size = draw::size(figure);
+    };
+    // The chart already at `path` stays as it was until the new one is whole.
     crate::report::write_whole(
         path,
         |temp| {
+            std::fs::File::create(temp).map_err(creating)?;
             if extension(path) == Some("svg") {
                 let mut svg = String::new();
                 let root = plotters::prelude::SVGBackend::with_string(&mut svg, size);
@@ -147,7 +149,7 @@ pub fn write(figure: &Figure, path: &Path, theme: ChartTheme) -> Result<(), Plot
                 draw::figure(root, figure, theme).map_err(drawing)
             }
         },
-        writing,
+        creating,
     )
 }
 

@@ -562,17 +562,6 @@ impl<W: Write> EventWriter<W> {
     }
 }
 
-/// Plays every strategy like [`super::compare`], recording thread timelines for an export.
-pub fn compare_traced(scenario: &Scenario, duration: Nanos) -> Vec<(super::RunReport, Engine)> {
-    Strategy::ALL
-        .iter()
-        .map(|&s| {
-            let engine = play_traced(scenario, s, duration);
-            (super::RunReport::new(scenario, &engine), engine)
-        })
-        .collect()
-}
-
 /// Why a `--trace` file could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceFileError {

@@ -266,19 +266,23 @@ pub fn compare_against(
     threadlab::progress::catch_ctrl_c();
     let play = |s: &threadlab::scenario::Scenario, strategy: Strategy, d| {
         let engine = threadlab::sim::Engine::new(s, strategy);
-        let (engine, done) = threadlab::progress::play_engine(engine, d, None, &mut |_, _| {});
+        let unobserved = &mut threadlab::progress::unobserved;
+        let (engine, done) = threadlab::progress::play_engine(engine, d, None, unobserved);
         crate::no_stall(&engine)?;
-        Ok::<_, anyhow::Error>((RunReport::new(s, &engine), done))
+        let capped = engine.cap_message().map(|m| (s.clone(), m));
+        Ok::<_, anyhow::Error>((RunReport::new(s, &engine), done, capped))
     };
     let mut pairs = Vec::new();
     let mut complete = true;
+    let mut capped = None;
     for strategy in Strategy::ALL {
-        let (preset_side, done_a) = play(&base, strategy, duration)?;
-        let (against_side, done_b) = play(&other, strategy, other_duration)?;
+        let (preset_side, done_a, cap_a) = play(&base, strategy, duration)?;
+        let (against_side, done_b, cap_b) = play(&other, strategy, other_duration)?;
         pairs.push(Pair {
             preset: preset_side,
             against: against_side,
         });
+        capped = cap_a.or(cap_b);
         if !(done_a && done_b) {
             complete = false;
             break;
@@ -289,7 +293,10 @@ pub fn compare_against(
         "csv" => against::csv(&pairs),
         _ => against::table(&base.name, against, &pairs),
     };
-    print!("{text}");
+    crate::emit(&text)?;
+    if let Some((s, message)) = capped {
+        crate::stopped_at_cap(&s, Some(message))?;
+    }
     crate::finished(
         complete,
         "the strategies played so far, the last one cut short",

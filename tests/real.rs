@@ -462,38 +462,88 @@ fn real_mode_plays_the_round_trip_as_the_simulation_does() {
     panic!("timing disagreed with the simulation in {ATTEMPTS} real runs: {failures:#?}");
 }
 
-#[test]
-fn real_mode_refuses_a_load_that_needs_more_connections_than_tomcat_accepts() {
-    // 50 keep-alive clients on 20 connections: the kernel's accept queue and SYN
-    // retransmits decide who is served, which only the simulation models.
-    let s = scenario("overload", &[]);
-    let err = real::check(&s, Strategy::Sequential, RealOptions::default()).expect_err("refused");
-    assert!(matches!(err, RealError::ConnectionLimit(_)), "{err}");
-    assert!(err.is_bad_input());
-    let text = err.to_string();
-    assert!(
-        text.contains("50 closed clients need 50 connections and server.max_connections is 20"),
-        "{text}"
-    );
-    // With room for every client's connection it runs.
-    let roomy = scenario("overload", &["server.max_connections=50"]);
-    assert!(real::check(&roomy, Strategy::Sequential, RealOptions::default()).is_ok());
+/// The clients never answered and the SYNs dropped, for a run's report.
+fn starved(r: &RunReport) -> (u32, u64) {
+    let never = r.clients.as_ref().map_or(u32::MAX, |c| c.never_answered);
+    let drops = r.connections.as_ref().map_or(u64::MAX, |c| c.syn_drops);
+    (never, drops)
 }
 
 #[test]
-fn a_real_open_load_stops_when_its_connections_reach_the_limit() {
-    // Poisson 1,800/s on 100 ms calls keeps ~180 connections open: past 20 the run stops
-    // and says why, rather than refusing requests the simulated server would queue.
-    let s = scenario("erlang-c", &["server.max_connections=20"]);
-    let options = RealOptions {
-        time_scale: 0.2,
-        ..RealOptions::default()
-    };
-    let err = real::run(&s, Strategy::Sequential, Nanos::from_secs(5), options)
-        .expect_err("stopped at the limit");
-    assert!(matches!(err, RealError::ConnectionLimit(_)), "{err}");
-    assert!(
-        err.to_string().contains("server.max_connections = 20"),
-        "{err}"
+fn overload_starves_the_same_clients_in_both_engines() {
+    // 50 keep-alive clients on 20 connections + acceptCount 5: 20 hold their connections for
+    // good, 6 wait in the accept queue and 24 have their SYNs dropped and retransmitted for
+    // the whole run. Nothing is refused; 30 clients are never answered, in both engines.
+    let s = scenario("overload", &[]);
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(30),
+        0.1,
+        throughput_and_mean,
     );
+    assert_eq!(starved(&sim), (30, 216));
+    assert_eq!(starved(&real.run), starved(&sim));
+    assert_eq!((real.run.requests.refused, sim.requests.refused), (0, 0));
+    let connections = |r: &RunReport| r.connections.as_ref().map(|c| c.accept_queue_max);
+    assert_eq!(connections(&real.run), Some(6));
+}
+
+#[test]
+fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
+    // Ten requests at once on 2 connections with acceptCount 2: 2 accepted, 3 queued (the
+    // queue holds acceptCount + 1), 5 SYNs dropped. Each call takes 100 ms on a connection
+    // of its own, so the queued ones finish at 200, 200 and 300 ms, and the dropped ones,
+    // sent again 1 s later, at 1.1, 1.1, 1.2, 1.2 and 1.3 s.
+    let s = parse(
+        r#"
+    [scenario]
+    name = "burst"
+    [load]
+    mode = "batch"
+    count = 10
+    rtt = "0ms"
+    [server]
+    threads = 10
+    max_connections = 2
+    accept_count = 2
+    [[services]]
+    name = "svc"
+    latency = "100ms"
+    [endpoint]
+    calls = ["svc"]
+    [strategy]
+    use = "sequential"
+"#,
+    );
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(5),
+        0.2,
+        max_latency,
+    );
+    let drops = |r: &RunReport| r.connections.as_ref().map(|c| c.syn_drops);
+    assert_eq!(drops(&sim), Some(5));
+    assert_eq!(drops(&real.run), Some(5));
+    assert_eq!(
+        (real.run.requests.success, real.run.requests.refused),
+        (10, 0)
+    );
+    assert!(
+        (sim.latency_ms.max - 1300.0).abs() < 1e-6,
+        "{}",
+        sim.latency_ms.max
+    );
+    assert!(
+        (sim.latency_ms.mean - 680.0).abs() < 1e-6,
+        "{}",
+        sim.latency_ms.mean
+    );
+    within(
+        "mean latency",
+        sim.latency_ms.mean,
+        real.run.latency_ms.mean,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -4,6 +4,7 @@
 //! does to the request, the response's outcome and thread, and when a client retries are
 //! decided here and nowhere else.
 
+pub mod accept;
 pub mod link;
 mod rejection;
 mod verdict;

@@ -83,7 +83,7 @@ pub struct RunReport {
     /// Closed loads: how fairly the clients were served.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clients: Option<ClientsReport>,
-    /// The connection layer (simulated runs only).
+    /// The connection layer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connections: Option<ConnectionsReport>,
     pub pools: Vec<PoolReport>,

@@ -205,7 +205,7 @@ impl Engine {
             client_target,
             rate_changed_at: Nanos::ZERO,
             arrival_generation: 0,
-            net: super::connection::Net::default(),
+            net: super::connection::Net::new(&scenario.server),
             book: Book::new(scenario.services.len(), topology_pools),
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,

@@ -528,14 +528,12 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             scenario,
             shot,
         } => cli::screenshot(&preset, &scenario, &shot),
-        Subcommand::Completions(args) => {
-            write_stdout(&cli::completions(Cli::command(), args.shell))
-        }
-        Subcommand::Man => write_stdout(&cli::man_page(Cli::command())?),
+        Subcommand::Completions(args) => emit(&cli::completions(Cli::command(), args.shell)),
+        Subcommand::Man => emit(&cli::man_page(Cli::command())?),
         Subcommand::Config(args) => {
             let text = cli::config_report(&args, threadlab::config::path())
                 .map_err(|e| BadInput(e.to_string()))?;
-            write_stdout(text.as_bytes())
+            emit(&text)
         }
     }
 }
@@ -1273,16 +1271,6 @@ fn headless_instead_of_tui(
     stopped_at_cap(s, c.capped)
 }
 
-/// Writes generated text (a script, a page) to stdout; a closed pipe is not an error.
-fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
-}
-
 fn presets_listing() -> String {
     let mut out = String::new();
     let summaries = scenario::builtin_summaries();
@@ -1296,10 +1284,10 @@ fn presets_listing() -> String {
 /// Writes `text` to stdout: every byte the CLI prints goes through here. A reader that went
 /// away (`| head`, `| true`) ends the command quietly ([`OutputClosed`], exit 0); any other
 /// write error (a full disk) is an I/O error that names its cause (exit 1).
-fn emit(text: &str) -> anyhow::Result<()> {
+fn emit(text: &(impl AsRef<[u8]> + ?Sized)) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(text.as_ref()).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(OutputClosed.into()),
         Err(e) => Err(anyhow::Error::new(e).context("cannot write the output to stdout")),

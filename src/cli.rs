@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use threadlab::screenshot;
-use threadlab::tui::Theme;
 
 use crate::{BadInput, EngineArg, EngineArgs, OutputArgs, ScenarioArgs, ThemeArg};
 
@@ -136,10 +135,7 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
     })?;
     let size = screenshot::parse_size(&shot.size).map_err(|e| bad(e.to_string()))?;
     let (s, strategy, _) = crate::load(preset, args)?;
-    let theme = match shot.theme {
-        ThemeArg::Dark => Theme::Dark,
-        ThemeArg::Light => Theme::Light,
-    };
+    let theme = shot.theme.theme();
     let request = screenshot::Shot {
         at,
         keys,

@@ -176,8 +176,7 @@ impl ViewArgs {
         });
         match (no_color, self.theme) {
             (true, _) => Theme::NoColor,
-            (false, Some(ThemeArg::Light)) => Theme::Light,
-            (false, Some(ThemeArg::Dark)) => Theme::Dark,
+            (false, Some(theme)) => theme.theme(),
             (false, None) => configured.unwrap_or(Theme::Dark),
         }
     }
@@ -378,6 +377,16 @@ fn strategies_arg() -> impl clap::builder::TypedValueParser<Value = Strategies> 
 enum ThemeArg {
     Dark,
     Light,
+}
+
+impl ThemeArg {
+    /// The theme `--theme` names, for the live view and a screenshot alike.
+    fn theme(self) -> Theme {
+        match self {
+            ThemeArg::Dark => Theme::Dark,
+            ThemeArg::Light => Theme::Light,
+        }
+    }
 }
 
 /// `--time-scale`: a number in [`scenario::TIME_SCALE`].

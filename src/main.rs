@@ -919,10 +919,7 @@ fn sweep(
     let runs = points.len() * plan.strategies.len();
     let events: f64 = points
         .iter()
-        .map(|p| {
-            let served = threadlab::theory::served_rps(&p.scenario, &plan.strategies);
-            scenario::estimate_cost(&p.scenario, p.scenario.duration, served).events
-        })
+        .map(|p| plan.point_cost(p).events)
         .sum::<f64>()
         * plan.strategies.len() as f64;
     // Points play in parallel: a run's limit on each worker thread.
@@ -968,13 +965,11 @@ fn sweep(
 /// The first sweep point beyond the cost estimate's limits, refused as `run` refuses it.
 fn too_large_point(plan: &sweep::Plan, points: &[sweep::Point]) -> anyhow::Result<()> {
     for p in points {
-        let s = &p.scenario;
-        let served = threadlab::theory::served_rps(s, &plan.strategies);
-        if let Some(why) = scenario::estimate_cost(s, s.duration, served).refusal() {
+        if let Some(why) = plan.point_cost(p).refusal() {
             return Err(BadInput(format!(
                 "{}: the point {} is too large: {why}; narrow --vary, or add --force to run \
                  it anyway",
-                s.source,
+                p.scenario.source,
                 plan.axes
                     .iter()
                     .zip(&p.values)

@@ -201,6 +201,23 @@ pub struct FailureRates {
     pub refused: f64,
 }
 
+impl FailureRates {
+    /// The rates of a run since t = 0, from its snapshot.
+    pub fn of(snap: &Snapshot) -> FailureRates {
+        FailureRates {
+            failed: snap.rate_of(Outcome::Failed),
+            timeout: snap.rate_of(Outcome::Timeout),
+            refused: snap.rate_of(Outcome::Refused),
+        }
+    }
+
+    /// Requests that ended without an answer per second, whatever the way: failed + timeout
+    /// + refused (the headline's and the compare view's "failures per second").
+    pub fn total(&self) -> f64 {
+        self.failed + self.timeout + self.refused
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PoolReport {
     pub name: String,
@@ -402,11 +419,7 @@ impl RunReport {
             requests: requests(snap),
             throughput_rps: snap.throughput_rps,
             goodput_rps: snap.goodput_rps,
-            failure_rps: FailureRates {
-                failed: snap.rate_of(Outcome::Failed),
-                timeout: snap.rate_of(Outcome::Timeout),
-                refused: snap.rate_of(Outcome::Refused),
-            },
+            failure_rps: FailureRates::of(snap),
             latency_ms: snap.latency,
             failed_latency_ms: snap.failed_latency,
             clients,

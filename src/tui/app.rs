@@ -399,7 +399,7 @@ impl App {
             goodput_rps: r.goodput_rps,
             p50_ms: answered.then_some(r.latency_ms.p50),
             p99_ms: answered.then_some(r.latency_ms.p99),
-            failed_rps: r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused,
+            failed_rps: r.failure_rps.total(),
         };
         self.info(format!(
             "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::metrics::{LatencySummary, Outcome};
 use crate::scenario::{Scenario, Strategy};
+use crate::sim::pool::PoolKind;
 use crate::sim::{Engine, PoolSnapshot, ResourceSnapshot, RunLine, ServiceSnapshot, Snapshot};
 use crate::theory::Prediction;
 use crate::time::Nanos;
@@ -221,7 +222,9 @@ impl FailureRates {
 #[derive(Debug, Clone, Serialize)]
 pub struct PoolReport {
     pub name: String,
-    pub kind: &'static str,
+    /// Written by its name (`thread-pool`, `tomcat`, `fork-join`, `per-task`).
+    #[serde(serialize_with = "kind_name")]
+    pub kind: PoolKind,
     pub core: u32,
     /// `None` for a new thread per task.
     pub max: Option<u32>,
@@ -239,7 +242,7 @@ impl From<&PoolSnapshot> for PoolReport {
     fn from(p: &PoolSnapshot) -> Self {
         PoolReport {
             name: p.name.clone(),
-            kind: p.kind.name(),
+            kind: p.kind,
             core: p.core,
             max: (p.max != u32::MAX).then_some(p.max),
             queue_capacity: p.queue_capacity,
@@ -251,6 +254,10 @@ impl From<&PoolSnapshot> for PoolReport {
             threads_created: p.stats.threads_created,
         }
     }
+}
+
+fn kind_name<S: serde::Serializer>(kind: &PoolKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.name())
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -2,6 +2,8 @@
 //! with the overrides, on the same requests, side by side: the rows and JSON entries each
 //! format in `src/export` writes.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::{Align, MarkdownTable, RunReport};
@@ -49,13 +51,14 @@ pub fn complete(pairs: &[Pair]) -> bool {
     pairs.iter().all(|p| p.done.iter().all(|&d| d))
 }
 
-/// A JSON entry: a run report with the side it is on and the overrides that side has.
+/// A JSON entry: a run report as it is written out (`RunReport::for_output`) with the side it
+/// is on and the overrides that side has.
 #[derive(Debug, Serialize)]
 pub struct SideEntry<'a> {
     side: Side,
     against: &'a [String],
     #[serde(flatten)]
-    report: &'a RunReport,
+    report: Cow<'a, RunReport>,
 }
 
 /// The JSON entries, two per strategy, `"side": "preset"` then `"side": "against"`, each with
@@ -74,7 +77,7 @@ pub fn entries<'a>(pairs: &'a [Pair], against: &'a [String]) -> Vec<(SideEntry<'
                     SideEntry {
                         side,
                         against,
-                        report,
+                        report: report.for_output(),
                     },
                     done,
                 )
@@ -96,29 +99,42 @@ const COLUMNS: [(&str, &str, Align); 9] = [
     ("goodput_change", "Goodput change", Align::Right),
 ];
 
-/// One row's cells.
-fn cells(side: Side, r: &RunReport, base: &RunReport) -> Vec<String> {
+/// One row's cells; a rate of a run that lasted no time (`RunReport::has_rates`), and a
+/// change in goodput to or from one, is `none`.
+fn cells(side: Side, r: &RunReport, base: &RunReport, none: &str) -> Vec<String> {
+    let rate = |x: f64| {
+        if r.has_rates() {
+            format!("{x:.2}")
+        } else {
+            none.to_string()
+        }
+    };
     vec![
         r.strategy.name().to_string(),
         side.name().to_string(),
-        format!("{:.2}", r.goodput_rps),
+        rate(r.goodput_rps),
         format!("{:.0}", r.latency_ms.p50),
         format!("{:.0}", r.latency_ms.p99),
-        format!("{:.2}", r.failure_rps.failed),
-        format!("{:.2}", r.failure_rps.timeout),
-        format!("{:.2}", r.failure_rps.refused),
+        rate(r.failure_rps.failed),
+        rate(r.failure_rps.timeout),
+        rate(r.failure_rps.refused),
         match side {
             Side::Preset => String::new(),
-            Side::Against => change(base.goodput_rps, r.goodput_rps),
+            Side::Against if r.has_rates() && base.has_rates() => {
+                change(base.goodput_rps, r.goodput_rps)
+            }
+            Side::Against => none.to_string(),
         },
     ]
 }
 
-/// Every row, two per strategy, the change in goodput on the `against` row.
-fn rows(pairs: &[Pair]) -> impl Iterator<Item = Vec<String>> + '_ {
-    pairs
-        .iter()
-        .flat_map(|p| p.sides().map(|(side, r, _)| cells(side, r, &p.preset)))
+/// Every row, two per strategy, the change in goodput on the `against` row; `none` stands
+/// for a rate that does not exist.
+fn rows<'a>(pairs: &'a [Pair], none: &'a str) -> impl Iterator<Item = Vec<String>> + 'a {
+    pairs.iter().flat_map(move |p| {
+        p.sides()
+            .map(|(side, r, _)| cells(side, r, &p.preset, none))
+    })
 }
 
 /// `+12.5%`, `-3.0%`, `0.0%`; `new` when the preset's side answered nothing.
@@ -134,11 +150,12 @@ fn change(before: f64, after: f64) -> String {
     }
 }
 
-/// CSV: a header, then a row per strategy and side.
+/// CSV: a header, then a row per strategy and side (a rate that does not exist is an empty
+/// cell, as in `compare`'s CSV).
 pub fn csv(pairs: &[Pair]) -> String {
     let mut out = COLUMNS.map(|(name, _, _)| name).join(",");
     out.push('\n');
-    for row in rows(pairs) {
+    for row in rows(pairs, "") {
         out.push_str(&row.join(","));
         out.push('\n');
     }
@@ -149,7 +166,8 @@ pub fn csv(pairs: &[Pair]) -> String {
 /// `against` row.
 pub fn table(scenario: &str, against: &[String], pairs: &[Pair]) -> String {
     let mut t = MarkdownTable::new(&COLUMNS.map(|(_, heading, align)| (heading, align)));
-    for row in rows(pairs) {
+    // A rate that does not exist reads `-`, as in `compare`'s table.
+    for row in rows(pairs, "-") {
         t.row(row);
     }
     let mut out = format!(

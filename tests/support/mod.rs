@@ -49,6 +49,17 @@ pub fn rows(e: &Engine) -> Vec<RunLine> {
     rows
 }
 
+/// ironthread's `--set`s for every call latency 0: most strategies' runs end at t = 0, with
+/// no elapsed time to measure a rate over.
+pub const IRONTHREAD_IN_NO_TIME: [&str; 6] = [
+    "--set",
+    "services.user.latency=0ms",
+    "--set",
+    "services.orders.latency=0ms",
+    "--set",
+    "services.recommendations.latency=0ms",
+];
+
 /// Runs the `threadlab` binary with `args` and no standard input.
 pub fn threadlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_threadlab"))

@@ -429,6 +429,56 @@ fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits
 }
 
 #[test]
+fn real_semaphore_waiters_take_the_permit_in_turn_as_simulated() {
+    // One permit, three requests at once, 100 ms each and 250 ms of patience: each waiter
+    // gets the permit when the one before gives it back, at 100 and 200 ms.
+    let s = parse(
+        r#"
+    [scenario]
+    name = "semaphore-turns"
+    [load]
+    mode = "batch"
+    count = 3
+    [[services]]
+    name = "svc"
+    latency = "100ms"
+    [endpoint]
+    calls = ["svc"]
+    [strategy]
+    use = "semaphore"
+    [strategy.semaphore]
+    permits = 1
+    max_wait = "250ms"
+"#,
+    );
+    let (sim, real) = both(
+        &s,
+        Strategy::Semaphore,
+        Nanos::from_secs(2),
+        0.5,
+        max_latency,
+    );
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(real.run.requests.success, 3);
+    assert!(
+        (sim.latency_ms.max - 300.0).abs() < 1e-6,
+        "{}",
+        sim.latency_ms.max
+    );
+    assert!(
+        (sim.latency_ms.mean - 200.0).abs() < 1e-6,
+        "{}",
+        sim.latency_ms.mean
+    );
+    within(
+        "mean latency",
+        sim.latency_ms.mean,
+        real.run.latency_ms.mean,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn real_mode_plays_the_round_trip_as_the_simulation_does() {
     // Two runs on a link with a one-second round trip: each request opens its connection
     // (half a round trip for the SYN, one for the handshake and the request) and its answer

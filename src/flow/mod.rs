@@ -6,6 +6,7 @@
 
 pub mod accept;
 pub mod link;
+pub mod permit;
 mod rejection;
 mod verdict;
 

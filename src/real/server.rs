@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::flow::accept::{Syn, SynRetry, syn_retry};
+use crate::flow::permit::Acquire;
 use crate::flow::{self, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
@@ -16,7 +17,9 @@ use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
-use super::world::{CallTask, DELAYER, Deferred, RealTask, Req, Response, StageJoin, World};
+use super::world::{
+    CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin, World,
+};
 
 /// The handler's view of its request so far.
 type Progress = Verdict<String>;
@@ -274,7 +277,7 @@ impl World {
             }
             let result = self.perform_call(ctx, req.id, call, read_timeout).await;
             if permit {
-                *lock(&self.permits[service.0]) -= 1;
+                self.release_permit(service);
             }
             let Some(result) = result else {
                 return StageEnd::Stopped;
@@ -285,28 +288,38 @@ impl World {
     }
 
     /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
-    /// `BulkheadFullException`, None when the run stopped. A caller that finds no permit looks
-    /// again every millisecond until its wait is up, so waiters are not served strictly in
-    /// arrival order as the fair semaphore would.
+    /// `BulkheadFullException`, None when the run stopped. The semaphore is
+    /// [`crate::flow::permit`]'s, as in the engine: fair, a permit given back goes to the
+    /// longest waiter.
     async fn acquire_permit<C: Ctx>(&self, ctx: &C, service: ServiceId) -> Option<bool> {
-        let config = self.scenario.strategy.semaphore;
-        let deadline = Instant::now() + self.clock.real(config.max_wait);
+        let max_wait = self.scenario.strategy.semaphore.max_wait;
+        let waiter = Arc::new(PermitWait::default());
+        match lock(&self.permits[service.0]).acquire(Arc::clone(&waiter), max_wait) {
+            Acquire::Held => return Some(true),
+            Acquire::Full => return Some(false),
+            Acquire::Waits => {}
+        }
+        let deadline = Instant::now() + self.clock.real(max_wait);
         loop {
-            {
-                let mut in_use = lock(&self.permits[service.0]);
-                if *in_use < config.permits {
-                    *in_use += 1;
-                    return Some(true);
-                }
+            if waiter.granted() {
+                return Some(true);
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Some(false);
-            }
-            let next = (now + std::time::Duration::from_millis(1)).min(deadline);
-            if !ctx.sleep_until(next).await {
+            if ctx.stopped() {
                 return None;
             }
+            if Instant::now() >= deadline {
+                // A permit handed over at the last moment is kept.
+                return Some(!waiter.give_up());
+            }
+            ctx.wait(&waiter.wake, deadline).await;
+        }
+    }
+
+    /// A call gives its permit back: the longest waiter still waiting gets it.
+    fn release_permit(&self, service: ServiceId) {
+        let next = lock(&self.permits[service.0]).release(|w| w.grant());
+        if let Some(waiter) = next {
+            waiter.wake.push(());
         }
     }
 

@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 
 use crate::flow::CallResult;
 use crate::flow::accept::Listener;
+use crate::flow::permit::Semaphore;
 use crate::metrics::LatencyHistogram;
 use crate::metrics::Outcome;
 use crate::scenario::LoadMode;
@@ -41,8 +42,8 @@ pub(super) struct World {
     pub(super) pools: Pools<RealPool>,
     /// The connections between the clients and Tomcat.
     pub(super) net: Mutex<RealNet>,
-    /// Permits in use of each service's semaphore bulkhead (`semaphore`).
-    pub(super) permits: Vec<Mutex<u32>>,
+    /// Each service's semaphore bulkhead (`semaphore`).
+    pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
     pub(super) next_id: AtomicU64,
     pub(super) rt: tokio::runtime::Handle,
     pub(super) monitors: Monitors,
@@ -116,6 +117,48 @@ impl Req {
     /// Claims the client's outcome; false when the client already has one.
     pub fn claim_client(&self) -> bool {
         !self.client_done.swap(true, Ordering::SeqCst)
+    }
+}
+
+/// A caller waiting for a semaphore permit: the releasing thread grants it, unless its wait
+/// was up first.
+#[derive(Default)]
+pub(super) struct PermitWait {
+    state: std::sync::atomic::AtomicU8,
+    pub wake: Mailbox<()>,
+}
+
+impl PermitWait {
+    const WAITING: u8 = 0;
+    const GRANTED: u8 = 1;
+    const GAVE_UP: u8 = 2;
+
+    /// Hands it the permit; false when it has given up.
+    pub fn grant(&self) -> bool {
+        self.state
+            .compare_exchange(
+                Self::WAITING,
+                Self::GRANTED,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+
+    pub fn granted(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == Self::GRANTED
+    }
+
+    /// Its wait is up: true when it gives up, false when the permit came first.
+    pub fn give_up(&self) -> bool {
+        self.state
+            .compare_exchange(
+                Self::WAITING,
+                Self::GAVE_UP,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
     }
 }
 
@@ -252,7 +295,11 @@ impl World {
                     _ => Vec::new(),
                 },
             }),
-            permits: scenario.services.iter().map(|_| Mutex::new(0)).collect(),
+            permits: scenario
+                .services
+                .iter()
+                .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
+                .collect(),
             next_id: AtomicU64::new(1),
             rt: setup.rt,
             monitors: setup.monitors,

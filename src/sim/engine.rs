@@ -16,7 +16,7 @@ use super::event::EventQueue;
 use super::pool::{KeepAlive, Pool, Slot, Submitter};
 use super::request::{ReqRef, Requests};
 use super::resources::{Cpu, ResourceState};
-use super::semaphore::PermitState;
+use super::semaphore::Permits;
 use super::{Fault, LogEntry, RunRow};
 
 /// A thread that can run work or complete a future.
@@ -170,7 +170,7 @@ pub struct Engine {
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
     /// Each service's semaphore bulkhead (`semaphore`).
-    pub(super) permits: Vec<PermitState>,
+    pub(super) permits: Vec<Permits>,
     /// Thread timelines, when recorded (off by default: see `trace.rs`).
     pub(super) trace: Option<Box<super::trace::Timeline>>,
 }
@@ -222,7 +222,10 @@ impl Engine {
             in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
-            permits: vec![PermitState::default(); scenario.services.len()],
+            permits: vec![
+                Permits::new(scenario.strategy.semaphore.permits);
+                scenario.services.len()
+            ],
             trace: None,
         };
         engine.start_load();

@@ -8,6 +8,8 @@ use threadlab::report::{self, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
 use threadlab::time::Nanos;
 
+mod support;
+
 const TOLERANCE: f64 = 0.05;
 
 fn scenario(preset: &str, overrides: &[&str]) -> Scenario {
@@ -91,6 +93,17 @@ fn max_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
 fn throughput_and_mean(sim: &RunReport, real: &RunReport) -> Result<(), String> {
     within("throughput", sim.throughput_rps, real.throughput_rps)?;
     mean_latency(sim, real)
+}
+
+/// The simulation's latencies are the hand-computed `max` and `mean` (ms), and the real
+/// mean is within the tolerance of the simulated one.
+fn assert_max_and_mean(sim: &RunReport, real: &RunReport, max: f64, mean: f64) {
+    let figures = (sim.latency_ms.max, sim.latency_ms.mean);
+    assert!(
+        (figures.0 - max).abs() < 1e-6 && (figures.1 - mean).abs() < 1e-6,
+        "{figures:?}"
+    );
+    mean_latency(sim, real).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A `runs` load: the same rows, statuses and (where `threads`) thread names.
@@ -385,36 +398,41 @@ fn real_threads_above_core_exit_after_keep_alive_as_simulated() {
     assert_eq!(run.snapshot.outcomes.total(), 6);
 }
 
-#[test]
-fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits() {
-    // Two requests at once, one permit and 50 ms of patience: one runs, the other gives up
-    // with BulkheadFullException, as in the simulation.
-    let s = parse(
+/// `count` requests at once on a semaphore bulkhead of one permit, played in both engines.
+fn one_permit_in_both(count: u32, latency: &str, max_wait: &str) -> (RunReport, RealReport) {
+    let s = parse(&format!(
         r#"
     [scenario]
     name = "semaphore"
     [load]
     mode = "batch"
-    count = 2
+    count = {count}
     [[services]]
     name = "svc"
-    latency = "200ms"
+    latency = "{latency}"
     [endpoint]
     calls = ["svc"]
     [strategy]
     use = "semaphore"
     [strategy.semaphore]
     permits = 1
-    max_wait = "50ms"
-"#,
-    );
-    let (sim, real) = both(
+    max_wait = "{max_wait}"
+"#
+    ));
+    both(
         &s,
         Strategy::Semaphore,
         Nanos::from_secs(2),
         0.5,
         max_latency,
-    );
+    )
+}
+
+#[test]
+fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits() {
+    // Two requests at once, one permit and 50 ms of patience: one runs, the other gives up
+    // with BulkheadFullException, as in the simulation.
+    let (sim, real) = one_permit_in_both(2, "200ms", "50ms");
     assert_outcomes_identical(&sim, &real.run);
     assert_eq!(
         (real.run.requests.success, real.run.requests.failed),
@@ -432,50 +450,10 @@ fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits
 fn real_semaphore_waiters_take_the_permit_in_turn_as_simulated() {
     // One permit, three requests at once, 100 ms each and 250 ms of patience: each waiter
     // gets the permit when the one before gives it back, at 100 and 200 ms.
-    let s = parse(
-        r#"
-    [scenario]
-    name = "semaphore-turns"
-    [load]
-    mode = "batch"
-    count = 3
-    [[services]]
-    name = "svc"
-    latency = "100ms"
-    [endpoint]
-    calls = ["svc"]
-    [strategy]
-    use = "semaphore"
-    [strategy.semaphore]
-    permits = 1
-    max_wait = "250ms"
-"#,
-    );
-    let (sim, real) = both(
-        &s,
-        Strategy::Semaphore,
-        Nanos::from_secs(2),
-        0.5,
-        max_latency,
-    );
+    let (sim, real) = one_permit_in_both(3, "100ms", "250ms");
     assert_outcomes_identical(&sim, &real.run);
     assert_eq!(real.run.requests.success, 3);
-    assert!(
-        (sim.latency_ms.max - 300.0).abs() < 1e-6,
-        "{}",
-        sim.latency_ms.max
-    );
-    assert!(
-        (sim.latency_ms.mean - 200.0).abs() < 1e-6,
-        "{}",
-        sim.latency_ms.mean
-    );
-    within(
-        "mean latency",
-        sim.latency_ms.mean,
-        real.run.latency_ms.mean,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_max_and_mean(&sim, &real.run, 300.0, 200.0);
 }
 
 #[test]
@@ -545,27 +523,8 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
     // queue holds acceptCount + 1), 5 SYNs dropped. Each call takes 100 ms on a connection
     // of its own, so the queued ones finish at 200, 200 and 300 ms, and the dropped ones,
     // sent again 1 s later, at 1.1, 1.1, 1.2, 1.2 and 1.3 s.
-    let s = parse(
-        r#"
-    [scenario]
-    name = "burst"
-    [load]
-    mode = "batch"
-    count = 10
-    rtt = "0ms"
-    [server]
-    threads = 10
-    max_connections = 2
-    accept_count = 2
-    [[services]]
-    name = "svc"
-    latency = "100ms"
-    [endpoint]
-    calls = ["svc"]
-    [strategy]
-    use = "sequential"
-"#,
-    );
+    let server = "threads = 10\nmax_connections = 2\naccept_count = 2";
+    let s = parse(&support::tomcat_scenario(10, server));
     let (sim, real) = both(
         &s,
         Strategy::Sequential,
@@ -580,20 +539,5 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
         (real.run.requests.success, real.run.requests.refused),
         (10, 0)
     );
-    assert!(
-        (sim.latency_ms.max - 1300.0).abs() < 1e-6,
-        "{}",
-        sim.latency_ms.max
-    );
-    assert!(
-        (sim.latency_ms.mean - 680.0).abs() < 1e-6,
-        "{}",
-        sim.latency_ms.mean
-    );
-    within(
-        "mean latency",
-        sim.latency_ms.mean,
-        real.run.latency_ms.mean,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_max_and_mean(&sim, &real.run, 1300.0, 680.0);
 }

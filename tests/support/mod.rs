@@ -79,3 +79,26 @@ pub fn stdout(args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
+
+/// `count` requests at once, each one 100 ms call made by the handler thread, on a server set
+/// by `server` (the lines of its `[server]` table).
+pub fn tomcat_scenario(count: u32, server: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "tomcat"
+[load]
+mode = "batch"
+count = {count}
+[server]
+{server}
+[[services]]
+name = "svc"
+latency = "100ms"
+[endpoint]
+calls = ["svc"]
+[strategy]
+use = "sequential"
+"#
+    )
+}

@@ -7,7 +7,7 @@
 use threadlab::metrics::Outcome;
 use threadlab::scenario::{ServiceId, Strategy};
 use threadlab::sim::pool::{FORK_JOIN_START, FORK_JOIN_WAKE, PoolKind};
-use threadlab::sim::{Command, CommandError, Engine, Fault, PoolSnapshot, RunLine};
+use threadlab::sim::{Command, CommandError, Engine, Fault, LogLine, PoolSnapshot, RunLine};
 use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
@@ -1364,4 +1364,61 @@ fn the_fast_path_share_follows_who_the_client_is() {
         (blocking - expected(100.0)).abs() < 0.02,
         "blocking {blocking}"
     );
+}
+
+// ---- load phases ----------------------------------------------------------------------------
+
+fn phased(load: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "phases"
+[load]
+{load}
+[server]
+threads = 50
+[[services]]
+name = "svc"
+latency = "100ms"
+[endpoint]
+calls = ["svc"]
+[strategy]
+use = "sequential"
+"#
+    )
+}
+
+#[test]
+fn a_phase_adds_clients_at_its_time() {
+    // One client answered every 100 ms until 2 s, then five: 20 answers by 2 s, and each of
+    // the five adds 20 more by 4 s.
+    let load = "mode = \"closed\"\nclients = 1\n[[load.phases]]\nat = \"2s\"\nclients = 5";
+    let mut e = engine(&phased(load), Strategy::Sequential);
+    e.run_until(Nanos::from_secs(2));
+    assert_eq!(e.snapshot().outcomes.total(), 20);
+    e.run_until(Nanos::from_secs(4));
+    assert_eq!(e.snapshot().outcomes.total(), 120);
+    let logged = e.snapshot().log.iter().any(|line| {
+        matches!(line, LogLine::Change { text, .. } if text == "load phase 1: clients 1 -> 5")
+    });
+    assert!(logged, "the log says which phase changed the load");
+}
+
+#[test]
+fn a_phase_changes_an_open_load_s_rate_at_its_time() {
+    // 50/s for 10 s, 200/s for 10 s, then 50/s again: about 500, 2,000 and 500 arrivals.
+    let load = "mode = \"open\"\nrate = 50.0\n[[load.phases]]\nat = \"10s\"\nrate = 200.0\n\
+                [[load.phases]]\nat = \"20s\"\nrate = 50.0";
+    let mut e = engine(&phased(load), Strategy::Sequential);
+    let mut sent = Vec::new();
+    for t in [10, 20, 30] {
+        e.run_until(Nanos::from_secs(t));
+        sent.push(e.snapshot().sent);
+    }
+    let windows = [sent[0], sent[1] - sent[0], sent[2] - sent[1]];
+    // Poisson counts: within four standard deviations of their means.
+    for (n, mean) in windows.into_iter().zip([500.0, 2000.0, 500.0]) {
+        let (n, sd) = (n as f64, f64::sqrt(mean));
+        assert!((n - mean).abs() < 4.0 * sd, "{windows:?}");
+    }
 }

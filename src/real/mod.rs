@@ -212,6 +212,9 @@ pub fn check(
     if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
         return Err(RealError::Unsupported("load.mode = \"trace\""));
     }
+    if !scenario.load.phases.is_empty() {
+        return Err(RealError::Unsupported("[[load.phases]]"));
+    }
     if !scenario.resources.is_empty() {
         return Err(RealError::Unsupported("[[resources]] (connection pools)"));
     }

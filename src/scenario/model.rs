@@ -356,6 +356,24 @@ pub struct Load {
     pub timeout: Option<Nanos>,
     /// How the clients reach the server over TCP.
     pub link: Link,
+    /// Changes of the load during the run, in time order (open and closed loads).
+    pub phases: Vec<Phase>,
+}
+
+/// The load changes at `at`: a new arrival rate or a new number of clients, as the live keys
+/// would set it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Phase {
+    pub at: Nanos,
+    pub change: PhaseChange,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PhaseChange {
+    /// An open load's rate, per second.
+    Rate(f64),
+    /// A closed load's clients.
+    Clients(u32),
 }
 
 /// Who the clients are, for the keep-alive fast path's race: how long a client takes from

@@ -287,6 +287,7 @@ mod tests {
                     client: crate::scenario::ClientKind::Custom,
                     ..crate::scenario::Link::default()
                 },
+                phases: Vec::new(),
             },
             server: Server {
                 threads: ServerThreads::Platform(200),

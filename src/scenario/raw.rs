@@ -133,6 +133,18 @@ pub struct RawLoad {
     /// The client kernel's `net.ipv4.tcp_syn_linear_timeouts` (Linux 6.5+; 0 before).
     #[serde(default = "four")]
     pub syn_linear_timeouts: i64,
+    /// `[[load.phases]]`: the load changes at these times.
+    #[serde(default)]
+    pub phases: Vec<RawPhase>,
+}
+
+/// `[[load.phases]]`: `at = "30s"` and `rate = 180.0` (open) or `clients = 100` (closed).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPhase {
+    pub at: DurationText,
+    pub rate: Option<f64>,
+    pub clients: Option<i64>,
 }
 
 /// `ramp = { to = 3000.0, over = "60s" }`

@@ -5,8 +5,9 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    ArticleFigure, Endpoint, Hang, Jdk, Latency, Load, LoadMode, Ramp, Resource, ResourceId,
-    Scenario, Server, ServerThreads, Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
+    ArticleFigure, Endpoint, Hang, Jdk, Latency, Load, LoadMode, Phase, PhaseChange, Ramp,
+    Resource, ResourceId, Scenario, Server, ServerThreads, Service, ServiceId, Strategy, TourKey,
+    TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -221,11 +222,75 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
         Some(text) => Some(check.positive_duration("load.timeout", text)?),
         None => None,
     };
+    let phases = phases(check, raw, &mode)?;
     Ok(Load {
         mode,
         timeout,
         link: super::network::link(check, raw)?,
+        phases,
     })
+}
+
+/// `[[load.phases]]`: each at a later time than the one before, with the rate of an open
+/// load or the clients of a closed one.
+fn phases(check: &Checker, raw: &RawLoad, mode: &LoadMode) -> Result<Vec<Phase>, ScenarioError> {
+    let mut phases: Vec<Phase> = Vec::with_capacity(raw.phases.len());
+    for (i, p) in raw.phases.iter().enumerate() {
+        let path = |field: &str| format!("load.phases.{i}.{field}");
+        let at = check.positive_duration(&path("at"), &p.at)?;
+        if let Some(before) = phases.last()
+            && at <= before.at
+        {
+            return Err(check.invalid(
+                &path("at"),
+                quoted(&p.at.0),
+                format!(
+                    "must come after load.phases.{}.at ({}): phases are in time order",
+                    i - 1,
+                    before.at
+                ),
+            ));
+        }
+        let change = match (mode, p.rate, p.clients) {
+            (LoadMode::Open { ramp: Some(_), .. }, ..) => {
+                return Err(check.invalid(
+                    "load.ramp",
+                    format!(
+                        "{{ to = {} }}",
+                        crate::scenario::short_number(raw.ramp.as_ref().map_or(0.0, |r| r.to))
+                    ),
+                    "cannot be combined with [[load.phases]]: give the ramp's steps as phases",
+                ));
+            }
+            (LoadMode::Open { .. }, Some(rate), None) => {
+                PhaseChange::Rate(check.rate(&path("rate"), rate)?)
+            }
+            (LoadMode::Closed { .. }, None, Some(clients)) => {
+                PhaseChange::Clients(check.count(&path("clients"), clients, 1..=MAX_CLIENTS)?)
+            }
+            (LoadMode::Open { .. }, ..) => {
+                return Err(check.missing(
+                    &path("rate"),
+                    "required, and only it, in a phase of an open load (requests per second)",
+                ));
+            }
+            (LoadMode::Closed { .. }, ..) => {
+                return Err(check.missing(
+                    &path("clients"),
+                    "required, and only it, in a phase of a closed load (how many clients)",
+                ));
+            }
+            _ => {
+                return Err(check.invalid(
+                    "load.mode",
+                    quoted(&raw.mode),
+                    "has no [[load.phases]]: only open and closed loads change over time",
+                ));
+            }
+        };
+        phases.push(Phase { at, change });
+    }
+    Ok(phases)
 }
 
 /// `load.mode = "open"`: Poisson arrivals at `rate`, optionally ramping.

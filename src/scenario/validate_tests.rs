@@ -592,3 +592,46 @@ fn an_accept_count_of_zero_or_less_is_tomcat_s_default() {
     );
     assert!(s.server.notes().is_empty());
 }
+
+#[test]
+fn load_phases_are_in_time_order_and_set_what_their_load_uses() {
+    let open = ["load.mode=\"open\"", "load.rate=10.0"];
+    let with = |phases: &str| {
+        let mut sets = open.to_vec();
+        sets.push(phases);
+        rejection(&sets)
+    };
+    assert_mentions(
+        &with(r#"load.phases=[{at="2s", rate=5.0}, {at="1s", rate=9.0}]"#),
+        &[
+            "load.phases.1.at = \"1s\"",
+            "must come after load.phases.0.at (2s)",
+        ],
+    );
+    assert_mentions(
+        &with(r#"load.phases=[{at="1s", clients=3}]"#),
+        &["load.phases.0.rate", "an open load"],
+    );
+    assert_mentions(
+        &with(r#"load.phases=[{at="1s", rate=0.0}]"#),
+        &["load.phases.0.rate = 0", "allowed > 0"],
+    );
+    assert_mentions(
+        &with(r#"load.phases=[{at="0s", rate=1.0}]"#),
+        &["load.phases.0.at"],
+    );
+    assert_mentions(
+        &rejection(&[r#"load.phases=[{at="1s", rate=1.0}]"#]),
+        &["load.mode = \"runs\"", "only open and closed loads"],
+    );
+    let s = scenario(&[
+        "load.mode=\"closed\"",
+        "load.clients=2",
+        r#"load.phases=[{at="1s", clients=8}]"#,
+    ]);
+    let expected = crate::scenario::Phase {
+        at: Nanos::from_secs(1),
+        change: crate::scenario::PhaseChange::Clients(8),
+    };
+    assert_eq!(s.load.phases, vec![expected]);
+}

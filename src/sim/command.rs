@@ -1,7 +1,7 @@
 //! Live reconfiguration, as a person steers a running scenario.
 
 use crate::scenario::{
-    LoadMode, MAX_CLIENTS, MAX_QUEUE, MAX_RATE, MAX_THREADS, ServiceId, Strategy,
+    LoadMode, MAX_CLIENTS, MAX_QUEUE, MAX_RATE, MAX_THREADS, PhaseChange, ServiceId, Strategy,
 };
 
 use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
@@ -224,6 +224,31 @@ impl Engine {
             text: text.clone(),
         });
         Ok(text)
+    }
+
+    /// `[[load.phases]]` entry `index` is due: the load changes as a live key would change it,
+    /// and the log says which phase did it.
+    pub(super) fn on_phase(&mut self, index: u32) {
+        let phases = &self.scenario.load.phases;
+        let Some(phase) = phases.get(index as usize).copied() else {
+            return;
+        };
+        if let Some(next) = phases.get(index as usize + 1) {
+            let at = next.at;
+            self.schedule(at, Event::Phase { index: index + 1 });
+        }
+        let changed = match phase.change {
+            PhaseChange::Rate(rate) => self.set_rate(rate),
+            PhaseChange::Clients(n) => self.set_clients(n),
+        };
+        // A phase that asks for the load as it already is changes nothing.
+        if let Ok(text) = changed {
+            self.schedule_signals();
+            self.push_log(LogEntry::Change {
+                at: self.now,
+                text: format!("load phase {}: {text}", index + 1),
+            });
+        }
     }
 
     fn service_name(&self, service: ServiceId) -> Result<String, CommandError> {

@@ -99,6 +99,8 @@ pub(super) enum Event {
     /// A finite load's answer reaches its client (half a round trip after the server wrote
     /// it): the load has not finished before. Nothing else happens.
     AnswerArrives,
+    /// The load changes as `[[load.phases]]` entry `index` says.
+    Phase { index: u32 },
 }
 
 pub use crate::metrics::ServiceStats;
@@ -234,6 +236,9 @@ impl Engine {
 
     /// Clients send from t = 0; what they send reaches the server half a round trip later.
     fn start_load(&mut self) {
+        if let Some(first) = self.scenario.load.phases.first() {
+            self.schedule(first.at, Event::Phase { index: 0 });
+        }
         let half = Nanos(self.scenario.load.link.rtt.0 / 2);
         match self.load {
             LoadMode::Runs { .. } | LoadMode::Batch { .. } => {
@@ -529,6 +534,7 @@ impl Engine {
             Event::ErrorCpuDone { req } => self.on_error_cpu_done(req),
             Event::Signalled { pool, slot } => self.on_signalled(pool, slot),
             Event::AnswerArrives => {}
+            Event::Phase { index } => self.on_phase(index),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)

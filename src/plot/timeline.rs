@@ -65,9 +65,11 @@ impl Recorder {
     }
 
     /// Called before the event at `upto`: every sample time before it sees the state now.
-    pub fn observe(&mut self, engine: &Engine, upto: Nanos) {
+    /// Returns the next sample time (the engine handles no event after it before looking
+    /// again).
+    pub fn observe(&mut self, engine: &Engine, upto: Nanos) -> Nanos {
         if self.next >= upto {
-            return;
+            return self.next;
         }
         let snap = engine.snapshot();
         let count = |o: &[Outcome]| o.iter().map(|&o| snap.outcomes.get(o)).sum::<u64>();
@@ -101,6 +103,7 @@ impl Recorder {
             self.failed = failed;
             self.next = self.next.saturating_add(self.every);
         }
+        self.next
     }
 
     pub fn finish(self) -> StrategySeries {

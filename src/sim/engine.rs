@@ -358,7 +358,12 @@ impl Engine {
                 Some(_) => {}
             }
         }
-        self.events.push(at, event);
+        if let Event::Arrival { .. } = event {
+            // An open load has one arrival pending at a time: it waits beside the heap.
+            self.events.push_beside(at, event);
+        } else {
+            self.events.push(at, event);
+        }
     }
 
     /// Handles the event kept aside, and the ones it schedules in turn, while each is the

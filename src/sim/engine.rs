@@ -312,11 +312,12 @@ impl Engine {
         if self.halted() {
             return false;
         }
-        let Some(t) = self.events.peek_time() else {
+        let Some((head, t)) = self.events.peek_head() else {
             return false;
         };
+        // Sampling pushes no event: the head found is still the one to pop.
         self.sample_until(t);
-        let Some((time, event)) = self.events.pop() else {
+        let Some((time, event)) = self.events.pop_head(head) else {
             return false;
         };
         self.book.accumulate(time);

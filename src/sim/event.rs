@@ -85,7 +85,7 @@ impl<E> Default for EventQueue<E> {
 
 /// Where the earliest pending event is.
 #[derive(Clone, Copy)]
-enum Head {
+pub enum Head {
     Heap,
     Lane(usize),
     Beside,
@@ -203,8 +203,22 @@ impl<E> EventQueue<E> {
         self.last = (time, seq);
     }
 
-    pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        let entry = match self.head()?.0 {
+    /// Where the earliest pending event is, and its time: [`EventQueue::pop_head`] pops it
+    /// without looking for it again, if nothing was pushed meanwhile.
+    #[inline]
+    pub fn peek_head(&self) -> Option<(Head, Nanos)> {
+        self.head().map(|(head, (time, _))| (head, time))
+    }
+
+    #[cfg(test)]
+    fn pop(&mut self) -> Option<(Nanos, E)> {
+        let head = self.head()?.0;
+        self.pop_head(head)
+    }
+
+    /// Pops the event at `head`, from [`EventQueue::peek_head`] with no push since.
+    pub fn pop_head(&mut self, head: Head) -> Option<(Nanos, E)> {
+        let entry = match head {
             Head::Heap => self.heap.pop().map(|Reverse(e)| e),
             Head::Beside => self.beside.take(),
             Head::Lane(i) => {

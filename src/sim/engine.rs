@@ -373,18 +373,25 @@ impl Engine {
     fn handle_next(&mut self) {
         while let Some((at, seq, event)) = self.next.take() {
             let key = (at, seq);
-            let later = at > self.now;
+            // An event at another instant is one the queue would have handed to the caller,
+            // which stops once a finite load has finished.
+            let moves = at != self.now;
             if self.halted()
-                || (later && self.is_finished())
+                || (moves && self.is_finished())
                 || self.events.peek_key().is_some_and(|next| next < key)
             {
                 self.events.push_reserved(at, seq, event);
                 return;
             }
-            if later {
+            if moves {
+                // What a step does with the event it pops.
                 self.sample_until(at);
                 self.book.accumulate(at);
-                self.events_at_now = 0;
+                self.events_at_now = if at > self.now {
+                    0
+                } else {
+                    self.events_at_now + 1
+                };
                 self.now = at;
             } else {
                 self.events_at_now += 1;
@@ -731,7 +738,12 @@ mod tests {
 
     /// A small `erlang-c` run (M/M/200, a connection per request), sequential.
     fn erlang_c(duration_s: u64) -> Engine {
-        let sets = [format!("scenario.duration=\"{duration_s}s\"")];
+        erlang_c_with(duration_s, &[])
+    }
+
+    fn erlang_c_with(duration_s: u64, sets: &[&str]) -> Engine {
+        let mut sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+        sets.push(format!("scenario.duration=\"{duration_s}s\""));
         let s = crate::scenario::load("erlang-c", &sets).expect("preset loads");
         Engine::new(&s, Strategy::Sequential)
     }
@@ -752,25 +764,42 @@ mod tests {
     #[test]
     fn events_folded_ahead_of_the_clock_keep_every_time_and_figure() {
         // The same run stepped through the queue, event by event, and folded up to its
-        // limit: the same answers at the same times, the same state at the end.
-        let played = |folding| {
-            let mut e = erlang_c(3);
-            e.set_folding(folding);
-            e.run_until(Nanos::from_secs(3));
-            e
-        };
-        let (folded, queued) = (played(true), played(false));
-        assert!(folded.events_folded() > folded.events_processed() / 2);
-        assert_eq!(queued.events_folded(), 0);
-        assert_eq!(
-            folded.events_processed() + folded.events_folded(),
-            queued.events_processed()
-        );
-        assert_eq!(folded.now(), queued.now());
-        assert_eq!(
-            format!("{:?}", folded.snapshot()),
-            format!("{:?}", queued.snapshot())
-        );
+        // limit: the same answers at the same times, the same state at the end. The second
+        // has clients that give up before their request reaches the server (a timeout due
+        // before the instant it is scheduled at) and calls that time out.
+        let variants: [&[&str]; 2] = [
+            &[],
+            &[
+                "load.rtt=\"20ms\"",
+                "load.timeout=\"5ms\"",
+                "services.backend.timeout=\"80ms\"",
+            ],
+        ];
+        for sets in variants {
+            let played = |folding| {
+                let mut e = erlang_c_with(3, sets);
+                e.set_folding(folding);
+                e.run_until(Nanos::from_secs(3));
+                e
+            };
+            let (folded, queued) = (played(true), played(false));
+            assert!(
+                folded.events_folded() > folded.events_processed() / 2,
+                "{sets:?}"
+            );
+            assert_eq!(queued.events_folded(), 0);
+            assert_eq!(
+                folded.events_processed() + folded.events_folded(),
+                queued.events_processed(),
+                "{sets:?}"
+            );
+            assert_eq!(folded.now(), queued.now());
+            assert_eq!(
+                format!("{:?}", folded.snapshot()),
+                format!("{:?}", queued.snapshot()),
+                "{sets:?}"
+            );
+        }
     }
 
     #[test]

@@ -220,6 +220,27 @@ mod tests {
     }
 
     #[test]
+    fn a_chart_samples_the_same_run_whether_events_skip_the_queue_or_not() {
+        // The recorder tells each step how far it may fold events: up to its next sample,
+        // so every sample sees the state the queue, event by event, would have shown.
+        let s = scenario::load("erlang-c", &[]).expect("built-in preset");
+        let duration = Nanos::from_secs(20);
+        let series = |folding| {
+            let mut rec = Recorder::new(Strategy::Sequential, duration);
+            let mut engine = crate::sim::Engine::new(&s, Strategy::Sequential);
+            engine.set_folding(folding);
+            let observe = &mut |e: &crate::sim::Engine, t| rec.observe(e, t);
+            let (engine, complete) = crate::progress::play_engine(engine, duration, None, observe);
+            assert!(complete);
+            (rec.finish(), engine.events_folded())
+        };
+        let ((folded, skipped), (queued, none)) = (series(true), series(false));
+        assert!(skipped > 0 && none == 0);
+        assert!(folded.t_s.len() >= 20, "{}", folded.t_s.len());
+        assert_eq!(folded, queued);
+    }
+
+    #[test]
     fn a_strategy_without_answers_has_no_p99_rather_than_zero() {
         // The common pool starves under bulkhead-containment: after ~33 s no request is
         // answered, and its p99 must not read 0 ms, the fastest of all.

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use threadlab::screenshot;
-use threadlab::tui::Theme;
 
 use crate::{BadInput, EngineArg, EngineArgs, OutputArgs, ScenarioArgs, ThemeArg};
 
@@ -136,10 +135,7 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
     })?;
     let size = screenshot::parse_size(&shot.size).map_err(|e| bad(e.to_string()))?;
     let (s, strategy, _) = crate::load(preset, args)?;
-    let theme = match shot.theme {
-        ThemeArg::Dark => Theme::Dark,
-        ThemeArg::Light => Theme::Light,
-    };
+    let theme = shot.theme.theme();
     let request = screenshot::Shot {
         at,
         keys,
@@ -216,7 +212,7 @@ pub fn compare_against(
     against: &[String],
 ) -> anyhow::Result<()> {
     use threadlab::report::RunReport;
-    use threadlab::report::against::{self, Pair};
+    use threadlab::report::against::Pair;
     use threadlab::scenario::Strategy;
     if engine.engine == EngineArg::Real {
         return Err(BadInput(
@@ -230,13 +226,6 @@ pub fn compare_against(
              drop them or --against"
                 .into(),
         )
-        .into());
-    }
-    if !matches!(output.format.as_str(), "table" | "json" | "csv") {
-        return Err(BadInput(format!(
-            "--against prints table, json or csv, not {}",
-            output.format
-        ))
         .into());
     }
     let (base, _, duration) = crate::load(preset, args)?;
@@ -281,6 +270,7 @@ pub fn compare_against(
         pairs.push(Pair {
             preset: preset_side,
             against: against_side,
+            done: [done_a, done_b],
         });
         capped = cap_a.or(cap_b);
         if !(done_a && done_b) {
@@ -288,12 +278,7 @@ pub fn compare_against(
             break;
         }
     }
-    let text = match output.format.as_str() {
-        "json" => against::json(&pairs, against)?,
-        "csv" => against::csv(&pairs),
-        _ => against::table(&base.name, against, &pairs),
-    };
-    crate::emit(&text)?;
+    crate::emit(&output.exporter().compare_against(&base, against, &pairs)?)?;
     if let Some((s, message)) = capped {
         crate::stopped_at_cap(&s, Some(message))?;
     }

@@ -176,8 +176,7 @@ impl ViewArgs {
         });
         match (no_color, self.theme) {
             (true, _) => Theme::NoColor,
-            (false, Some(ThemeArg::Light)) => Theme::Light,
-            (false, Some(ThemeArg::Dark)) => Theme::Dark,
+            (false, Some(theme)) => theme.theme(),
             (false, None) => configured.unwrap_or(Theme::Dark),
         }
     }
@@ -380,6 +379,16 @@ enum ThemeArg {
     Light,
 }
 
+impl ThemeArg {
+    /// The theme `--theme` names, for the live view and a screenshot alike.
+    fn theme(self) -> Theme {
+        match self {
+            ThemeArg::Dark => Theme::Dark,
+            ThemeArg::Light => Theme::Light,
+        }
+    }
+}
+
 /// `--time-scale`: a number in [`scenario::TIME_SCALE`].
 fn time_scale(text: &str) -> Result<f64, String> {
     number_in(text, scenario::TIME_SCALE)
@@ -528,14 +537,12 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             scenario,
             shot,
         } => cli::screenshot(&preset, &scenario, &shot),
-        Subcommand::Completions(args) => {
-            write_stdout(&cli::completions(Cli::command(), args.shell))
-        }
-        Subcommand::Man => write_stdout(&cli::man_page(Cli::command())?),
+        Subcommand::Completions(args) => emit(&cli::completions(Cli::command(), args.shell)),
+        Subcommand::Man => emit(&cli::man_page(Cli::command())?),
         Subcommand::Config(args) => {
             let text = cli::config_report(&args, threadlab::config::path())
                 .map_err(|e| BadInput(e.to_string()))?;
-            write_stdout(text.as_bytes())
+            emit(&text)
         }
     }
 }
@@ -912,10 +919,7 @@ fn sweep(
     let runs = points.len() * plan.strategies.len();
     let events: f64 = points
         .iter()
-        .map(|p| {
-            let served = threadlab::theory::served_rps(&p.scenario, &plan.strategies);
-            scenario::estimate_cost(&p.scenario, p.scenario.duration, served).events
-        })
+        .map(|p| plan.point_cost(p).events)
         .sum::<f64>()
         * plan.strategies.len() as f64;
     // Points play in parallel: a run's limit on each worker thread.
@@ -961,13 +965,11 @@ fn sweep(
 /// The first sweep point beyond the cost estimate's limits, refused as `run` refuses it.
 fn too_large_point(plan: &sweep::Plan, points: &[sweep::Point]) -> anyhow::Result<()> {
     for p in points {
-        let s = &p.scenario;
-        let served = threadlab::theory::served_rps(s, &plan.strategies);
-        if let Some(why) = scenario::estimate_cost(s, s.duration, served).refusal() {
+        if let Some(why) = plan.point_cost(p).refusal() {
             return Err(BadInput(format!(
                 "{}: the point {} is too large: {why}; narrow --vary, or add --force to run \
                  it anyway",
-                s.source,
+                p.scenario.source,
                 plan.axes
                     .iter()
                     .zip(&p.values)
@@ -1273,16 +1275,6 @@ fn headless_instead_of_tui(
     stopped_at_cap(s, c.capped)
 }
 
-/// Writes generated text (a script, a page) to stdout; a closed pipe is not an error.
-fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
-}
-
 fn presets_listing() -> String {
     let mut out = String::new();
     let summaries = scenario::builtin_summaries();
@@ -1296,10 +1288,10 @@ fn presets_listing() -> String {
 /// Writes `text` to stdout: every byte the CLI prints goes through here. A reader that went
 /// away (`| head`, `| true`) ends the command quietly ([`OutputClosed`], exit 0); any other
 /// write error (a full disk) is an I/O error that names its cause (exit 1).
-fn emit(text: &str) -> anyhow::Result<()> {
+fn emit(text: &(impl AsRef<[u8]> + ?Sized)) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(text.as_ref()).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(OutputClosed.into()),
         Err(e) => Err(anyhow::Error::new(e).context("cannot write the output to stdout")),

@@ -316,7 +316,7 @@ const ANSI: [Rgb; 16] = [
 ];
 
 /// xterm's 256 colours: the 16 ANSI, a 6x6x6 cube, 24 greys.
-fn indexed(i: u8) -> Rgb {
+pub(crate) fn indexed(i: u8) -> Rgb {
     const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
     match i {
         0..=15 => ANSI[usize::from(i)],

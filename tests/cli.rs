@@ -576,14 +576,7 @@ fn a_runs_load_lasts_until_its_last_answer_arrives() {
 /// rate the others cannot have; the most answered (then the lower p99) are.
 #[test]
 fn runs_that_take_no_time_have_no_rates_and_are_ranked_by_what_they_answered() {
-    let zero = [
-        "--set",
-        "services.user.latency=0ms",
-        "--set",
-        "services.orders.latency=0ms",
-        "--set",
-        "services.recommendations.latency=0ms",
-    ];
+    let zero = support::IRONTHREAD_IN_NO_TIME;
     let table = stdout(&[&["compare", "ironthread"][..], &zero].concat());
     let best = table
         .lines()

@@ -140,3 +140,41 @@ fn which_clients_starve_depends_only_on_the_seed() {
         a.never_answered()
     );
 }
+
+/// 10 clients on JDK 25 with parallelism 1 and `min_spare` prestarted Tomcat threads.
+fn ten_clients(min_spare: u32, seed: u64) -> ClientsSnapshot {
+    let overrides = [
+        "load.clients=10".to_string(),
+        format!("server.min_spare={min_spare}"),
+    ];
+    let scenario = scenario::parse("test", &preset(25, 1, seed), &overrides).expect("valid");
+    let mut e = Engine::new(&scenario, Strategy::Shared);
+    e.run_until(Nanos::from_secs(30));
+    let clients = e
+        .snapshot()
+        .net
+        .and_then(|net| net.clients)
+        .expect("closed");
+    assert_eq!(clients.count, 10);
+    clients
+}
+
+#[test]
+fn a_thread_per_client_starves_clients_and_spare_handler_threads_answer_them_all() {
+    // As the JDK 25 pool does when run bare: with as many handler threads as clients each
+    // client keeps its thread, so two threads sharing the queue the worker is on keep it
+    // there for ever. With spare threads, idle ones take the next request in FIFO order, a
+    // client's calls change queues with its thread, the worker's queue empties, and the
+    // waits spread (every client answered, mean N / X).
+    for seed in 1..=4 {
+        let bound = ten_clients(10, seed);
+        assert!(bound.never_answered > 0, "seed {seed}: {bound:?}");
+        assert_eq!(bound.longest_wait, Nanos::from_secs(30), "seed {seed}");
+        let rotating = ten_clients(20, seed);
+        assert_eq!(rotating.never_answered, 0, "seed {seed}: {rotating:?}");
+        assert!(
+            rotating.longest_wait < Nanos::from_secs(20),
+            "seed {seed}: {rotating:?}"
+        );
+    }
+}

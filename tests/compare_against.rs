@@ -94,3 +94,53 @@ fn bad_overrides_and_options_are_refused_naming_against() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
     }
 }
+
+/// With every latency 0 most runs end at t = 0: no rate exists, and both sides say so as
+/// `compare` does (null in JSON, `-` in the table, an empty CSV cell), never a rate of 0.
+#[test]
+fn runs_that_take_no_time_have_no_rates_on_either_side() {
+    let zero = [
+        &["compare", "ironthread"][..],
+        &support::IRONTHREAD_IN_NO_TIME,
+    ]
+    .concat();
+    let against = ["--against", "server.threads=20"];
+    let json = stdout(&[&zero[..], &against, &["--format", "json"]].concat());
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
+    let plain: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&[&zero[..], &["--format", "json"]].concat()))
+            .expect("a JSON array");
+    let untimed = entries
+        .iter()
+        .filter(|e| e["simulated_s"].as_f64() == Some(0.0))
+        .count();
+    assert!(untimed >= 2, "{json}");
+    for (i, e) in entries.iter().enumerate() {
+        let timed = e["simulated_s"].as_f64().expect("simulated_s") > 0.0;
+        assert_eq!(e["goodput_rps"].is_null(), !timed, "{e}");
+        assert_eq!(e["failure_rps"]["failed"].is_null(), !timed, "{e}");
+        if i % 2 == 0 {
+            assert_eq!(e["goodput_rps"], plain[i / 2]["goodput_rps"], "{e}");
+        }
+    }
+    let table = stdout(&[&zero[..], &against].concat());
+    let sequential: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("| sequential"))
+        .collect();
+    assert_eq!(sequential.len(), 2, "{table}");
+    for row in &sequential {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[3], "-", "{row}");
+        assert!(!row.contains("0.00"), "{row}");
+    }
+    // No change in goodput between two rates that do not exist.
+    let change: Vec<&str> = sequential[1].split('|').map(str::trim).collect();
+    assert_eq!(change[9], "-", "{}", sequential[1]);
+    let csv = stdout(&[&zero[..], &against, &["--format", "csv"]].concat());
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("sequential,against,"))
+        .expect("a row");
+    assert!(row.starts_with("sequential,against,,"), "{row}");
+}

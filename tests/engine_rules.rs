@@ -12,7 +12,7 @@ use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
 mod support;
-use support::{engine, ms, played, rows};
+use support::{engine, ms, played, rows, tomcat_scenario};
 
 fn row(e: &Engine, run: u64) -> RunLine {
     rows(e)
@@ -416,27 +416,6 @@ fn sequential_timeout_acts_as_a_read_timeout_and_frees_the_handler() {
 }
 
 // ---- Tomcat -----------------------------------------------------------------------------
-
-fn tomcat_scenario(count: u32, server: &str) -> String {
-    format!(
-        r#"
-[scenario]
-name = "tomcat"
-[load]
-mode = "batch"
-count = {count}
-[server]
-{server}
-[[services]]
-name = "svc"
-latency = "100ms"
-[endpoint]
-calls = ["svc"]
-[strategy]
-use = "sequential"
-"#
-    )
-}
 
 #[test]
 fn tomcat_at_max_threads_queues_the_rest() {

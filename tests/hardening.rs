@@ -223,8 +223,10 @@ fn into_closed_pipe(args: &[&str]) -> Output {
 
 /// The short form of each command that prints, for the output tests (`articles`, which
 /// prints through the same function, plays every preset: minutes in a debug build).
-const PRINTING: [&[&str]; 5] = [
+const PRINTING: [&[&str]; 7] = [
     &["presets"],
+    &["completions", "bash"],
+    &["man"],
     &["check", "ironthread"],
     &["run", "ironthread"],
     &["compare", "ironthread"],

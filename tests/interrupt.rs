@@ -111,6 +111,43 @@ fn ctrl_c_stops_a_comparison_and_prints_the_strategy_it_stopped_marked_partial()
     assert_eq!(last["interrupted"], true);
 }
 
+/// A long `compare --against` of tomcat-ceiling: Ctrl-C stops it in its first strategy.
+const LONG_AGAINST: [&str; 7] = [
+    "compare",
+    "tomcat-ceiling",
+    "--against",
+    "server.threads=300",
+    "--duration",
+    "100000000s",
+    "--force",
+];
+
+#[test]
+fn ctrl_c_stops_a_comparison_against_overrides_and_marks_the_side_it_stopped() {
+    let args = [&LONG_AGAINST[..], &["--format", "json"]].concat();
+    let (code, stdout, stderr) = interrupt(&args);
+    assert_eq!(code, Some(130), "{stderr}");
+    let entries: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON array");
+    let entries = entries.as_array().expect("an array");
+    assert_eq!(entries[0]["side"], "preset");
+    assert_eq!(entries[0]["interrupted"], true, "{stdout}");
+    assert!(entries[0]["simulated_s"].as_f64().expect("simulated_s") < 100_000_000.0);
+    // The strategy it stopped is the last one printed.
+    assert!(entries.len() <= 2, "{stdout}");
+}
+
+#[test]
+fn ctrl_c_marks_a_comparison_against_overrides_partial_on_its_last_line() {
+    let (code, stdout, stderr) = interrupt(&LONG_AGAINST);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stdout.contains("| against |"), "{stdout}");
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("PARTIAL: stopped by Ctrl-C or at a limit"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn ctrl_c_marks_a_table_partial_on_its_last_line() {
     let (code, stdout, stderr) = interrupt(&[

@@ -8,6 +8,8 @@ use threadlab::report::{self, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
 use threadlab::time::Nanos;
 
+mod support;
+
 const TOLERANCE: f64 = 0.05;
 
 fn scenario(preset: &str, overrides: &[&str]) -> Scenario {
@@ -91,6 +93,17 @@ fn max_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
 fn throughput_and_mean(sim: &RunReport, real: &RunReport) -> Result<(), String> {
     within("throughput", sim.throughput_rps, real.throughput_rps)?;
     mean_latency(sim, real)
+}
+
+/// The simulation's latencies are the hand-computed `max` and `mean` (ms), and the real
+/// mean is within the tolerance of the simulated one.
+fn assert_max_and_mean(sim: &RunReport, real: &RunReport, max: f64, mean: f64) {
+    let figures = (sim.latency_ms.max, sim.latency_ms.mean);
+    assert!(
+        (figures.0 - max).abs() < 1e-6 && (figures.1 - mean).abs() < 1e-6,
+        "{figures:?}"
+    );
+    mean_latency(sim, real).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A `runs` load: the same rows, statuses and (where `threads`) thread names.
@@ -385,36 +398,41 @@ fn real_threads_above_core_exit_after_keep_alive_as_simulated() {
     assert_eq!(run.snapshot.outcomes.total(), 6);
 }
 
-#[test]
-fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits() {
-    // Two requests at once, one permit and 50 ms of patience: one runs, the other gives up
-    // with BulkheadFullException, as in the simulation.
-    let s = parse(
+/// `count` requests at once on a semaphore bulkhead of one permit, played in both engines.
+fn one_permit_in_both(count: u32, latency: &str, max_wait: &str) -> (RunReport, RealReport) {
+    let s = parse(&format!(
         r#"
     [scenario]
     name = "semaphore"
     [load]
     mode = "batch"
-    count = 2
+    count = {count}
     [[services]]
     name = "svc"
-    latency = "200ms"
+    latency = "{latency}"
     [endpoint]
     calls = ["svc"]
     [strategy]
     use = "semaphore"
     [strategy.semaphore]
     permits = 1
-    max_wait = "50ms"
-"#,
-    );
-    let (sim, real) = both(
+    max_wait = "{max_wait}"
+"#
+    ));
+    both(
         &s,
         Strategy::Semaphore,
         Nanos::from_secs(2),
         0.5,
         max_latency,
-    );
+    )
+}
+
+#[test]
+fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits() {
+    // Two requests at once, one permit and 50 ms of patience: one runs, the other gives up
+    // with BulkheadFullException, as in the simulation.
+    let (sim, real) = one_permit_in_both(2, "200ms", "50ms");
     assert_outcomes_identical(&sim, &real.run);
     assert_eq!(
         (real.run.requests.success, real.run.requests.failed),
@@ -426,6 +444,16 @@ fn real_semaphore_runs_calls_on_the_handler_and_fails_callers_beyond_the_permits
     };
     assert_eq!(svc(&real.run), (1, 1));
     assert_eq!(svc(&sim), svc(&real.run));
+}
+
+#[test]
+fn real_semaphore_waiters_take_the_permit_in_turn_as_simulated() {
+    // One permit, three requests at once, 100 ms each and 250 ms of patience: each waiter
+    // gets the permit when the one before gives it back, at 100 and 200 ms.
+    let (sim, real) = one_permit_in_both(3, "100ms", "250ms");
+    assert_outcomes_identical(&sim, &real.run);
+    assert_eq!(real.run.requests.success, 3);
+    assert_max_and_mean(&sim, &real.run, 300.0, 200.0);
 }
 
 #[test]
@@ -462,38 +490,54 @@ fn real_mode_plays_the_round_trip_as_the_simulation_does() {
     panic!("timing disagreed with the simulation in {ATTEMPTS} real runs: {failures:#?}");
 }
 
-#[test]
-fn real_mode_refuses_a_load_that_needs_more_connections_than_tomcat_accepts() {
-    // 50 keep-alive clients on 20 connections: the kernel's accept queue and SYN
-    // retransmits decide who is served, which only the simulation models.
-    let s = scenario("overload", &[]);
-    let err = real::check(&s, Strategy::Sequential, RealOptions::default()).expect_err("refused");
-    assert!(matches!(err, RealError::ConnectionLimit(_)), "{err}");
-    assert!(err.is_bad_input());
-    let text = err.to_string();
-    assert!(
-        text.contains("50 closed clients need 50 connections and server.max_connections is 20"),
-        "{text}"
-    );
-    // With room for every client's connection it runs.
-    let roomy = scenario("overload", &["server.max_connections=50"]);
-    assert!(real::check(&roomy, Strategy::Sequential, RealOptions::default()).is_ok());
+/// The clients never answered and the SYNs dropped, for a run's report.
+fn starved(r: &RunReport) -> (u32, u64) {
+    let never = r.clients.as_ref().map_or(u32::MAX, |c| c.never_answered);
+    let drops = r.connections.as_ref().map_or(u64::MAX, |c| c.syn_drops);
+    (never, drops)
 }
 
 #[test]
-fn a_real_open_load_stops_when_its_connections_reach_the_limit() {
-    // Poisson 1,800/s on 100 ms calls keeps ~180 connections open: past 20 the run stops
-    // and says why, rather than refusing requests the simulated server would queue.
-    let s = scenario("erlang-c", &["server.max_connections=20"]);
-    let options = RealOptions {
-        time_scale: 0.2,
-        ..RealOptions::default()
-    };
-    let err = real::run(&s, Strategy::Sequential, Nanos::from_secs(5), options)
-        .expect_err("stopped at the limit");
-    assert!(matches!(err, RealError::ConnectionLimit(_)), "{err}");
-    assert!(
-        err.to_string().contains("server.max_connections = 20"),
-        "{err}"
+fn overload_starves_the_same_clients_in_both_engines() {
+    // 50 keep-alive clients on 20 connections + acceptCount 5: 20 hold their connections for
+    // good, 6 wait in the accept queue and 24 have their SYNs dropped and retransmitted for
+    // the whole run. Nothing is refused; 30 clients are never answered, in both engines.
+    let s = scenario("overload", &[]);
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(30),
+        0.1,
+        throughput_and_mean,
     );
+    assert_eq!(starved(&sim), (30, 216));
+    assert_eq!(starved(&real.run), starved(&sim));
+    assert_eq!((real.run.requests.refused, sim.requests.refused), (0, 0));
+    let connections = |r: &RunReport| r.connections.as_ref().map(|c| c.accept_queue_max);
+    assert_eq!(connections(&real.run), Some(6));
+}
+
+#[test]
+fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
+    // Ten requests at once on 2 connections with acceptCount 2: 2 accepted, 3 queued (the
+    // queue holds acceptCount + 1), 5 SYNs dropped. Each call takes 100 ms on a connection
+    // of its own, so the queued ones finish at 200, 200 and 300 ms, and the dropped ones,
+    // sent again 1 s later, at 1.1, 1.1, 1.2, 1.2 and 1.3 s.
+    let server = "threads = 10\nmax_connections = 2\naccept_count = 2";
+    let s = parse(&support::tomcat_scenario(10, server));
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(5),
+        0.2,
+        max_latency,
+    );
+    let drops = |r: &RunReport| r.connections.as_ref().map(|c| c.syn_drops);
+    assert_eq!(drops(&sim), Some(5));
+    assert_eq!(drops(&real.run), Some(5));
+    assert_eq!(
+        (real.run.requests.success, real.run.requests.refused),
+        (10, 0)
+    );
+    assert_max_and_mean(&sim, &real.run, 1300.0, 680.0);
 }

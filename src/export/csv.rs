@@ -2,6 +2,7 @@
 //! points.
 
 use crate::real::RealReport;
+use crate::report::against::{self, Pair};
 use crate::report::{RunReport, csv_field as field};
 use crate::scenario::Scenario;
 use crate::sweep::{self, SweepReport};
@@ -23,6 +24,15 @@ impl Exporter for Csv {
 
     fn compare(&self, _: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String> {
         Ok(compare_csv(&reports(runs)))
+    }
+
+    fn compare_against(
+        &self,
+        _: &Scenario,
+        _: &[String],
+        pairs: &[Pair],
+    ) -> anyhow::Result<String> {
+        Ok(against::csv(pairs))
     }
 
     fn real_run(&self, _: &Scenario, run: &RealReport) -> anyhow::Result<String> {

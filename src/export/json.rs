@@ -1,6 +1,7 @@
 //! `--format json`: the reports' serde form (the schema the README documents).
 
 use crate::real::RealReport;
+use crate::report::against::{self, Pair};
 use crate::report::{RunReport, to_json};
 use crate::scenario::Scenario;
 use crate::sweep::SweepReport;
@@ -23,6 +24,15 @@ impl Exporter for Json {
     fn compare(&self, _: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String> {
         let runs: Vec<_> = runs.iter().map(|(r, c)| (r.for_output(), *c)).collect();
         marked_all(&runs)
+    }
+
+    fn compare_against(
+        &self,
+        _: &Scenario,
+        overrides: &[String],
+        pairs: &[Pair],
+    ) -> anyhow::Result<String> {
+        marked_all(&against::entries(pairs, overrides))
     }
 
     fn real_run(&self, _: &Scenario, run: &RealReport) -> anyhow::Result<String> {

@@ -1,5 +1,6 @@
-//! The output formats of `run`, `compare` and `sweep` (`--format`), after hyperfine's
-//! exporters: one file per format, each writing every report a command prints in that format.
+//! The output formats of `run`, `compare` (`--against` too) and `sweep` (`--format`), after
+//! hyperfine's exporters: one file per format, each writing every report a command prints in
+//! that format.
 //!
 //! The formats print real runs and sweeps too, so this module reads `report`, `real` and
 //! `sweep` reports: it sits below all three in the layers, where the command line uses it.
@@ -10,6 +11,7 @@ mod table;
 
 use crate::real::RealReport;
 use crate::report::RunReport;
+use crate::report::against::Pair;
 use crate::scenario::Scenario;
 use crate::sweep::SweepReport;
 
@@ -27,6 +29,15 @@ pub trait Exporter: Sync {
 
     /// `compare`: every strategy played so far, each with whether it ran to the end.
     fn compare(&self, scenario: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String>;
+
+    /// `compare --against`: every strategy played so far as the preset says and with the
+    /// overrides `against`, each side with whether it ran to the end.
+    fn compare_against(
+        &self,
+        scenario: &Scenario,
+        against: &[String],
+        pairs: &[Pair],
+    ) -> anyhow::Result<String>;
 
     /// `run --engine real`.
     fn real_run(&self, scenario: &Scenario, run: &RealReport) -> anyhow::Result<String>;
@@ -58,7 +69,51 @@ fn reports(runs: &[(RunReport, bool)]) -> Vec<RunReport> {
 
 #[cfg(test)]
 mod tests {
-    use super::{EXPORTERS, exporter, names};
+    use super::{EXPORTERS, Exporter, Json, Table, exporter, names};
+    use crate::report::RunReport;
+    use crate::report::against::Pair;
+    use crate::scenario::{self, Strategy};
+    use crate::time::Nanos;
+
+    /// ironthread's bulkhead for a second, on both sides; the against side cut short when
+    /// `done` says so.
+    fn pairs(done: bool) -> (scenario::Scenario, Vec<Pair>) {
+        let s = scenario::load("ironthread", &[]).expect("built-in preset");
+        let engine = crate::report::play(&s, Strategy::Bulkhead, Nanos::from_secs(1));
+        let r = RunReport::new(&s, &engine);
+        let pair = Pair {
+            preset: r.clone(),
+            against: r,
+            done: [true, done],
+        };
+        (s, vec![pair])
+    }
+
+    #[test]
+    fn compare_against_cut_short_is_marked_partial_as_compare_is() {
+        let overrides = ["server.threads=20".to_string()];
+        let (s, whole) = pairs(true);
+        let (_, cut) = pairs(false);
+        let table = Table
+            .compare_against(&s, &overrides, &whole)
+            .expect("a table");
+        assert!(!table.contains("PARTIAL"), "{table}");
+        let table = Table
+            .compare_against(&s, &overrides, &cut)
+            .expect("a table");
+        let last = table.lines().last().unwrap_or_default();
+        assert!(last.starts_with("PARTIAL: "), "{table}");
+        let json = |pairs| -> Vec<serde_json::Value> {
+            let text = Json.compare_against(&s, &overrides, pairs).expect("JSON");
+            serde_json::from_str(&text).expect("a JSON array")
+        };
+        let whole = json(&whole);
+        assert!(whole.iter().all(|e| e.get("interrupted").is_none()));
+        let cut = json(&cut);
+        assert_eq!(cut[0].get("interrupted"), None);
+        assert_eq!(cut[1]["interrupted"], true);
+        assert_eq!(cut[1]["side"], "against");
+    }
 
     #[test]
     fn formats_have_distinct_names_found_by_name_with_table_the_default() {

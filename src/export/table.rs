@@ -1,6 +1,7 @@
 //! `--format table` (the default): the article-ready tables, Markdown where they compare.
 
 use crate::real::{self, RealReport};
+use crate::report::against::{self, Pair};
 use crate::report::{RunReport, compare_table, run_table};
 use crate::scenario::Scenario;
 use crate::sweep::{self, SweepReport};
@@ -27,6 +28,16 @@ impl Exporter for Table {
     fn compare(&self, scenario: &Scenario, runs: &[(RunReport, bool)]) -> anyhow::Result<String> {
         let complete = runs.iter().all(|(_, complete)| *complete);
         Ok(noted(compare_table(scenario, &reports(runs)), complete))
+    }
+
+    fn compare_against(
+        &self,
+        scenario: &Scenario,
+        overrides: &[String],
+        pairs: &[Pair],
+    ) -> anyhow::Result<String> {
+        let table = against::table(&scenario.name, overrides, pairs);
+        Ok(noted(table, against::complete(pairs)))
     }
 
     fn real_run(&self, scenario: &Scenario, run: &RealReport) -> anyhow::Result<String> {

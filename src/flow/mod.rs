@@ -4,7 +4,9 @@
 //! does to the request, the response's outcome and thread, and when a client retries are
 //! decided here and nowhere else.
 
+pub mod accept;
 pub mod link;
+pub mod permit;
 mod rejection;
 mod verdict;
 

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use crate::metrics::{Book, Outcome, PoolGauges};
 use crate::scenario::{LoadMode, Scenario};
-use crate::sim::{LogLine, RunLine, RunView, Snapshot};
+use crate::sim::{ClientsSnapshot, LogLine, NetSnapshot, RunLine, RunView, Snapshot};
 use crate::time::Nanos;
 
 use super::pace::Starts;
@@ -92,9 +92,16 @@ impl World {
     /// The run as a [`Snapshot`] at scenario time `now`. The machine's own scheduler runs
     /// the real CPU work, so it has no simulated cores.
     pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
-        let (connections, backlog) = {
-            let c = lock(&self.conns);
-            (c.open, 0)
+        let (connections, backlog, net) = {
+            let n = lock(&self.net);
+            let clients = matches!(self.scenario.load.mode, LoadMode::Closed { .. })
+                .then(|| ClientsSnapshot::of(n.clients.iter().map(|c| (true, c)), now));
+            let net = NetSnapshot {
+                stats: n.stats,
+                connect: n.connect.summary(),
+                clients,
+            };
+            (n.listener.open(), n.listener.queued(), net)
         };
         let b = lock(&self.books);
         let run = RunView {
@@ -113,6 +120,7 @@ impl World {
         Snapshot {
             connections,
             backlog,
+            net: Some(net),
             log: b.log.iter().cloned().map(LogLine::Run).collect(),
             ..base
         }

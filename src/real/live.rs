@@ -131,14 +131,10 @@ impl LiveRun {
         self.ended.is_some()
     }
 
-    /// Why the run stopped early: the scenario needs what a real run does not model, or the
-    /// first internal error.
+    /// Why the run stopped early: its first internal error.
     pub fn error(&self) -> Option<String> {
         let world = &self.running.world;
-        world
-            .refusal()
-            .map(|why| super::RealError::ConnectionLimit(why).to_string())
-            .or_else(|| world.errors().into_iter().next().map(|e| e.to_string()))
+        world.errors().into_iter().next().map(|e| e.to_string())
     }
 
     /// Why this run is not keeping up with real time right now (empty when it is).

@@ -82,14 +82,6 @@ pub enum RealError {
     BadTimeScale(f64),
     #[error("real execution does not support {0} yet; run it with --engine sim")]
     Unsupported(&'static str),
-    /// The scenario needs more connections than `server.max_connections`: the kernel's
-    /// accept queue and SYN retransmits would decide who is served, and a real run does not
-    /// model TCP.
-    #[error(
-        "real execution does not model TCP's accept queue and SYN retransmits, and this run \
-         needs them: {0}; run it with --engine sim, or raise server.max_connections"
-    )]
-    ConnectionLimit(String),
     #[error("real run failed: {0}")]
     Internal(#[from] RealFailure),
 }
@@ -230,19 +222,6 @@ pub fn check(
         return Err(RealError::Unsupported(
             "[strategy.unbounded] threads = \"platform\"",
         ));
-    }
-    let max = scenario.server.max_connections;
-    let connections = match scenario.load.mode {
-        LoadMode::Closed { clients, .. } => Some((clients, "closed clients")),
-        LoadMode::Batch { count } => Some((count, "requests sent at once")),
-        _ => None,
-    };
-    if let Some((n, what)) = connections
-        && n > max
-    {
-        return Err(RealError::ConnectionLimit(format!(
-            "{n} {what} need {n} connections and server.max_connections is {max}"
-        )));
     }
     let (needed, detail) = os_threads_needed(scenario, strategy);
     if needed > options.max_threads {

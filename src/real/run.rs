@@ -19,7 +19,7 @@ use super::executor::{RealPool, RunsOn};
 use super::monitor::{Group, Monitors};
 use super::pace::{Measured, Pace};
 use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
-use super::world::{Req, Setup, World};
+use super::world::{Req, Sender, Setup, World};
 use super::{RealError, RealFailure, RealRun};
 
 /// Time to start the prestarted threads before t = 0.
@@ -112,9 +112,6 @@ impl Running {
         }
         if let Some(rt) = self.rt.take() {
             rt.shutdown_timeout(Duration::from_millis(200));
-        }
-        if let Some(why) = self.world.refusal() {
-            return Err(RealError::ConnectionLimit(why));
         }
         match self.world.errors().into_iter().next() {
             Some(first) => Err(RealError::Internal(first)),
@@ -242,28 +239,23 @@ async fn sample(world: Arc<World>, tick: Duration) {
 }
 
 impl World {
-    /// A client sends request `next_id` now (on a connection it opens, or on its open one);
-    /// it was due at `due` (scenario time). The request reaches the server after its way
-    /// there (`flow::link::to_server`).
-    fn issue(self: &Arc<Self>, due: Nanos, new_connection: bool) -> Arc<Req> {
+    /// A client sends request `next_id` now, on a connection it opens or on its open one
+    /// (`sender`); it was due at `due` (scenario time). A new connection's SYN reaches the
+    /// listen socket half a round trip later (`World::syn`); a request on an open connection
+    /// reaches the poller then, the connection holding its slot.
+    fn issue(self: &Arc<Self>, due: Nanos, sender: Sender) -> Arc<Req> {
         let id = self
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let now = self.clock.now();
-        let req = Arc::new(Req::new(id, now, self.strategy));
+        let req = Arc::new(Req::new(id, now, self.strategy, sender));
         lock(&self.books).issued(now, due);
-        let way = flow::link::to_server(&self.scenario.load.link, new_connection);
-        if way == Nanos::ZERO {
-            self.admit(Arc::clone(&req));
+        let at = now + flow::link::to_server(&self.scenario.load.link, false);
+        let sent = Arc::clone(&req);
+        if sender.conn_uses <= 1 {
+            self.after(at, move |w| w.syn(sent, at, 0));
         } else {
-            let (world, req, at) = (Arc::clone(self), Arc::clone(&req), self.clock.at(now + way));
-            let travel = async move {
-                tokio::time::sleep_until(at.into()).await;
-                if !world.stop.is_stopped() {
-                    world.admit(req);
-                }
-            };
-            drop(self.rt.spawn(travel));
+            self.after(at, move |w| w.dispatch(sent));
         }
         req
     }
@@ -363,7 +355,7 @@ fn runs_client(w: &Arc<World>, count: u32) {
         }
         // The next run is due once the previous one's client has its outcome and turned
         // around; each run opens its own connection.
-        let req = w.issue(due, true);
+        let req = w.issue(due, ONE_SHOT);
         if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
             return;
         }
@@ -377,7 +369,7 @@ fn batch_client(w: &Arc<World>, count: u32) {
         return;
     }
     for _ in 0..count {
-        let req = w.issue(Nanos::ZERO, true);
+        let req = w.issue(Nanos::ZERO, ONE_SHOT);
         w.watch_timeout(req);
     }
 }
@@ -393,14 +385,20 @@ fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
         if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
             return;
         }
-        let req = w.issue(t, true);
+        let req = w.issue(t, ONE_SHOT);
         w.watch_timeout(req);
     }
 }
 
+/// A request on a connection of its own, from no closed client.
+const ONE_SHOT: Sender = Sender {
+    client: None,
+    conn_uses: 1,
+};
+
 /// Closed-loop clients as tokio tasks: send, wait for the outcome, think, send again.
 fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
-    for _ in 0..clients {
+    for client in 0..clients {
         let w = Arc::clone(world);
         let client = async move {
             tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
@@ -411,7 +409,11 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
             let link = w.scenario.load.link;
             while w.before_limit() {
                 let uses = conn.map_or(1, |u| u + 1);
-                let req = w.issue(due, conn.is_none());
+                let sender = Sender {
+                    client: Some(client),
+                    conn_uses: uses,
+                };
+                let req = w.issue(due, sender);
                 if std::mem::take(&mut first) {
                     lock(&w.books).starts.clients_started += 1;
                 }
@@ -427,13 +429,14 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
                 due = w.next_send(&req, pause);
                 // Idle from the response's write to the next request reaching the server.
                 let idle = due.saturating_sub(seen) + link.rtt;
-                let kept = flow::link::keeps_connection(
-                    &link,
-                    &w.scenario.server.connector,
-                    uses,
-                    outcome,
-                    idle,
-                );
+                let connector = &w.scenario.server.connector;
+                let kept = flow::link::keeps_connection(&link, connector, uses, outcome, idle);
+                if !kept && flow::link::stays_open(&link, connector, uses, outcome) {
+                    // Open after the response, but idle too long: Tomcat's poller closes it
+                    // `keepAliveTimeout` after the response was written.
+                    let written = seen.saturating_sub(flow::link::to_client(&link, outcome));
+                    w.after(written + connector.keep_alive_timeout, World::close_idle);
+                }
                 conn = kept.then_some(uses);
                 if due > w.clock.now() && !ctx.sleep_until(w.clock.at(due)).await {
                     return;

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::flow::{self, CallResult, Completion, Rejection, Verdict};
+use crate::flow::accept::{Syn, SynRetry, syn_retry};
+use crate::flow::permit::Acquire;
+use crate::flow::{self, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::call_draw;
@@ -15,7 +17,9 @@ use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
-use super::world::{CallTask, DELAYER, Deferred, RealTask, Req, Response, StageJoin, World};
+use super::world::{
+    CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin, World,
+};
 
 /// The handler's view of its request so far.
 type Progress = Verdict<String>;
@@ -40,44 +44,108 @@ enum StageEnd {
 }
 
 impl World {
-    // ---- connections --------------------------------------------------------------------
+    // ---- connections ----------------------------------------------------------------------
 
-    /// Tomcat's acceptor takes the connection below `maxConnections`. At the limit the
-    /// kernel's accept queue and SYN retransmits would decide what happens, which a real run
-    /// does not model: the run stops and says so.
-    pub(super) fn admit(self: &Arc<Self>, req: Arc<Req>) {
-        let max = self.scenario.server.max_connections;
-        let admitted = {
-            let mut c = lock(&self.conns);
-            let room = c.open < max;
-            if room {
-                c.open += 1;
+    /// A connection's SYN reaches the listen socket at `at` (scenario time), after `drops`
+    /// dropped ones: [`crate::flow::accept`] decides, as in the engine.
+    pub(super) fn syn(self: &Arc<Self>, req: Arc<Req>, at: Nanos, drops: u32) {
+        if req.client_has_outcome() {
+            // Its client gave up meanwhile: the server never sees the connection.
+            return;
+        }
+        let link = self.scenario.load.link;
+        let half = Nanos(link.rtt.0 / 2);
+        let fate = {
+            let mut net = lock(&self.net);
+            let fate = net.listener.syn(Arc::clone(&req));
+            if fate == Syn::Dropped {
+                net.stats.syn_drops += 1;
+            } else {
+                // The handshake completes at the client half a round trip later.
+                net.stats.accept_queue_max = net.listener.queue_max();
+                net.connect.record((at + half).saturating_sub(req.arrival));
             }
-            room
+            fate
         };
-        if admitted {
-            self.dispatch(req);
-        } else {
-            self.refuse_scenario(format!(
-                "the load reached server.max_connections = {max} connections open at once, \
-                 where TCP's accept queue and SYN retransmits decide who is served"
-            ));
+        match fate {
+            // The request follows the handshake one round trip later.
+            Syn::Accepted => self.after(at + link.rtt, move |w| w.dispatch(req)),
+            // The acceptor takes it when a connection closes (`close_connection`).
+            Syn::Queued => {}
+            Syn::Dropped => match syn_retry(&link, req.arrival, drops + 1) {
+                SynRetry::Retransmit { at } => {
+                    let at = at + half;
+                    self.after(at, move |w| w.syn(req, at, drops + 1));
+                }
+                SynRetry::Fails { at } => self.after(at, move |w| w.connect_failed(&req)),
+            },
         }
     }
 
-    fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
-        if let Err(RealTask::Handler(req)) =
-            self.submit(self.topology.server(), RealTask::Handler(req))
-        {
-            // maxQueueSize reached: Tomcat closes the socket.
-            self.close_connection();
-            self.refuse(&req);
+    /// Runs `then` at scenario time `at` (at once when that has come), unless the run stops
+    /// first.
+    pub(super) fn after(
+        self: &Arc<Self>,
+        at: Nanos,
+        then: impl FnOnce(&Arc<Self>) + Send + 'static,
+    ) {
+        if at <= self.clock.now() {
+            then(self);
+            return;
+        }
+        let (world, wake) = (Arc::clone(self), self.clock.at(at));
+        let task = async move {
+            tokio::time::sleep_until(wake.into()).await;
+            if !world.stop.is_stopped() {
+                then(&world);
+            }
+        };
+        drop(self.rt.spawn(task));
+    }
+
+    /// `connect()` failed: the client counts a timeout and tries again on a new connection.
+    fn connect_failed(&self, req: &Req) {
+        if !req.claim_client() {
+            return;
+        }
+        lock(&self.net).stats.connect_failures += 1;
+        req.set_server_done();
+        let detail = Detail::Failed(FailReason::Connect);
+        let status = status_text(&self.scenario, Outcome::Timeout, detail);
+        self.record(req, Outcome::Timeout, "-".into(), status);
+    }
+
+    /// The poller (or the acceptor) hands the connection's request to the executor.
+    pub(super) fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
+        match self.submit(self.topology.server(), RealTask::Handler(req)) {
+            Ok(()) => lock(&self.net).stats.executor_requests += 1,
+            Err(RealTask::Handler(req)) => {
+                // maxQueueSize reached: Tomcat closes the socket unread.
+                lock(&self.net).stats.closed_by_max_queue += 1;
+                self.close_connection();
+                self.refuse(&req);
+            }
+            Err(RealTask::Call(_)) => {}
         }
     }
 
+    /// A connection closed: its slot frees, and the acceptor takes the next connection
+    /// waiting in the accept queue, whose request is already there.
     pub(super) fn close_connection(self: &Arc<Self>) {
-        let mut c = lock(&self.conns);
-        c.open = c.open.saturating_sub(1);
+        let next = {
+            let mut net = lock(&self.net);
+            net.listener.close();
+            net.listener.accept_next()
+        };
+        if let Some(req) = next {
+            self.dispatch(req);
+        }
+    }
+
+    /// Tomcat's poller closes a kept-alive connection idle for `keepAliveTimeout`.
+    pub(super) fn close_idle(self: &Arc<Self>) {
+        lock(&self.net).stats.closed_idle += 1;
+        self.close_connection();
     }
 
     fn refuse(&self, req: &Req) {
@@ -209,7 +277,7 @@ impl World {
             }
             let result = self.perform_call(ctx, req.id, call, read_timeout).await;
             if permit {
-                *lock(&self.permits[service.0]) -= 1;
+                self.release_permit(service);
             }
             let Some(result) = result else {
                 return StageEnd::Stopped;
@@ -220,28 +288,38 @@ impl World {
     }
 
     /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
-    /// `BulkheadFullException`, None when the run stopped. A caller that finds no permit looks
-    /// again every millisecond until its wait is up, so waiters are not served strictly in
-    /// arrival order as the fair semaphore would.
+    /// `BulkheadFullException`, None when the run stopped. The semaphore is
+    /// [`crate::flow::permit`]'s, as in the engine: fair, a permit given back goes to the
+    /// longest waiter.
     async fn acquire_permit<C: Ctx>(&self, ctx: &C, service: ServiceId) -> Option<bool> {
-        let config = self.scenario.strategy.semaphore;
-        let deadline = Instant::now() + self.clock.real(config.max_wait);
+        let max_wait = self.scenario.strategy.semaphore.max_wait;
+        let waiter = Arc::new(PermitWait::default());
+        match lock(&self.permits[service.0]).acquire(Arc::clone(&waiter), max_wait) {
+            Acquire::Held => return Some(true),
+            Acquire::Full => return Some(false),
+            Acquire::Waits => {}
+        }
+        let deadline = Instant::now() + self.clock.real(max_wait);
         loop {
-            {
-                let mut in_use = lock(&self.permits[service.0]);
-                if *in_use < config.permits {
-                    *in_use += 1;
-                    return Some(true);
-                }
+            if waiter.granted() {
+                return Some(true);
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Some(false);
-            }
-            let next = (now + std::time::Duration::from_millis(1)).min(deadline);
-            if !ctx.sleep_until(next).await {
+            if ctx.stopped() {
                 return None;
             }
+            if Instant::now() >= deadline {
+                // A permit handed over at the last moment is kept.
+                return Some(!waiter.give_up());
+            }
+            ctx.wait(&waiter.wake, deadline).await;
+        }
+    }
+
+    /// A call gives its permit back: the longest waiter still waiting gets it.
+    fn release_permit(&self, service: ServiceId) {
+        let next = lock(&self.permits[service.0]).release(|w| w.grant());
+        if let Some(waiter) = next {
+            waiter.wake.push(());
         }
     }
 

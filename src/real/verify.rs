@@ -194,6 +194,18 @@ pub fn compare(
         per_run(sr, rr, &mut figures, &mut notes);
     }
     outcome_figures(scenario, sim, real, &mut figures, &mut notes);
+    if let (Some(cs), Some(cr)) = (&sim.clients, &real.clients) {
+        // Who starves is decided by the accept queue and SYN retransmits, the same rules in
+        // both engines: compared as a share of the clients.
+        let count = f64::from(cs.count.max(1));
+        figures.push(ComparedFigure {
+            name: "clients never answered".into(),
+            sim: format!("{} of {}", cs.never_answered, cs.count),
+            real: format!("{} of {}", cr.never_answered, cr.count),
+            difference: (f64::from(cs.never_answered) - f64::from(cr.never_answered)).abs() / count,
+            checked: true,
+        });
+    }
     (figures, notes)
 }
 

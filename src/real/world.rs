@@ -6,8 +6,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use crate::flow::CallResult;
+use crate::flow::accept::Listener;
+use crate::flow::permit::Semaphore;
+use crate::metrics::LatencyHistogram;
 use crate::metrics::Outcome;
+use crate::scenario::LoadMode;
 use crate::scenario::{Scenario, ServiceId, Strategy};
+use crate::sim::{ClientTally, NetStats};
 use crate::time::Nanos;
 use crate::topology::{PoolId, Pools, Topology};
 
@@ -35,24 +40,26 @@ pub(super) struct World {
     pub(super) topology: Topology,
     /// Indexed like the topology's pools.
     pub(super) pools: Pools<RealPool>,
-    pub(super) conns: Mutex<Connections>,
-    /// Permits in use of each service's semaphore bulkhead (`semaphore`).
-    pub(super) permits: Vec<Mutex<u32>>,
+    /// The connections between the clients and Tomcat.
+    pub(super) net: Mutex<RealNet>,
+    /// Each service's semaphore bulkhead (`semaphore`).
+    pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
     pub(super) next_id: AtomicU64,
     pub(super) rt: tokio::runtime::Handle,
     pub(super) monitors: Monitors,
     threads: Mutex<Vec<JoinHandle<()>>>,
     errors: Mutex<Vec<RealFailure>>,
-    /// Why the run stopped because the scenario needs what a real run does not model.
-    refusal: OnceLock<String>,
 }
 
-/// Tomcat's `LimitLatch` count. A real run never lets it reach `maxConnections` (beyond it
-/// the kernel's accept queue and SYN retransmits take over, which it does not model): the run
-/// stops with [`super::RealError::ConnectionLimit`] instead.
-#[derive(Default)]
-pub(super) struct Connections {
-    pub open: u32,
+/// The connection layer of a real run: admission by [`crate::flow::accept`]'s rules (the
+/// same as the engine's), its counters, and how each closed client has been answered.
+pub(super) struct RealNet {
+    pub listener: Listener<Arc<Req>>,
+    pub stats: NetStats,
+    /// Time from a connection's first SYN to its completed handshake.
+    pub connect: LatencyHistogram,
+    /// Closed-load clients, by index.
+    pub clients: Vec<ClientTally>,
 }
 
 /// One request, shared by its client, its handler and its calls.
@@ -60,6 +67,10 @@ pub(super) struct Req {
     pub id: u64,
     pub arrival: Nanos,
     pub strategy: Strategy,
+    /// The closed client that sent it.
+    pub client: Option<u32>,
+    /// Requests its connection has carried, this one included.
+    pub conn_uses: u32,
     server_done: AtomicBool,
     client_done: AtomicBool,
     /// The handler thread's name, once it has one.
@@ -73,11 +84,13 @@ pub(super) struct Req {
 }
 
 impl Req {
-    pub fn new(id: u64, arrival: Nanos, strategy: Strategy) -> Self {
+    pub fn new(id: u64, arrival: Nanos, strategy: Strategy, sender: Sender) -> Self {
         Req {
             id,
             arrival,
             strategy,
+            client: sender.client,
+            conn_uses: sender.conn_uses,
             server_done: AtomicBool::new(false),
             client_done: AtomicBool::new(false),
             handler: OnceLock::new(),
@@ -96,10 +109,65 @@ impl Req {
         self.server_done.store(true, Ordering::SeqCst);
     }
 
+    /// Whether the client has its outcome (or gave up).
+    pub fn client_has_outcome(&self) -> bool {
+        self.client_done.load(Ordering::SeqCst)
+    }
+
     /// Claims the client's outcome; false when the client already has one.
     pub fn claim_client(&self) -> bool {
         !self.client_done.swap(true, Ordering::SeqCst)
     }
+}
+
+/// A caller waiting for a semaphore permit: the releasing thread grants it, unless its wait
+/// was up first.
+#[derive(Default)]
+pub(super) struct PermitWait {
+    state: std::sync::atomic::AtomicU8,
+    pub wake: Mailbox<()>,
+}
+
+impl PermitWait {
+    const WAITING: u8 = 0;
+    const GRANTED: u8 = 1;
+    const GAVE_UP: u8 = 2;
+
+    /// Hands it the permit; false when it has given up.
+    pub fn grant(&self) -> bool {
+        self.state
+            .compare_exchange(
+                Self::WAITING,
+                Self::GRANTED,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+
+    pub fn granted(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == Self::GRANTED
+    }
+
+    /// Its wait is up: true when it gives up, false when the permit came first.
+    pub fn give_up(&self) -> bool {
+        self.state
+            .compare_exchange(
+                Self::WAITING,
+                Self::GAVE_UP,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+}
+
+/// Who sends a request, and on which connection.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Sender {
+    pub client: Option<u32>,
+    /// Requests the connection has carried, this one included (1: a new connection).
+    pub conn_uses: u32,
 }
 
 /// A task for a pool.
@@ -216,14 +284,27 @@ impl World {
             stop: Stop::default(),
             topology: setup.topology,
             pools: setup.pools,
-            conns: Mutex::new(Connections::default()),
-            permits: scenario.services.iter().map(|_| Mutex::new(0)).collect(),
+            net: Mutex::new(RealNet {
+                listener: Listener::new(&scenario.server),
+                stats: NetStats::default(),
+                connect: LatencyHistogram::default(),
+                clients: match scenario.load.mode {
+                    LoadMode::Closed { clients, .. } => {
+                        vec![ClientTally::default(); clients as usize]
+                    }
+                    _ => Vec::new(),
+                },
+            }),
+            permits: scenario
+                .services
+                .iter()
+                .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
+                .collect(),
             next_id: AtomicU64::new(1),
             rt: setup.rt,
             monitors: setup.monitors,
             threads: Mutex::new(Vec::new()),
             errors: Mutex::new(Vec::new()),
-            refusal: OnceLock::new(),
         }
     }
 
@@ -248,16 +329,6 @@ impl World {
     pub fn fail(&self, failure: RealFailure) {
         lock(&self.errors).push(failure);
         self.stop.stop();
-    }
-
-    /// Stops the run: the scenario needs what a real run does not model.
-    pub fn refuse_scenario(&self, why: String) {
-        let _unused = self.refusal.set(why);
-        self.stop_all();
-    }
-
-    pub fn refusal(&self) -> Option<String> {
-        self.refusal.get().cloned()
     }
 
     pub fn errors(&self) -> Vec<RealFailure> {
@@ -297,8 +368,17 @@ impl World {
                 }
             }
             Deferred::Respond(r) => {
-                self.close_connection();
-                if r.req.claim_client() {
+                let claimed = r.req.claim_client();
+                // The connection stays open for the client's next request unless Tomcat
+                // closes it after this response (the engine's rule, `flow::link::stays_open`).
+                let (link, connector) = (&self.scenario.load.link, &self.scenario.server.connector);
+                let kept = claimed
+                    && r.req.client.is_some()
+                    && crate::flow::link::stays_open(link, connector, r.req.conn_uses, r.outcome);
+                if !kept {
+                    self.close_connection();
+                }
+                if claimed {
                     self.record(&r.req, r.outcome, r.thread, r.status);
                 } else if self.clock.now() <= self.limit {
                     lock(&self.books).book.late_responses += 1;
@@ -315,6 +395,11 @@ impl World {
         let _unused = req.seen_at.set(at);
         if now <= self.limit {
             lock(&self.books).record(now, at, req, outcome, thread, status);
+            if let Some(c) = req.client
+                && let Some(tally) = lock(&self.net).clients.get_mut(c as usize)
+            {
+                tally.count(outcome, at);
+            }
         }
         let _unused = req.seen.set(outcome);
         req.response.push(());

@@ -1,9 +1,12 @@
 //! `compare PRESET --against KEY=VALUE`: every strategy played as the preset says and again
-//! with the overrides, on the same requests, side by side (table, JSON, CSV).
+//! with the overrides, on the same requests, side by side: the rows and JSON entries each
+//! format in `src/export` writes.
+
+use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::RunReport;
+use super::{Align, MarkdownTable, RunReport};
 
 /// Which side of a before-and-after an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,71 +32,109 @@ impl Side {
 pub struct Pair {
     pub preset: RunReport,
     pub against: RunReport,
+    /// Whether each side (preset, against) ran to its end: Ctrl-C or a limit cuts one short.
+    pub done: [bool; 2],
 }
 
-/// A JSON entry: a run report with the side it is on and the overrides that side has.
-#[derive(Serialize)]
-struct SideEntry<'a> {
+impl Pair {
+    /// Both sides in order, each with whether it ran to its end.
+    pub fn sides(&self) -> [(Side, &RunReport, bool); 2] {
+        [
+            (Side::Preset, &self.preset, self.done[0]),
+            (Side::Against, &self.against, self.done[1]),
+        ]
+    }
+}
+
+/// Whether every side of every pair ran to its end.
+pub fn complete(pairs: &[Pair]) -> bool {
+    pairs.iter().all(|p| p.done.iter().all(|&d| d))
+}
+
+/// A JSON entry: a run report as it is written out (`RunReport::for_output`) with the side it
+/// is on and the overrides that side has.
+#[derive(Debug, Serialize)]
+pub struct SideEntry<'a> {
     side: Side,
     against: &'a [String],
     #[serde(flatten)]
-    report: &'a RunReport,
+    report: Cow<'a, RunReport>,
 }
 
-/// An array with two entries per strategy, `"side": "preset"` then `"side": "against"`; each
-/// is `run --format json`'s object plus `side` and `against` (the overrides; empty on the
-/// preset's side).
-pub fn json(pairs: &[Pair], against: &[String]) -> serde_json::Result<String> {
-    let entries: Vec<SideEntry> = pairs
+/// The JSON entries, two per strategy, `"side": "preset"` then `"side": "against"`, each with
+/// whether it ran to its end; each is `run --format json`'s object plus `side` and `against`
+/// (the overrides; empty on the preset's side).
+pub fn entries<'a>(pairs: &'a [Pair], against: &'a [String]) -> Vec<(SideEntry<'a>, bool)> {
+    pairs
         .iter()
         .flat_map(|p| {
-            [
-                SideEntry {
-                    side: Side::Preset,
-                    against: &[],
-                    report: &p.preset,
-                },
-                SideEntry {
-                    side: Side::Against,
-                    against,
-                    report: &p.against,
-                },
-            ]
+            p.sides().map(|(side, report, done)| {
+                let against = match side {
+                    Side::Preset => &[],
+                    Side::Against => against,
+                };
+                (
+                    SideEntry {
+                        side,
+                        against,
+                        report: report.for_output(),
+                    },
+                    done,
+                )
+            })
         })
-        .collect();
-    let mut out = serde_json::to_string_pretty(&entries)?;
-    out.push('\n');
-    Ok(out)
+        .collect()
 }
 
-const HEADER: [&str; 9] = [
-    "strategy",
-    "side",
-    "goodput_rps",
-    "p50_ms",
-    "p99_ms",
-    "failed_rps",
-    "timeout_rps",
-    "refused_rps",
-    "goodput_change",
+/// The columns: the CSV's header, the table's heading and how it aligns.
+const COLUMNS: [(&str, &str, Align); 9] = [
+    ("strategy", "Strategy", Align::Left),
+    ("side", "Side", Align::Left),
+    ("goodput_rps", "Goodput/s", Align::Right),
+    ("p50_ms", "p50 ms", Align::Right),
+    ("p99_ms", "p99 ms", Align::Right),
+    ("failed_rps", "Failed/s", Align::Right),
+    ("timeout_rps", "Timeout/s", Align::Right),
+    ("refused_rps", "Refused/s", Align::Right),
+    ("goodput_change", "Goodput change", Align::Right),
 ];
 
-/// One row's cells.
-fn cells(side: Side, r: &RunReport, base: &RunReport) -> [String; 9] {
-    [
+/// One row's cells; a rate of a run that lasted no time (`RunReport::has_rates`), and a
+/// change in goodput to or from one, is `none`.
+fn cells(side: Side, r: &RunReport, base: &RunReport, none: &str) -> Vec<String> {
+    let rate = |x: f64| {
+        if r.has_rates() {
+            format!("{x:.2}")
+        } else {
+            none.to_string()
+        }
+    };
+    vec![
         r.strategy.name().to_string(),
         side.name().to_string(),
-        format!("{:.2}", r.goodput_rps),
+        rate(r.goodput_rps),
         format!("{:.0}", r.latency_ms.p50),
         format!("{:.0}", r.latency_ms.p99),
-        format!("{:.2}", r.failure_rps.failed),
-        format!("{:.2}", r.failure_rps.timeout),
-        format!("{:.2}", r.failure_rps.refused),
+        rate(r.failure_rps.failed),
+        rate(r.failure_rps.timeout),
+        rate(r.failure_rps.refused),
         match side {
             Side::Preset => String::new(),
-            Side::Against => change(base.goodput_rps, r.goodput_rps),
+            Side::Against if r.has_rates() && base.has_rates() => {
+                change(base.goodput_rps, r.goodput_rps)
+            }
+            Side::Against => none.to_string(),
         },
     ]
+}
+
+/// Every row, two per strategy, the change in goodput on the `against` row; `none` stands
+/// for a rate that does not exist.
+fn rows<'a>(pairs: &'a [Pair], none: &'a str) -> impl Iterator<Item = Vec<String>> + 'a {
+    pairs.iter().flat_map(move |p| {
+        p.sides()
+            .map(|(side, r, _)| cells(side, r, &p.preset, none))
+    })
 }
 
 /// `+12.5%`, `-3.0%`, `0.0%`; `new` when the preset's side answered nothing.
@@ -109,15 +150,14 @@ fn change(before: f64, after: f64) -> String {
     }
 }
 
-/// CSV: a header, then a row per strategy and side.
+/// CSV: a header, then a row per strategy and side (a rate that does not exist is an empty
+/// cell, as in `compare`'s CSV).
 pub fn csv(pairs: &[Pair]) -> String {
-    let mut out = HEADER.join(",");
+    let mut out = COLUMNS.map(|(name, _, _)| name).join(",");
     out.push('\n');
-    for p in pairs {
-        for (side, r) in [(Side::Preset, &p.preset), (Side::Against, &p.against)] {
-            out.push_str(&cells(side, r, &p.preset).join(","));
-            out.push('\n');
-        }
+    for row in rows(pairs, "") {
+        out.push_str(&row.join(","));
+        out.push('\n');
     }
     out
 }
@@ -125,66 +165,16 @@ pub fn csv(pairs: &[Pair]) -> String {
 /// A Markdown table like `compare`'s, two rows per strategy, the change in goodput on the
 /// `against` row.
 pub fn table(scenario: &str, against: &[String], pairs: &[Pair]) -> String {
-    let header = [
-        "Strategy",
-        "Side",
-        "Goodput/s",
-        "p50 ms",
-        "p99 ms",
-        "Failed/s",
-        "Timeout/s",
-        "Refused/s",
-        "Goodput change",
-    ];
-    let mut rows: Vec<[String; 9]> = Vec::new();
-    for p in pairs {
-        rows.push(cells(Side::Preset, &p.preset, &p.preset));
-        rows.push(cells(Side::Against, &p.against, &p.preset));
+    let mut t = MarkdownTable::new(&COLUMNS.map(|(_, heading, align)| (heading, align)));
+    // A rate that does not exist reads `-`, as in `compare`'s table.
+    for row in rows(pairs, "-") {
+        t.row(row);
     }
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([header[i].len()])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..header.len()).map(width).collect();
-    // Names left, numbers right.
-    let left = |i: usize| i < 2;
-    let line = |cells: &[String]| {
-        let parts: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if left(i) {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        format!("| {} |\n", parts.join(" | "))
-    };
     let mut out = format!(
         "{scenario}: every strategy as the preset says, then against {}\n\n",
         against.join(" ")
     );
-    out.push_str(&line(&header.map(String::from)));
-    let rule: Vec<String> = widths
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            if left(i) {
-                "-".repeat(*w)
-            } else {
-                format!("{}:", "-".repeat(w - 1))
-            }
-        })
-        .collect();
-    out.push_str(&format!("| {} |\n", rule.join(" | ")));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
+    t.render(&mut out);
     out
 }
 

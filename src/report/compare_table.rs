@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use super::table::{Align::Left, Align::Right, MarkdownTable, rps, title};
 use super::{RunReport, fmt_ms};
 use crate::scenario::Scenario;
+use crate::sim::pool::PoolKind;
 
 /// `compare --format table`: the strategies side by side on identical requests.
 pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
@@ -143,7 +144,7 @@ impl<'a> Figures<'a> {
         self.add("largest pool", |r| {
             r.pools
                 .iter()
-                .filter(|p| p.kind != "tomcat")
+                .filter(|p| p.kind != PoolKind::Tomcat)
                 .map(|p| p.largest_pool_size)
                 .max()
                 .map_or_else(|| "-".to_string(), |n| n.to_string())

@@ -3,6 +3,7 @@
 
 use super::{PoolReport, RunReport};
 use crate::scenario::Scenario;
+use crate::sim::SizeKnob;
 
 /// The strategies marked best: the highest goodput, ties broken by the lower p99 of answered
 /// requests. Both are compared as displayed (0.01 req/s, 0.1 ms), so strategies the table
@@ -99,16 +100,16 @@ fn holds_back(scenario: &Scenario, r: &RunReport) -> String {
     }
 }
 
-/// Whether the pool had every thread it may run busy at once: `maxThreads` for Tomcat (its
-/// TaskQueue grows to the maximum before it queues), the parallelism for the common pool, the
-/// core size for a ThreadPoolExecutor (it queues at core); a thread per task never fills.
+/// Whether the pool had every thread it may run busy at once: the threads its size knob
+/// sets, `maxThreads` for Tomcat (its TaskQueue grows to the maximum before it queues), the
+/// parallelism for the common pool, the core size for a ThreadPoolExecutor (it queues at
+/// core; at least one thread, which a core of 0 still starts); a thread per task never fills.
 fn ran_full(pool: &PoolReport) -> bool {
-    let threads = match pool.kind {
-        "thread-pool" => Some(pool.core.max(1)),
-        "per-task" => None,
-        _ => pool.max,
+    let Some(knob) = SizeKnob::of(pool.kind) else {
+        return false;
     };
-    threads.is_some_and(|t| pool.max_active >= t)
+    let threads = knob.value(pool.core.max(1), pool.max.unwrap_or(u32::MAX));
+    pool.max_active >= threads
 }
 
 /// The service whose calls failed or timed out most, if any did.
@@ -130,12 +131,41 @@ fn slowest_service(r: &RunReport) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::scenario::{self, Strategy};
+    use crate::sim::pool::PoolKind;
     use crate::time::Nanos;
 
     fn limit(preset: &str, strategy: Strategy) -> String {
         let s = scenario::load(preset, &[]).expect("built-in preset");
         let engine = crate::report::play(&s, strategy, Nanos::from_secs(60));
         limited_by(&s, &RunReport::new(&s, &engine))
+    }
+
+    fn pool(kind: PoolKind, core: u32, max: Option<u32>, max_active: u32) -> PoolReport {
+        PoolReport {
+            name: "p".into(),
+            kind,
+            core,
+            max,
+            queue_capacity: Some(10),
+            largest_pool_size: max_active,
+            max_active,
+            max_queue: 1,
+            completed: 0,
+            rejected: 0,
+            threads_created: u64::from(max_active),
+        }
+    }
+
+    #[test]
+    fn a_pool_runs_full_at_the_threads_its_size_knob_sets() {
+        // A ThreadPoolExecutor queues at core, Tomcat grows to maxThreads first.
+        assert!(ran_full(&pool(PoolKind::ThreadPool, 10, Some(20), 10)));
+        assert!(!ran_full(&pool(PoolKind::ThreadPool, 10, Some(20), 9)));
+        assert!(ran_full(&pool(PoolKind::ThreadPool, 0, Some(4), 1)));
+        assert!(!ran_full(&pool(PoolKind::Tomcat, 10, Some(200), 10)));
+        assert!(ran_full(&pool(PoolKind::Tomcat, 10, Some(200), 200)));
+        assert!(ran_full(&pool(PoolKind::ForkJoin, 8, Some(8), 8)));
+        assert!(!ran_full(&pool(PoolKind::PerTask, 0, None, 5000)));
     }
 
     #[test]

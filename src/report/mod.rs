@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::metrics::{LatencySummary, Outcome};
 use crate::scenario::{Scenario, Strategy};
+use crate::sim::pool::PoolKind;
 use crate::sim::{Engine, PoolSnapshot, ResourceSnapshot, RunLine, ServiceSnapshot, Snapshot};
 use crate::theory::Prediction;
 use crate::time::Nanos;
@@ -83,7 +84,7 @@ pub struct RunReport {
     /// Closed loads: how fairly the clients were served.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clients: Option<ClientsReport>,
-    /// The connection layer (simulated runs only).
+    /// The connection layer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connections: Option<ConnectionsReport>,
     pub pools: Vec<PoolReport>,
@@ -201,10 +202,29 @@ pub struct FailureRates {
     pub refused: f64,
 }
 
+impl FailureRates {
+    /// The rates of a run since t = 0, from its snapshot.
+    pub fn of(snap: &Snapshot) -> FailureRates {
+        FailureRates {
+            failed: snap.rate_of(Outcome::Failed),
+            timeout: snap.rate_of(Outcome::Timeout),
+            refused: snap.rate_of(Outcome::Refused),
+        }
+    }
+
+    /// Requests that ended without an answer per second, whatever the way: failed + timeout
+    /// + refused (the headline's and the compare view's "failures per second").
+    pub fn total(&self) -> f64 {
+        self.failed + self.timeout + self.refused
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PoolReport {
     pub name: String,
-    pub kind: &'static str,
+    /// Written by its name (`thread-pool`, `tomcat`, `fork-join`, `per-task`).
+    #[serde(serialize_with = "kind_name")]
+    pub kind: PoolKind,
     pub core: u32,
     /// `None` for a new thread per task.
     pub max: Option<u32>,
@@ -222,7 +242,7 @@ impl From<&PoolSnapshot> for PoolReport {
     fn from(p: &PoolSnapshot) -> Self {
         PoolReport {
             name: p.name.clone(),
-            kind: p.kind.name(),
+            kind: p.kind,
             core: p.core,
             max: (p.max != u32::MAX).then_some(p.max),
             queue_capacity: p.queue_capacity,
@@ -234,6 +254,10 @@ impl From<&PoolSnapshot> for PoolReport {
             threads_created: p.stats.threads_created,
         }
     }
+}
+
+fn kind_name<S: serde::Serializer>(kind: &PoolKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.name())
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -402,11 +426,7 @@ impl RunReport {
             requests: requests(snap),
             throughput_rps: snap.throughput_rps,
             goodput_rps: snap.goodput_rps,
-            failure_rps: FailureRates {
-                failed: snap.rate_of(Outcome::Failed),
-                timeout: snap.rate_of(Outcome::Timeout),
-                refused: snap.rate_of(Outcome::Refused),
-            },
+            failure_rps: FailureRates::of(snap),
             latency_ms: snap.latency,
             failed_latency_ms: snap.failed_latency,
             clients,

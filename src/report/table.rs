@@ -206,7 +206,7 @@ fn pool_table(r: &RunReport, out: &mut String) {
     for p in &r.pools {
         pools.row(vec![
             p.name.clone(),
-            p.kind.to_string(),
+            p.kind.name().to_string(),
             p.core.to_string(),
             opt_u32(p.max, "-"),
             opt_u32(p.queue_capacity, "unbounded"),

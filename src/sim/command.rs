@@ -462,7 +462,7 @@ impl Engine {
             if !state.active {
                 // A client that comes (back) to life waits from now, not from its last answer.
                 state.active = true;
-                state.last_answer_at = now;
+                state.tally.last_answer_at = now;
                 self.schedule(now, Event::ClientSend { client });
             }
         }

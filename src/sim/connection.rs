@@ -2,13 +2,8 @@
 //!
 //! - A closed client keeps its connection between requests (HTTP/1.1 keep-alive) until
 //!   Tomcat closes it after `maxKeepAliveRequests`, or opens one per request.
-//! - Tomcat's acceptor counts connections up a `LimitLatch` of `maxConnections` before
-//!   `accept()`; a kept-alive connection holds its slot while idle. Beyond it, connections
-//!   whose handshake completed wait in the listen socket's accept queue, which holds
-//!   `acceptCount + 1` of them (`sk_acceptq_is_full` tests `>`); a SYN that finds it full is
-//!   dropped without an answer (`tcp_conn_request`), and the client retransmits it on its
-//!   RTO schedule until `connect()` fails with `ETIMEDOUT` or its own connect timeout.
-//!   Nothing is refused: a full backlog only makes connecting slow.
+//! - Connection admission (`maxConnections`, the accept queue, dropped SYNs and their
+//!   retransmits) is [`crate::flow::accept`]'s, shared with the real engine.
 //! - After writing a response, the handler thread reads the connection again
 //!   (`Http11Processor.service`'s loop): if the client's next request has arrived by then,
 //!   the same thread serves it at once, bypassing the executor's queue (the keep-alive fast
@@ -18,7 +13,7 @@
 //!   client sees a reset, at the CPU cost of the accept, poll and close.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use crate::metrics::{LatencyHistogram, LatencySummary, Outcome};
 use crate::scenario::LoadMode;
@@ -29,14 +24,14 @@ use super::engine::{Engine, Event, Task, ThreadName, ThreadRef};
 use super::request::ReqRef;
 use super::resources::CpuJob;
 use super::{Detail, FailReason};
+use crate::flow::accept::{Listener, Syn, SynRetry, syn_retry};
 
 /// The connections between the clients and the server.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct Net {
-    /// Tomcat's `LimitLatch`: connections accepted and not yet closed.
-    pub open: u32,
-    /// The listen socket's accept queue: handshakes completed, requests sent, not accepted.
-    pub accept_queue: VecDeque<ReqRef>,
+    /// Tomcat's `LimitLatch` and the listen socket's accept queue (handshakes completed,
+    /// requests sent, not accepted).
+    pub listener: Listener<ReqRef>,
     /// Connections that close at a known (time, event sequence) while nobody waits for their
     /// slot: counted in `open` until then, with no event of their own (see
     /// [`Engine::retire_closes`]). They become events when a connection waits.
@@ -63,11 +58,31 @@ pub(super) struct ClosedClient {
     /// A keep-alive check of its connection is pending: at most one is, however many
     /// responses the connection carries meanwhile.
     pub idle_check: bool,
+    /// How it has been answered.
+    pub tally: ClientTally,
+}
+
+/// How one closed client has been answered, for the fairness figures (both engines).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientTally {
     /// Responses it has had (success, partial or failed: an HTTP answer).
     pub answers: u64,
     pub last_answer_at: Nanos,
     /// The longest time it went without an answer, up to its last one.
     pub longest_wait: Nanos,
+}
+
+impl ClientTally {
+    /// The client saw `outcome` at `at`; only an HTTP answer counts.
+    pub fn count(&mut self, outcome: Outcome, at: Nanos) {
+        if outcome.is_response() {
+            self.answers += 1;
+            self.longest_wait = self
+                .longest_wait
+                .max(at.saturating_sub(self.last_answer_at));
+            self.last_answer_at = at;
+        }
+    }
 }
 
 /// Counters of the connection layer.
@@ -111,25 +126,46 @@ pub struct ClientsSnapshot {
     pub longest_wait: Nanos,
 }
 
-/// The RTO before SYN retransmit `k` (from 1): the initial 1 s for the first
-/// `linear + 1` (Linux 6.5+ `tcp_syn_linear_timeouts`), then doubling, capped at
-/// `TCP_RTO_MAX` (120 s).
-fn syn_rto(k: u32, linear: u32) -> Nanos {
-    let secs = if k <= linear + 1 {
-        1
-    } else {
-        1u64.checked_shl(k - linear - 1)
-            .unwrap_or(u64::MAX)
-            .min(120)
-    };
-    Nanos::from_secs(secs)
+impl ClientsSnapshot {
+    /// The clients at `now`, each with whether it still sends: a parked client that was never
+    /// answered does not count, and one that was stops waiting when it was parked.
+    pub fn of<'a>(clients: impl Iterator<Item = (bool, &'a ClientTally)>, now: Nanos) -> Self {
+        let mut s = ClientsSnapshot {
+            count: 0,
+            never_answered: 0,
+            answers_min: u64::MAX,
+            answers_max: 0,
+            longest_wait: Nanos::ZERO,
+        };
+        for (active, c) in clients.filter(|(active, c)| *active || c.answers > 0) {
+            s.count += 1;
+            s.never_answered += u32::from(c.answers == 0);
+            s.answers_min = s.answers_min.min(c.answers);
+            s.answers_max = s.answers_max.max(c.answers);
+            let waiting = if active {
+                now.saturating_sub(c.last_answer_at)
+            } else {
+                Nanos::ZERO
+            };
+            s.longest_wait = s.longest_wait.max(c.longest_wait).max(waiting);
+        }
+        if s.count == 0 {
+            s.answers_min = 0;
+        }
+        s
+    }
 }
 
-/// Time from the first SYN to retransmit `k` (`k` = retries + 1: to `connect()`'s failure).
-/// With 6 retries and 4 linear timeouts: 1, 2, 3, 4, 5, 7, 11, 19, 35, 67 s, failing at
-/// 131 s; before Linux 6.5 (0 linear): 1, 3, 7, 15, 31, 63 s, failing at 127 s.
-pub fn syn_elapsed(k: u32, linear: u32) -> Nanos {
-    (1..=k).fold(Nanos::ZERO, |t, i| t.saturating_add(syn_rto(i, linear)))
+impl Net {
+    pub fn new(server: &crate::scenario::Server) -> Self {
+        Net {
+            listener: Listener::new(server),
+            closing: BinaryHeap::new(),
+            clients: Vec::new(),
+            stats: NetStats::default(),
+            connect: LatencyHistogram::default(),
+        }
+    }
 }
 
 impl Engine {
@@ -183,7 +219,7 @@ impl Engine {
                 break;
             }
             self.net.closing.pop();
-            self.net.open = self.net.open.saturating_sub(1);
+            self.net.listener.close();
         }
     }
 
@@ -197,7 +233,8 @@ impl Engine {
             .filter(|Reverse(key)| *key < settled)
             .count();
         self.net
-            .open
+            .listener
+            .open()
             .saturating_sub(u32::try_from(closed).unwrap_or(u32::MAX))
     }
 
@@ -212,22 +249,19 @@ impl Engine {
     /// A SYN reaches the listen socket.
     fn syn(&mut self, r: ReqRef) {
         self.retire_closes();
-        let server = &self.scenario.server;
-        let capacity = server.accept_count as usize + 1;
-        if self.net.open < server.max_connections && self.net.accept_queue.is_empty() {
-            // The acceptor takes it; the request follows the handshake one round trip later.
-            self.net.open += 1;
-            self.connected(r);
-            let at = self.now + self.scenario.load.link.rtt;
-            self.schedule(at, Event::Dispatch { req: r });
-        } else if self.net.accept_queue.len() < capacity {
-            self.closes_become_events();
-            self.net.accept_queue.push_back(r);
-            let len = u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX);
-            self.net.stats.accept_queue_max = self.net.stats.accept_queue_max.max(len);
-            self.connected(r);
-        } else {
-            self.drop_syn(r);
+        match self.net.listener.syn(r) {
+            Syn::Accepted => {
+                // The request follows the handshake one round trip later.
+                self.connected(r);
+                let at = self.now + self.scenario.load.link.rtt;
+                self.schedule(at, Event::Dispatch { req: r });
+            }
+            Syn::Queued => {
+                self.closes_become_events();
+                self.net.stats.accept_queue_max = self.net.listener.queue_max();
+                self.connected(r);
+            }
+            Syn::Dropped => self.drop_syn(r),
         }
     }
 
@@ -250,18 +284,10 @@ impl Engine {
             return;
         };
         req.syn_drops = req.syn_drops.saturating_add(1);
-        let k = u32::from(req.syn_drops);
-        let sent = req.arrival;
-        let retries = link.syn_retries + link.syn_linear_timeouts;
-        let next = sent + syn_elapsed(k, link.syn_linear_timeouts);
-        let kernel_gives_up = sent + syn_elapsed(retries + 1, link.syn_linear_timeouts);
-        let deadline = link
-            .connect_timeout
-            .map_or(kernel_gives_up, |t| (sent + t).min(kernel_gives_up));
-        if k > retries || next >= deadline {
-            self.schedule(deadline, Event::ConnectFailed { req: r });
-        } else {
-            self.schedule(next + half, Event::Syn { req: r });
+        let (sent, drops) = (req.arrival, u32::from(req.syn_drops));
+        match syn_retry(&link, sent, drops) {
+            SynRetry::Fails { at } => self.schedule(at, Event::ConnectFailed { req: r }),
+            SynRetry::Retransmit { at } => self.schedule(at + half, Event::Syn { req: r }),
         }
     }
 
@@ -315,19 +341,15 @@ impl Engine {
     /// connection from the accept queue (as its own event, so a queue of requests that fail
     /// at once cannot nest calls without bound).
     pub(super) fn close_connection(&mut self) {
-        self.net.open = self.net.open.saturating_sub(1);
-        if !self.net.accept_queue.is_empty() {
+        self.net.listener.close();
+        if self.net.listener.has_waiting() {
             self.schedule(self.now, Event::Accept);
         }
     }
 
     pub(super) fn on_accept(&mut self) {
         self.retire_closes();
-        if self.net.open >= self.scenario.server.max_connections {
-            return;
-        }
-        if let Some(next) = self.net.accept_queue.pop_front() {
-            self.net.open += 1;
+        if let Some(next) = self.net.listener.accept_next() {
             // Its request was sent when the handshake completed: it is already there.
             self.dispatch(next);
         }
@@ -383,7 +405,7 @@ impl Engine {
                     let post = self.post_response(r);
                     if post == Nanos::ZERO {
                         self.close_connection();
-                    } else if self.net.accept_queue.is_empty() {
+                    } else if !self.net.listener.has_waiting() {
                         // Nobody waits for the slot: the close needs no event of its own.
                         let seq = self.events.reserve_seq();
                         self.net.closing.push(Reverse((self.now + post, seq)));
@@ -458,51 +480,16 @@ impl Engine {
 
     /// Counts an answer (or its absence) on the client's fairness books.
     pub(super) fn count_answer(&mut self, client: Option<u32>, outcome: Outcome, at: Nanos) {
-        let answered = outcome.is_response();
-        let Some(state) = client.and_then(|c| self.net.clients.get_mut(c as usize)) else {
-            return;
-        };
-        if answered {
-            state.answers += 1;
-            state.longest_wait = state
-                .longest_wait
-                .max(at.saturating_sub(state.last_answer_at));
-            state.last_answer_at = at;
+        if let Some(state) = client.and_then(|c| self.net.clients.get_mut(c as usize)) {
+            state.tally.count(outcome, at);
         }
     }
 
     pub(super) fn net_snapshot(&self) -> NetSnapshot {
         let clients = match self.load {
             LoadMode::Closed { .. } if !self.net.clients.is_empty() => {
-                let now = self.now;
-                let active = self
-                    .net
-                    .clients
-                    .iter()
-                    .filter(|c| c.active || c.answers > 0);
-                let mut s = ClientsSnapshot {
-                    count: 0,
-                    never_answered: 0,
-                    answers_min: u64::MAX,
-                    answers_max: 0,
-                    longest_wait: Nanos::ZERO,
-                };
-                for c in active {
-                    s.count += 1;
-                    s.never_answered += u32::from(c.answers == 0);
-                    s.answers_min = s.answers_min.min(c.answers);
-                    s.answers_max = s.answers_max.max(c.answers);
-                    let waiting = if c.active {
-                        now.saturating_sub(c.last_answer_at)
-                    } else {
-                        Nanos::ZERO
-                    };
-                    s.longest_wait = s.longest_wait.max(c.longest_wait).max(waiting);
-                }
-                if s.count == 0 {
-                    s.answers_min = 0;
-                }
-                Some(s)
+                let clients = self.net.clients.iter().map(|c| (c.active, &c.tally));
+                Some(ClientsSnapshot::of(clients, self.now))
             }
             _ => None,
         };
@@ -526,26 +513,5 @@ impl Engine {
                 .max_queue
                 .max(u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn syn_retransmits_follow_linux_6_5_linear_then_doubling_schedule() {
-        let at: Vec<u64> = (1..=11)
-            .map(|k| syn_elapsed(k, 4).0 / 1_000_000_000)
-            .collect();
-        assert_eq!(at, vec![1, 2, 3, 4, 5, 7, 11, 19, 35, 67, 131]);
-    }
-
-    #[test]
-    fn syn_retransmits_before_linux_6_5_double_from_the_first() {
-        let at: Vec<u64> = (1..=7)
-            .map(|k| syn_elapsed(k, 0).0 / 1_000_000_000)
-            .collect();
-        assert_eq!(at, vec![1, 3, 7, 15, 31, 63, 127]);
     }
 }

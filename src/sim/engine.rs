@@ -16,7 +16,7 @@ use super::event::EventQueue;
 use super::pool::{KeepAlive, Pool, Slot, Submitter};
 use super::request::{ReqRef, Requests};
 use super::resources::{Cpu, ResourceState};
-use super::semaphore::PermitState;
+use super::semaphore::Permits;
 use super::{Fault, LogEntry, RunRow};
 
 /// A thread that can run work or complete a future.
@@ -174,7 +174,7 @@ pub struct Engine {
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
     /// Each service's semaphore bulkhead (`semaphore`).
-    pub(super) permits: Vec<PermitState>,
+    pub(super) permits: Vec<Permits>,
     /// Thread timelines, when recorded (off by default: see `trace.rs`).
     pub(super) trace: Option<Box<super::trace::Timeline>>,
 }
@@ -209,7 +209,7 @@ impl Engine {
             client_target,
             rate_changed_at: Nanos::ZERO,
             arrival_generation: 0,
-            net: super::connection::Net::default(),
+            net: super::connection::Net::new(&scenario.server),
             book: Book::new(scenario.services.len(), topology_pools),
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
@@ -227,7 +227,10 @@ impl Engine {
             in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
             cpu: Cpu::new(scenario.cores),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
-            permits: vec![PermitState::default(); scenario.services.len()],
+            permits: vec![
+                Permits::new(scenario.strategy.semaphore.permits);
+                scenario.services.len()
+            ],
             trace: None,
         };
         engine.start_load();

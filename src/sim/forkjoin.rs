@@ -8,7 +8,9 @@
 //! JDK 17 and 21 drain it until it is empty (`WorkQueue.topLevelExec` + `tryPoll`); JDK 25
 //! leaves it as soon as another worker also took from it (`runWorker`: `q.base != nb`).
 //! Queues no worker settles on are only visited when a worker runs out of work, which is how
-//! clients whose threads hash elsewhere starve.
+//! clients whose threads hash elsewhere starve: a lone worker (parallelism 1) leaves a queue
+//! only when it finds it empty, so two closed clients whose threads share its queue, each
+//! resubmitting while the other's calls run, keep it there for ever.
 
 use std::collections::VecDeque;
 
@@ -461,6 +463,95 @@ mod tests {
             xorshift(before),
             "`q.base != nb`: it rescans from a new random origin"
         );
+    }
+
+    /// One worker (parallelism 1, JDK 25) and the first 10 threads from probe origin 12345:
+    /// threads 3 and 8 share queue 6, thread 0 has queue 1 to itself (see
+    /// `jdk_25_fresh_probes_prefer_a_queue_not_yet_created_then_take_what_they_land_on`).
+    /// Thread `t`'s request `k` is three calls numbered `100 t + 10 k + 1..=3`.
+    fn one_worker_and_ten_threads() -> (SubmissionQueues<u32>, Vec<usize>) {
+        let mut q = SubmissionQueues::new(Jdk::V25, 1, 12345);
+        let queues: Vec<usize> = (0..10).map(|t| q.queue_for(thread(t))).collect();
+        assert_eq!((queues[3], queues[8], queues[0]), (6, 6, 1));
+        q.register(0);
+        (q, queues)
+    }
+
+    fn request(q: &mut SubmissionQueues<u32>, who: u32, k: u32) {
+        push_from(
+            q,
+            who,
+            &[
+                100 * who + 10 * k + 1,
+                100 * who + 10 * k + 2,
+                100 * who + 10 * k + 3,
+            ],
+        );
+    }
+
+    #[test]
+    fn jdk_25_one_worker_never_leaves_a_queue_two_threads_refill_before_it_empties() {
+        // `ForkJoinPool.runWorker` (JDK 25): after a task the worker polls the same queue
+        // again, and rescans from a new origin only when the slot at its base is empty; with
+        // one worker nothing else moves that base. Threads 3 and 8 each resubmit as soon as
+        // their request's last call ends (closed clients, each on its own thread), which is
+        // while the worker runs the other thread's calls: queue 6 is never empty when a task
+        // ends, and thread 0's request in queue 1 waits for ever.
+        let (mut q, _) = one_worker_and_ten_threads();
+        request(&mut q, 3, 0);
+        assert_eq!(
+            q.scan(0).map(|t| t.0),
+            Some(301),
+            "the only non-empty queue"
+        );
+        request(&mut q, 8, 0);
+        request(&mut q, 0, 0);
+        let mut taken = vec![301];
+        for _ in 0..17 {
+            let (task, _) = q.next_after_task(0).expect("queue 6 is never empty");
+            // The call that ended before this take was its request's last: it resubmits.
+            let ended = taken[taken.len() - 1];
+            if ended % 10 == 3 {
+                request(&mut q, ended / 100, ended / 10 % 10 + 1);
+            }
+            taken.push(task);
+        }
+        assert_eq!(
+            taken,
+            [
+                301, 302, 303, 801, 802, 803, 311, 312, 313, 811, 812, 813, 321, 322, 323, 821,
+                822, 823
+            ]
+        );
+        assert_eq!(q.lengths()[1], 3, "thread 0's calls never taken");
+    }
+
+    #[test]
+    fn jdk_25_the_worker_leaves_a_queue_the_moment_it_finds_it_empty() {
+        // The same, except that thread 3's next request comes from thread 9 (queue 7), as when
+        // a spare handler thread takes a client's next request: queue 6 holds only thread 8's
+        // calls, is empty when the last of them ends, and the worker scans again.
+        let (mut q, queues) = one_worker_and_ten_threads();
+        assert_eq!(queues[9], 7);
+        request(&mut q, 3, 0);
+        q.scan(0);
+        request(&mut q, 8, 0);
+        request(&mut q, 0, 0);
+        let mut taken = vec![301];
+        for _ in 0..5 {
+            taken.push(q.next_after_task(0).expect("tasks left").0);
+        }
+        assert_eq!(taken, [301, 302, 303, 801, 802, 803]);
+        request(&mut q, 9, 1);
+        let before = q.workers[0].xs;
+        let (next, propagate) = q.next_after_task(0).expect("queues 1 and 7 hold tasks");
+        assert!(
+            next == 1 || next == 911,
+            "the head of queue 1 or 7, got {next}"
+        );
+        assert!(propagate, "a new queue with more behind: signalWork");
+        assert_eq!(q.workers[0].xs, xorshift(before), "a fresh scan");
+        assert_eq!(q.lengths()[6], 0);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use crate::metrics::SeriesSnapshot;
 pub use crate::metrics::ServiceStats;
 pub use crate::topology::PoolId;
 pub use command::{Command, CommandError, SizeKnob, size_commands};
-pub use connection::{ClientsSnapshot, NetSnapshot, NetStats, syn_elapsed};
+pub use connection::{ClientTally, ClientsSnapshot, NetSnapshot, NetStats};
 pub use engine::{Engine, STALL_EVENTS, ThreadName};
 pub use lifecycle::arrival_gap;
 pub use snapshot::{

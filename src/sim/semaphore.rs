@@ -1,56 +1,43 @@
-//! The `semaphore` strategy: resilience4j's `SemaphoreBulkhead`, one per service. The handler
-//! makes each call itself once it holds one of the service's permits; with none free it waits
-//! up to `max_wait` in FIFO order (the bulkhead's `Semaphore` is fair), then the call fails
-//! with `BulkheadFullException` without running (its fallback, if any, applies).
-
-use std::collections::VecDeque;
+//! The `semaphore` strategy: resilience4j's `SemaphoreBulkhead`, one per service
+//! ([`crate::flow::permit`]). The handler makes each call itself once it holds one of the
+//! service's permits; with none free it waits up to `max_wait`, then the call fails with
+//! `BulkheadFullException` without running (its fallback, if any, applies).
 
 use crate::flow::CallResult;
+use crate::flow::permit::{Acquire, Semaphore};
 use crate::scenario::ServiceId;
-use crate::time::Nanos;
 
 use super::engine::{Engine, Event, ThreadRef};
 use super::request::{CallPhase, Permit, ReqRef, Submitting};
 
-/// One service's semaphore.
-#[derive(Debug, Clone, Default)]
-pub(super) struct PermitState {
-    pub in_use: u32,
-    /// Callers waiting, oldest first (stale entries of callers that gave up are skipped).
-    pub waiters: VecDeque<(ReqRef, u16)>,
-}
+/// One service's semaphore; a waiter is a request's call.
+pub(super) type Permits = Semaphore<(ReqRef, u16)>;
 
 impl Engine {
     /// `bulkhead.executeSupplier(call)` on the handler thread.
     pub(super) fn call_with_permit(&mut self, r: ReqRef, call: u16, service: ServiceId) {
-        let config = self.scenario.strategy.semaphore;
-        let state = &mut self.permits[service.0];
-        let free = state.in_use < config.permits;
-        if free {
-            state.in_use += 1;
-        } else if config.max_wait > Nanos::ZERO {
-            state.waiters.push_back((r, call));
-        }
+        let max_wait = self.scenario.strategy.semaphore.max_wait;
+        let fate = self.permits[service.0].acquire((r, call), max_wait);
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
         let submitter = req.submitter;
-        if free {
-            req.calls[call as usize].permit = Permit::Held;
-            let read_timeout = self.scenario.service(service).timeout;
-            self.start_inline(r, call, submitter, read_timeout);
-        } else if config.max_wait > Nanos::ZERO {
-            // `tryAcquire(maxWait)`: the handler is parked and submits nothing meanwhile.
-            req.submitting = Submitting::Inline(call);
-            let c = &mut req.calls[call as usize];
-            c.permit = Permit::Waiting;
-            c.phase = CallPhase::Queued;
-            self.schedule(
-                self.now + config.max_wait,
-                Event::PermitTimeout { req: r, call },
-            );
-        } else {
-            self.bulkhead_full(r, call, service);
+        match fate {
+            Acquire::Held => {
+                req.calls[call as usize].permit = Permit::Held;
+                let read_timeout = self.scenario.service(service).timeout;
+                self.start_inline(r, call, submitter, read_timeout);
+            }
+            Acquire::Waits => {
+                // `tryAcquire(maxWait)`: the handler is parked and submits nothing meanwhile.
+                req.submitting = Submitting::Inline(call);
+                let c = &mut req.calls[call as usize];
+                c.permit = Permit::Waiting;
+                c.phase = CallPhase::Queued;
+                let at = self.now + max_wait;
+                self.schedule(at, Event::PermitTimeout { req: r, call });
+            }
+            Acquire::Full => self.bulkhead_full(r, call, service),
         }
     }
 
@@ -95,23 +82,24 @@ impl Engine {
 
     /// A call gives its permit back; the longest waiter of the service gets it and runs.
     pub(super) fn release_permit(&mut self, service: ServiceId) {
-        let state = &mut self.permits[service.0];
-        state.in_use = state.in_use.saturating_sub(1);
-        while let Some((r, call)) = self.permits[service.0].waiters.pop_front() {
-            let Some(req) = self.requests.get_mut(r) else {
-                continue;
+        let requests = &mut self.requests;
+        let next = self.permits[service.0].release(|&(r, call)| {
+            let Some(req) = requests.get_mut(r) else {
+                return false;
             };
             let c = &mut req.calls[call as usize];
             if c.permit != Permit::Waiting {
-                continue;
+                return false;
             }
             c.permit = Permit::Held;
             req.submitting = Submitting::Free;
-            let submitter = req.submitter;
-            self.permits[service.0].in_use += 1;
-            let read_timeout = self.scenario.service(service).timeout;
-            self.start_inline(r, call, submitter, read_timeout);
+            true
+        });
+        let Some((r, call)) = next else {
             return;
-        }
+        };
+        let submitter = self.requests.get(r).and_then(|q| q.submitter);
+        let read_timeout = self.scenario.service(service).timeout;
+        self.start_inline(r, call, submitter, read_timeout);
     }
 }

@@ -343,7 +343,7 @@ impl Engine {
         });
         Snapshot {
             connections: self.open_connections(),
-            backlog: u32::try_from(self.net.accept_queue.len()).unwrap_or(u32::MAX),
+            backlog: self.net.listener.queued(),
             net: Some(self.net_snapshot()),
             log: self.log_lines(),
             cpu: Some(self.cpu_snapshot()),

@@ -145,6 +145,15 @@ impl Plan {
         Ok(points)
     }
 
+    /// What playing `point` under one of the plan's strategies costs, estimated as `run`
+    /// estimates a run: the one estimate that refuses a point too large and, summed, the
+    /// whole sweep.
+    pub fn point_cost(&self, point: &Point) -> scenario::Cost {
+        let s = &point.scenario;
+        let served = crate::theory::served_rps(s, &self.strategies);
+        scenario::estimate_cost(s, s.duration, served)
+    }
+
     fn values_at(&self, mut i: usize) -> Vec<String> {
         let mut values = vec![String::new(); self.axes.len()];
         for (k, axis) in self.axes.iter().enumerate().rev() {

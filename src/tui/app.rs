@@ -399,7 +399,7 @@ impl App {
             goodput_rps: r.goodput_rps,
             p50_ms: answered.then_some(r.latency_ms.p50),
             p99_ms: answered.then_some(r.latency_ms.p99),
-            failed_rps: r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused,
+            failed_rps: r.failure_rps.total(),
         };
         self.info(format!(
             "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",
@@ -887,7 +887,7 @@ impl App {
         if let Some(engine) = self.source.engine_mut().filter(|_| !finished) {
             // The compare engines keep their own strategies.
             let result = engine.apply(Command::SetStrategy(strategy));
-            self.report(result);
+            self.report(result.map_err(|e| e.to_string()));
             self.selected = 0;
             return;
         }
@@ -949,13 +949,10 @@ impl App {
     fn commands(&mut self, commands: &[Command]) {
         let mut said = Vec::new();
         for &command in commands {
-            self.command(command);
-            match self.status.take() {
-                Some(Status::Info(text)) => said.push(text),
-                other => {
-                    self.status = other;
-                    return;
-                }
+            match self.try_command(command) {
+                Ok(text) => said.push(text),
+                // The status line says why.
+                Err(_) => return,
             }
         }
         self.info(said.join(" · "));
@@ -1051,11 +1048,9 @@ impl App {
             && !engine.is_finished()
         {
             engine.run_until(end);
-            self.end_due_faults();
-            let healed = match self.status.take() {
-                Some(Status::Info(text)) => text,
-                _ => "a timed fault's time was up".to_string(),
-            };
+            let healed = self
+                .end_due_faults()
+                .unwrap_or_else(|| "a timed fault's time was up".to_string());
             self.info(format!(
                 "step to t {}: {healed}",
                 super::ui::clock_text(end)
@@ -1068,11 +1063,9 @@ impl App {
         } else {
             "no event left".to_string()
         };
-        self.status = None;
-        self.end_due_faults();
-        let text = match self.status.take() {
-            Some(Status::Info(healed)) => format!("{text} · {healed}"),
-            _ => text,
+        let text = match self.end_due_faults() {
+            Some(healed) => format!("{text} · {healed}"),
+            None => text,
         };
         self.info(text);
         self.behind = self.compare.is_some();
@@ -1122,19 +1115,24 @@ impl App {
 
     /// `r`: rebuild from the original scenario, same seed, same strategy.
     pub fn reset(&mut self) {
-        let dropped = self.rebuild_dropping();
+        // A run that did not restart: the status line says why.
+        let Ok(dropped) = self.rebuild_dropping() else {
+            return;
+        };
         let what = match self.source {
             Source::Sim(_) => "reset",
             Source::Real(_) => "real run restarted",
         };
-        self.info_unless_error(format!("{what}: seed {}{dropped}", self.scenario.seed));
+        self.info(format!("{what}: seed {}{dropped}", self.scenario.seed));
     }
 
     /// `s`: the next seed, then reset; after the largest seed `--seed` accepts, seed 0.
     pub fn new_seed(&mut self) {
         let wrapped = self.scenario.seed >= crate::scenario::MAX_SEED;
         self.scenario.seed = if wrapped { 0 } else { self.scenario.seed + 1 };
-        let dropped = self.rebuild_dropping();
+        let Ok(dropped) = self.rebuild_dropping() else {
+            return;
+        };
         let note = if wrapped {
             format!(
                 " (after {}, the largest, back to 0)",
@@ -1143,30 +1141,32 @@ impl App {
         } else {
             String::new()
         };
-        self.info_unless_error(format!("new seed {}{note}{dropped}", self.scenario.seed));
+        self.info(format!("new seed {}{note}{dropped}", self.scenario.seed));
     }
 
     /// [`App::rebuild`], and what it undid: ` · live changes dropped: IronThread core 12,
     /// orders slow x5` (the changes made with keys since the run started; the `v` and `u`
-    /// switches stay), or nothing.
-    fn rebuild_dropping(&mut self) -> String {
+    /// switches stay), or nothing; or why the run did not restart.
+    fn rebuild_dropping(&mut self) -> Result<String, String> {
         let before = self.badges(&self.snapshot());
-        self.rebuild();
+        self.rebuild()?;
         let after = self.badges(&self.snapshot());
         let dropped: Vec<String> = before.into_iter().filter(|b| !after.contains(b)).collect();
-        if dropped.is_empty() {
+        Ok(if dropped.is_empty() {
             String::new()
         } else {
             format!(" · live changes dropped: {}", dropped.join(", "))
-        }
+        })
     }
 
     /// The run again from t = 0 with the same strategy (the scenario `r` rebuilds from); on
-    /// failure a real run stays on screen, stopped, and the status says why.
-    fn rebuild(&mut self) {
+    /// failure a real run stays on screen, stopped, and the status says why (as the error
+    /// returned).
+    fn rebuild(&mut self) -> Result<(), String> {
         if let Err(e) = self.source.restart(&self.scenario, self.source.strategy()) {
-            self.status = Some(Status::Error(e.to_string()));
-            return;
+            let text = e.to_string();
+            self.status = Some(Status::Error(text.clone()));
+            return Err(text);
         }
         self.fault_ends.clear();
         self.record_timeline_if_shown();
@@ -1177,6 +1177,7 @@ impl App {
                 .collect();
         }
         self.behind = false;
+        Ok(())
     }
 
     /// `t`: the timeline view of the selected pool's threads; opening it starts recording.
@@ -1381,48 +1382,46 @@ impl App {
             .find(|p| p.id == id)
     }
 
-    /// Applies a command to the main engine, and in the compare view to every one of them
-    /// (the pool playing the same role, the same service), then says what happened.
+    /// [`App::try_command`] where only the status line tells what it did.
     fn command(&mut self, command: Command) {
-        let Some(engine) = self.source.engine_mut() else {
-            // A real run takes no commands: its keys are refused before they get here.
-            return;
-        };
-        let result = engine.apply(command);
-        if result.is_ok()
-            && let Some(engines) = &mut self.compare
-        {
-            for e in engines {
-                let Some(command) = command.for_topology(engine.topology(), e.topology()) else {
-                    let text = "the compare view's runs have no such pool".to_string();
-                    self.status = Some(Status::Error(text));
-                    return;
-                };
-                if let Err(err) = e.apply(command) {
-                    self.status = Some(Status::Error(err.to_string()));
-                    return;
-                }
-            }
-        }
-        self.report(result);
+        let _shown = self.try_command(command);
     }
 
-    fn report(&mut self, result: Result<String, crate::sim::CommandError>) {
+    /// Applies a command to the main engine, and in the compare view to every one of them
+    /// (the pool playing the same role, the same service), then says what happened on the
+    /// status line and returns it: what changed, or why it was refused.
+    fn try_command(&mut self, command: Command) -> Result<String, String> {
+        let Some(engine) = self.source.engine_mut() else {
+            // A real run takes no commands: its keys are refused before they get here.
+            return Err("a real run takes no commands".to_string());
+        };
+        let compare = &mut self.compare;
+        let result = engine
+            .apply(command)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                for e in compare.iter_mut().flatten() {
+                    let command = command
+                        .for_topology(engine.topology(), e.topology())
+                        .ok_or("the compare view's runs have no such pool")?;
+                    e.apply(command).map_err(|err| err.to_string())?;
+                }
+                Ok(text)
+            });
+        self.report(result.clone());
+        result
+    }
+
+    /// Shows what an engine command did on the status line.
+    fn report(&mut self, result: Result<String, String>) {
         self.status = Some(match result {
             Ok(text) => Status::Info(text),
-            Err(err) => Status::Error(err.to_string()),
+            Err(text) => Status::Error(text),
         });
     }
 
     fn info(&mut self, text: String) {
         self.status = Some(Status::Info(text));
-    }
-
-    /// Says `text` unless the action already reported an error.
-    fn info_unless_error(&mut self, text: String) {
-        if !matches!(self.status, Some(Status::Error(_))) {
-            self.info(text);
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! engine has no fault that ends by itself, so the app keeps the ends and sends the heal).
 
 use super::super::fault_form::{FaultForm, FormLine};
-use super::{App, Overlay, Status, TimedFault};
+use super::{App, Overlay, TimedFault};
 use crate::scenario::ServiceId;
 use crate::sim::Command;
 use crate::time::Nanos;
@@ -32,8 +32,7 @@ impl App {
             self.command(Command::ClearFault { service });
             return;
         };
-        self.command(Command::InjectFault { service, fault });
-        let Some(Status::Info(text)) = &self.status else {
+        let Ok(text) = self.try_command(Command::InjectFault { service, fault }) else {
             return;
         };
         self.fault_ends.retain(|t| t.service != service);
@@ -58,11 +57,12 @@ impl App {
     }
 
     /// Heals every timed fault whose end the run on screen has reached (the engine's
-    /// fault is still the one timed: nothing replaced it since), and says so.
-    pub(super) fn end_due_faults(&mut self) {
+    /// fault is still the one timed: nothing replaced it since), and says so on the status
+    /// line; returns what it said, if it healed any.
+    pub(super) fn end_due_faults(&mut self) -> Option<String> {
         let now = self.source.now();
         if self.next_fault_end().is_none_or(|end| end > now) {
-            return;
+            return None;
         }
         let (due, keep): (Vec<TimedFault>, Vec<TimedFault>) =
             self.fault_ends.iter().partition(|t| t.end <= now);
@@ -74,15 +74,16 @@ impl App {
             if !still {
                 continue;
             }
-            self.command(Command::ClearFault { service: t.service });
-            match self.status.take() {
-                Some(Status::Info(text)) => said.push(format!("{text} (its time was up)")),
-                other => self.status = other,
+            if let Ok(text) = self.try_command(Command::ClearFault { service: t.service }) {
+                said.push(format!("{text} (its time was up)"));
             }
         }
-        if !said.is_empty() {
-            self.info(said.join(" · "));
+        if said.is_empty() {
+            return None;
         }
+        let text = said.join(" · ");
+        self.info(text.clone());
+        Some(text)
     }
 
     /// Every engine driven runs to `at` (as a tour's replay does), healing timed faults at

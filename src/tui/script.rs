@@ -158,11 +158,6 @@ impl KeyScript {
         &self.steps
     }
 
-    /// The time of the next step not yet pressed.
-    pub fn next_at(&self) -> Option<Nanos> {
-        self.steps.get(self.next).map(|s| s.at)
-    }
-
     /// Presses every step due at `now`; true when it pressed any.
     pub fn press_due(&mut self, app: &mut App, now: Nanos) -> bool {
         let mut pressed = false;
@@ -174,11 +169,6 @@ impl KeyScript {
             pressed = true;
         }
         pressed
-    }
-
-    /// Every step has been pressed.
-    pub fn is_done(&self) -> bool {
-        self.next >= self.steps.len()
     }
 }
 

@@ -2,7 +2,7 @@
 //! `IronThread core 12`, `server virtual`), and the keys that switch the threads the server
 //! and the unbounded strategy use (`v`, `u`), so every lesson of the presets is a key away.
 
-use super::{App, Status};
+use super::App;
 use crate::scenario::{Scenario, ServerThreads, Strategy, UnboundedThreads};
 use crate::sim::{Engine, Snapshot};
 use crate::topology::PoolKind;
@@ -101,13 +101,15 @@ impl App {
             ServerThreads::Platform(_) => ServerThreads::Virtual,
             ServerThreads::Virtual => ServerThreads::Platform(platform),
         };
-        self.rebuild();
+        let restarted = self.rebuild();
         self.baseline_from_preset();
-        let text = format!(
-            "{}: run restarted",
-            server_text(self.scenario.server.threads)
-        );
-        self.info_unless_error(text);
+        if restarted.is_ok() {
+            let text = format!(
+                "{}: run restarted",
+                server_text(self.scenario.server.threads)
+            );
+            self.info(text);
+        }
     }
 
     /// `u`: what `unbounded` starts per call, a virtual thread or a new platform thread.
@@ -118,9 +120,9 @@ impl App {
             UnboundedThreads::Platform => UnboundedThreads::Virtual,
         };
         let text = format!("{}: run restarted", unbounded_text(*threads));
-        self.rebuild();
+        let restarted = self.rebuild();
         self.baseline_from_preset();
-        if !matches!(self.status, Some(Status::Error(_))) {
+        if restarted.is_ok() {
             self.info(text);
         }
     }

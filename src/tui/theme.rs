@@ -197,17 +197,15 @@ mod tests {
         }
     }
 
-    /// An xterm 256-colour index as RGB.
+    /// An xterm 256-colour index as RGB, as a screenshot draws it; the 16 ANSI colours
+    /// differ from one terminal to the next, so a theme's contrast cannot rest on them.
     fn rgb(i: u8) -> [f64; 3] {
-        const LEVELS: [f64; 6] = [0.0, 95.0, 135.0, 175.0, 215.0, 255.0];
-        match i {
-            16..=231 => {
-                let i = usize::from(i - 16);
-                [LEVELS[i / 36], LEVELS[i / 6 % 6], LEVELS[i % 6]]
-            }
-            232..=255 => [f64::from(8 + 10 * (i - 232)); 3],
-            _ => panic!("only the fixed 256-colour indices have a known RGB"),
-        }
+        assert!(
+            i >= 16,
+            "only the fixed 256-colour indices have a known RGB"
+        );
+        let (r, g, b) = crate::screenshot::indexed(i);
+        [r, g, b].map(f64::from)
     }
 
     /// WCAG contrast ratio of two colours.

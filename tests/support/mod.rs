@@ -49,6 +49,17 @@ pub fn rows(e: &Engine) -> Vec<RunLine> {
     rows
 }
 
+/// ironthread's `--set`s for every call latency 0: most strategies' runs end at t = 0, with
+/// no elapsed time to measure a rate over.
+pub const IRONTHREAD_IN_NO_TIME: [&str; 6] = [
+    "--set",
+    "services.user.latency=0ms",
+    "--set",
+    "services.orders.latency=0ms",
+    "--set",
+    "services.recommendations.latency=0ms",
+];
+
 /// Runs the `threadlab` binary with `args` and no standard input.
 pub fn threadlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_threadlab"))
@@ -67,4 +78,27 @@ pub fn stdout(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// `count` requests at once, each one 100 ms call made by the handler thread, on a server set
+/// by `server` (the lines of its `[server]` table).
+pub fn tomcat_scenario(count: u32, server: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "tomcat"
+[load]
+mode = "batch"
+count = {count}
+[server]
+{server}
+[[services]]
+name = "svc"
+latency = "100ms"
+[endpoint]
+calls = ["svc"]
+[strategy]
+use = "sequential"
+"#
+    )
 }

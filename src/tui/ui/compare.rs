@@ -138,7 +138,7 @@ fn row(
     limit_width: usize,
 ) -> Line<'static> {
     let p = app.palette();
-    let failed = r.failure_rps.failed + r.failure_rps.timeout + r.failure_rps.refused;
+    let failed = r.failure_rps.total();
     let mark = if best { "* " } else { "  " };
     let name = format!("{mark}{} {}", i + 1, r.strategy.name());
     let style = if selected { p.selected } else { p.text };

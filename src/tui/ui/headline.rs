@@ -25,6 +25,7 @@ use ratatui::widgets::{Block, Paragraph};
 use tui_big_text::{BigText, PixelSize};
 
 use crate::metrics::Outcome;
+use crate::report::FailureRates;
 use crate::sim::Snapshot;
 use crate::tui::app::App;
 
@@ -213,7 +214,7 @@ fn figures(app: &App, snapshot: &Snapshot) -> Vec<HeadlineFigure> {
     let p = app.palette();
     let pin = app.pin();
     let per_second = |v: f64| fmt::rate(v).trim_end_matches("/s").to_string();
-    let failed_rps: f64 = Outcome::FAILURES.iter().map(|&o| snapshot.rate_of(o)).sum();
+    let failed_rps = FailureRates::of(snapshot).total();
     let p99 = (snapshot.latency.count > 0).then_some(snapshot.latency.p99);
     let ms = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
     vec![

@@ -88,9 +88,10 @@ impl Progress {
     }
 }
 
-/// Looks at the engine before each event with that event's time, and once more at the end
-/// (with a time just past the limit): how charts sample the run without changing it.
-pub type Observer<'a> = &'a mut dyn FnMut(&Engine, Nanos);
+/// Looks at the engine before each step with the time of its first event, and once more at
+/// the end (with a time just past the limit): how charts sample the run without changing it.
+/// It returns the next time it will look at: a step handles no event after it.
+pub type Observer<'a> = &'a mut dyn FnMut(&Engine, Nanos) -> Nanos;
 
 /// Plays `scenario` like [`crate::report::play`], event for event the same, but stops
 /// early on Ctrl-C. Returns the engine and whether it reached the end.
@@ -117,8 +118,8 @@ pub fn play_engine(
     while !engine.is_finished() {
         match engine.next_event_time() {
             Some(t) if t <= limit => {
-                observe(&engine, t);
-                if !engine.step() {
+                let look = observe(&engine, t);
+                if !engine.step_within(look.min(limit)) {
                     break;
                 }
             }
@@ -143,4 +144,6 @@ pub fn play_engine(
 }
 
 /// An observer that looks at nothing.
-pub fn unobserved(_: &Engine, _: Nanos) {}
+pub fn unobserved(_: &Engine, _: Nanos) -> Nanos {
+    Nanos::NEVER
+}

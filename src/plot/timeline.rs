@@ -65,9 +65,11 @@ impl Recorder {
     }
 
     /// Called before the event at `upto`: every sample time before it sees the state now.
-    pub fn observe(&mut self, engine: &Engine, upto: Nanos) {
+    /// Returns the next sample time (the engine handles no event after it before looking
+    /// again).
+    pub fn observe(&mut self, engine: &Engine, upto: Nanos) -> Nanos {
         if self.next >= upto {
-            return;
+            return self.next;
         }
         let snap = engine.snapshot();
         let count = |o: &[Outcome]| o.iter().map(|&o| snap.outcomes.get(o)).sum::<u64>();
@@ -101,6 +103,7 @@ impl Recorder {
             self.failed = failed;
             self.next = self.next.saturating_add(self.every);
         }
+        self.next
     }
 
     pub fn finish(self) -> StrategySeries {
@@ -214,6 +217,27 @@ mod tests {
         let mut rec = Recorder::new(strategy, duration);
         crate::progress::play(&s, strategy, duration, None, &mut |e, t| rec.observe(e, t));
         rec.finish()
+    }
+
+    #[test]
+    fn a_chart_samples_the_same_run_whether_events_skip_the_queue_or_not() {
+        // The recorder tells each step how far it may fold events: up to its next sample,
+        // so every sample sees the state the queue, event by event, would have shown.
+        let s = scenario::load("erlang-c", &[]).expect("built-in preset");
+        let duration = Nanos::from_secs(20);
+        let series = |folding| {
+            let mut rec = Recorder::new(Strategy::Sequential, duration);
+            let mut engine = crate::sim::Engine::new(&s, Strategy::Sequential);
+            engine.set_folding(folding);
+            let observe = &mut |e: &crate::sim::Engine, t| rec.observe(e, t);
+            let (engine, complete) = crate::progress::play_engine(engine, duration, None, observe);
+            assert!(complete);
+            (rec.finish(), engine.events_folded())
+        };
+        let ((folded, skipped), (queued, none)) = (series(true), series(false));
+        assert!(skipped > 0 && none == 0);
+        assert!(folded.t_s.len() >= 20, "{}", folded.t_s.len());
+        assert_eq!(folded, queued);
     }
 
     #[test]

@@ -150,15 +150,19 @@ pub struct Engine {
     /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
     pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
-    /// An event due at the current instant, scheduled while an event is handled: it is
-    /// handled right after that one, without the queue, when nothing pending comes before it
-    /// (see [`Engine::schedule`]). Its sequence number is reserved, so it keeps its place.
-    pub(super) immediate: Option<(u64, Event)>,
+    /// The earliest event scheduled while an event is handled, due by [`Engine::horizon`]:
+    /// it is handled right after that one, without the queue, when nothing pending comes
+    /// before it (see [`Engine::schedule`]). Its sequence number is reserved, so it keeps its
+    /// place.
+    pub(super) next: Option<(Nanos, u64, Event)>,
     /// True while [`Engine::step`] handles an event (only then can an event be folded).
     pub(super) handling: bool,
+    /// How far the clock may move while one step folds events: the caller's limit (see
+    /// [`Engine::step_within`]); a bare [`Engine::step`] stays at its event's instant.
+    pub(super) horizon: Nanos,
     /// Events handled at once, without the queue (see [`Engine::schedule`]).
     pub(super) events_folded: u64,
-    /// Whether events due now may skip the queue: always, unless a test turns it off.
+    /// Whether events may skip the queue: always, unless a test turns it off.
     pub(super) folding: bool,
     /// When the latest answer reached its client: a finite load ends there.
     pub(super) last_answer: Nanos,
@@ -214,8 +218,9 @@ impl Engine {
             log: std::collections::VecDeque::new(),
             runs: Vec::new(),
             events_processed: 0,
-            immediate: None,
+            next: None,
             handling: false,
+            horizon: Nanos::ZERO,
             events_folded: 0,
             folding: true,
             last_answer: Nanos::ZERO,
@@ -299,60 +304,107 @@ impl Engine {
         self.events.peek_time()
     }
 
-    /// Processes the next event (and samples the series up to its time). Returns false when
-    /// there is nothing left to do.
+    /// Processes the next event (and samples the series up to its time), and the events it
+    /// schedules for the same instant. Returns false when there is nothing left to do.
     /// A halted engine (stalled or over its cap, see [`Engine::halted`]) does nothing and
     /// returns false too.
     pub fn step(&mut self) -> bool {
-        let Some(t) = self.events.peek_time() else {
-            return false;
-        };
+        self.step_within(Nanos::ZERO)
+    }
+
+    /// [`Engine::step`], and each event the step schedules that comes before everything
+    /// pending and is due by `limit`: it is the next the queue would pop, so it is handled at
+    /// once, without the queue, the clock moving to it (see [`Engine::schedule`]). The order
+    /// of events, and so every figure, is the queue's; only fewer go through it.
+    pub fn step_within(&mut self, limit: Nanos) -> bool {
         if self.halted() {
             return false;
         }
+        let Some((head, t)) = self.events.peek_head() else {
+            return false;
+        };
+        // Sampling pushes no event: the head found is still the one to pop.
         self.sample_until(t);
-        if let Some((time, event)) = self.events.pop() {
-            self.book.accumulate(time);
-            self.events_at_now = if time > self.now {
-                0
-            } else {
-                self.events_at_now + 1
-            };
-            self.now = time;
-            self.events_processed += 1;
-            self.handling = true;
-            self.handle(event);
-            self.schedule_signals();
-            self.handle_immediate();
-            self.handling = false;
-        }
+        let Some((time, event)) = self.events.pop_head(head) else {
+            return false;
+        };
+        self.book.accumulate(time);
+        self.events_at_now = if time > self.now {
+            0
+        } else {
+            self.events_at_now + 1
+        };
+        self.now = time;
+        self.events_processed += 1;
+        self.horizon = limit.max(time);
+        self.handling = true;
+        self.handle(event);
+        self.schedule_signals();
+        self.handle_next();
+        self.handling = false;
         true
     }
 
-    /// Schedules `event` at `at`. An event due now, scheduled while another is handled, is
-    /// kept aside under its reserved sequence number and handled as soon as that one is done,
-    /// without the queue, unless something pending comes first (see
-    /// [`Engine::handle_immediate`]): the order of events is exactly the queue's.
+    /// Schedules `event` at `at`. The earliest event scheduled while another is handled, due
+    /// by the step's horizon, is kept aside under its reserved sequence number and handled as
+    /// soon as that one is done, without the queue, unless something pending comes first (see
+    /// [`Engine::handle_next`]): the order of events is exactly the queue's.
     pub(super) fn schedule(&mut self, at: Nanos, event: Event) {
-        if self.folding && self.handling && at == self.now && self.immediate.is_none() {
-            let seq = self.events.reserve_seq();
-            self.immediate = Some((seq, event));
+        if self.folding && self.handling && at <= self.horizon {
+            match self.next {
+                None => {
+                    let seq = self.events.reserve_seq();
+                    self.next = Some((at, seq, event));
+                    return;
+                }
+                // Earlier than the one kept aside: that one goes to the queue, in its place.
+                Some((kept_at, kept_seq, kept)) if at < kept_at => {
+                    let seq = self.events.reserve_seq();
+                    self.next = Some((at, seq, event));
+                    self.events.push_reserved(kept_at, kept_seq, kept);
+                    return;
+                }
+                Some(_) => {}
+            }
+        }
+        if let Event::Arrival { .. } = event {
+            // An open load has one arrival pending at a time: it waits beside the heap.
+            self.events.push_beside(at, event);
         } else {
             self.events.push(at, event);
         }
     }
 
-    /// Handles the event kept aside for now, and the ones it schedules for now in turn, while
-    /// each is the next the queue would pop; otherwise the queue takes it back.
-    fn handle_immediate(&mut self) {
-        while let Some((seq, event)) = self.immediate.take() {
-            let key = (self.now, seq);
-            if self.halted() || self.events.peek_key().is_some_and(|next| next < key) {
-                self.events.push_reserved(self.now, seq, event);
+    /// Handles the event kept aside, and the ones it schedules in turn, while each is the
+    /// next the queue would pop; otherwise the queue takes it back. The clock moves to it as
+    /// a step would; a finite load that has finished stops there, as its callers do.
+    fn handle_next(&mut self) {
+        while let Some((at, seq, event)) = self.next.take() {
+            let key = (at, seq);
+            // An event at another instant is one the queue would have handed to the caller,
+            // which stops once a finite load has finished.
+            let moves = at != self.now;
+            if self.halted()
+                || (moves && self.is_finished())
+                || self.events.peek_key().is_some_and(|next| next < key)
+            {
+                self.events.push_reserved(at, seq, event);
                 return;
             }
-            self.events.pass(self.now, seq);
-            self.events_at_now += 1;
+            if moves {
+                // What a step does with the event it pops.
+                self.sample_until(at);
+                self.book.accumulate(at);
+                self.events_at_now = if at > self.now {
+                    0
+                } else {
+                    self.events_at_now + 1
+                };
+                self.now = at;
+            } else {
+                self.events_at_now += 1;
+            }
+            self.events.pass(at, seq);
             self.events_folded += 1;
             self.handle(event);
             self.schedule_signals();
@@ -448,7 +500,7 @@ impl Engine {
     /// Processes every event up to and including `t`, then sets the clock to `t`.
     pub fn advance_to(&mut self, t: Nanos) {
         while let Some(next) = self.events.peek_time() {
-            if next > t || !self.step() {
+            if next > t || !self.step_within(t) {
                 break;
             }
         }
@@ -477,7 +529,7 @@ impl Engine {
     pub fn run_until(&mut self, limit: Nanos) {
         while !self.is_finished() {
             match self.events.peek_time() {
-                Some(t) if t <= limit && self.step() => {}
+                Some(t) if t <= limit && self.step_within(limit) => {}
                 _ => break,
             }
         }
@@ -691,6 +743,90 @@ mod tests {
             queued < handled - 0.05,
             "{queued} of {handled} through the queue"
         );
+    }
+
+    /// A small `erlang-c` run (M/M/200, a connection per request), sequential.
+    fn erlang_c(duration_s: u64) -> Engine {
+        erlang_c_with(duration_s, &[])
+    }
+
+    fn erlang_c_with(duration_s: u64, sets: &[&str]) -> Engine {
+        let mut sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+        sets.push(format!("scenario.duration=\"{duration_s}s\""));
+        let s = crate::scenario::load("erlang-c", &sets).expect("preset loads");
+        Engine::new(&s, Strategy::Sequential)
+    }
+
+    #[test]
+    fn an_m_m_c_customer_costs_at_most_two_and_a_half_queued_events() {
+        // Arrival, the request one round trip after the handshake, the handler's CPU burst
+        // and the call's end are four events per customer; the request and the burst's end
+        // come before anything else pending most of the time, and then skip the queue.
+        let mut e = erlang_c(5);
+        e.run_until(Nanos::from_secs(5));
+        let per_customer = e.events_processed() as f64 / e.sent() as f64;
+        assert!(per_customer <= 2.5, "{per_customer} events per customer");
+        let handled = (e.events_processed() + e.events_folded()) as f64 / e.sent() as f64;
+        assert!(handled >= 3.9, "{handled} events handled per customer");
+    }
+
+    #[test]
+    fn events_folded_ahead_of_the_clock_keep_every_time_and_figure() {
+        // The same run stepped through the queue, event by event, and folded up to its
+        // limit: the same answers at the same times, the same state at the end. The second
+        // has clients that give up before their request reaches the server (a timeout due
+        // before the instant it is scheduled at) and calls that time out.
+        let variants: [&[&str]; 2] = [
+            &[],
+            &[
+                "load.rtt=\"20ms\"",
+                "load.timeout=\"5ms\"",
+                "services.backend.timeout=\"80ms\"",
+            ],
+        ];
+        for sets in variants {
+            let played = |folding| {
+                let mut e = erlang_c_with(3, sets);
+                e.set_folding(folding);
+                e.run_until(Nanos::from_secs(3));
+                e
+            };
+            let (folded, queued) = (played(true), played(false));
+            assert!(
+                folded.events_folded() > folded.events_processed() / 2,
+                "{sets:?}"
+            );
+            assert_eq!(queued.events_folded(), 0);
+            assert_eq!(
+                folded.events_processed() + folded.events_folded(),
+                queued.events_processed(),
+                "{sets:?}"
+            );
+            assert_eq!(folded.now(), queued.now());
+            assert_eq!(
+                format!("{:?}", folded.snapshot()),
+                format!("{:?}", queued.snapshot()),
+                "{sets:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bare_step_moves_the_clock_to_its_event_only() {
+        // `step` plays one instant (the live view's single step); `step_within` may fold
+        // later events up to its limit, and never past it.
+        let mut e = erlang_c(1);
+        for _ in 0..500 {
+            let before = e.now();
+            let next = e.next_event_time().expect("an event");
+            assert!(e.step());
+            assert_eq!(e.now(), next.max(before));
+        }
+        let limit = e.now() + Nanos::from_millis(5);
+        while e.next_event_time().is_some_and(|t| t <= limit) {
+            assert!(e.step_within(limit));
+            assert!(e.now() <= limit, "{} past {limit}", e.now());
+        }
     }
 
     #[test]

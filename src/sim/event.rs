@@ -22,6 +22,8 @@ const DEEP_HEAP: usize = 4096;
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
     lanes: Vec<FifoLane<E>>,
+    /// One event kept beside the heap (see [`EventQueue::push_beside`]).
+    beside: Option<Entry<E>>,
     /// Events in all lanes together.
     in_lanes: usize,
     next_seq: u64,
@@ -72,6 +74,7 @@ impl<E> Default for EventQueue<E> {
         EventQueue {
             heap: BinaryHeap::new(),
             lanes: Vec::new(),
+            beside: None,
             in_lanes: 0,
             next_seq: 0,
             now: Nanos::ZERO,
@@ -82,9 +85,10 @@ impl<E> Default for EventQueue<E> {
 
 /// Where the earliest pending event is.
 #[derive(Clone, Copy)]
-enum Head {
+pub enum Head {
     Heap,
     Lane(usize),
+    Beside,
 }
 
 impl<E> EventQueue<E> {
@@ -131,6 +135,19 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Pushes an event that is usually alone of its kind (an open load's next arrival) into
+    /// the one place beside the heap when it is free, else as [`EventQueue::push`] does: the
+    /// heap neither sifts it in nor out.
+    pub fn push_beside(&mut self, time: Nanos, event: E) {
+        if self.beside.is_some() {
+            self.push(time, event);
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.beside = Some(Entry { time, seq, event });
+    }
+
     /// An empty lane (or a new one) given to `delay`.
     fn free_lane(&mut self, delay: u64) -> Option<usize> {
         if let Some(i) = self.lanes.iter().position(|l| l.entries.is_empty()) {
@@ -147,8 +164,14 @@ impl<E> EventQueue<E> {
         None
     }
 
+    #[inline]
     fn head(&self) -> Option<(Head, (Nanos, u64))> {
         let mut best = self.heap.peek().map(|Reverse(e)| (Head::Heap, e.key()));
+        if let Some(e) = &self.beside
+            && best.is_none_or(|(_, key)| e.key() < key)
+        {
+            best = Some((Head::Beside, e.key()));
+        }
         if self.in_lanes == 0 {
             return best;
         }
@@ -162,11 +185,13 @@ impl<E> EventQueue<E> {
         best
     }
 
+    #[inline]
     pub fn peek_time(&self) -> Option<Nanos> {
         self.head().map(|(_, (time, _))| time)
     }
 
     /// The (time, sequence) of the earliest pending event.
+    #[inline]
     pub fn peek_key(&self) -> Option<(Nanos, u64)> {
         self.head().map(|(_, key)| key)
     }
@@ -178,9 +203,24 @@ impl<E> EventQueue<E> {
         self.last = (time, seq);
     }
 
-    pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        let entry = match self.head()?.0 {
+    /// Where the earliest pending event is, and its time: [`EventQueue::pop_head`] pops it
+    /// without looking for it again, if nothing was pushed meanwhile.
+    #[inline]
+    pub fn peek_head(&self) -> Option<(Head, Nanos)> {
+        self.head().map(|(head, (time, _))| (head, time))
+    }
+
+    #[cfg(test)]
+    fn pop(&mut self) -> Option<(Nanos, E)> {
+        let head = self.head()?.0;
+        self.pop_head(head)
+    }
+
+    /// Pops the event at `head`, from [`EventQueue::peek_head`] with no push since.
+    pub fn pop_head(&mut self, head: Head) -> Option<(Nanos, E)> {
+        let entry = match head {
             Head::Heap => self.heap.pop().map(|Reverse(e)| e),
+            Head::Beside => self.beside.take(),
             Head::Lane(i) => {
                 self.in_lanes -= 1;
                 self.lanes[i].entries.pop_front()
@@ -205,6 +245,42 @@ mod tests {
         q.push(Nanos(1), 'b');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    #[test]
+    fn the_heap_pops_random_times_in_time_then_scheduling_order() {
+        // Below the depth that opens lanes: the heap alone, with many equal times.
+        let mut q = EventQueue::default();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut pending = Vec::new();
+        for round in 0..3_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = q.now + Nanos(x % 64);
+            q.push(at, round);
+            pending.push((at, round));
+            if x.is_multiple_of(3) {
+                let (t, e) = q.pop().expect("an event");
+                pending.sort();
+                assert_eq!((t, e), pending.remove(0));
+            }
+        }
+        pending.sort();
+        let rest: Vec<(Nanos, u64)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(rest, pending);
+    }
+
+    #[test]
+    fn an_event_kept_beside_the_heap_pops_in_its_place() {
+        let mut q = EventQueue::default();
+        q.push(Nanos(5), 'b');
+        q.push_beside(Nanos(5), 'c');
+        q.push_beside(Nanos(1), 'a');
+        q.push(Nanos(7), 'e');
+        q.push(Nanos(5), 'd');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c', 'd', 'e']);
     }
 
     #[test]

@@ -9,9 +9,20 @@ use crate::topology::PoolId;
 
 impl Engine {
     /// Schedules the scans of the workers the last event released.
+    #[inline]
     pub(super) fn schedule_signals(&mut self) {
         // Only the common pool signals (`ForkJoinPool.signalWork`): the other pools are not
-        // looked at after every event.
+        // looked at after every event, and nothing more is done while none has signalled.
+        if self
+            .fork_join_pools
+            .iter()
+            .any(|&pool| self.pools[pool].has_signals())
+        {
+            self.schedule_released_workers();
+        }
+    }
+
+    fn schedule_released_workers(&mut self) {
         for i in 0..self.fork_join_pools.len() {
             let pool = self.fork_join_pools[i];
             if !self.pools[pool].has_signals() {

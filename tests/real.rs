@@ -541,3 +541,91 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
     );
     assert_max_and_mean(&sim, &real.run, 1300.0, 680.0);
 }
+
+/// One closed client and a 100 ms call, with these `[[load.phases]]` (TOML array items).
+fn phased_clients(phases: &str) -> Scenario {
+    parse(&format!(
+        r#"
+    [scenario]
+    name = "phases"
+    [load]
+    mode = "closed"
+    clients = 1
+    phases = [{phases}]
+    [server]
+    threads = 10
+    [[services]]
+    name = "svc"
+    latency = "100ms"
+    [endpoint]
+    calls = ["svc"]
+    [strategy]
+    use = "sequential"
+"#
+    ))
+}
+
+#[test]
+fn load_phases_change_the_clients_in_both_engines() {
+    // One client answered every 100 ms, five from 2 s, two from 4 s: 20 + 100 + 40 answers
+    // in 6 s, every client answered.
+    let s = phased_clients(r#"{ at = "2s", clients = 5 }, { at = "4s", clients = 2 }"#);
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(6),
+        0.5,
+        throughput_and_mean,
+    );
+    assert_eq!(sim.requests.success, 160);
+    let clients = |r: &RunReport| r.clients.as_ref().map(|c| (c.count, c.never_answered));
+    assert_eq!(clients(&sim), Some((5, 0)));
+    assert_eq!(clients(&real.run), clients(&sim));
+    // Phases that bring stopped clients back are refused rather than played differently.
+    let back = phased_clients(
+        r#"{ at = "1s", clients = 3 }, { at = "2s", clients = 2 }, { at = "3s", clients = 3 }"#,
+    );
+    let err =
+        real::check(&back, Strategy::Sequential, RealOptions::default()).expect_err("refused");
+    assert!(
+        err.to_string().contains("bring back closed clients"),
+        "{err}"
+    );
+    let grows = phased_clients(r#"{ at = "1s", clients = 3 }, { at = "2s", clients = 4 }"#);
+    assert!(real::check(&grows, Strategy::Sequential, RealOptions::default()).is_ok());
+}
+
+#[test]
+fn a_load_phase_changes_the_open_rate_in_both_engines_on_the_same_arrivals() {
+    let s = parse(
+        r#"
+    [scenario]
+    name = "open-phases"
+    [load]
+    mode = "open"
+    rate = 50.0
+    phases = [{ at = "1s", rate = 200.0 }]
+    [[services]]
+    name = "svc"
+    latency = "100ms"
+    [endpoint]
+    calls = ["svc"]
+    [strategy]
+    use = "sequential"
+"#,
+    );
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(2),
+        0.5,
+        mean_latency,
+    );
+    // The keyed draws give both engines the same arrival times, the phase included.
+    assert_eq!(real.run.requests.sent, sim.requests.sent);
+    assert!(
+        (200..300).contains(&sim.requests.sent),
+        "{}",
+        sim.requests.sent
+    );
+}

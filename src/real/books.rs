@@ -94,8 +94,9 @@ impl World {
     pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
         let (connections, backlog, net) = {
             let n = lock(&self.net);
-            let clients = matches!(self.scenario.load.mode, LoadMode::Closed { .. })
-                .then(|| ClientsSnapshot::of(n.clients.iter().map(|c| (true, c)), now));
+            let clients = matches!(self.scenario.load.mode, LoadMode::Closed { .. }).then(|| {
+                ClientsSnapshot::of(n.clients.iter().map(|(active, c)| (*active, c)), now)
+            });
             let net = NetSnapshot {
                 stats: n.stats,
                 connect: n.connect.summary(),

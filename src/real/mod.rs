@@ -212,8 +212,10 @@ pub fn check(
     if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
         return Err(RealError::Unsupported("load.mode = \"trace\""));
     }
-    if !scenario.load.phases.is_empty() {
-        return Err(RealError::Unsupported("[[load.phases]]"));
+    if closed_clients_come_back(scenario) {
+        return Err(RealError::Unsupported(
+            "[[load.phases]] that bring back closed clients an earlier phase stopped",
+        ));
     }
     if !scenario.resources.is_empty() {
         return Err(RealError::Unsupported("[[resources]] (connection pools)"));
@@ -237,6 +239,24 @@ pub fn check(
         });
     }
     Ok(())
+}
+
+/// A closed load's phases lower the clients and a later one raises them again: the engine's
+/// client keeps its kept-alive connection across the pause, which a real one does not.
+fn closed_clients_come_back(scenario: &Scenario) -> bool {
+    let LoadMode::Closed { clients, .. } = scenario.load.mode else {
+        return false;
+    };
+    // Clients below `started` have sent; those at `current` and above are stopped.
+    let (mut current, mut started) = (clients, clients);
+    scenario.load.phases.iter().any(|p| {
+        let crate::scenario::PhaseChange::Clients(n) = p.change else {
+            return false;
+        };
+        let back = n > current && current < started;
+        (current, started) = (n, started.max(n));
+        back
+    })
 }
 
 #[cfg(test)]

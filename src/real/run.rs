@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::flow;
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, Ramp, Scenario, Strategy};
+use crate::scenario::{LoadMode, PhaseChange, Ramp, Scenario, Strategy};
 use crate::sim::arrival_gap;
 use crate::sim::draw::{arrival_exp, turnaround_exp};
 use crate::time::Nanos;
@@ -312,6 +312,17 @@ impl World {
         );
     }
 
+    /// Closed client `client` starts (at `at`) or stops sending. A client that starts waits
+    /// from then, not from its last answer.
+    fn client_sends(&self, client: u32, at: Nanos, sends: bool) {
+        if let Some((active, tally)) = lock(&self.net).clients.get_mut(client as usize) {
+            *active = sends;
+            if sends {
+                tally.last_answer_at = at;
+            }
+        }
+    }
+
     fn before_limit(&self) -> bool {
         !self.stop.is_stopped() && self.clock.now() < self.limit
     }
@@ -374,14 +385,37 @@ fn batch_client(w: &Arc<World>, count: u32) {
     }
 }
 
-/// Poisson arrivals with the engine's keyed draws: the same arrival times.
+/// Poisson arrivals with the engine's keyed draws: the same arrival times. A load phase
+/// changes the rate as the engine's does: the next arrival is drawn again from the phase's
+/// time with the new rate (a phase at the rate in force changes nothing).
 fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
+    let mut phases = w
+        .scenario
+        .load
+        .phases
+        .iter()
+        .filter_map(|p| match p.change {
+            PhaseChange::Rate(r) => Some((p.at, r)),
+            PhaseChange::Clients(_) => None,
+        });
+    let mut phase = phases.next();
+    let (mut rate, mut ramp, mut since) = (rate, ramp, Nanos::ZERO);
     let mut t = Nanos::ZERO;
     loop {
         let next = w.next_id.load(std::sync::atomic::Ordering::SeqCst);
         let e = arrival_exp(w.scenario.seed, next);
-        let gap = arrival_gap(rate, ramp, t.as_secs_f64(), e);
-        t += Nanos::from_secs_f64(gap).max(Nanos(1));
+        let gap = arrival_gap(rate, ramp, t.saturating_sub(since).as_secs_f64(), e);
+        let arrival = t + Nanos::from_secs_f64(gap).max(Nanos(1));
+        if let Some((at, new)) = phase
+            && at <= arrival
+        {
+            phase = phases.next();
+            if new != rate {
+                (rate, ramp, since, t) = (new, None, at, at);
+            }
+            continue;
+        }
+        t = arrival;
         if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
             return;
         }
@@ -396,18 +430,55 @@ const ONE_SHOT: Sender = Sender {
     conn_uses: 1,
 };
 
-/// Closed-loop clients as tokio tasks: send, wait for the outcome, think, send again.
+/// Closed-loop clients as tokio tasks: send, wait for the outcome, think, send again. A load
+/// phase changes how many clients send, as the engine's does: new ones start at once, and
+/// one above the new count stops before its next request.
 fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
+    world
+        .client_target
+        .store(clients, std::sync::atomic::Ordering::SeqCst);
     for client in 0..clients {
+        spawn_client(world, client, Nanos::ZERO, think);
+    }
+    for phase in &world.scenario.load.phases {
+        if let PhaseChange::Clients(n) = phase.change {
+            let at = phase.at;
+            world.after(at, move |w| {
+                let old = w.client_target.swap(n, std::sync::atomic::Ordering::SeqCst);
+                for client in old..n {
+                    spawn_client(w, client, at, think);
+                }
+            });
+        }
+    }
+}
+
+/// Closed client `client`, sending its first request at `start`.
+fn spawn_client(world: &Arc<World>, client: u32, start: Nanos, think: Nanos) {
+    {
         let w = Arc::clone(world);
         let client = async move {
-            tokio::time::sleep_until(w.clock.at(Nanos::ZERO).into()).await;
+            tokio::time::sleep_until(w.clock.at(start).into()).await;
             let ctx = OnTask(&w.stop);
-            let (mut due, mut first) = (Nanos::ZERO, true);
+            let (mut due, mut first) = (start, true);
             // Requests served on the client's open connection; `None`: it opens one.
             let mut conn: Option<u32> = None;
             let link = w.scenario.load.link;
+            let target = || w.client_target.load(std::sync::atomic::Ordering::SeqCst);
+            w.client_sends(client, start, true);
+            // When its last response was written, while its connection stays open.
+            let mut written = Nanos::ZERO;
             while w.before_limit() {
+                if client >= target() {
+                    // Stopped by a load phase. Its open connection idles until Tomcat's
+                    // poller closes it.
+                    w.client_sends(client, start, false);
+                    if conn.is_some() {
+                        let close = written + w.scenario.server.connector.keep_alive_timeout;
+                        w.after(close, World::close_idle);
+                    }
+                    return;
+                }
                 let uses = conn.map_or(1, |u| u + 1);
                 let sender = Sender {
                     client: Some(client),
@@ -437,6 +508,7 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
                     let written = seen.saturating_sub(flow::link::to_client(&link, outcome));
                     w.after(written + connector.keep_alive_timeout, World::close_idle);
                 }
+                written = seen.saturating_sub(flow::link::to_client(&link, outcome));
                 conn = kept.then_some(uses);
                 if due > w.clock.now() && !ctx.sleep_until(w.clock.at(due)).await {
                     return;

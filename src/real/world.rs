@@ -1,7 +1,7 @@
 //! Everything a real run shares between its threads and tasks: the scenario, the clock, the
 //! executors, the connections, the books, and the types that travel between them.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
@@ -45,6 +45,8 @@ pub(super) struct World {
     /// Each service's semaphore bulkhead (`semaphore`).
     pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
     pub(super) next_id: AtomicU64,
+    /// Closed clients sending now: a load phase changes it.
+    pub(super) client_target: AtomicU32,
     pub(super) rt: tokio::runtime::Handle,
     pub(super) monitors: Monitors,
     threads: Mutex<Vec<JoinHandle<()>>>,
@@ -58,8 +60,9 @@ pub(super) struct RealNet {
     pub stats: NetStats,
     /// Time from a connection's first SYN to its completed handshake.
     pub connect: LatencyHistogram,
-    /// Closed-load clients, by index.
-    pub clients: Vec<ClientTally>,
+    /// Closed-load clients, by index: whether each sends (a load phase can stop it), and
+    /// how it has been answered.
+    pub clients: Vec<(bool, ClientTally)>,
 }
 
 /// One request, shared by its client, its handler and its calls.
@@ -290,7 +293,16 @@ impl World {
                 connect: LatencyHistogram::default(),
                 clients: match scenario.load.mode {
                     LoadMode::Closed { clients, .. } => {
-                        vec![ClientTally::default(); clients as usize]
+                        let most =
+                            scenario
+                                .load
+                                .phases
+                                .iter()
+                                .fold(clients, |most, p| match p.change {
+                                    crate::scenario::PhaseChange::Clients(n) => most.max(n),
+                                    crate::scenario::PhaseChange::Rate(_) => most,
+                                });
+                        vec![(false, ClientTally::default()); most as usize]
                     }
                     _ => Vec::new(),
                 },
@@ -301,6 +313,7 @@ impl World {
                 .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
                 .collect(),
             next_id: AtomicU64::new(1),
+            client_target: AtomicU32::new(0),
             rt: setup.rt,
             monitors: setup.monitors,
             threads: Mutex::new(Vec::new()),
@@ -396,7 +409,7 @@ impl World {
         if now <= self.limit {
             lock(&self.books).record(now, at, req, outcome, thread, status);
             if let Some(c) = req.client
-                && let Some(tally) = lock(&self.net).clients.get_mut(c as usize)
+                && let Some((_, tally)) = lock(&self.net).clients.get_mut(c as usize)
             {
                 tally.count(outcome, at);
             }

@@ -12,7 +12,7 @@ use threadlab::time::Nanos;
 use threadlab::topology::{PoolId, PoolRole};
 
 mod support;
-use support::{engine, ms, played, rows, tomcat_scenario};
+use support::{engine, ms, one_call, played, rows, tomcat_scenario};
 
 fn row(e: &Engine, run: u64) -> RunLine {
     rows(e)
@@ -1369,23 +1369,7 @@ fn the_fast_path_share_follows_who_the_client_is() {
 // ---- load phases ----------------------------------------------------------------------------
 
 fn phased(load: &str) -> String {
-    format!(
-        r#"
-[scenario]
-name = "phases"
-[load]
-{load}
-[server]
-threads = 50
-[[services]]
-name = "svc"
-latency = "100ms"
-[endpoint]
-calls = ["svc"]
-[strategy]
-use = "sequential"
-"#
-    )
+    one_call(load, "threads = 50")
 }
 
 #[test]

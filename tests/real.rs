@@ -544,25 +544,8 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
 
 /// One closed client and a 100 ms call, with these `[[load.phases]]` (TOML array items).
 fn phased_clients(phases: &str) -> Scenario {
-    parse(&format!(
-        r#"
-    [scenario]
-    name = "phases"
-    [load]
-    mode = "closed"
-    clients = 1
-    phases = [{phases}]
-    [server]
-    threads = 10
-    [[services]]
-    name = "svc"
-    latency = "100ms"
-    [endpoint]
-    calls = ["svc"]
-    [strategy]
-    use = "sequential"
-"#
-    ))
+    let load = format!("mode = \"closed\"\nclients = 1\nphases = [{phases}]");
+    parse(&support::one_call(&load, "threads = 10"))
 }
 
 #[test]
@@ -597,23 +580,8 @@ fn load_phases_change_the_clients_in_both_engines() {
 
 #[test]
 fn a_load_phase_changes_the_open_rate_in_both_engines_on_the_same_arrivals() {
-    let s = parse(
-        r#"
-    [scenario]
-    name = "open-phases"
-    [load]
-    mode = "open"
-    rate = 50.0
-    phases = [{ at = "1s", rate = 200.0 }]
-    [[services]]
-    name = "svc"
-    latency = "100ms"
-    [endpoint]
-    calls = ["svc"]
-    [strategy]
-    use = "sequential"
-"#,
-    );
+    let load = "mode = \"open\"\nrate = 50.0\nphases = [{ at = \"1s\", rate = 200.0 }]";
+    let s = parse(&support::one_call(load, ""));
     let (sim, real) = both(
         &s,
         Strategy::Sequential,

@@ -80,16 +80,15 @@ pub fn stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
-/// `count` requests at once, each one 100 ms call made by the handler thread, on a server set
-/// by `server` (the lines of its `[server]` table).
-pub fn tomcat_scenario(count: u32, server: &str) -> String {
+/// One 100 ms call made by the handler thread, with these lines in the `[load]` and
+/// `[server]` tables.
+pub fn one_call(load: &str, server: &str) -> String {
     format!(
         r#"
 [scenario]
-name = "tomcat"
+name = "one-call"
 [load]
-mode = "batch"
-count = {count}
+{load}
 [server]
 {server}
 [[services]]
@@ -101,4 +100,10 @@ calls = ["svc"]
 use = "sequential"
 "#
     )
+}
+
+/// `count` requests at once, each one 100 ms call made by the handler thread, on a server set
+/// by `server` (the lines of its `[server]` table).
+pub fn tomcat_scenario(count: u32, server: &str) -> String {
+    one_call(&format!("mode = \"batch\"\ncount = {count}"), server)
 }

@@ -108,3 +108,37 @@ fn mmc_queue_matches_erlang_c_mean_and_p99() {
         "{lw}"
     );
 }
+
+#[test]
+fn after_the_spike_the_backlog_of_dead_work_keeps_goodput_at_zero_until_the_load_falls() {
+    // `spike`: 90 req/s on a 100 req/s server whose clients give up after 1 s; 200 req/s from
+    // 30 to 40 s. The spike queues ~1,000 requests, which drain at 100 - 90 = 10 req/s: every
+    // request of the 60 s back at 90 % waits longer than its client, so none is answered.
+    // At 60 % (from 100 s) the queue drains at 40 req/s and answers come back.
+    let s = scenario::load("spike", &[]).expect("built-in preset");
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    let (mut answered, mut queued) = (Vec::new(), Vec::new());
+    for t in [30, 40, 45, 100, 130] {
+        e.run_until(Nanos::from_secs(t));
+        let snap = e.snapshot();
+        answered.push(snap.outcomes.get(Outcome::Success));
+        queued.push(snap.pools[0].queued);
+    }
+    answered.remove(1);
+    let before = answered[0] as f64 / 30.0;
+    assert!(
+        (before - 90.0).abs() < 9.0,
+        "goodput before the spike: {before}"
+    );
+    assert_eq!(
+        answered[2] - answered[1],
+        0,
+        "answers from 45 s to 100 s: {answered:?}"
+    );
+    let after = (answered[3] - answered[2]) as f64 / 30.0;
+    assert!(after > 0.5 * 60.0, "goodput at 60 % load: {after}");
+    assert!(
+        (900..1200).contains(&queued[1]),
+        "the backlog at the spike's end: {queued:?}"
+    );
+}

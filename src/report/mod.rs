@@ -318,6 +318,10 @@ pub struct Theory {
     pub littles_l_measured: f64,
     /// ...and as λ·W from the measured throughput of outcomes and mean latency.
     pub littles_l_from_x_w: f64,
+    /// Load phases changed the load during the run: the prediction is for the load at its
+    /// end (absent without phases).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub for_last_phase: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -445,6 +449,7 @@ impl RunReport {
                 prediction,
                 littles_l_measured: snap.mean_in_flight,
                 littles_l_from_x_w: snap.littles_l_from_x_w(),
+                for_last_phase: !scenario.load.phases.is_empty(),
             },
             runs,
             simulation: None,

@@ -279,6 +279,9 @@ fn resource_table(r: &RunReport, out: &mut String) {
 /// Erlang C where it applies, and Little's law.
 fn theory(r: &RunReport, out: &mut String) {
     let p = &r.theory.prediction;
+    if r.theory.for_last_phase {
+        out.push_str("Theory below is for the load of the last phase (load.phases changed it)\n");
+    }
     ceiling_line(p, out);
     if let Some(x) = p.throughput_rps {
         let _ = write!(

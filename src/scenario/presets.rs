@@ -50,6 +50,7 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../presets/connection-pool.toml"),
     ),
     ("overload", include_str!("../../presets/overload.toml")),
+    ("spike", include_str!("../../presets/spike.toml")),
 ];
 
 /// One line of `threadlab presets`.

@@ -249,10 +249,7 @@ fn closed_clients_come_back(scenario: &Scenario) -> bool {
     };
     // Clients below `started` have sent; those at `current` and above are stopped.
     let (mut current, mut started) = (clients, clients);
-    scenario.load.phases.iter().any(|p| {
-        let crate::scenario::PhaseChange::Clients(n) = p.change else {
-            return false;
-        };
+    scenario.load.client_phases().any(|(_, n)| {
         let back = n > current && current < started;
         (current, started) = (n, started.max(n));
         back

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::flow;
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, PhaseChange, Ramp, Scenario, Strategy};
+use crate::scenario::{LoadMode, Ramp, Scenario, Strategy};
 use crate::sim::arrival_gap;
 use crate::sim::draw::{arrival_exp, turnaround_exp};
 use crate::time::Nanos;
@@ -389,15 +389,7 @@ fn batch_client(w: &Arc<World>, count: u32) {
 /// changes the rate as the engine's does: the next arrival is drawn again from the phase's
 /// time with the new rate (a phase at the rate in force changes nothing).
 fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
-    let mut phases = w
-        .scenario
-        .load
-        .phases
-        .iter()
-        .filter_map(|p| match p.change {
-            PhaseChange::Rate(r) => Some((p.at, r)),
-            PhaseChange::Clients(_) => None,
-        });
+    let mut phases = w.scenario.load.rate_phases();
     let mut phase = phases.next();
     let (mut rate, mut ramp, mut since) = (rate, ramp, Nanos::ZERO);
     let mut t = Nanos::ZERO;
@@ -440,16 +432,13 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
     for client in 0..clients {
         spawn_client(world, client, Nanos::ZERO, think);
     }
-    for phase in &world.scenario.load.phases {
-        if let PhaseChange::Clients(n) = phase.change {
-            let at = phase.at;
-            world.after(at, move |w| {
-                let old = w.client_target.swap(n, std::sync::atomic::Ordering::SeqCst);
-                for client in old..n {
-                    spawn_client(w, client, at, think);
-                }
-            });
-        }
+    for (at, n) in world.scenario.load.client_phases() {
+        world.after(at, move |w| {
+            let old = w.client_target.swap(n, std::sync::atomic::Ordering::SeqCst);
+            for client in old..n {
+                spawn_client(w, client, at, think);
+            }
+        });
     }
 }
 

@@ -293,15 +293,8 @@ impl World {
                 connect: LatencyHistogram::default(),
                 clients: match scenario.load.mode {
                     LoadMode::Closed { clients, .. } => {
-                        let most =
-                            scenario
-                                .load
-                                .phases
-                                .iter()
-                                .fold(clients, |most, p| match p.change {
-                                    crate::scenario::PhaseChange::Clients(n) => most.max(n),
-                                    crate::scenario::PhaseChange::Rate(_) => most,
-                                });
+                        let phases = scenario.load.client_phases().map(|(_, n)| n);
+                        let most = phases.fold(clients, u32::max);
                         vec![(false, ClientTally::default()); most as usize]
                     }
                     _ => Vec::new(),

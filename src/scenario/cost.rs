@@ -2,7 +2,7 @@
 //! load, the durations and the fan-out, so a run beyond what a laptop does in reasonable time
 //! or memory is refused with the numbers before it starts (`--force` runs it anyway).
 
-use super::model::{LoadMode, PhaseChange, Scenario};
+use super::model::{LoadMode, Scenario};
 use crate::time::Nanos;
 
 /// Most events a run may be expected to handle (minutes on a laptop; the bound is loose for
@@ -58,11 +58,11 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
     let (requests, in_flight, trace_bytes) = match &scenario.load.mode {
         LoadMode::Runs { count } => (f64::from(*count), 1.0, 0.0),
         LoadMode::Open { rate, ramp } => {
-            let phases = scenario.load.phases.iter().filter_map(|p| match p.change {
-                PhaseChange::Rate(r) => Some(r),
-                PhaseChange::Clients(_) => None,
-            });
-            let peak = phases.fold(ramp.map_or(*rate, |r| r.to.max(*rate)), f64::max);
+            let start = ramp.map_or(*rate, |r| r.to.max(*rate));
+            let peak = scenario
+                .load
+                .rate_phases()
+                .fold(start, |most, (_, r)| most.max(r));
             let requests = peak * secs;
             let excess = served_rps
                 .filter(|c| c.is_finite())
@@ -81,10 +81,7 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
             // CPU on one of its cores: whichever bounds the rate lower.
             let rtt = scenario.load.link.rtt;
             let gap = think.saturating_add(rtt).max(CLIENT_FLOOR).as_secs_f64();
-            let most = scenario.load.phases.iter().filter_map(|p| match p.change {
-                PhaseChange::Clients(n) => Some(n),
-                PhaseChange::Rate(_) => None,
-            });
+            let most = scenario.load.client_phases().map(|(_, n)| n);
             let clients = f64::from(most.fold(*clients, u32::max));
             let per_client = clients * (secs / gap).ceil();
             let cpu = server.connector.cpu_per_request.as_secs_f64();

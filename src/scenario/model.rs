@@ -368,6 +368,24 @@ pub struct Phase {
     pub change: PhaseChange,
 }
 
+impl Load {
+    /// The open-load phases: when each sets which rate.
+    pub fn rate_phases(&self) -> impl Iterator<Item = (Nanos, f64)> + '_ {
+        self.phases.iter().filter_map(|p| match p.change {
+            PhaseChange::Rate(r) => Some((p.at, r)),
+            PhaseChange::Clients(_) => None,
+        })
+    }
+
+    /// The closed-load phases: when each sets how many clients.
+    pub fn client_phases(&self) -> impl Iterator<Item = (Nanos, u32)> + '_ {
+        self.phases.iter().filter_map(|p| match p.change {
+            PhaseChange::Clients(n) => Some((p.at, n)),
+            PhaseChange::Rate(_) => None,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PhaseChange {
     /// An open load's rate, per second.

@@ -218,12 +218,14 @@ impl Engine {
                 format!("{name}: healed")
             }
         };
-        self.schedule_signals();
-        self.push_log(LogEntry::Change {
-            at: self.now,
-            text: text.clone(),
-        });
+        self.log_change(text.clone());
         Ok(text)
+    }
+
+    /// A change took effect now: pools may signal, and the log says what changed.
+    fn log_change(&mut self, text: String) {
+        self.schedule_signals();
+        self.push_log(LogEntry::Change { at: self.now, text });
     }
 
     /// `[[load.phases]]` entry `index` is due: the load changes as a live key would change it,
@@ -243,11 +245,7 @@ impl Engine {
         };
         // A phase that asks for the load as it already is changes nothing.
         if let Ok(text) = changed {
-            self.schedule_signals();
-            self.push_log(LogEntry::Change {
-                at: self.now,
-                text: format!("load phase {}: {text}", index + 1),
-            });
+            self.log_change(format!("load phase {}: {text}", index + 1));
         }
     }
 

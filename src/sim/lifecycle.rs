@@ -257,9 +257,7 @@ impl Engine {
                 true
             }
             Admission::Queued => {
-                self.count_outstanding(r);
-                self.set_phase(r, call, CallPhase::Queued);
-                self.trace_queued(r, call, pool);
+                self.call_queued(r, call, pool);
                 self.arm_timeout(r, call, service);
                 true
             }
@@ -321,11 +319,7 @@ impl Engine {
                 self.count_outstanding(r);
                 self.start_call(r, call, ThreadRef::Worker { pool, slot });
             }
-            Admission::Queued => {
-                self.count_outstanding(r);
-                self.set_phase(r, call, CallPhase::Queued);
-                self.trace_queued(r, call, pool);
-            }
+            Admission::Queued => self.call_queued(r, call, pool),
             Admission::Rejected => {
                 self.book.services[service.0].discarded += 1;
                 self.set_phase(r, call, CallPhase::Dropped);
@@ -344,6 +338,13 @@ impl Engine {
             req.outstanding -= 1;
         }
         self.requests.release_if_done(r);
+    }
+
+    /// The call waits in the pool's queue; its request waits for it.
+    fn call_queued(&mut self, r: ReqRef, call: u16, pool: PoolId) {
+        self.count_outstanding(r);
+        self.set_phase(r, call, CallPhase::Queued);
+        self.trace_queued(r, call, pool);
     }
 
     fn count_outstanding(&mut self, r: ReqRef) {

@@ -5,12 +5,18 @@
 //! decided here and nowhere else.
 
 pub mod accept;
+pub mod breaker;
 pub mod link;
 pub mod permit;
+pub mod ratelimit;
 mod rejection;
+pub mod retry;
 mod verdict;
 
+pub use breaker::{BreakerAcquire, BreakerConfig, BreakerState, BreakerWindow, CircuitBreaker};
+pub use ratelimit::{RateAcquire, RateLimiter, RateLimiterConfig};
 pub use rejection::Rejection;
+pub use retry::{Backoff, Jitter, RetryBudget, RetryOn};
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;

@@ -1,0 +1,289 @@
+//! Retry decisions, taken once for both engines: how long to pause before a retry
+//! (resilience4j's `IntervalFunction`, or AWS's "full jitter"), whether the budget still allows
+//! one (Finagle's `RetryBudget`), and which results are retried at all (resilience4j's
+//! `retryExceptions`, reduced to the model's kinds of result).
+
+use super::CallResult;
+use crate::time::Nanos;
+
+/// How a pause is spread around its interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Jitter {
+    /// The interval itself (`IntervalFunction.ofExponentialBackoff`).
+    None,
+    /// Within `randomizationFactor` of the interval either side
+    /// (`IntervalFunction.ofExponentialRandomBackoff`); the factor is in `[0, 1]`.
+    Randomized(f64),
+    /// Anywhere from zero to the interval (AWS Architecture Blog, "Exponential Backoff And
+    /// Jitter": `sleep = random_between(0, min(cap, base * 2 ** attempt))`).
+    Full,
+}
+
+/// The pause before each retry: `wait`, multiplied by `multiplier` at each further retry,
+/// capped at `max_wait`, spread by `jitter`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    /// `initialInterval` (resilience4j's `waitDuration`).
+    pub wait: Nanos,
+    /// `multiplier`; 1 keeps the pause constant.
+    pub multiplier: f64,
+    pub jitter: Jitter,
+    /// `maxInterval`.
+    pub max_wait: Option<Nanos>,
+}
+
+impl Backoff {
+    /// The pause before retry number `retry` (1 for the first), given `u`, a uniform draw in
+    /// `[0, 1)` that stands for `Math.random()`.
+    ///
+    /// Like resilience4j, in whole milliseconds: the interval is `wait` in milliseconds,
+    /// multiplied `retry - 1` times with each product truncated (`x -> (long) (x *
+    /// multiplier)`). `Randomized(f)` then draws `min + u * (max - min + 1)` with `min`/`max` =
+    /// interval ∓ f × interval, at least 1 ms, truncated: so `[min, max]` both included. Its
+    /// cap applies after the draw, as `ofExponentialRandomBackoff(initial, multiplier, factor,
+    /// maxInterval)` takes `min(randomized, maxInterval)`. `Full` caps first, as AWS does, and
+    /// draws `u × interval` to the nanosecond.
+    pub fn pause(&self, retry: u32, u: f64) -> Nanos {
+        let mut interval = self.wait.as_nanos() / 1_000_000;
+        for _ in 1..retry {
+            // `(long) (x * multiplier)`; Rust's `as` truncates and saturates like Java's cast.
+            let next = (interval as f64 * self.multiplier) as u64;
+            if next == interval {
+                break;
+            }
+            interval = next;
+        }
+        let cap = self.max_wait.map_or(u64::MAX, |m| m.as_nanos() / 1_000_000);
+        match self.jitter {
+            Jitter::None => Nanos::from_millis(interval.min(cap)),
+            Jitter::Randomized(factor) => {
+                let current = interval as f64;
+                let delta = factor * current;
+                let (min, max) = (current - delta, current + delta);
+                let drawn = (min + u * (max - min + 1.0)).max(1.0) as u64;
+                Nanos::from_millis(drawn.min(cap))
+            }
+            Jitter::Full => Nanos::from_millis_f64(u * interval.min(cap) as f64),
+        }
+    }
+}
+
+/// Fixed-point tokens: a millionth of a retry, so that ten deposits of 0.1 make exactly one.
+const TOKEN: u64 = 1_000_000;
+
+/// A retry budget as a token bucket, after Finagle's `RetryBudget` (whose `TokenRetryBudget`
+/// deposits on each request and withdraws `1 / percentCanRetry` of a deposit per retry): each
+/// first attempt deposits `ratio` of a retry, up to `cap` retries in store; a retry needs a
+/// whole retry in store and takes it.
+///
+/// It starts empty: Finagle's `minRetriesPerSec` reserve, which allows a few retries before
+/// any traffic, is a rate over time that this bucket does not model, and an empty start keeps
+/// the ratio exact from the first request.
+#[derive(Debug, Clone)]
+pub struct RetryBudget {
+    deposit: u64,
+    cap: u64,
+    balance: u64,
+    first_attempts: u64,
+    retries: u64,
+    denied: u64,
+}
+
+impl RetryBudget {
+    /// `ratio` retries earned per first attempt (0.1: one retry per ten requests), at most
+    /// `cap` retries in store. Negative or NaN values count as 0.
+    pub fn new(ratio: f64, cap: f64) -> Self {
+        RetryBudget {
+            deposit: tokens(ratio),
+            cap: tokens(cap),
+            balance: 0,
+            first_attempts: 0,
+            retries: 0,
+            denied: 0,
+        }
+    }
+
+    /// A request made its first attempt: it earns `ratio` of a retry.
+    pub fn on_first_attempt(&mut self) {
+        self.first_attempts += 1;
+        self.balance = (self.balance + self.deposit).min(self.cap);
+    }
+
+    /// A request asks to retry: allowed, taking one retry from the store, if one is there.
+    pub fn try_retry(&mut self) -> bool {
+        if self.balance >= TOKEN {
+            self.balance -= TOKEN;
+            self.retries += 1;
+            true
+        } else {
+            self.denied += 1;
+            false
+        }
+    }
+
+    /// Retries in store now, whole and partial.
+    pub fn balance(&self) -> f64 {
+        self.balance as f64 / TOKEN as f64
+    }
+
+    pub fn first_attempts(&self) -> u64 {
+        self.first_attempts
+    }
+
+    /// Retries allowed.
+    pub fn retries(&self) -> u64 {
+        self.retries
+    }
+
+    /// Retries the budget refused.
+    pub fn denied(&self) -> u64 {
+        self.denied
+    }
+}
+
+/// `retries` retries in fixed-point tokens, rounded to the nearest; negative and NaN are 0.
+fn tokens(retries: f64) -> u64 {
+    let t = retries * TOKEN as f64;
+    if t.is_nan() || t <= 0.0 {
+        0
+    } else {
+        // Saturates for huge values.
+        (t + 0.5) as u64
+    }
+}
+
+/// Which results of a call are retried (resilience4j's `retryExceptions`): a failure (an
+/// exception thrown by the call, or no connection from the pool), a timeout, or a rejection
+/// (the pool or the bulkhead refused the call, which never ran).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RetryOn {
+    pub failure: bool,
+    pub timeout: bool,
+    pub rejection: bool,
+}
+
+impl RetryOn {
+    /// Whether a call that ended so is retried. A success never is.
+    pub fn retries(&self, result: CallResult) -> bool {
+        match result {
+            CallResult::Ok => false,
+            CallResult::Failed | CallResult::NoConnection => self.failure,
+            CallResult::TimedOut => self.timeout,
+            CallResult::BulkheadFull | CallResult::Rejected => self.rejection,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(ms: u64) -> Nanos {
+        Nanos::from_millis(ms)
+    }
+
+    fn backoff(wait: u64, multiplier: f64, jitter: Jitter, max_wait: Option<u64>) -> Backoff {
+        Backoff {
+            wait: ms(wait),
+            multiplier,
+            jitter,
+            max_wait: max_wait.map(ms),
+        }
+    }
+
+    /// Just below 1, as `Math.random()` can return.
+    const ALMOST_1: f64 = 1.0 - f64::EPSILON;
+
+    #[test]
+    fn exponential_intervals_truncate_each_product_to_whole_milliseconds() {
+        let b = backoff(100, 1.5, Jitter::None, None);
+        let pauses: Vec<Nanos> = (1..=5).map(|r| b.pause(r, 0.5)).collect();
+        // 337.5 -> 337, then 337 x 1.5 = 505.5 -> 505 (not 100 x 1.5^4 = 506.25).
+        assert_eq!(pauses, [ms(100), ms(150), ms(225), ms(337), ms(505)]);
+        let capped = backoff(100, 1.5, Jitter::None, Some(300));
+        assert_eq!(capped.pause(4, 0.5), ms(300));
+    }
+
+    #[test]
+    fn randomized_spreads_over_both_bounds_included() {
+        // Retry 3: 100 x 2 x 2 = 400 ms, +-50 %: min 200, max 600.
+        let b = backoff(100, 2.0, Jitter::Randomized(0.5), None);
+        assert_eq!(b.pause(3, 0.0), ms(200));
+        // 200 + 0.5 x 401 = 400.5.
+        assert_eq!(b.pause(3, 0.5), ms(400));
+        // 200 + 401 u reaches 600.99...: the upper bound is drawn too.
+        assert_eq!(b.pause(3, ALMOST_1), ms(600));
+        assert_eq!(b.pause(1, 0.0), ms(50));
+    }
+
+    #[test]
+    fn randomized_caps_after_the_draw_and_never_pauses_under_1ms() {
+        let b = backoff(100, 2.0, Jitter::Randomized(0.5), Some(500));
+        assert_eq!(b.pause(3, 0.0), ms(200));
+        assert_eq!(b.pause(3, 0.5), ms(400));
+        assert_eq!(b.pause(3, ALMOST_1), ms(500));
+        // The cap does not bound the interval the draw spreads around: retry 10 would be
+        // 51.2 s, so even u = 0 gives 25.6 s, capped at 500 ms.
+        assert_eq!(b.pause(10, 0.0), ms(500));
+        let tiny = backoff(1, 1.0, Jitter::Randomized(1.0), None);
+        // min 0, max 2: u = 0 draws 0, raised to 1 ms.
+        assert_eq!(tiny.pause(1, 0.0), ms(1));
+        assert_eq!(tiny.pause(1, ALMOST_1), ms(2));
+    }
+
+    #[test]
+    fn full_jitter_draws_from_zero_to_the_capped_interval() {
+        let b = backoff(100, 2.0, Jitter::Full, None);
+        assert_eq!(b.pause(3, 0.0), Nanos::ZERO);
+        assert_eq!(b.pause(3, 0.5), ms(200));
+        assert_eq!(b.pause(3, 0.999), Nanos::from_micros(399_600));
+        let capped = backoff(100, 2.0, Jitter::Full, Some(300));
+        assert_eq!(capped.pause(3, 0.5), ms(150));
+        assert_eq!(capped.pause(3, ALMOST_1), ms(300));
+    }
+
+    #[test]
+    fn a_tenth_of_a_retry_per_request_allows_exactly_ten_after_a_hundred() {
+        let mut budget = RetryBudget::new(0.1, 100.0);
+        assert!(!budget.try_retry());
+        for _ in 0..100 {
+            budget.on_first_attempt();
+        }
+        let allowed = (0..1000).filter(|_| budget.try_retry()).count();
+        assert_eq!(allowed, 10);
+        assert_eq!(budget.retries(), 10);
+        assert_eq!(budget.denied(), 991);
+        assert_eq!(budget.first_attempts(), 100);
+        assert_eq!(budget.balance(), 0.0);
+    }
+
+    #[test]
+    fn the_budget_stores_no_more_than_its_cap() {
+        let mut budget = RetryBudget::new(0.5, 3.0);
+        for _ in 0..20 {
+            budget.on_first_attempt();
+        }
+        assert_eq!(budget.balance(), 3.0);
+        assert_eq!((0..10).filter(|_| budget.try_retry()).count(), 3);
+        budget.on_first_attempt();
+        assert!(!budget.try_retry());
+        budget.on_first_attempt();
+        assert!(budget.try_retry());
+    }
+
+    #[test]
+    fn only_the_chosen_results_are_retried() {
+        let on = RetryOn {
+            failure: true,
+            timeout: false,
+            rejection: true,
+        };
+        assert!(!on.retries(CallResult::Ok));
+        assert!(on.retries(CallResult::Failed));
+        assert!(on.retries(CallResult::NoConnection));
+        assert!(!on.retries(CallResult::TimedOut));
+        assert!(on.retries(CallResult::Rejected));
+        assert!(on.retries(CallResult::BulkheadFull));
+        assert!(!RetryOn::default().retries(CallResult::Failed));
+    }
+}

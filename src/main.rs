@@ -665,8 +665,11 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
     let (mode, fields): (&str, &[&str]) = match s.load.mode {
         LoadMode::Runs { .. } => ("runs", &["count"]),
         LoadMode::Batch { .. } => ("batch", &["count"]),
-        LoadMode::Open { .. } => ("open", &["rate", "ramp", "phases"]),
-        LoadMode::Closed { .. } => ("closed", &["clients", "think", "keep_alive", "phases"]),
+        LoadMode::Open { .. } => ("open", &["rate", "ramp", "phases", "retry"]),
+        LoadMode::Closed { .. } => (
+            "closed",
+            &["clients", "think", "keep_alive", "phases", "retry"],
+        ),
         LoadMode::Trace { .. } => ("trace", &["file"]),
     };
     sets.iter().find_map(|set| {

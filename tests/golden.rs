@@ -17,7 +17,7 @@ fn strategies() -> impl Iterator<Item = &'static str> {
 }
 
 /// Every built-in preset, with the simulated time the guard plays (None: the preset's own).
-const PRESETS: [(&str, Option<&str>); 12] = [
+const PRESETS: [(&str, Option<&str>); 13] = [
     ("ironthread", None),
     ("tomcat-ceiling", Some("3s")),
     ("erlang-c", Some("3s")),
@@ -30,6 +30,7 @@ const PRESETS: [(&str, Option<&str>); 12] = [
     ("connection-pool", Some("1s")),
     ("overload", Some("5s")),
     ("spike", None),
+    ("metastable", None),
 ];
 
 #[test]

@@ -86,17 +86,17 @@ pub enum BreakerAcquire {
 #[derive(Debug, Clone)]
 pub struct CircuitBreaker {
     config: BreakerConfig,
-    phase: Phase,
+    phase: BreakerPhase,
     /// The window of the current state. OPEN keeps the window of the state it came from (as
     /// `transitionToOpenState` hands over `getMetrics()`), so the rates stay readable.
-    window: Window,
+    window: CallWindow,
     opened: u64,
     not_permitted: u64,
     transitions: Vec<(Nanos, BreakerState, BreakerState)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
+enum BreakerPhase {
     Closed,
     /// Calls are refused until `until` is past.
     Open {
@@ -123,9 +123,9 @@ impl CircuitBreaker {
             ..config
         };
         CircuitBreaker {
-            window: Window::for_closed(&config, now),
+            window: CallWindow::for_closed(&config, now),
             config,
-            phase: Phase::Closed,
+            phase: BreakerPhase::Closed,
             opened: 0,
             not_permitted: 0,
             transitions: Vec::new(),
@@ -137,18 +137,18 @@ impl CircuitBreaker {
     /// the first half-open permit.
     pub fn try_acquire(&mut self, now: Nanos) -> BreakerAcquire {
         self.poll(now);
-        if let Phase::Open { until } = self.phase
+        if let BreakerPhase::Open { until } = self.phase
             && now > until
         {
             self.half_open_at(now);
         }
         match &mut self.phase {
-            Phase::Closed => BreakerAcquire::Permitted,
-            Phase::HalfOpen { permits, .. } if *permits > 0 => {
+            BreakerPhase::Closed => BreakerAcquire::Permitted,
+            BreakerPhase::HalfOpen { permits, .. } if *permits > 0 => {
                 *permits -= 1;
                 BreakerAcquire::Permitted
             }
-            Phase::Open { .. } | Phase::HalfOpen { .. } => {
+            BreakerPhase::Open { .. } | BreakerPhase::HalfOpen { .. } => {
                 self.not_permitted += 1;
                 BreakerAcquire::NotPermitted
             }
@@ -165,8 +165,10 @@ impl CircuitBreaker {
         self.window.record(now, failed, slow);
         let verdict = self.window.verdict(&self.config);
         match (self.phase, verdict) {
-            (Phase::Closed | Phase::HalfOpen { .. }, Verdict::Exceeded) => self.open_at(now),
-            (Phase::HalfOpen { .. }, Verdict::Below) => self.close_at(now),
+            (BreakerPhase::Closed | BreakerPhase::HalfOpen { .. }, WindowVerdict::Exceeded) => {
+                self.open_at(now)
+            }
+            (BreakerPhase::HalfOpen { .. }, WindowVerdict::Below) => self.close_at(now),
             _ => {}
         }
     }
@@ -183,9 +185,9 @@ impl CircuitBreaker {
     pub fn poll(&mut self, now: Nanos) {
         while let Some(at) = self.poll_timeout().filter(|at| *at <= now) {
             match self.phase {
-                Phase::Open { .. } => self.half_open_at(at),
-                Phase::HalfOpen { .. } => self.open_at(at),
-                Phase::Closed => break,
+                BreakerPhase::Open { .. } => self.half_open_at(at),
+                BreakerPhase::HalfOpen { .. } => self.open_at(at),
+                BreakerPhase::Closed => break,
             }
         }
         self.window.slide(now);
@@ -195,17 +197,17 @@ impl CircuitBreaker {
     /// automatic transition, or the end of the maximum wait in HALF_OPEN.
     pub fn poll_timeout(&self) -> Option<Nanos> {
         match self.phase {
-            Phase::Open { until } if self.config.automatic_transition => Some(until),
-            Phase::HalfOpen { deadline, .. } => deadline,
+            BreakerPhase::Open { until } if self.config.automatic_transition => Some(until),
+            BreakerPhase::HalfOpen { deadline, .. } => deadline,
             _ => None,
         }
     }
 
     pub fn state(&self) -> BreakerState {
         match self.phase {
-            Phase::Closed => BreakerState::Closed,
-            Phase::Open { .. } => BreakerState::Open,
-            Phase::HalfOpen { .. } => BreakerState::HalfOpen,
+            BreakerPhase::Closed => BreakerState::Closed,
+            BreakerPhase::Open { .. } => BreakerState::Open,
+            BreakerPhase::HalfOpen { .. } => BreakerState::HalfOpen,
         }
     }
 
@@ -246,7 +248,7 @@ impl CircuitBreaker {
         self.opened += 1;
         self.transition(
             at,
-            Phase::Open {
+            BreakerPhase::Open {
                 until: at + self.config.wait_in_open,
             },
         );
@@ -254,7 +256,7 @@ impl CircuitBreaker {
 
     fn half_open_at(&mut self, at: Nanos) {
         let n = self.config.permitted_in_half_open;
-        self.window = Window::count(n, n.min(self.config.minimum_calls));
+        self.window = CallWindow::count(n, n.min(self.config.minimum_calls));
         // `HalfOpenState` schedules the move only for a wait of at least 1 ms.
         let deadline = self
             .config
@@ -263,7 +265,7 @@ impl CircuitBreaker {
             .map(|wait| at + wait);
         self.transition(
             at,
-            Phase::HalfOpen {
+            BreakerPhase::HalfOpen {
                 permits: n,
                 deadline,
             },
@@ -271,11 +273,11 @@ impl CircuitBreaker {
     }
 
     fn close_at(&mut self, at: Nanos) {
-        self.window = Window::for_closed(&self.config, at);
-        self.transition(at, Phase::Closed);
+        self.window = CallWindow::for_closed(&self.config, at);
+        self.transition(at, BreakerPhase::Closed);
     }
 
-    fn transition(&mut self, at: Nanos, phase: Phase) {
+    fn transition(&mut self, at: Nanos, phase: BreakerPhase) {
         let from = self.state();
         self.phase = phase;
         self.transitions.push((at, from, self.state()));
@@ -284,7 +286,7 @@ impl CircuitBreaker {
 
 /// What `CircuitBreakerMetrics.checkIfThresholdsExceeded` found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
+enum WindowVerdict {
     BelowMinimumCalls,
     Below,
     Exceeded,
@@ -313,7 +315,7 @@ impl Tally {
 }
 
 #[derive(Debug, Clone)]
-struct Window {
+struct CallWindow {
     kind: WindowKind,
     /// The sum of the window's entries (`TotalAggregation`).
     total: Tally,
@@ -334,12 +336,12 @@ enum WindowKind {
     },
 }
 
-impl Window {
+impl CallWindow {
     fn for_closed(config: &BreakerConfig, now: Nanos) -> Self {
         match config.window {
             BreakerWindow::Count(size) => Self::count(size, config.minimum_calls.min(size)),
             BreakerWindow::Time(seconds) => {
-                let mut window = Window {
+                let mut window = CallWindow {
                     kind: WindowKind::Time {
                         seconds,
                         buckets: VecDeque::new(),
@@ -354,7 +356,7 @@ impl Window {
     }
 
     fn count(size: u32, minimum: u32) -> Self {
-        Window {
+        CallWindow {
             kind: WindowKind::Count {
                 size,
                 results: VecDeque::new(),
@@ -422,16 +424,16 @@ impl Window {
         Some((rate(failed), rate(slow)))
     }
 
-    fn verdict(&self, config: &BreakerConfig) -> Verdict {
+    fn verdict(&self, config: &BreakerConfig) -> WindowVerdict {
         match self.rates() {
-            None => Verdict::BelowMinimumCalls,
+            None => WindowVerdict::BelowMinimumCalls,
             Some((failure, slow))
                 if failure >= config.failure_rate_threshold as f32
                     || slow >= config.slow_call_rate_threshold as f32 =>
             {
-                Verdict::Exceeded
+                WindowVerdict::Exceeded
             }
-            Some(_) => Verdict::Below,
+            Some(_) => WindowVerdict::Below,
         }
     }
 }

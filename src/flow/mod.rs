@@ -11,12 +11,13 @@ pub mod permit;
 pub mod ratelimit;
 mod rejection;
 pub mod retry;
+pub mod shed;
 mod verdict;
 
 pub use breaker::{BreakerAcquire, BreakerConfig, BreakerState, BreakerWindow, CircuitBreaker};
 pub use ratelimit::{RateAcquire, RateLimiter, RateLimiterConfig};
 pub use rejection::Rejection;
-pub use retry::{Backoff, Jitter, RetryBudget, RetryOn};
+pub use retry::RetryBudget;
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;
@@ -46,6 +47,8 @@ pub enum FailReason {
     Connect,
     /// The server closed the connection unread (Tomcat's `maxQueueSize` was full).
     Reset,
+    /// It waited in the executor's queue past `server.queue_timeout`: answered 503 unserved.
+    Shed,
 }
 
 /// What the log says beside an outcome.

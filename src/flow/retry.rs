@@ -4,33 +4,9 @@
 //! `retryExceptions`, reduced to the model's kinds of result).
 
 use super::CallResult;
+use crate::metrics::Outcome;
+use crate::scenario::{Backoff, Jitter, RetryOn};
 use crate::time::Nanos;
-
-/// How a pause is spread around its interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Jitter {
-    /// The interval itself (`IntervalFunction.ofExponentialBackoff`).
-    None,
-    /// Within `randomizationFactor` of the interval either side
-    /// (`IntervalFunction.ofExponentialRandomBackoff`); the factor is in `[0, 1]`.
-    Randomized(f64),
-    /// Anywhere from zero to the interval (AWS Architecture Blog, "Exponential Backoff And
-    /// Jitter": `sleep = random_between(0, min(cap, base * 2 ** attempt))`).
-    Full,
-}
-
-/// The pause before each retry: `wait`, multiplied by `multiplier` at each further retry,
-/// capped at `max_wait`, spread by `jitter`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Backoff {
-    /// `initialInterval` (resilience4j's `waitDuration`).
-    pub wait: Nanos,
-    /// `multiplier`; 1 keeps the pause constant.
-    pub multiplier: f64,
-    pub jitter: Jitter,
-    /// `maxInterval`.
-    pub max_wait: Option<Nanos>,
-}
 
 impl Backoff {
     /// The pause before retry number `retry` (1 for the first), given `u`, a uniform draw in
@@ -152,16 +128,6 @@ fn tokens(retries: f64) -> u64 {
     }
 }
 
-/// Which results of a call are retried (resilience4j's `retryExceptions`): a failure (an
-/// exception thrown by the call, or no connection from the pool), a timeout, or a rejection
-/// (the pool or the bulkhead refused the call, which never ran).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RetryOn {
-    pub failure: bool,
-    pub timeout: bool,
-    pub rejection: bool,
-}
-
 impl RetryOn {
     /// Whether a call that ended so is retried. A success never is.
     pub fn retries(&self, result: CallResult) -> bool {
@@ -170,6 +136,17 @@ impl RetryOn {
             CallResult::Failed | CallResult::NoConnection => self.failure,
             CallResult::TimedOut => self.timeout,
             CallResult::BulkheadFull | CallResult::Rejected => self.rejection,
+        }
+    }
+
+    /// Whether a client retries a request whose attempt ended in `outcome`: its own timeout,
+    /// an error answer (500, 503), or no answer at all (a reset, a failed connect).
+    pub fn retries_outcome(&self, outcome: Outcome) -> bool {
+        match outcome {
+            Outcome::Success | Outcome::Partial => false,
+            Outcome::Failed => self.failure,
+            Outcome::Timeout => self.timeout,
+            Outcome::Refused => self.rejection,
         }
     }
 }

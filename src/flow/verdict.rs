@@ -80,6 +80,11 @@ impl<T: Clone> Verdict<T> {
         self.fail = Some(FailReason::Rejected(service));
     }
 
+    /// The request is answered 503 without being served (it waited too long in the queue).
+    pub fn shed(&mut self) {
+        self.fail = Some(FailReason::Shed);
+    }
+
     /// The response's outcome and what the log says beside it.
     pub fn outcome(&self) -> (Outcome, Detail) {
         match (self.fail, self.first_fallback) {

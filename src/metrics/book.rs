@@ -31,6 +31,21 @@ pub struct ServiceStats {
     pub thread_time: Nanos,
 }
 
+/// What the resilience patterns did (the report's `resilience` block).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResilienceCounts {
+    /// Attempts the clients sent again.
+    pub retries: u64,
+    /// Requests whose client stopped retrying without an answer: out of attempts, or the
+    /// retry budget was spent.
+    pub gave_up: u64,
+    /// Requests answered 503 unserved after waiting past `server.queue_timeout`.
+    pub shed: u64,
+    /// Handler-thread time spent on requests whose client had already left (from the thread
+    /// taking the request to the response), summed.
+    pub wasted_work: Nanos,
+}
+
 /// A run's measurements.
 #[derive(Debug, Clone)]
 pub struct Book {
@@ -46,6 +61,9 @@ pub struct Book {
     pub services: Vec<ServiceStats>,
     /// Responses that arrived after their client had timed out.
     pub late_responses: u64,
+    pub resilience: ResilienceCounts,
+    /// Requests answered (success, partial) in each whole second of the run.
+    goodput: Vec<u32>,
     sampler: Sampler,
     /// ∫ in-flight dt up to `area_at`, in request-nanoseconds, for the time-average number in
     /// the system. Summed exactly, so it does not depend on how often it is brought up to date.
@@ -62,6 +80,7 @@ pub struct BookFigures {
     pub mean_in_flight: f64,
     pub outcomes: OutcomeCounts,
     pub late_responses: u64,
+    pub resilience: ResilienceCounts,
     pub latency: LatencySummary,
     pub failed_latency: LatencySummary,
     pub window: LatencySummary,
@@ -79,6 +98,8 @@ impl Book {
             window: RollingHistogram::new(10, Nanos::from_secs(1)),
             services: vec![ServiceStats::default(); services],
             late_responses: 0,
+            resilience: ResilienceCounts::default(),
+            goodput: Vec::new(),
             sampler: Sampler::new(pools),
             in_flight_area: 0,
             area_at: Nanos::ZERO,
@@ -127,6 +148,11 @@ impl Book {
         if outcome.is_answered() {
             self.latency.record(latency);
             self.window.record(now, latency);
+            let second = usize::try_from(now.0 / 1_000_000_000).unwrap_or(usize::MAX);
+            if second >= self.goodput.len() {
+                self.goodput.resize(second + 1, 0);
+            }
+            self.goodput[second] += 1;
         } else {
             self.failed_latency.record(latency);
         }
@@ -148,6 +174,14 @@ impl Book {
         area as f64 / now.0 as f64
     }
 
+    /// Requests answered in each whole second up to `now` (the last one partial).
+    pub fn goodput_timeline(&self, now: Nanos) -> Vec<u32> {
+        let seconds = usize::try_from(now.0.div_ceil(1_000_000_000)).unwrap_or(0);
+        let mut timeline = self.goodput.clone();
+        timeline.resize(seconds.max(timeline.len()), 0);
+        timeline
+    }
+
     /// The book's figures at `now`.
     pub fn figures(&self, now: Nanos) -> BookFigures {
         BookFigures {
@@ -156,6 +190,7 @@ impl Book {
             mean_in_flight: self.mean_in_flight(now),
             outcomes: self.outcomes,
             late_responses: self.late_responses,
+            resilience: self.resilience,
             latency: self.latency.summary(),
             failed_latency: self.failed_latency.summary(),
             window: self.window.summary(now),

@@ -6,7 +6,7 @@ mod histogram;
 mod sampler;
 mod series;
 
-pub use book::{Book, BookFigures, ServiceStats};
+pub use book::{Book, BookFigures, ResilienceCounts, ServiceStats};
 pub use histogram::{LatencyHistogram, LatencySummary, RollingHistogram};
 pub use sampler::{PoolGauges, SERIES_CAPACITY, Sampler, SeriesSnapshot};
 pub use series::Series;

@@ -31,14 +31,39 @@ impl FigureResult {
     }
 }
 
-/// Reads `path` (dots; array elements by their `name`, or by index) from a JSON value.
+/// Reads `path` (dots; array elements by their `name`, or by index) from a JSON value. A
+/// last part `A-B` on an array of numbers is the mean of its elements A to B-1:
+/// `goodput_timeline.60-70` is the mean goodput from 60 s to 70 s.
 pub fn lookup(value: &Value, path: &str) -> Option<f64> {
+    if let Some((array, range)) = span(path) {
+        return mean_of(find(value, array)?, range);
+    }
     find(value, path)?.as_f64()
 }
 
 /// Whether `path` names a figure of `value`: a number, or `null` where a report has none yet.
 pub fn names_a_figure(value: &Value, path: &str) -> bool {
+    if let Some((array, range)) = span(path) {
+        return find(value, array).is_some_and(|v| v.is_array()) && range.start < range.end;
+    }
     find(value, path).is_some_and(|v| v.is_number() || v.is_null())
+}
+
+/// `path` split into an array's path and the index range of its last part (`x.60-70`).
+fn span(path: &str) -> Option<(&str, std::ops::Range<usize>)> {
+    let (array, last) = path.rsplit_once('.')?;
+    let (a, b) = last.split_once('-')?;
+    Some((array, a.parse().ok()?..b.parse().ok()?))
+}
+
+/// The mean of `value`'s elements in `range` (all numbers, all there).
+fn mean_of(value: &Value, range: std::ops::Range<usize>) -> Option<f64> {
+    let items = value.as_array()?.get(range.clone())?;
+    if items.is_empty() {
+        return None;
+    }
+    let sum = items.iter().map(Value::as_f64).sum::<Option<f64>>()?;
+    Some(sum / items.len() as f64)
 }
 
 fn find<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
@@ -141,5 +166,18 @@ mod tests {
         assert_eq!(lookup(&v, "pools.IronThread.max_queue"), Some(7.0));
         assert_eq!(lookup(&v, "pools.0.max_queue"), Some(3.0));
         assert_eq!(lookup(&v, "pools.nobody.max_queue"), None);
+    }
+
+    #[test]
+    fn a_range_of_an_array_reads_as_the_mean_of_its_elements() {
+        let v: Value = serde_json::json!({ "goodput_timeline": [10, 20, 30, 40], "pools": [{ "name": "a-b", "x": 1 }] });
+        assert_eq!(lookup(&v, "goodput_timeline.1-3"), Some(25.0));
+        assert_eq!(lookup(&v, "goodput_timeline.0-4"), Some(25.0));
+        // Beyond the run, or empty: no figure.
+        assert_eq!(lookup(&v, "goodput_timeline.3-5"), None);
+        assert_eq!(lookup(&v, "goodput_timeline.2-2"), None);
+        assert!(names_a_figure(&v, "goodput_timeline.1-3"));
+        // A name with a dash is a name.
+        assert_eq!(lookup(&v, "pools.a-b.x"), Some(1.0));
     }
 }

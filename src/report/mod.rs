@@ -87,6 +87,14 @@ pub struct RunReport {
     /// The connection layer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connections: Option<ConnectionsReport>,
+    /// Retries, shedding and the work done for clients that had left; present when the
+    /// clients time out or a resilience pattern is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resilience: Option<ResilienceReport>,
+    /// Requests answered (success, partial) in each simulated second; present with
+    /// `resilience` and with load phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goodput_timeline: Option<Vec<u32>>,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
     /// The cores: utilisation since t = 0 and the most work that waited for one.
@@ -103,6 +111,38 @@ pub struct RunReport {
     /// Simulated runs: how much work the engine did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulation: Option<SimulationReport>,
+}
+
+/// What the clients' retries and the server's shedding did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResilienceReport {
+    /// Attempts sent again.
+    pub retries: u64,
+    /// Attempts per request sent: (first attempts + retries) / first attempts.
+    pub attempts_per_request: f64,
+    /// Requests whose client stopped without an answer: out of attempts, or out of budget.
+    pub gave_up: u64,
+    /// Requests answered 503 unserved after waiting past `server.queue_timeout`.
+    pub shed: u64,
+    /// Handler-thread seconds spent on requests whose client had already left.
+    pub wasted_work_s: f64,
+}
+
+impl ResilienceReport {
+    fn of(snap: &Snapshot) -> Self {
+        let r = snap.resilience;
+        ResilienceReport {
+            retries: r.retries,
+            attempts_per_request: if snap.sent == 0 {
+                0.0
+            } else {
+                (snap.sent + r.retries) as f64 / snap.sent as f64
+            },
+            gave_up: r.gave_up,
+            shed: r.shed,
+            wasted_work_s: r.wasted_work.as_secs_f64(),
+        }
+    }
 }
 
 /// The engine's work on a simulated run: events handled in all and per request sent.
@@ -419,6 +459,11 @@ impl RunReport {
         )
         .then(|| run_lines.iter().map(RunReportRow::from).collect());
         let (clients, connections) = connections(scenario, snap);
+        let resilience = scenario
+            .resilience_in_play()
+            .then(|| ResilienceReport::of(snap));
+        let goodput_timeline = (resilience.is_some() || !scenario.load.phases.is_empty())
+            .then(|| snap.goodput_timeline.clone());
         // A report is of a simulated run, which always has its cores.
         let cpu = snap.cpu.unwrap_or_default();
         RunReport {
@@ -435,6 +480,8 @@ impl RunReport {
             failed_latency_ms: snap.failed_latency,
             clients,
             connections,
+            resilience,
+            goodput_timeline,
             pools: pools.map(PoolReport::from).collect(),
             services: snap.services.iter().map(ServiceReport::from).collect(),
             cpu: CpuReport {

@@ -186,6 +186,13 @@ fn headline(r: &RunReport, out: &mut String) {
             e.mean, e.p50, e.p99, e.max
         );
     }
+    if let Some(x) = &r.resilience {
+        let _ = writeln!(
+            out,
+            "Resilience: {} retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
+            x.retries, x.attempts_per_request, x.gave_up, x.shed, x.wasted_work_s
+        );
+    }
     out.push('\n');
 }
 

@@ -15,6 +15,7 @@ mod overrides;
 mod pools;
 mod presets;
 mod raw;
+mod resilience;
 mod trace;
 mod validate;
 
@@ -30,6 +31,7 @@ pub use overrides::OverrideError;
 pub use presets::{
     DEFAULT_PRESET, PresetSummary, builtin, builtin_names, builtin_summaries, load, parse,
 };
+pub use resilience::*;
 pub use trace::parse_trace_bytes;
 
 #[cfg(test)]

@@ -160,6 +160,14 @@ impl Server {
 }
 
 impl Scenario {
+    /// Whether the clients give up, retry, or the server sheds: the run's report then says
+    /// what that cost (retries, requests given up, work done for clients that had left).
+    pub fn resilience_in_play(&self) -> bool {
+        self.load.timeout.is_some()
+            || self.load.retry.is_some()
+            || self.server.queue_timeout.is_some()
+    }
+
     pub fn service(&self, id: ServiceId) -> &Service {
         &self.services[id.0]
     }
@@ -358,6 +366,8 @@ pub struct Load {
     pub link: Link,
     /// Changes of the load during the run, in time order (open and closed loads).
     pub phases: Vec<Phase>,
+    /// The client sends a failed request again (`[load.retry]`).
+    pub retry: Option<super::Retry>,
 }
 
 /// The load changes at `at`: a new arrival rate or a new number of clients, as the live keys
@@ -490,6 +500,13 @@ pub enum LoadMode {
     Trace { rows: Vec<TraceRow> },
 }
 
+impl LoadMode {
+    /// Closed clients, each waiting for its answer before it sends again.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, LoadMode::Closed { .. })
+    }
+}
+
 /// One replayed request: when it arrives and, per service, the latency its calls take
 /// (`None`: drawn from the service's distribution).
 #[derive(Debug, Clone, PartialEq)]
@@ -524,6 +541,9 @@ pub struct Server {
     /// The handler returns a `CompletableFuture` and its thread is released while it waits.
     pub async_: bool,
     pub connector: Connector,
+    /// A request that waited longer than this in the executor's queue is answered 503 when
+    /// a thread takes it, without running the endpoint.
+    pub queue_timeout: Option<Nanos>,
 }
 
 /// Tomcat's NIO connector: keep-alive connections and what requests cost its CPU.

@@ -51,6 +51,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ),
     ("overload", include_str!("../../presets/overload.toml")),
     ("spike", include_str!("../../presets/spike.toml")),
+    ("metastable", include_str!("../../presets/metastable.toml")),
 ];
 
 /// One line of `threadlab presets`.
@@ -289,6 +290,7 @@ mod tests {
                     ..crate::scenario::Link::default()
                 },
                 phases: Vec::new(),
+                retry: None,
             },
             server: Server {
                 threads: ServerThreads::Platform(200),
@@ -305,6 +307,7 @@ mod tests {
                     cpu_per_error: Nanos::ZERO,
                     ..crate::scenario::Connector::default()
                 },
+                queue_timeout: None,
             },
             services: vec![
                 service("user", 200),

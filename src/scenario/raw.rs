@@ -136,6 +136,31 @@ pub struct RawLoad {
     /// `[[load.phases]]`: the load changes at these times.
     #[serde(default)]
     pub phases: Vec<RawPhase>,
+    /// `[load.retry]`: the client sends a failed request again.
+    pub retry: Option<RawRetry>,
+}
+
+/// `[load.retry]`, with resilience4j `Retry`'s defaults (3 attempts, 500 ms apart).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRetry {
+    #[serde(default = "three")]
+    pub attempts: i64,
+    #[serde(default = "half_second")]
+    pub backoff: DurationText,
+    #[serde(default = "unit")]
+    pub multiplier: f64,
+    /// `"none"` or `"full"`.
+    #[serde(default = "none")]
+    pub jitter: String,
+    /// resilience4j's `randomizationFactor` (0..1), instead of `jitter`.
+    pub randomization: Option<f64>,
+    pub max_backoff: Option<DurationText>,
+    /// Retries as a share of first attempts.
+    pub budget: Option<f64>,
+    /// Which outcomes are retried: `"timeout"`, `"failure"`, `"refused"`.
+    #[serde(default = "every_outcome")]
+    pub on: Vec<String>,
 }
 
 /// `[[load.phases]]`: `at = "30s"` and `rate = 180.0` (open) or `clients = 100` (closed).
@@ -180,6 +205,9 @@ pub struct RawServer {
     pub cpu_per_rejected_connection: DurationText,
     /// CPU a failed request costs besides `cpu_per_request` (stack trace logged, error page).
     pub cpu_per_error: DurationText,
+    /// A request that waited longer than this in the executor's queue is answered 503 at
+    /// once instead of being served (shedding the work of clients that already left).
+    pub queue_timeout: Option<DurationText>,
 }
 
 /// Tomcat's defaults: maxThreads 200, minSpareThreads 10, maxConnections 8192, acceptCount
@@ -201,6 +229,7 @@ impl Default for RawServer {
             post_response: DurationText::new("100us"),
             cpu_per_rejected_connection: DurationText::new("250us"),
             cpu_per_error: DurationText::new("350us"),
+            queue_timeout: None,
         }
     }
 }
@@ -463,6 +492,23 @@ fn four() -> i64 {
 }
 fn bulkhead() -> String {
     "bulkhead".to_owned()
+}
+fn three() -> i64 {
+    3
+}
+fn half_second() -> DurationText {
+    DurationText::new("500ms")
+}
+fn unit() -> f64 {
+    1.0
+}
+fn none() -> String {
+    "none".to_owned()
+}
+fn every_outcome() -> Vec<String> {
+    ["timeout", "failure", "refused"]
+        .map(str::to_owned)
+        .to_vec()
 }
 fn abort() -> String {
     "abort".to_owned()

@@ -11,9 +11,10 @@ use super::model::{
 };
 use super::pools;
 use super::raw::{
-    RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawServer,
-    RawService, RawThreads, RawTourStep,
+    RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawRetry,
+    RawServer, RawService, RawThreads, RawTourStep,
 };
+use super::resilience::{Backoff, Jitter, Retry, RetryOn};
 // LARGE: counts that only memory limits (connections, queue slots).
 use super::limits::{MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
 
@@ -223,11 +224,103 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
         None => None,
     };
     let phases = phases(check, raw, &mode)?;
+    let retry = match &raw.retry {
+        Some(r) => Some(retry(check, r, &mode)?),
+        None => None,
+    };
     Ok(Load {
         mode,
         timeout,
         link: super::network::link(check, raw)?,
         phases,
+        retry,
+    })
+}
+
+/// `[load.retry]`: a client's retries of a whole request.
+fn retry(check: &Checker, raw: &RawRetry, mode: &LoadMode) -> Result<Retry, ScenarioError> {
+    if !matches!(mode, LoadMode::Open { .. } | LoadMode::Closed { .. }) {
+        return Err(check.invalid(
+            "load.retry",
+            "{ ... }",
+            "needs load.mode = \"open\" or \"closed\": only their clients send again",
+        ));
+    }
+    let attempts = check.count("load.retry.attempts", raw.attempts, 1..=100)?;
+    let multiplier = raw.multiplier;
+    if !(multiplier.is_finite() && (1.0..=10.0).contains(&multiplier)) {
+        return Err(check.invalid(
+            "load.retry.multiplier",
+            crate::scenario::short_number(multiplier),
+            "is out of range: allowed 1.0..=10.0 (1 keeps the pause fixed)",
+        ));
+    }
+    let jitter = match (raw.jitter.as_str(), raw.randomization) {
+        ("none", None) => Jitter::None,
+        ("full", None) => Jitter::Full,
+        ("none", Some(f)) if f.is_finite() && f > 0.0 && f < 1.0 => Jitter::Randomized(f),
+        ("none", Some(f)) => {
+            return Err(check.invalid(
+                "load.retry.randomization",
+                crate::scenario::short_number(f),
+                "is out of range: allowed > 0 and < 1 (resilience4j's randomizationFactor)",
+            ));
+        }
+        ("full", Some(_)) => {
+            return Err(check.invalid(
+                "load.retry.randomization",
+                "(set)",
+                "cannot be combined with jitter = \"full\": give one of them",
+            ));
+        }
+        (other, _) => {
+            return Err(check.invalid(
+                "load.retry.jitter",
+                quoted(other),
+                "is not allowed: expected \"none\" or \"full\" (or give randomization)",
+            ));
+        }
+    };
+    let max_wait = match &raw.max_backoff {
+        Some(text) => Some(check.positive_duration("load.retry.max_backoff", text)?),
+        None => None,
+    };
+    let budget = match raw.budget {
+        Some(b) if b.is_finite() && b > 0.0 && b <= 10.0 => Some(b),
+        Some(b) => {
+            return Err(check.invalid(
+                "load.retry.budget",
+                crate::scenario::short_number(b),
+                "is out of range: allowed > 0 and <= 10 (retries per first attempt)",
+            ));
+        }
+        None => None,
+    };
+    let mut on = RetryOn::default();
+    for (i, name) in raw.on.iter().enumerate() {
+        match name.as_str() {
+            "timeout" => on.timeout = true,
+            "failure" => on.failure = true,
+            "refused" => on.rejection = true,
+            other => {
+                return Err(check.invalid(
+                    &format!("load.retry.on.{i}"),
+                    quoted(other),
+                    "is not allowed: expected \"timeout\", \"failure\" or \"refused\"",
+                ));
+            }
+        }
+    }
+    Ok(Retry {
+        attempts,
+        backoff: Backoff {
+            wait: check.duration("load.retry.backoff", &raw.backoff)?,
+            multiplier,
+            jitter,
+            max_wait,
+        },
+        budget,
+        on,
     })
 }
 
@@ -384,6 +477,10 @@ fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, Scenario
         keep_alive: check.duration("server.keep_alive", &raw.keep_alive)?,
         async_: raw.async_,
         connector: super::network::connector(check, raw)?,
+        queue_timeout: match &raw.queue_timeout {
+            Some(text) => Some(check.positive_duration("server.queue_timeout", text)?),
+            None => None,
+        },
     })
 }
 

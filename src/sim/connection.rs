@@ -169,7 +169,7 @@ impl Net {
 }
 
 impl Engine {
-    fn half_rtt(&self) -> Nanos {
+    pub(super) fn half_rtt(&self) -> Nanos {
         Nanos(self.scenario.load.link.rtt.0 / 2)
     }
 

@@ -14,6 +14,7 @@ use crate::time::Nanos;
 const STREAM_ARRIVAL: u64 = 1 << 32;
 const STREAM_TURNAROUND: u64 = (1 << 32) + 1;
 const STREAM_POST_RESPONSE: u64 = (1 << 32) + 2;
+const STREAM_RETRY: u64 = (1 << 32) + 3;
 const STREAM_PROBES: u64 = 2 << 32;
 
 /// SplitMix64's finaliser: a strong 64-bit mix, so nearby keys give unrelated generators.
@@ -81,6 +82,12 @@ pub fn arrival_exp(seed: u64, request: u64) -> f64 {
 /// A standard exponential for the client's turnaround after the response to `request`.
 pub fn turnaround_exp(seed: u64, request: u64) -> f64 {
     Exp1.sample(&mut keyed(seed, request, STREAM_TURNAROUND))
+}
+
+/// Uniform in [0, 1): the jitter of the pause before attempt `attempt` (from 1) of `request`.
+pub fn retry_u(seed: u64, request: u64, attempt: u32) -> f64 {
+    let stream = STREAM_RETRY | (u64::from(attempt) << ATTEMPT_SHIFT);
+    keyed(seed, request, stream).random()
 }
 
 /// A standard exponential for the server thread's work after writing the response to

@@ -101,6 +101,8 @@ pub(super) enum Event {
     AnswerArrives,
     /// The load changes as `[[load.phases]]` entry `index` says.
     Phase { index: u32 },
+    /// A client sends a request again (`[load.retry]`): its attempt waits in `retrying`.
+    Retry { slot: u32 },
 }
 
 pub use crate::metrics::ServiceStats;
@@ -179,6 +181,8 @@ pub struct Engine {
     pub(super) permits: Vec<Permits>,
     /// Thread timelines, when recorded (off by default: see `trace.rs`).
     pub(super) trace: Option<Box<super::trace::Timeline>>,
+    /// The clients' retries: the budget and the attempts waiting to be sent.
+    pub(super) retries: super::retry::Retries,
 }
 
 impl Engine {
@@ -234,6 +238,7 @@ impl Engine {
                 scenario.services.len()
             ],
             trace: None,
+            retries: super::retry::Retries::new(scenario.load.retry),
         };
         engine.start_load();
         engine
@@ -587,6 +592,7 @@ impl Engine {
             Event::Signalled { pool, slot } => self.on_signalled(pool, slot),
             Event::AnswerArrives => {}
             Event::Phase { index } => self.on_phase(index),
+            Event::Retry { slot } => self.on_retry(slot),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)

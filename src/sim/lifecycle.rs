@@ -91,10 +91,16 @@ impl Engine {
         let id = self.next_id;
         self.next_id += 1;
         self.book.issued(self.now);
+        self.retries.first_attempt();
         let sent = self
             .now
             .saturating_sub(Nanos(self.scenario.load.link.rtt.0 / 2));
         let r = self.requests.alloc(id, sent, client, self.strategy);
+        self.send(r, sent, client);
+    }
+
+    /// An attempt of a request, sent at `sent`, reaches the server now.
+    pub(super) fn send(&mut self, r: ReqRef, sent: Nanos, client: Option<u32>) {
         if let Some(timeout) = self.scenario.load.timeout {
             self.schedule(sent + timeout, Event::ClientTimeout { req: r });
         }
@@ -106,6 +112,9 @@ impl Engine {
     /// The poller (or the acceptor) hands the connection's request to the executor.
     pub(super) fn dispatch(&mut self, r: ReqRef) {
         self.holds_conn(r);
+        if let Some(req) = self.requests.get_mut(r) {
+            req.queued_at = self.now;
+        }
         let server = self.topology.server();
         match self.pools[server].submit(Task::Handler(r)) {
             Admission::Started(slot) => {
@@ -143,13 +152,29 @@ impl Engine {
         };
         req.hold_handler(thread);
         req.submitter = Some(thread);
+        req.handler_at = self.now;
+        let waited = self.now.saturating_sub(req.queued_at);
         self.trace_handler_start(r, thread);
+        if flow::shed::sheds(self.scenario.server.queue_timeout, waited) {
+            self.shed(r);
+            return;
+        }
         let cost = self.scenario.server.connector.cpu_per_request;
         if cost == Nanos::ZERO {
             self.begin_stage(r);
         } else {
             self.run_on_core(super::resources::CpuJob::Handler(r), cost);
         }
+    }
+
+    /// The request waited in the executor's queue past `server.queue_timeout`: its handler
+    /// answers 503 at once and serves nothing.
+    fn shed(&mut self, r: ReqRef) {
+        self.book.resilience.shed += 1;
+        if let Some(req) = self.requests.get_mut(r) {
+            req.verdict.shed();
+        }
+        self.respond(r);
     }
 
     pub(super) fn on_handler_cpu_done(&mut self, r: ReqRef) {
@@ -406,7 +431,7 @@ impl Engine {
             return Nanos::ZERO;
         };
         let svc = &self.scenario.services[service.0];
-        let draw = call_draw(self.scenario.seed, req.id, call as usize, 0, svc);
+        let draw = call_draw(self.scenario.seed, req.id, call as usize, req.attempt, svc);
         // A replayed request takes the latency its trace row recorded.
         let recorded = match &self.load {
             LoadMode::Trace { rows } => usize::try_from(req.id - 1)
@@ -639,6 +664,11 @@ impl Engine {
         let kept = self.settle_connection(r, outcome);
         let next = if answered {
             self.book.late_responses += 1;
+            // Its client has gone: the thread's time on it was for nobody.
+            if let Some(req) = self.requests.get(r) {
+                let spent = self.now.saturating_sub(req.handler_at);
+                self.book.resilience.wasted_work += spent;
+            }
             None
         } else {
             let name = thread.map_or(ThreadName::None, |t| self.name_of(t));
@@ -771,10 +801,14 @@ impl Engine {
         let req = self.requests.get_mut(r)?;
         // A response after a counting client's timeout is a timeout (wrk).
         let late = req.client_side == Client::Late;
-        req.client_side = Client::Answered;
         let outcome = if late { Outcome::Timeout } else { outcome };
         let at = self.now + travel;
-        let latency = at.saturating_sub(req.arrival);
+        if let Some(next) = self.retry_after(r, outcome, at) {
+            return self.load.is_closed().then_some(next);
+        }
+        let req = self.requests.get_mut(r)?;
+        req.client_side = Client::Answered;
+        let latency = at.saturating_sub(req.first_sent);
         let row = RunRow {
             run: req.id,
             strategy: req.strategy,

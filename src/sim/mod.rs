@@ -14,6 +14,7 @@ mod lifecycle;
 pub mod pool;
 mod request;
 mod resources;
+mod retry;
 mod semaphore;
 mod signal;
 mod snapshot;

@@ -235,7 +235,16 @@ pub(super) struct Request {
     /// The slot holds a request (false once freed for reuse).
     pub live: bool,
     pub id: u64,
+    /// When its client sent this attempt (its timeout counts from here).
     pub arrival: Nanos,
+    /// Its attempt (0: the first; a client's retry sends the request again).
+    pub attempt: u32,
+    /// When its client sent the first attempt (its latency counts from here).
+    pub first_sent: Nanos,
+    /// When it was handed to the executor (its wait in the queue counts from here).
+    pub queued_at: Nanos,
+    /// When a handler thread took it.
+    pub handler_at: Nanos,
     pub client: Option<u32>,
     pub strategy: Strategy,
     /// The server thread handling it (kept once the thread lets it go, for names).
@@ -301,6 +310,10 @@ impl Request {
             live: true,
             id,
             arrival,
+            attempt: 0,
+            first_sent: arrival,
+            queued_at: arrival,
+            handler_at: arrival,
             client,
             strategy,
             handler: None,

@@ -26,6 +26,10 @@ pub struct Snapshot {
     pub outcomes: OutcomeCounts,
     /// Responses that arrived after their client had timed out.
     pub late_responses: u64,
+    /// Retries, requests given up, shed, and the work done for clients that had left.
+    pub resilience: crate::metrics::ResilienceCounts,
+    /// Requests answered (success, partial) in each whole second so far.
+    pub goodput_timeline: Vec<u32>,
     /// Server responses (success, partial, failed) per simulated second since t = 0.
     pub throughput_rps: f64,
     /// Answered requests (success, partial) per simulated second since t = 0: the headline.
@@ -306,6 +310,8 @@ impl Snapshot {
             mean_in_flight: f.mean_in_flight,
             outcomes,
             late_responses: f.late_responses,
+            resilience: f.resilience,
+            goodput_timeline: book.goodput_timeline(run.now),
             throughput_rps: per_second(outcomes.responded(), run.now),
             goodput_rps: per_second(outcomes.answered(), run.now),
             latency: f.latency,
@@ -453,5 +459,8 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         }
         Detail::Failed(FailReason::Connect) => format!("{} (connect timed out)", outcome.name()),
         Detail::Failed(FailReason::Reset) => format!("{} (connection reset)", outcome.name()),
+        Detail::Failed(FailReason::Shed) => {
+            format!("{} (shed: 503 after queue_timeout)", outcome.name())
+        }
     }
 }

@@ -1,0 +1,149 @@
+//! The resilience patterns, each against a hand-computed sequence: a client's retries with
+//! backoff and a budget, the work done for clients that had left, shedding by queue timeout,
+//! and the metastable failure the preset teaches.
+
+mod support;
+
+use support::{ms, one_call, parse, rows};
+use threadlab::metrics::Outcome;
+use threadlab::scenario::{self, Strategy};
+use threadlab::sim::Engine;
+use threadlab::time::Nanos;
+
+/// One closed client whose every attempt takes 1.5 s on the server and gives up after 1 s.
+fn slow_client(retry: &str, think: &str) -> Engine {
+    let toml = one_call(
+        &format!(
+            "mode = \"closed\"\nclients = 1\nthink = \"{think}\"\ntimeout = \"1s\"\n[load.retry]\n{retry}"
+        ),
+        "",
+    )
+    .replace("latency = \"100ms\"", "latency = \"1500ms\"");
+    Engine::new(&parse(&toml), Strategy::Sequential)
+}
+
+#[test]
+fn a_timed_out_request_is_sent_again_after_its_backoff_until_the_last_attempt() {
+    // Attempt 0 at 0 s times out at 1 s; retry 1 waits 200 ms: sent at 1.2 s, times out at
+    // 2.2 s; retry 2 waits 200 x 2 = 400 ms: sent at 2.6 s, times out at 3.6 s, the last of
+    // 3 attempts: the client gives up, 3.6 s after it first sent, and sends its next request.
+    let mut e = slow_client("attempts = 3\nbackoff = \"200ms\"\nmultiplier = 2.0", "0ms");
+    e.run_until(ms(3_599));
+    let snap = e.snapshot();
+    assert_eq!(snap.resilience.retries, 2);
+    assert_eq!(
+        snap.resilience.gave_up, 0,
+        "not before the last attempt's timeout"
+    );
+    assert_eq!(snap.outcomes.total(), 0);
+    e.run_until(ms(3_650));
+    let snap = e.snapshot();
+    assert_eq!(snap.resilience.gave_up, 1);
+    assert_eq!(snap.outcomes.get(Outcome::Timeout), 1);
+    assert_eq!(snap.sent, 2, "the next request went out at 3.6 s");
+    let first = &rows(&e)[0];
+    assert_eq!((first.run, first.time), (1, ms(3_600)));
+    // Tomcat ran every attempt to its end for nobody: attempts 0 and 1 by 3.65 s (1.5 s
+    // each), attempt 2 at 4.1 s.
+    assert_eq!(snap.resilience.wasted_work, ms(3_000));
+    e.run_until(ms(4_150));
+    assert_eq!(e.snapshot().resilience.wasted_work, ms(4_500));
+}
+
+#[test]
+fn the_budget_allows_a_retry_only_once_first_attempts_have_earned_it() {
+    // Each first attempt earns half a retry. Request 1 (0 s) earns 0.5: its timeout at 1 s
+    // is not retried. Request 2 (1.1 s, after 100 ms of thinking) brings the store to 1: its
+    // timeout at 2.1 s is retried at once, and that attempt's at 3.1 s is the last (2
+    // attempts). Request 3 (3.2 s) is not retried; request 4 (4.3 s) is, until 6.3 s.
+    let mut e = slow_client("attempts = 2\nbackoff = \"0ms\"\nbudget = 0.5", "100ms");
+    e.run_until(ms(6_350));
+    let snap = e.snapshot();
+    assert_eq!(snap.sent, 4);
+    assert_eq!(snap.resilience.retries, 2);
+    assert_eq!(snap.resilience.gave_up, 4);
+    let times: Vec<Nanos> = rows(&e).iter().map(|r| r.time).collect();
+    assert_eq!(times, [ms(1_000), ms(2_000), ms(1_000), ms(2_000)]);
+}
+
+#[test]
+fn a_request_that_waited_past_the_queue_timeout_is_answered_503_unserved() {
+    // 5 requests at once on 1 thread, 100 ms each, queue timeout 250 ms: requests 1-3 start
+    // after 0, 100 and 200 ms of waiting and are served; requests 4 and 5 have waited 300 ms
+    // when the thread takes them at 300 ms, and are shed at once.
+    let toml = support::tomcat_scenario(5, "threads = 1\nmin_spare = 1\nqueue_timeout = \"250ms\"");
+    let e = support::played(&toml, Strategy::Sequential);
+    let snap = e.snapshot();
+    assert_eq!(snap.outcomes.get(Outcome::Success), 3);
+    assert_eq!(snap.outcomes.get(Outcome::Failed), 2);
+    assert_eq!(snap.resilience.shed, 2);
+    let rows = rows(&e);
+    let ends: Vec<(Nanos, bool)> = rows
+        .iter()
+        .map(|r| (r.time, r.status.contains("shed")))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            (ms(100), false),
+            (ms(200), false),
+            (ms(300), false),
+            (ms(300), true),
+            (ms(300), true)
+        ]
+    );
+}
+
+/// Mean goodput over simulated seconds `from..to` of the `metastable` preset with `sets`.
+fn metastable(sets: &[&str]) -> (Vec<u32>, threadlab::metrics::ResilienceCounts, u64) {
+    let sets: Vec<String> = sets.iter().map(|s| (*s).to_owned()).collect();
+    let s = scenario::load("metastable", &sets).expect("built-in preset");
+    let mut e = Engine::new(&s, Strategy::Sequential);
+    e.run_until(s.duration);
+    let snap = e.snapshot();
+    (snap.goodput_timeline, snap.resilience, snap.sent)
+}
+
+fn mean(timeline: &[u32], from: usize, to: usize) -> f64 {
+    timeline[from..to]
+        .iter()
+        .map(|&x| f64::from(x))
+        .sum::<f64>()
+        / (to - from) as f64
+}
+
+#[test]
+fn naive_retries_keep_goodput_down_after_the_spike_and_shedding_brings_it_back() {
+    // The spike ends at E = 40 s; "before" is the mean goodput of the 30 s before it.
+    let (naive, r, sent) = metastable(&[]);
+    let before = mean(&naive, 0, 30);
+    assert!(
+        (80.0..100.0).contains(&before),
+        "before the spike: {before}"
+    );
+    assert!(mean(&naive, 40, 70) < before / 2.0, "{naive:?}");
+    assert!(mean(&naive, 60, 70) < before / 2.0, "{naive:?}");
+    // The retries multiply the load: attempts at several times the new requests.
+    assert!((sent + r.retries) as f64 / sent as f64 > 3.0, "{r:?}");
+    // Even 30 % of capacity (from 140 s) does not bring it back.
+    assert!(mean(&naive, 150, 160) < 30.0 / 2.0, "{naive:?}");
+
+    // Backoff, full jitter and a 10 % budget: the amplification stops (at most 1.1 attempts
+    // per request, the budget's bound), the backlog does not drain at 90 %.
+    let (budget, r, sent) = metastable(&[
+        "load.retry.backoff=200ms",
+        "load.retry.multiplier=2",
+        "load.retry.jitter=full",
+        "load.retry.budget=0.1",
+    ]);
+    assert!(
+        (sent + r.retries) as f64 / sent as f64 <= 1.1 + 1e-9,
+        "{r:?}"
+    );
+    assert!(mean(&budget, 60, 70) < before / 2.0, "{budget:?}");
+
+    // Shedding what waited past 0.5 s: back to at least 90 % of before within 20 s.
+    let (shed, r, _) = metastable(&["server.queue_timeout=500ms"]);
+    assert!(mean(&shed, 60, 70) >= 0.9 * before, "{shed:?}");
+    assert!(r.shed > 0, "{r:?}");
+}

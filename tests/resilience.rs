@@ -147,3 +147,75 @@ fn naive_retries_keep_goodput_down_after_the_spike_and_shedding_brings_it_back()
     assert!(mean(&shed, 60, 70) >= 0.9 * before, "{shed:?}");
     assert!(r.shed > 0, "{r:?}");
 }
+
+#[test]
+fn a_breaker_opens_fails_fast_probes_half_open_and_closes_when_the_service_heals() {
+    // One client, 300 ms of thinking; each call takes 100 ms and, while the fault lasts,
+    // fails (its fallback answers). Window of 4 calls, 50 %, 1 s open, 2 calls half-open.
+    // Calls end failed at 0.1, 0.5, 0.9 and 1.3 s: the 4th opens it (1.3 s). Requests at
+    // 1.6, 1.9 and 2.2 s fail fast; the one at 2.5 s (strictly after 2.3 s) half-opens it
+    // and fails at 2.6 s, the next (2.9 s) fails at 3.0 s: 2 of 2, open again (3.0 s). The
+    // service heals at 3.05 s. Requests at 3.3, 3.6 and 3.9 s fail fast; 4.2 s half-opens
+    // it, and two successes (4.3 s, 4.7 s) close it.
+    use threadlab::flow::BreakerState::{Closed, HalfOpen, Open};
+    use threadlab::sim::{Command, Fault};
+    let toml = one_call(
+        "mode = \"closed\"\nclients = 1\nthink = \"300ms\"",
+        "",
+    )
+    .replace(
+        "latency = \"100ms\"",
+        "latency = \"100ms\"\nfallback = \"cached\"\n[services.breaker]\nwindow_size = 4\nminimum_calls = 4\nwait_in_open = \"1s\"\npermitted_in_half_open = 2",
+    );
+    let svc = threadlab::scenario::ServiceId(0);
+    let mut e = Engine::new(&parse(&toml), Strategy::Sequential);
+    e.apply(Command::InjectFault {
+        service: svc,
+        fault: Fault::Fail { probability: 1.0 },
+    })
+    .expect("fault");
+    e.run_until(ms(3_050));
+    e.apply(Command::ClearFault { service: svc }).expect("heal");
+    e.run_until(ms(4_750));
+    let snap = e.snapshot();
+    let b = snap.services[0].breaker.clone().expect("a breaker");
+    assert_eq!(
+        b.transitions,
+        [
+            (ms(1_300), Closed, Open),
+            (ms(2_500), Open, HalfOpen),
+            (ms(3_000), HalfOpen, Open),
+            (ms(4_200), Open, HalfOpen),
+            (ms(4_700), HalfOpen, Closed),
+        ]
+    );
+    assert_eq!((b.opened, b.not_permitted, b.state), (2, 6, Closed));
+    // Every request was answered: by the service or, failing fast, by the fallback.
+    assert_eq!(snap.outcomes.get(Outcome::Failed), 0);
+    assert_eq!(snap.services[0].stats.calls, 8, "calls that ran");
+}
+
+#[test]
+fn a_rate_limiter_parks_callers_for_a_later_permit_and_refuses_beyond_its_timeout() {
+    // 2 permits a second, callers wait at most 1 s; 5 requests at t = 0. Calls 1-2 take
+    // this second's permits; 3-4 reserve the next second's and wait until 1 s; the 5th
+    // would wait until 2 s and is refused at once (RequestNotPermitted, no fallback).
+    let toml = support::tomcat_scenario(5, "").replace(
+        "latency = \"100ms\"",
+        "latency = \"100ms\"\n[services.rate_limit]\nlimit = 2\nperiod = \"1s\"\ntimeout = \"1s\"",
+    );
+    let e = support::played(&toml, Strategy::Sequential);
+    let snap = e.snapshot();
+    assert_eq!(snap.services[0].rate_limited, 1);
+    let ends: Vec<(Nanos, Outcome)> = rows(&e).iter().map(|r| (r.time, r.outcome)).collect();
+    assert_eq!(
+        ends,
+        [
+            (ms(100), Outcome::Success),
+            (ms(100), Outcome::Success),
+            (ms(1_100), Outcome::Success),
+            (ms(1_100), Outcome::Success),
+            (ms(0), Outcome::Failed),
+        ]
+    );
+}

@@ -14,56 +14,8 @@
 
 use std::collections::VecDeque;
 
+use crate::scenario::{BreakerConfig, BreakerWindow};
 use crate::time::Nanos;
-
-/// The sliding window the rates are computed over (`slidingWindowType`, `slidingWindowSize`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BreakerWindow {
-    /// The last N results (`COUNT_BASED`).
-    Count(u32),
-    /// The results of the last N seconds (`TIME_BASED`), aggregated per whole second.
-    Time(u32),
-}
-
-/// A circuit breaker's settings, under resilience4j's names. Rates are percentages.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BreakerConfig {
-    pub window: BreakerWindow,
-    /// `failureRateThreshold`.
-    pub failure_rate_threshold: f64,
-    /// `slowCallRateThreshold`.
-    pub slow_call_rate_threshold: f64,
-    /// `slowCallDurationThreshold`: a call that took longer (`>`) is slow.
-    pub slow_call_duration: Nanos,
-    /// `minimumNumberOfCalls`.
-    pub minimum_calls: u32,
-    /// `waitDurationInOpenState`.
-    pub wait_in_open: Nanos,
-    /// `permittedNumberOfCallsInHalfOpenState`.
-    pub permitted_in_half_open: u32,
-    /// `maxWaitDurationInHalfOpenState` (then `transitionToStateAfterWaitDuration` = OPEN);
-    /// `None` waits for the permitted calls' results however long they take.
-    pub max_wait_in_half_open: Option<Nanos>,
-    /// `automaticTransitionFromOpenToHalfOpenEnabled`.
-    pub automatic_transition: bool,
-}
-
-/// `CircuitBreakerConfig.ofDefaults()`.
-impl Default for BreakerConfig {
-    fn default() -> Self {
-        BreakerConfig {
-            window: BreakerWindow::Count(100),
-            failure_rate_threshold: 50.0,
-            slow_call_rate_threshold: 100.0,
-            slow_call_duration: Nanos::from_secs(60),
-            minimum_calls: 100,
-            wait_in_open: Nanos::from_secs(60),
-            permitted_in_half_open: 10,
-            max_wait_in_half_open: None,
-            automatic_transition: false,
-        }
-    }
-}
 
 /// `CircuitBreaker.State`, the three the model uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 
 pub mod accept;
 pub mod breaker;
+pub mod guard;
 pub mod link;
 pub mod permit;
 pub mod ratelimit;
@@ -14,8 +15,9 @@ pub mod retry;
 pub mod shed;
 mod verdict;
 
-pub use breaker::{BreakerAcquire, BreakerConfig, BreakerState, BreakerWindow, CircuitBreaker};
-pub use ratelimit::{RateAcquire, RateLimiter, RateLimiterConfig};
+pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
+pub use guard::{Admit, BreakerSnapshot, CallGuards};
+pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
 pub use retry::RetryBudget;
 pub use verdict::{Completion, Verdict};
@@ -49,6 +51,10 @@ pub enum FailReason {
     Reset,
     /// It waited in the executor's queue past `server.queue_timeout`: answered 503 unserved.
     Shed,
+    /// The service's circuit breaker was open (`CallNotPermittedException`) and no fallback.
+    NotPermitted(ServiceId),
+    /// The service's rate limiter gave no permit in time (`RequestNotPermitted`), no fallback.
+    RateLimited(ServiceId),
 }
 
 /// What the log says beside an outcome.
@@ -94,9 +100,26 @@ pub enum CallResult {
     BulkheadFull,
     /// The pool rejected the submission and the caller caught it: the call never ran.
     Rejected,
+    /// The circuit breaker was open: the call never ran.
+    NotPermitted,
+    /// The rate limiter gave no permit in time: the call never ran.
+    RateLimited,
 }
 
 impl CallResult {
+    /// Counts a call that ended so on its service's counters.
+    pub fn count(self, stats: &mut crate::metrics::ServiceStats) {
+        match self {
+            CallResult::Failed | CallResult::NoConnection => stats.failures += 1,
+            CallResult::TimedOut => stats.timeouts += 1,
+            CallResult::Ok
+            | CallResult::BulkheadFull
+            | CallResult::Rejected
+            | CallResult::NotPermitted
+            | CallResult::RateLimited => {}
+        }
+    }
+
     /// How the caller saw the call end, as a trace names it.
     pub fn label(self) -> &'static str {
         match self {
@@ -106,6 +129,8 @@ impl CallResult {
             CallResult::NoConnection => "no connection",
             CallResult::BulkheadFull => "bulkhead full",
             CallResult::Rejected => "rejected",
+            CallResult::NotPermitted => "not permitted (breaker open)",
+            CallResult::RateLimited => "rate limited",
         }
     }
 

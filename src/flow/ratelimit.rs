@@ -7,29 +7,8 @@
 //! (the permits go negative: later cycles are already spent), and sleeps until then; a caller
 //! whose wait would not fit is refused (`RequestNotPermitted`) and reserves nothing.
 
+use crate::scenario::RateLimiterConfig;
 use crate::time::Nanos;
-
-/// `RateLimiterConfig`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimiterConfig {
-    /// `limitForPeriod`: permits per cycle.
-    pub limit_for_period: u32,
-    /// `limitRefreshPeriod`: the length of a cycle.
-    pub refresh_period: Nanos,
-    /// `timeoutDuration`: the longest a caller waits for a permit.
-    pub timeout: Nanos,
-}
-
-/// `RateLimiterConfig.ofDefaults()`.
-impl Default for RateLimiterConfig {
-    fn default() -> Self {
-        RateLimiterConfig {
-            limit_for_period: 50,
-            refresh_period: Nanos(500),
-            timeout: Nanos::from_secs(5),
-        }
-    }
-}
 
 /// What `acquirePermission` gave a caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

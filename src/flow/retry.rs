@@ -135,7 +135,10 @@ impl RetryOn {
             CallResult::Ok => false,
             CallResult::Failed | CallResult::NoConnection => self.failure,
             CallResult::TimedOut => self.timeout,
-            CallResult::BulkheadFull | CallResult::Rejected => self.rejection,
+            CallResult::BulkheadFull
+            | CallResult::Rejected
+            | CallResult::NotPermitted
+            | CallResult::RateLimited => self.rejection,
         }
     }
 

@@ -69,6 +69,8 @@ impl<T: Clone> Verdict<T> {
                 CallResult::NoConnection => FailReason::NoConnection(service),
                 CallResult::BulkheadFull => FailReason::BulkheadFull(service),
                 CallResult::Rejected => FailReason::Rejected(service),
+                CallResult::NotPermitted => FailReason::NotPermitted(service),
+                CallResult::RateLimited => FailReason::RateLimited(service),
                 CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service),
             });
         }

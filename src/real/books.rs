@@ -113,6 +113,7 @@ impl World {
             scenario: &self.scenario,
             topology: &self.topology,
             faults: &[],
+            guards: None,
             sample_interval: interval,
         };
         let base = Snapshot::of_book(run, &b.book, |id, in_use, sampler| {

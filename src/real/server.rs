@@ -459,13 +459,7 @@ impl World {
         }
         let result = CallResult::of_call(cut.is_some(), false, draw.fail_u, svc.failure);
         let mut books = lock(&self.books);
-        match result {
-            CallResult::Failed | CallResult::NoConnection => {
-                books.book.services[service.0].failures += 1;
-            }
-            CallResult::TimedOut => books.book.services[service.0].timeouts += 1,
-            CallResult::Ok | CallResult::BulkheadFull | CallResult::Rejected => {}
-        }
+        result.count(&mut books.book.services[service.0]);
         Some(result)
     }
 

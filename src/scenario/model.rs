@@ -232,6 +232,10 @@ pub struct Service {
     /// The call blocks inside `synchronized`: on JDK 21-23 a virtual thread stays pinned to
     /// its carrier (a core) for the whole call (JEP 444); JDK 24+ unmounts (JEP 491).
     pub pinned: bool,
+    /// A circuit breaker around its calls.
+    pub breaker: Option<super::BreakerConfig>,
+    /// A rate limiter in front of its calls.
+    pub rate_limit: Option<super::RateLimiterConfig>,
 }
 
 /// Index of a resource in [`Scenario::resources`].

@@ -252,6 +252,8 @@ mod tests {
             cpu: Nanos::ZERO,
             uses: None,
             pinned: false,
+            breaker: None,
+            rate_limit: None,
         }
     }
 

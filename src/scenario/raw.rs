@@ -256,6 +256,61 @@ pub struct RawService {
     pub uses: Option<String>,
     #[serde(default)]
     pub pinned: bool,
+    /// `[services.breaker]`: resilience4j's `CircuitBreaker` around its calls.
+    pub breaker: Option<RawBreaker>,
+    /// `[services.rate_limit]`: resilience4j's `RateLimiter` in front of its calls.
+    pub rate_limit: Option<RawRateLimit>,
+}
+
+/// `[services.breaker]`, with resilience4j's defaults (`CircuitBreakerConfig.ofDefaults()`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawBreaker {
+    /// `"count"` or `"time"` (`slidingWindowType`).
+    pub window_type: String,
+    /// Calls, or seconds (`slidingWindowSize`).
+    pub window_size: i64,
+    /// Percent (`failureRateThreshold`).
+    pub failure_rate: f64,
+    /// Percent (`slowCallRateThreshold`).
+    pub slow_call_rate: f64,
+    pub slow_call_duration: DurationText,
+    pub minimum_calls: i64,
+    pub wait_in_open: DurationText,
+    pub permitted_in_half_open: i64,
+    pub max_wait_in_half_open: Option<DurationText>,
+    pub automatic_transition: bool,
+}
+
+impl Default for RawBreaker {
+    fn default() -> Self {
+        RawBreaker {
+            window_type: "count".to_owned(),
+            window_size: 100,
+            failure_rate: 50.0,
+            slow_call_rate: 100.0,
+            slow_call_duration: sixty_seconds(),
+            minimum_calls: 100,
+            wait_in_open: sixty_seconds(),
+            permitted_in_half_open: 10,
+            max_wait_in_half_open: None,
+            automatic_transition: false,
+        }
+    }
+}
+
+/// `[services.rate_limit]`, with resilience4j's defaults except the refresh period (its
+/// 500 ns default would be 2 million cycles a second; 1 s is the usual setting).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRateLimit {
+    /// Permits per period (`limitForPeriod`).
+    pub limit: i64,
+    #[serde(default = "one_second")]
+    pub period: DurationText,
+    /// The longest a caller waits for a permit (`timeoutDuration`).
+    #[serde(default = "five_seconds")]
+    pub timeout: DurationText,
 }
 
 /// `hang = { probability = 0.1, duration = "30s" }`
@@ -492,6 +547,12 @@ fn four() -> i64 {
 }
 fn bulkhead() -> String {
     "bulkhead".to_owned()
+}
+fn one_second() -> DurationText {
+    DurationText::new("1s")
+}
+fn five_seconds() -> DurationText {
+    DurationText::new("5s")
 }
 fn three() -> i64 {
     3

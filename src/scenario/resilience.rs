@@ -1,6 +1,6 @@
 //! The resilience patterns' settings as a preset gives them: a client's retries of a whole
-//! request (`[load.retry]`) and the server's shedding of dead work (`server.queue_timeout`).
-//! Plain data; the rules that use them are in `flow`.
+//! request (`[load.retry]`), a service's circuit breaker and rate limiter (`[services.breaker]`,
+//! `[services.rate_limit]`). Plain data; the rules that use them are in `flow`.
 
 use crate::time::Nanos;
 
@@ -52,4 +52,75 @@ pub struct RetryOn {
     pub failure: bool,
     pub timeout: bool,
     pub rejection: bool,
+}
+
+/// The sliding window the rates are computed over (`slidingWindowType`, `slidingWindowSize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakerWindow {
+    /// The last N results (`COUNT_BASED`).
+    Count(u32),
+    /// The results of the last N seconds (`TIME_BASED`), aggregated per whole second.
+    Time(u32),
+}
+
+/// A circuit breaker's settings, under resilience4j's names. Rates are percentages.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BreakerConfig {
+    pub window: BreakerWindow,
+    /// `failureRateThreshold`.
+    pub failure_rate_threshold: f64,
+    /// `slowCallRateThreshold`.
+    pub slow_call_rate_threshold: f64,
+    /// `slowCallDurationThreshold`: a call that took longer (`>`) is slow.
+    pub slow_call_duration: Nanos,
+    /// `minimumNumberOfCalls`.
+    pub minimum_calls: u32,
+    /// `waitDurationInOpenState`.
+    pub wait_in_open: Nanos,
+    /// `permittedNumberOfCallsInHalfOpenState`.
+    pub permitted_in_half_open: u32,
+    /// `maxWaitDurationInHalfOpenState` (then `transitionToStateAfterWaitDuration` = OPEN);
+    /// `None` waits for the permitted calls' results however long they take.
+    pub max_wait_in_half_open: Option<Nanos>,
+    /// `automaticTransitionFromOpenToHalfOpenEnabled`.
+    pub automatic_transition: bool,
+}
+
+/// `CircuitBreakerConfig.ofDefaults()`.
+impl Default for BreakerConfig {
+    fn default() -> Self {
+        BreakerConfig {
+            window: BreakerWindow::Count(100),
+            failure_rate_threshold: 50.0,
+            slow_call_rate_threshold: 100.0,
+            slow_call_duration: Nanos::from_secs(60),
+            minimum_calls: 100,
+            wait_in_open: Nanos::from_secs(60),
+            permitted_in_half_open: 10,
+            max_wait_in_half_open: None,
+            automatic_transition: false,
+        }
+    }
+}
+
+/// `RateLimiterConfig`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimiterConfig {
+    /// `limitForPeriod`: permits per cycle.
+    pub limit_for_period: u32,
+    /// `limitRefreshPeriod`: the length of a cycle.
+    pub refresh_period: Nanos,
+    /// `timeoutDuration`: the longest a caller waits for a permit.
+    pub timeout: Nanos,
+}
+
+/// `RateLimiterConfig.ofDefaults()`.
+impl Default for RateLimiterConfig {
+    fn default() -> Self {
+        RateLimiterConfig {
+            limit_for_period: 50,
+            refresh_period: Nanos(500),
+            timeout: Nanos::from_secs(5),
+        }
+    }
 }

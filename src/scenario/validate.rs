@@ -11,10 +11,12 @@ use super::model::{
 };
 use super::pools;
 use super::raw::{
-    RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawResource, RawRetry,
-    RawServer, RawService, RawThreads, RawTourStep,
+    RawBreaker, RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawRateLimit,
+    RawResource, RawRetry, RawServer, RawService, RawThreads, RawTourStep,
 };
-use super::resilience::{Backoff, Jitter, Retry, RetryOn};
+use super::resilience::{
+    Backoff, BreakerConfig, BreakerWindow, Jitter, RateLimiterConfig, Retry, RetryOn,
+};
 // LARGE: counts that only memory limits (connections, queue slots).
 use super::limits::{MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
 
@@ -560,6 +562,72 @@ fn service(
         cpu,
         uses,
         pinned: raw.pinned,
+        breaker: match &raw.breaker {
+            Some(b) => Some(breaker(check, &format!("{path}.breaker"), b)?),
+            None => None,
+        },
+        rate_limit: match &raw.rate_limit {
+            Some(l) => Some(rate_limit(check, &format!("{path}.rate_limit"), l)?),
+            None => None,
+        },
+    })
+}
+
+/// `[services.breaker]`: resilience4j's `CircuitBreakerConfig`, with its builder's ranges.
+fn breaker(check: &Checker, path: &str, raw: &RawBreaker) -> Result<BreakerConfig, ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
+    let size = check.count(&field("window_size"), raw.window_size, 1..=100_000)?;
+    let window = check.one_of(
+        &field("window_type"),
+        &raw.window_type,
+        &[
+            ("count", BreakerWindow::Count(size)),
+            ("time", BreakerWindow::Time(size)),
+        ],
+    )?;
+    let percent = |name: &str, value: f64| {
+        if value.is_finite() && value > 0.0 && value <= 100.0 {
+            Ok(value)
+        } else {
+            Err(check.invalid(
+                &field(name),
+                crate::scenario::short_number(value),
+                "is out of range: allowed > 0 and <= 100 (a percentage)",
+            ))
+        }
+    };
+    Ok(BreakerConfig {
+        window,
+        failure_rate_threshold: percent("failure_rate", raw.failure_rate)?,
+        slow_call_rate_threshold: percent("slow_call_rate", raw.slow_call_rate)?,
+        slow_call_duration: check
+            .positive_duration(&field("slow_call_duration"), &raw.slow_call_duration)?,
+        minimum_calls: check.count(&field("minimum_calls"), raw.minimum_calls, 1..=100_000)?,
+        wait_in_open: check.positive_duration(&field("wait_in_open"), &raw.wait_in_open)?,
+        permitted_in_half_open: check.count(
+            &field("permitted_in_half_open"),
+            raw.permitted_in_half_open,
+            1..=100_000,
+        )?,
+        max_wait_in_half_open: match &raw.max_wait_in_half_open {
+            Some(text) => Some(check.positive_duration(&field("max_wait_in_half_open"), text)?),
+            None => None,
+        },
+        automatic_transition: raw.automatic_transition,
+    })
+}
+
+/// `[services.rate_limit]`: resilience4j's `RateLimiterConfig`.
+fn rate_limit(
+    check: &Checker,
+    path: &str,
+    raw: &RawRateLimit,
+) -> Result<RateLimiterConfig, ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
+    Ok(RateLimiterConfig {
+        limit_for_period: check.count(&field("limit"), raw.limit, 1..=1_000_000)?,
+        refresh_period: check.positive_duration(&field("period"), &raw.period)?,
+        timeout: check.duration(&field("timeout"), &raw.timeout)?,
     })
 }
 

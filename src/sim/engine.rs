@@ -103,6 +103,11 @@ pub(super) enum Event {
     Phase { index: u32 },
     /// A client sends a request again (`[load.retry]`): its attempt waits in `retrying`.
     Retry { slot: u32 },
+    /// A caller's reserved rate-limiter permit is due: its call goes on.
+    RatePermit { req: ReqRef, call: u16 },
+    /// A circuit breaker changes state by itself now (automatic half-open, half-open's
+    /// maximum wait).
+    BreakerPoll,
 }
 
 pub use crate::metrics::ServiceStats;
@@ -183,6 +188,8 @@ pub struct Engine {
     pub(super) trace: Option<Box<super::trace::Timeline>>,
     /// The clients' retries: the budget and the attempts waiting to be sent.
     pub(super) retries: super::retry::Retries,
+    /// Each service's circuit breaker and rate limiter.
+    pub(super) guards: super::guard::Guards,
 }
 
 impl Engine {
@@ -239,6 +246,7 @@ impl Engine {
             ],
             trace: None,
             retries: super::retry::Retries::new(scenario.load.retry),
+            guards: super::guard::Guards::new(&scenario.services),
         };
         engine.start_load();
         engine
@@ -593,6 +601,8 @@ impl Engine {
             Event::AnswerArrives => {}
             Event::Phase { index } => self.on_phase(index),
             Event::Retry { slot } => self.on_retry(slot),
+            Event::RatePermit { req, call } => self.on_rate_permit(req, call),
+            Event::BreakerPoll => self.on_breaker_poll(),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)

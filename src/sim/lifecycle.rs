@@ -8,6 +8,7 @@ use crate::time::Nanos;
 
 use super::draw::{arrival_exp, call_draw};
 use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
+use super::guard::Asked;
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, Fault, LogEntry, RunRow};
@@ -198,7 +199,7 @@ impl Engine {
 
     /// The submitting thread works through the stage's calls. A call that runs inline
     /// (sequential, or caller-runs) pauses the loop until it ends.
-    fn submit_calls(&mut self, r: ReqRef) {
+    pub(super) fn submit_calls(&mut self, r: ReqRef) {
         loop {
             let Some(req) = self.requests.get_mut(r) else {
                 return;
@@ -218,20 +219,12 @@ impl Engine {
             };
             req.next_call += 1;
             let call = self.topology.call_number(stage, i);
-            let submitter = req.submitter;
-            let strategy = req.strategy;
-            let Some(pool) = self.pool_for(strategy, service) else {
-                if strategy == Strategy::Semaphore {
-                    self.call_with_permit(r, call, service);
-                    return;
-                }
-                // Sequential: the handler makes the call itself; its timeout acts as the
-                // client's read timeout and gives the thread back.
-                let read_timeout = self.scenario.service(service).timeout;
-                self.start_inline(r, call, submitter, read_timeout);
-                return;
-            };
-            if !self.submit_call(r, call, service, pool, submitter) {
+            match self.ask_guards(r, call, service) {
+                Asked::Go => {}
+                Asked::Failed => continue,
+                Asked::Parked => return,
+            }
+            if !self.make_call(r, call, service) {
                 return;
             }
         }
@@ -249,6 +242,27 @@ impl Engine {
             // the pool while the calls run.
             self.release_handler(r);
         }
+    }
+
+    /// Makes call `call` of `r` as the strategy says: submitted to its pool, inline on the
+    /// submitter, or behind the semaphore. Returns false when submission stops.
+    pub(super) fn make_call(&mut self, r: ReqRef, call: u16, service: ServiceId) -> bool {
+        let Some(req) = self.requests.get(r) else {
+            return false;
+        };
+        let (submitter, strategy) = (req.submitter, req.strategy);
+        let Some(pool) = self.pool_for(strategy, service) else {
+            if strategy == Strategy::Semaphore {
+                self.call_with_permit(r, call, service);
+                return false;
+            }
+            // Sequential: the handler makes the call itself; its timeout acts as the
+            // client's read timeout and gives the thread back.
+            let read_timeout = self.scenario.service(service).timeout;
+            self.start_inline(r, call, submitter, read_timeout);
+            return false;
+        };
+        self.submit_call(r, call, service, pool, submitter)
     }
 
     /// `supplyAsync(call, pool)`. Returns false when submission stops (abort, or the call
@@ -495,13 +509,7 @@ impl Engine {
         );
         let server_done = req.serving.done();
         let handler = req.handler;
-        match result {
-            CallResult::Failed | CallResult::NoConnection => {
-                self.book.services[service.0].failures += 1;
-            }
-            CallResult::TimedOut => self.book.services[service.0].timeouts += 1,
-            CallResult::Ok | CallResult::BulkheadFull | CallResult::Rejected => {}
-        }
+        result.count(&mut self.book.services[service.0]);
         self.book.services[service.0].thread_time += held;
         self.trace_call_end(r, call, result.label());
         if !future_done && !server_done {
@@ -554,6 +562,7 @@ impl Engine {
     ) {
         let service = self.service_of(call);
         let has_fallback = self.scenario.service(service).fallback.is_some();
+        self.tell_breaker(r, call, result);
         let stage_len;
         {
             let Some(req) = self.requests.get_mut(r) else {

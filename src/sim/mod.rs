@@ -10,6 +10,7 @@ pub mod draw;
 mod engine;
 mod event;
 mod forkjoin;
+mod guard;
 mod lifecycle;
 pub mod pool;
 mod request;

@@ -157,6 +157,8 @@ pub(super) enum Submitting {
     /// Creating the platform thread this call will run on (`spawn_cost`), which pauses
     /// submission; the call starts once the thread exists.
     Spawning { call: u16, thread: ThreadRef },
+    /// Parked in the rate limiter's `acquirePermission` until its reserved permit is due.
+    RateWait(u16),
 }
 
 impl Submitting {
@@ -209,6 +211,9 @@ pub(super) struct Call {
     pub permit: Permit,
     /// Runs on a virtual thread.
     pub on_virtual: bool,
+    /// When its service's breaker permitted it, if it has one: its result goes back to the
+    /// breaker when its future completes.
+    pub breaker_since: Option<Nanos>,
 }
 
 impl Call {
@@ -226,6 +231,7 @@ impl Call {
         core: Core::None,
         permit: Permit::None,
         on_virtual: false,
+        breaker_since: None,
     };
 }
 

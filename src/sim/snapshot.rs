@@ -184,6 +184,10 @@ pub struct ServiceSnapshot {
     /// The bulkhead pool its calls use under `bulkhead`.
     pub bulkhead: String,
     pub mean_latency: Nanos,
+    /// Its circuit breaker, if it has one.
+    pub breaker: Option<crate::flow::BreakerSnapshot>,
+    /// Calls its rate limiter refused.
+    pub rate_limited: u64,
 }
 
 /// A log line, with names resolved.
@@ -240,6 +244,7 @@ pub fn service_snapshots(
     pools: &[PoolSnapshot],
     stats: &[ServiceStats],
     faults: &[Option<Fault>],
+    guards: Option<&crate::flow::CallGuards>,
 ) -> Vec<ServiceSnapshot> {
     scenario
         .services
@@ -254,6 +259,8 @@ pub fn service_snapshots(
                 .and_then(|p| pools.get(p.index()))
                 .map_or_else(String::new, |p| p.name.clone()),
             mean_latency: s.latency.mean(),
+            breaker: guards.and_then(|g| g.breaker(ServiceId(i))),
+            rate_limited: guards.map_or(0, |g| g.rate_limited(ServiceId(i))),
         })
         .collect()
 }
@@ -271,6 +278,8 @@ pub struct RunView<'a> {
     pub topology: &'a Topology,
     /// Live faults by service (a real run takes none).
     pub faults: &'a [Option<Fault>],
+    /// The services' breakers and rate limiters.
+    pub guards: Option<&'a crate::flow::CallGuards>,
     /// The series' sampling interval.
     pub sample_interval: Nanos,
 }
@@ -297,6 +306,7 @@ impl Snapshot {
             &pools,
             &book.services,
             run.faults,
+            run.guards,
         );
         let f = book.figures(run.now);
         let outcomes = f.outcomes;
@@ -342,6 +352,7 @@ impl Engine {
             scenario: &self.scenario,
             topology: &self.topology,
             faults: &self.faults,
+            guards: Some(&self.guards.calls),
             sample_interval: self.sample_interval,
         };
         let base = Snapshot::of_book(run, &self.book, |id, in_use, sampler| {
@@ -459,6 +470,12 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         }
         Detail::Failed(FailReason::Connect) => format!("{} (connect timed out)", outcome.name()),
         Detail::Failed(FailReason::Reset) => format!("{} (connection reset)", outcome.name()),
+        Detail::Failed(FailReason::NotPermitted(i)) => {
+            format!("Failed (CallNotPermittedException: {})", svc(i))
+        }
+        Detail::Failed(FailReason::RateLimited(i)) => {
+            format!("Failed (RequestNotPermitted: {})", svc(i))
+        }
         Detail::Failed(FailReason::Shed) => {
             format!("{} (shed: 503 after queue_timeout)", outcome.name())
         }

@@ -1,0 +1,123 @@
+//! The engine's side of the guards in front of each service's calls (`flow::guard`): a call
+//! is admitted before it is made, the breaker hears how a permitted call ended, a limiter's
+//! reserved permit parks the caller until it is due, and a breaker's timed transitions get
+//! an event.
+
+use crate::flow::{Admit, CallGuards, CallResult};
+use crate::scenario::{Service, ServiceId};
+use crate::time::Nanos;
+
+use super::engine::{Engine, Event};
+use super::request::{ReqRef, Submitting};
+
+/// The guards and the one breaker poll the queue holds, if any.
+#[derive(Debug, Clone)]
+pub(super) struct Guards {
+    pub calls: CallGuards,
+    /// Whether any service has a guard (else nothing is asked).
+    pub any: bool,
+    /// When the pending `BreakerPoll` event is due.
+    poll_at: Option<Nanos>,
+}
+
+impl Guards {
+    pub fn new(services: &[Service]) -> Self {
+        let calls = CallGuards::new(services);
+        Guards {
+            any: calls.any(),
+            calls,
+            poll_at: None,
+        }
+    }
+}
+
+/// What the submitter does with a call after asking its guards.
+pub(super) enum Asked {
+    /// Make the call now.
+    Go,
+    /// It failed at once (breaker open, or no rate-limiter permit): go on with the next.
+    Failed,
+    /// The submitter is parked until the permit is due.
+    Parked,
+}
+
+impl Engine {
+    /// Asks `service`'s guards whether call `call` of `r` may be made now.
+    pub(super) fn ask_guards(&mut self, r: ReqRef, call: u16, service: ServiceId) -> Asked {
+        if !self.guards.any {
+            return Asked::Go;
+        }
+        let admit = self.guards.calls.admit(service, self.now);
+        self.arm_breaker_poll();
+        let result = match admit {
+            Admit::Go { wait, recorded } => {
+                let now = self.now;
+                let Some(req) = self.requests.get_mut(r) else {
+                    return Asked::Failed;
+                };
+                req.calls[call as usize].breaker_since = recorded.then_some(now);
+                if wait == Nanos::ZERO {
+                    return Asked::Go;
+                }
+                req.submitting = Submitting::RateWait(call);
+                self.schedule(now + wait, Event::RatePermit { req: r, call });
+                return Asked::Parked;
+            }
+            Admit::NotPermitted => CallResult::NotPermitted,
+            Admit::RateLimited => CallResult::RateLimited,
+        };
+        self.complete_at_once(r, call, result);
+        Asked::Failed
+    }
+
+    /// The future of call `call` completed with `result`: a call the breaker permitted tells
+    /// it how it went.
+    pub(super) fn tell_breaker(&mut self, r: ReqRef, call: u16, result: CallResult) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        let Some(since) = req.calls[call as usize].breaker_since.take() else {
+            return;
+        };
+        let service = self.service_of(call);
+        let duration = self.now.saturating_sub(since);
+        self.guards
+            .calls
+            .record(service, self.now, result != CallResult::Ok, duration);
+        self.arm_breaker_poll();
+    }
+
+    /// The caller's reserved permit is due: its call is made, and submission goes on.
+    pub(super) fn on_rate_permit(&mut self, r: ReqRef, call: u16) {
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        if req.submitting != Submitting::RateWait(call) {
+            return;
+        }
+        req.submitting = Submitting::Free;
+        let service = self.service_of(call);
+        if self.make_call(r, call, service) {
+            self.submit_calls(r);
+        }
+    }
+
+    /// Schedules the breakers' next timed transition, unless it is already scheduled.
+    fn arm_breaker_poll(&mut self) {
+        let next = self.guards.calls.next_poll();
+        if next.is_some() && next != self.guards.poll_at {
+            self.guards.poll_at = next;
+            if let Some(at) = next {
+                self.schedule(at.max(self.now), Event::BreakerPoll);
+            }
+        }
+    }
+
+    pub(super) fn on_breaker_poll(&mut self) {
+        if self.guards.poll_at.is_some_and(|at| at <= self.now) {
+            self.guards.poll_at = None;
+            self.guards.calls.poll(self.now);
+            self.arm_breaker_poll();
+        }
+    }
+}

@@ -59,6 +59,8 @@ preset_figures! {
     pinning_figures_hold => "pinning",
     connection_pool_figures_hold => "connection-pool",
     overload_figures_hold => "overload",
+    metastable_figures_hold => "metastable",
+    circuit_breaker_figures_hold => "circuit-breaker",
 }
 
 fn figure<'a>(results: &'a [FigureResult], preset: &str, what: &str) -> &'a FigureResult {

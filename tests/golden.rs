@@ -17,7 +17,7 @@ fn strategies() -> impl Iterator<Item = &'static str> {
 }
 
 /// Every built-in preset, with the simulated time the guard plays (None: the preset's own).
-const PRESETS: [(&str, Option<&str>); 13] = [
+const PRESETS: [(&str, Option<&str>); 14] = [
     ("ironthread", None),
     ("tomcat-ceiling", Some("3s")),
     ("erlang-c", Some("3s")),
@@ -31,6 +31,7 @@ const PRESETS: [(&str, Option<&str>); 13] = [
     ("overload", Some("5s")),
     ("spike", None),
     ("metastable", None),
+    ("circuit-breaker", None),
 ];
 
 #[test]

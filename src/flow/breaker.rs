@@ -25,6 +25,17 @@ pub enum BreakerState {
     HalfOpen,
 }
 
+impl BreakerState {
+    /// Its name in reports and on screen: `closed`, `open`, `half-open`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BreakerState::Closed => "closed",
+            BreakerState::Open => "open",
+            BreakerState::HalfOpen => "half-open",
+        }
+    }
+}
+
 /// What `tryAcquirePermission` answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BreakerAcquire {

@@ -66,16 +66,7 @@ pub enum Detail {
     Failed(FailReason),
 }
 
-/// A fault injected into a service while a run goes on.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Fault {
-    /// Every call takes `factor` times its drawn latency.
-    Slow { factor: f64 },
-    /// Every call hangs for `duration`.
-    Hang { duration: Nanos },
-    /// Calls fail with this probability.
-    Fail { probability: f64 },
-}
+pub use crate::scenario::Fault;
 
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -23,7 +23,7 @@ pub fn figure(r: &SweepReport) -> Figure {
     let x_label = r.vary.first().cloned().unwrap_or_default();
     let categories = if numeric { Vec::new() } else { firsts(r) };
     let goodput = ChartPanel {
-        title: "Goodput (success + partial per second)".into(),
+        title: goodput_title(r),
         x_label: x_label.clone(),
         y_label: "goodput (req/s)".into(),
         lines: goodput_panel_lines(&curves),
@@ -164,6 +164,15 @@ fn line(
     }
 }
 
+/// The goodput panel's title: a load with phases charts its last phase's goodput.
+fn goodput_title(r: &SweepReport) -> String {
+    if r.points.iter().any(|p| p.last_phase_goodput_rps.is_some()) {
+        "Goodput in the last load phase (success + partial per second)".into()
+    } else {
+        "Goodput (success + partial per second)".into()
+    }
+}
+
 /// Palette entry for legend samples that stand for every curve (black, or white on dark).
 const NEUTRAL: usize = 6;
 
@@ -176,7 +185,7 @@ fn goodput_panel_lines(curves: &[Curve<'_>]) -> Vec<Line> {
     let mut lines = Vec::new();
     for c in curves {
         lines.push(line(c, Some(c.label.clone()), Stroke::Solid, |p| {
-            Some(p.goodput_rps)
+            Some(p.charted_goodput())
         }));
         // The ceiling can be far above what the load asks; the axis fits the measurements.
         lines.push(Line {
@@ -211,7 +220,7 @@ fn knee(c: &Curve<'_>) -> Option<Mark> {
     let best = c
         .points
         .iter()
-        .map(|(_, p)| p.goodput_rps)
+        .map(|(_, p)| p.charted_goodput())
         .fold(0.0, f64::max);
     if best <= 0.0 {
         return None;
@@ -219,9 +228,9 @@ fn knee(c: &Curve<'_>) -> Option<Mark> {
     let (x, p) = c
         .points
         .iter()
-        .find(|(_, p)| p.goodput_rps >= KNEE_SHARE * best)?;
+        .find(|(_, p)| p.charted_goodput() >= KNEE_SHARE * best)?;
     Some(Mark {
-        at: (*x, p.goodput_rps),
+        at: (*x, p.charted_goodput()),
         label: format!("knee: {}", p.values.first().map_or("", String::as_str)),
         colour: c.colour,
     })

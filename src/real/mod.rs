@@ -223,6 +223,9 @@ pub fn check(
     if scenario.services.iter().any(|s| s.pinned) {
         return Err(RealError::Unsupported("pinned services"));
     }
+    if !scenario.faults.is_empty() {
+        return Err(RealError::Unsupported("[[faults]] (faults at given times)"));
+    }
     if scenario.load.retry.is_some() {
         return Err(RealError::Unsupported("[load.retry] (client retries)"));
     }

@@ -126,6 +126,25 @@ pub struct ResilienceReport {
     pub shed: u64,
     /// Handler-thread seconds spent on requests whose client had already left.
     pub wasted_work_s: f64,
+    /// Each service's circuit breaker, by service name.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub breakers: std::collections::BTreeMap<String, BreakerReport>,
+    /// Calls each rate-limited service's limiter refused, by service name.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub rate_limited: std::collections::BTreeMap<String, u64>,
+}
+
+/// A circuit breaker over the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct BreakerReport {
+    /// Its state at the end: `closed`, `open` or `half-open`.
+    pub state: &'static str,
+    /// Times it opened.
+    pub opened: u64,
+    /// Calls it failed at once (`CallNotPermittedException`).
+    pub not_permitted: u64,
+    /// Every transition in order: `[time_s, from, to]`.
+    pub transitions: Vec<(f64, &'static str, &'static str)>,
 }
 
 impl ResilienceReport {
@@ -141,6 +160,30 @@ impl ResilienceReport {
             gave_up: r.gave_up,
             shed: r.shed,
             wasted_work_s: r.wasted_work.as_secs_f64(),
+            breakers: snap
+                .services
+                .iter()
+                .filter_map(|s| {
+                    let b = s.breaker.as_ref()?;
+                    let report = BreakerReport {
+                        state: b.state.name(),
+                        opened: b.opened,
+                        not_permitted: b.not_permitted,
+                        transitions: b
+                            .transitions
+                            .iter()
+                            .map(|&(at, from, to)| (at.as_secs_f64(), from.name(), to.name()))
+                            .collect(),
+                    };
+                    Some((s.name.clone(), report))
+                })
+                .collect(),
+            rate_limited: snap
+                .services
+                .iter()
+                .filter(|s| s.rate_limited > 0)
+                .map(|s| (s.name.clone(), s.rate_limited))
+                .collect(),
         }
     }
 }
@@ -362,6 +405,22 @@ pub struct Theory {
     /// end (absent without phases).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub for_last_phase: bool,
+    /// With phases: when the last one began, and the measured goodput from then on (the
+    /// mean of its whole seconds), which is what the prediction is for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_phase_from_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_phase_goodput_rps: Option<f64>,
+}
+
+/// The mean goodput of the whole seconds from `from` to `end` (`None` if there are none).
+fn goodput_between(timeline: &[u32], from: Nanos, end: Nanos) -> Option<f64> {
+    let first = usize::try_from(from.0.div_ceil(1_000_000_000)).ok()?;
+    let last = usize::try_from(end.0 / 1_000_000_000)
+        .ok()?
+        .min(timeline.len());
+    let seconds = timeline.get(first..last).filter(|s| !s.is_empty())?;
+    Some(seconds.iter().map(|&n| f64::from(n)).sum::<f64>() / seconds.len() as f64)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -464,6 +523,7 @@ impl RunReport {
             .then(|| ResilienceReport::of(snap));
         let goodput_timeline = (resilience.is_some() || !scenario.load.phases.is_empty())
             .then(|| snap.goodput_timeline.clone());
+        let last_phase = scenario.load.phases.last().map(|p| p.at);
         // A report is of a simulated run, which always has its cores.
         let cpu = snap.cpu.unwrap_or_default();
         RunReport {
@@ -497,6 +557,9 @@ impl RunReport {
                 littles_l_measured: snap.mean_in_flight,
                 littles_l_from_x_w: snap.littles_l_from_x_w(),
                 for_last_phase: !scenario.load.phases.is_empty(),
+                last_phase_from_s: last_phase.map(Nanos::as_secs_f64),
+                last_phase_goodput_rps: last_phase
+                    .and_then(|at| goodput_between(&snap.goodput_timeline, at, snap.now)),
             },
             runs,
             simulation: None,

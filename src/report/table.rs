@@ -192,6 +192,28 @@ fn headline(r: &RunReport, out: &mut String) {
             "Resilience: {} retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
             x.retries, x.attempts_per_request, x.gave_up, x.shed, x.wasted_work_s
         );
+        for (service, b) in &x.breakers {
+            let moves: Vec<String> = b
+                .transitions
+                .iter()
+                .map(|(at, _, to)| format!("{to} {at:.1}s"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "Breaker {service}: {} at the end · opened {} times, {} calls failed fast · {}",
+                b.state,
+                b.opened,
+                b.not_permitted,
+                if moves.is_empty() {
+                    "never moved".to_owned()
+                } else {
+                    moves.join(", ")
+                }
+            );
+        }
+        for (service, n) in &x.rate_limited {
+            let _ = writeln!(out, "Rate limiter {service}: {n} calls refused");
+        }
     }
     out.push('\n');
 }
@@ -291,12 +313,23 @@ fn theory(r: &RunReport, out: &mut String) {
     }
     ceiling_line(p, out);
     if let Some(x) = p.throughput_rps {
-        let _ = write!(
-            out,
-            "Expected: {} req/s (measured goodput {})",
-            rps(x),
-            r.rate_text(r.goodput_rps, 2)
-        );
+        match (r.theory.last_phase_from_s, r.theory.last_phase_goodput_rps) {
+            (Some(from), Some(measured)) => {
+                let _ = write!(
+                    out,
+                    "Expected: {} req/s (measured goodput from {from:.0} s: {measured:.2})",
+                    rps(x),
+                );
+            }
+            _ => {
+                let _ = write!(
+                    out,
+                    "Expected: {} req/s (measured goodput {})",
+                    rps(x),
+                    r.rate_text(r.goodput_rps, 2)
+                );
+            }
+        }
         if let Some(ms) = p.latency_ms {
             let _ = write!(out, ", mean latency {ms:.1} ms");
         }

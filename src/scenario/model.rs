@@ -30,6 +30,8 @@ pub struct Scenario {
     pub resources: Vec<Resource>,
     /// Published figures this preset reproduces (`threadlab articles`).
     pub figures: Vec<ArticleFigure>,
+    /// Faults injected at given times (`[[faults]]`), as the fault menu would.
+    pub faults: Vec<TimedFault>,
     /// A scripted sequence for talks (`threadlab tour`).
     pub tour: Vec<TourStep>,
 }
@@ -160,12 +162,17 @@ impl Server {
 }
 
 impl Scenario {
-    /// Whether the clients give up, retry, or the server sheds: the run's report then says
-    /// what that cost (retries, requests given up, work done for clients that had left).
+    /// Whether the clients give up or retry, the server sheds, or a service has a breaker or
+    /// a rate limiter: the run's report then says what they did (retries, requests given up,
+    /// work done for clients that had left, breaker transitions).
     pub fn resilience_in_play(&self) -> bool {
         self.load.timeout.is_some()
             || self.load.retry.is_some()
             || self.server.queue_timeout.is_some()
+            || self
+                .services
+                .iter()
+                .any(|s| s.breaker.is_some() || s.rate_limit.is_some())
     }
 
     pub fn service(&self, id: ServiceId) -> &Service {
@@ -271,6 +278,26 @@ pub struct ArticleFigure {
     pub sets: Vec<String>,
     /// Simulated time for this figure's run (the preset's duration when absent).
     pub duration: Option<Nanos>,
+}
+
+/// A fault injected into a service while a run goes on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fault {
+    /// Every call takes `factor` times its drawn latency.
+    Slow { factor: f64 },
+    /// Every call hangs for `duration`.
+    Hang { duration: Nanos },
+    /// Calls fail with this probability.
+    Fail { probability: f64 },
+}
+
+/// `[[faults]]`: a fault the run injects into a service at `at`, healed at `until`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedFault {
+    pub at: Nanos,
+    pub until: Option<Nanos>,
+    pub service: ServiceId,
+    pub fault: Fault,
 }
 
 /// With `probability`, a call takes `duration` instead of its drawn latency.

@@ -52,6 +52,10 @@ const BUILTIN: &[(&str, &str)] = &[
     ("overload", include_str!("../../presets/overload.toml")),
     ("spike", include_str!("../../presets/spike.toml")),
     ("metastable", include_str!("../../presets/metastable.toml")),
+    (
+        "circuit-breaker",
+        include_str!("../../presets/circuit-breaker.toml"),
+    ),
 ];
 
 /// One line of `threadlab presets`.
@@ -275,6 +279,7 @@ mod tests {
             ..service("recommendations", 1000)
         };
         let expected = Scenario {
+            faults: Vec::new(),
             source: "ironthread".to_owned(),
             name: "IronThread".to_owned(),
             about: s.about.clone(),

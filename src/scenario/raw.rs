@@ -27,6 +27,8 @@ pub struct RawPreset {
     pub figures: Vec<RawFigure>,
     #[serde(default)]
     pub tour: Vec<RawTourStep>,
+    #[serde(default)]
+    pub faults: Vec<RawFault>,
 }
 
 /// `[[tour]]`: at a simulated time, press keys and show a caption.
@@ -72,6 +74,21 @@ pub struct RawFigure {
     #[serde(default)]
     pub set: Vec<String>,
     pub duration: Option<DurationText>,
+}
+
+/// `[[faults]]`: `service`, `at`, optional `until`, and one of `fail`, `hang`, `slow`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFault {
+    pub service: String,
+    pub at: DurationText,
+    pub until: Option<DurationText>,
+    /// Calls fail with this probability.
+    pub fail: Option<f64>,
+    /// Every call hangs this long.
+    pub hang: Option<DurationText>,
+    /// Every call takes this many times its latency.
+    pub slow: Option<f64>,
 }
 
 /// `[scenario]`

@@ -5,14 +5,14 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    ArticleFigure, Endpoint, Hang, Jdk, Latency, Load, LoadMode, Phase, PhaseChange, Ramp,
-    Resource, ResourceId, Scenario, Server, ServerThreads, Service, ServiceId, Strategy, TourKey,
-    TourPanel, TourStep,
+    ArticleFigure, Endpoint, Fault, Hang, Jdk, Latency, Load, LoadMode, Phase, PhaseChange, Ramp,
+    Resource, ResourceId, Scenario, Server, ServerThreads, Service, ServiceId, Strategy,
+    TimedFault, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
-    RawBreaker, RawDist, RawEndpoint, RawFigure, RawLatency, RawLoad, RawPreset, RawRateLimit,
-    RawResource, RawRetry, RawServer, RawService, RawThreads, RawTourStep,
+    RawBreaker, RawDist, RawEndpoint, RawFault, RawFigure, RawLatency, RawLoad, RawPreset,
+    RawRateLimit, RawResource, RawRetry, RawServer, RawService, RawThreads, RawTourStep,
 };
 use super::resilience::{
     Backoff, BreakerConfig, BreakerWindow, Jitter, RateLimiterConfig, Retry, RetryOn,
@@ -44,6 +44,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let endpoint = endpoint(&check, &raw.endpoint, &services)?;
     let figures = figures(&check, &raw.figures)?;
     let tour = tour(&check, &raw.tour)?;
+    let faults = faults(&check, &raw.faults, &services)?;
     Ok(Scenario {
         source: origin.to_owned(),
         name,
@@ -60,6 +61,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
         spawn_cost,
         resources,
         figures,
+        faults,
         tour,
     })
 }
@@ -833,6 +835,68 @@ fn fan_out(
         ));
     }
     Ok(fan_out)
+}
+
+/// `[[faults]]`: each names a service, a time, and exactly one of fail, hang or slow (the
+/// fault menu's ranges); `until`, if given, comes after `at`.
+fn faults(
+    check: &Checker,
+    raw: &[RawFault],
+    services: &[Service],
+) -> Result<Vec<TimedFault>, ScenarioError> {
+    let mut faults = Vec::with_capacity(raw.len());
+    for (i, f) in raw.iter().enumerate() {
+        let path = |field: &str| format!("faults[{i}].{field}");
+        let service = service_id(check, &path("service"), &f.service, services)?;
+        let at = check.duration(&path("at"), &f.at)?;
+        let until = match &f.until {
+            Some(text) => {
+                let until = check.positive_duration(&path("until"), text)?;
+                if until <= at {
+                    return Err(check.invalid(
+                        &path("until"),
+                        quoted(&text.0),
+                        format!("must come after faults[{i}].at ({at})"),
+                    ));
+                }
+                Some(until)
+            }
+            None => None,
+        };
+        let fault = match (f.fail, &f.hang, f.slow) {
+            (Some(p), None, None) => Fault::Fail {
+                probability: check.probability(&path("fail"), p)?,
+            },
+            (None, Some(d), None) => Fault::Hang {
+                duration: check.positive_duration(&path("hang"), d)?,
+            },
+            (None, None, Some(factor))
+                if factor.is_finite() && (1.0..=1000.0).contains(&factor) =>
+            {
+                Fault::Slow { factor }
+            }
+            (None, None, Some(factor)) => {
+                return Err(check.invalid(
+                    &path("slow"),
+                    crate::scenario::short_number(factor),
+                    "is out of range: allowed 1..=1000 (times the drawn latency)",
+                ));
+            }
+            _ => {
+                return Err(check.missing(
+                    &path("fail"),
+                    "give exactly one of fail (a probability), hang (a duration) or slow (a factor)",
+                ));
+            }
+        };
+        faults.push(TimedFault {
+            at,
+            until,
+            service,
+            fault,
+        });
+    }
+    Ok(faults)
 }
 
 /// The id of the service called `name`, or an error listing the services that exist.

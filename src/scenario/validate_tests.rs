@@ -635,3 +635,92 @@ fn load_phases_are_in_time_order_and_set_what_their_load_uses() {
     };
     assert_eq!(s.load.phases, vec![expected]);
 }
+
+#[test]
+fn client_retries_name_each_bad_field_and_its_range() {
+    let open = ["load.mode=\"open\"", "load.rate=10.0"];
+    let with = |set: &str| {
+        let mut sets = open.to_vec();
+        sets.push(set);
+        rejection(&sets)
+    };
+    assert_mentions(
+        &with("load.retry.attempts=0"),
+        &["load.retry.attempts = 0", "1..=100"],
+    );
+    assert_mentions(
+        &with("load.retry.multiplier=0.5"),
+        &["load.retry.multiplier = 0.5", "1.0..=10.0"],
+    );
+    assert_mentions(
+        &with("load.retry.jitter=\"some\""),
+        &["load.retry.jitter = \"some\"", "\"none\" or \"full\""],
+    );
+    assert_mentions(
+        &with("load.retry.budget=-1"),
+        &["load.retry.budget = -1", "> 0 and <= 10"],
+    );
+    assert_mentions(
+        &with("load.retry.on=[\"timeout\", \"5xx\"]"),
+        &["load.retry.on.1 = \"5xx\"", "\"failure\""],
+    );
+    assert_mentions(
+        &rejection(&["load.retry.attempts=2"]),
+        &["load.retry", "\"open\" or \"closed\""],
+    );
+    let s = scenario(&[
+        "load.mode=\"open\"",
+        "load.rate=10.0",
+        "load.retry.randomization=0.5",
+    ]);
+    let retry = s.load.retry.expect("a retry policy");
+    assert_eq!(retry.attempts, 3, "resilience4j's maxAttempts");
+    assert_eq!(retry.backoff.wait, Nanos::from_millis(500));
+    assert_eq!(
+        retry.backoff.jitter,
+        crate::scenario::Jitter::Randomized(0.5)
+    );
+    assert!(retry.on.timeout && retry.on.failure && retry.on.rejection);
+}
+
+#[test]
+fn breakers_rate_limits_and_timed_faults_name_each_bad_field() {
+    assert_mentions(
+        &rejection(&["services.user.breaker.failure_rate=0"]),
+        &["services[0].breaker.failure_rate = 0", "<= 100"],
+    );
+    assert_mentions(
+        &rejection(&["services.user.breaker.window_type=\"calls\""]),
+        &[
+            "services[0].breaker.window_type = \"calls\"",
+            "count",
+            "time",
+        ],
+    );
+    assert_mentions(
+        &rejection(&["services.user.rate_limit.limit=0"]),
+        &["services[0].rate_limit.limit = 0", "1..=1000000"],
+    );
+    assert_mentions(
+        &rejection(&[r#"faults=[{service="nobody", at="1s", fail=1.0}]"#]),
+        &["faults[0].service = \"nobody\"", "user, orders"],
+    );
+    assert_mentions(
+        &rejection(&[r#"faults=[{service="user", at="2s", until="1s", fail=1.0}]"#]),
+        &["faults[0].until = \"1s\"", "after faults[0].at (2s)"],
+    );
+    assert_mentions(
+        &rejection(&[r#"faults=[{service="user", at="1s", fail=0.5, slow=2.0}]"#]),
+        &["faults[0].fail", "exactly one of"],
+    );
+    let s = scenario(&["services.user.breaker.window_size=20"]);
+    let b = s.services[0].breaker.expect("a breaker");
+    assert_eq!(b.window, crate::scenario::BreakerWindow::Count(20));
+    assert_eq!(b.minimum_calls, 100, "resilience4j's default");
+    let s = scenario(&["services.orders.rate_limit.limit=5"]);
+    let l = s.services[1].rate_limit.expect("a rate limiter");
+    assert_eq!(
+        (l.limit_for_period, l.refresh_period),
+        (5, Nanos::from_secs(1))
+    );
+}

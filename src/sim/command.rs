@@ -249,6 +249,24 @@ impl Engine {
         }
     }
 
+    /// `[[faults]]` entry `index` starts (or, `heal`, ends) now, as the fault menu would
+    /// inject or heal it.
+    pub(super) fn on_timed_fault(&mut self, index: u32, heal: bool) {
+        let Some(f) = self.scenario.faults.get(index as usize).copied() else {
+            return;
+        };
+        let command = if heal {
+            Command::ClearFault { service: f.service }
+        } else {
+            Command::InjectFault {
+                service: f.service,
+                fault: f.fault,
+            }
+        };
+        // The service exists: validation checked the name.
+        let _unused = self.apply(command);
+    }
+
     fn service_name(&self, service: ServiceId) -> Result<String, CommandError> {
         match self.scenario.services.get(service.0) {
             Some(s) => Ok(s.name.clone()),

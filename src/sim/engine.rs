@@ -105,6 +105,8 @@ pub(super) enum Event {
     Retry { slot: u32 },
     /// A caller's reserved rate-limiter permit is due: its call goes on.
     RatePermit { req: ReqRef, call: u16 },
+    /// `[[faults]]` entry `index` starts, or ends (`heal`).
+    TimedFault { index: u32, heal: bool },
     /// A circuit breaker changes state by itself now (automatic half-open, half-open's
     /// maximum wait).
     BreakerPoll,
@@ -256,6 +258,18 @@ impl Engine {
     fn start_load(&mut self) {
         if let Some(first) = self.scenario.load.phases.first() {
             self.schedule(first.at, Event::Phase { index: 0 });
+        }
+        let faults: Vec<_> = self
+            .scenario
+            .faults
+            .iter()
+            .map(|f| (f.at, f.until))
+            .collect();
+        for (index, (at, until)) in (0u32..).zip(faults) {
+            self.schedule(at, Event::TimedFault { index, heal: false });
+            if let Some(until) = until {
+                self.schedule(until, Event::TimedFault { index, heal: true });
+            }
         }
         let half = Nanos(self.scenario.load.link.rtt.0 / 2);
         match self.load {
@@ -603,6 +617,7 @@ impl Engine {
             Event::Retry { slot } => self.on_retry(slot),
             Event::RatePermit { req, call } => self.on_rate_permit(req, call),
             Event::BreakerPoll => self.on_breaker_poll(),
+            Event::TimedFault { index, heal } => self.on_timed_fault(index, heal),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)

@@ -85,6 +85,9 @@ pub struct PointReport {
     pub simulated_s: f64,
     /// Answered requests (success + partial) per simulated second.
     pub goodput_rps: f64,
+    /// With load phases: the goodput of the last phase (what theory predicts for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_phase_goodput_rps: Option<f64>,
     /// Responses of any outcome per simulated second.
     pub throughput_rps: f64,
     pub success: u64,
@@ -252,6 +255,12 @@ fn play_point(point: &Point, strategy: Strategy) -> Option<PointReport> {
 }
 
 impl PointReport {
+    /// The goodput its chart shows: the last load phase's when the load has phases (theory's
+    /// lines are for that load), else the whole run's.
+    pub fn charted_goodput(&self) -> f64 {
+        self.last_phase_goodput_rps.unwrap_or(self.goodput_rps)
+    }
+
     /// The row of one finished run: `values` are the varied values as given to `--set`.
     pub fn new(values: Vec<String>, strategy: Strategy, r: &RunReport) -> PointReport {
         PointReport {
@@ -259,6 +268,7 @@ impl PointReport {
             strategy,
             simulated_s: r.simulated_s,
             goodput_rps: goodput_rps(r),
+            last_phase_goodput_rps: r.theory.last_phase_goodput_rps,
             throughput_rps: r.throughput_rps,
             success: r.requests.success,
             partial: r.requests.partial,

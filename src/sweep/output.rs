@@ -9,9 +9,12 @@ use crate::report::{columns, csv_field, pad};
 /// key) and the cell.
 type Column = (&'static str, &'static str, fn(&PointReport) -> String);
 
-const COLUMNS: [Column; 13] = [
+const COLUMNS: [Column; 14] = [
     ("strategy", "strategy", |p| p.strategy.to_string()),
     ("goodput/s", "goodput_rps", |p| fixed(p.goodput_rps)),
+    ("last phase goodput/s", "last_phase_goodput_rps", |p| {
+        p.last_phase_goodput_rps.map_or_else(|| "-".into(), fixed)
+    }),
     ("throughput/s", "throughput_rps", |p| {
         fixed(p.throughput_rps)
     }),
@@ -159,6 +162,7 @@ mod tests {
             strategy: Strategy::Sequential,
             simulated_s: 1.0,
             goodput_rps: 1.0,
+            last_phase_goodput_rps: None,
             throughput_rps: 1.0,
             success: 1,
             partial: 0,

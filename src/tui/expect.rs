@@ -7,6 +7,8 @@
 //!   `resources.db.active` and `waiting`, and `connections.open` and `connections.backlog`;
 //! - `recent`: the latency panel's last 10 s (`recent.p99`, `recent.count`, in ms);
 //! - `log`: the log's request lines, `log.runs` and `log.threads` (distinct thread names);
+//! - each circuit breaker's state as 1 or 0 (`resilience.breakers.recommendations.open == 1`,
+//!   also `closed` and `half-open`);
 //! - `compare.<strategy>`: while the compare view is open, each strategy's report
 //!   (`compare.semaphore.latency_ms.mean == 1700`).
 
@@ -40,6 +42,18 @@ pub fn screen_value(scenario: &Scenario, engine: &Engine) -> Value {
     if let Some(connections) = value.get_mut("connections") {
         connections["open"] = snapshot.connections.into();
         connections["backlog"] = snapshot.backlog.into();
+    }
+    // Each breaker's state as numbers a condition can test (`...recommendations.open == 1`).
+    if let Some(breakers) = value
+        .pointer_mut("/resilience/breakers")
+        .and_then(Value::as_object_mut)
+    {
+        for breaker in breakers.values_mut() {
+            let state = breaker["state"].as_str().unwrap_or_default().to_owned();
+            for name in ["closed", "open", "half-open"] {
+                breaker[name] = u8::from(state == name).into();
+            }
+        }
     }
     // The cores line: carriers or cores busy now, and the threads waiting for one.
     if let (Some(cpu), Some(report)) = (&snapshot.cpu, value.get_mut("cpu")) {

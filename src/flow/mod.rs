@@ -19,7 +19,7 @@ pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
 pub use guard::{Admit, BreakerSnapshot, CallGuards};
 pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
-pub use retry::RetryBudget;
+pub use retry::{AfterAttempt, ClientRetries, RetryBudget};
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;

@@ -810,3 +810,44 @@ fn the_metastable_failure_keeps_goodput_down_after_the_spike_in_both_engines() {
         retries(&real)
     );
 }
+
+#[test]
+fn a_rate_limiter_parks_and_refuses_the_same_callers_in_both_engines() {
+    // tests/resilience.rs's limiter: 2 permits a second, callers wait at most 1 s, 5
+    // requests at t = 0. Two calls end at 100 ms, two wait for the next second's permits and
+    // end at 1.1 s, the 5th is refused at once (no fallback: the request fails).
+    let s = parse(&support::tomcat_scenario(5, "").replace(
+        "latency = \"100ms\"",
+        "latency = \"100ms\"\n[services.rate_limit]\nlimit = 2\nperiod = \"1s\"\ntimeout = \"1s\"",
+    ))
+    .without_network();
+    let duration = Nanos::from_secs(3);
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    e.run_until(duration);
+    let sim = e.snapshot();
+    let answers = |x: &threadlab::sim::Snapshot| {
+        use threadlab::metrics::Outcome::{Failed, Success};
+        (
+            x.outcomes.get(Success),
+            x.outcomes.get(Failed),
+            x.services[0].rate_limited,
+        )
+    };
+    assert_eq!(answers(&sim), (4, 1, 1));
+    let scale = 0.5;
+    let max = real_until(&s, duration, scale, |run| {
+        let max = run.report(&s).run.latency_ms.max;
+        if answers(&run.snapshot) == (4, 1, 1) && (max - 1100.0).abs() <= slack_ms(scale, 2) {
+            Ok(max)
+        } else {
+            Err(format!(
+                "{:?}, slowest answer {max} ms",
+                answers(&run.snapshot)
+            ))
+        }
+    });
+    assert!(
+        max >= 1100.0,
+        "no answer before the reserved permit: {max} ms"
+    );
+}

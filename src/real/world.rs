@@ -311,6 +311,7 @@ pub(super) struct Setup {
 impl World {
     pub fn new(scenario: &Scenario, setup: Setup) -> Self {
         let n_pools = setup.pools.len();
+        let guards = CallGuards::new(&scenario.services);
         World {
             books: Mutex::new(Books::new(scenario, n_pools)),
             scenario: scenario.clone(),
@@ -339,8 +340,8 @@ impl World {
                 .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
                 .collect(),
             retries: Mutex::new(ClientRetries::new(scenario.load.retry)),
-            guards: Mutex::new(CallGuards::new(&scenario.services)),
-            guarded: CallGuards::new(&scenario.services).any(),
+            guarded: guards.any(),
+            guards: Mutex::new(guards),
             breaker_poll: Mutex::new(None),
             next_id: AtomicU64::new(1),
             client_target: AtomicU32::new(0),

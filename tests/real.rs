@@ -597,3 +597,262 @@ fn a_load_phase_changes_the_open_rate_in_both_engines_on_the_same_arrivals() {
         sim.requests.sent
     );
 }
+
+// ---- resilience patterns --------------------------------------------------------------
+
+/// How far apart two scenario times may be after `waits` timer waits at `scale`: tokio
+/// rounds each sleep up to a whole millisecond and the task then needs waking, about 2 ms of
+/// real time a wait on a busy machine, this many scenario milliseconds.
+fn slack_ms(scale: f64, waits: u32) -> f64 {
+    2.0 * f64::from(waits) / scale
+}
+
+/// Runs `s` for real until `check` accepts the run (timing may need another try on a loaded
+/// machine); panics with every refusal.
+fn real_until<T>(
+    s: &Scenario,
+    duration: Nanos,
+    scale: f64,
+    check: impl Fn(&real::RealRun) -> Result<T, String>,
+) -> T {
+    let options = RealOptions {
+        time_scale: scale,
+        ..RealOptions::default()
+    };
+    let mut failures = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let run = real::run(s, Strategy::Sequential, duration, options).expect("real run");
+        match check(&run) {
+            Ok(t) => return t,
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("the real run disagreed with the simulation in {ATTEMPTS} runs: {failures:#?}");
+}
+
+#[test]
+fn retries_give_up_after_the_same_attempts_and_latency_in_both_engines() {
+    // tests/resilience.rs's slow client: each attempt takes 1.5 s on the server and its
+    // client gives up after 1 s; 3 attempts, 200 ms then 400 ms apart. Attempts go out at 0,
+    // 1.2 and 2.6 s; the last times out at 3.6 s, 3.6 s after the first went out. By 3.7 s
+    // the server has run attempts 0 and 1 to their ends for nobody: 2 x 1.5 s.
+    let load = "mode = \"closed\"\nclients = 1\ntimeout = \"1s\"\n[load.retry]\nattempts = 3\nbackoff = \"200ms\"\nmultiplier = 2.0";
+    let s = parse(&support::one_call(load, "threads = 10").replace("\"100ms\"", "\"1500ms\""))
+        .without_network();
+    let duration = Nanos::from_millis(3_700);
+    let sim = RunReport::new(&s, &report::play(&s, Strategy::Sequential, duration));
+    let counts = |r: &RunReport| {
+        let x = r.resilience.as_ref().expect("resilience");
+        (x.retries, x.gave_up, x.wasted_work_s)
+    };
+    let final_latency = |r: &RunReport| (r.requests.timeout, r.failed_latency_ms.max);
+    assert_eq!(counts(&sim), (2, 1, 3.0));
+    assert_eq!(final_latency(&sim), (1, 3600.0));
+    let scale = 0.5;
+    let real = real_until(&s, duration, scale, |run| {
+        let real = run.report(&s).run;
+        let (timeouts, latency) = final_latency(&real);
+        // Three timeouts and two pauses, each a timer.
+        if timeouts == 1 && (latency - 3600.0).abs() <= slack_ms(scale, 5) {
+            Ok(real)
+        } else {
+            Err(format!("{timeouts} timeouts, final latency {latency} ms"))
+        }
+    });
+    let (retries, gave_up, wasted) = counts(&real);
+    assert_eq!((retries, gave_up), (2, 1));
+    assert!((wasted - 3.0).abs() <= 0.05, "wasted work {wasted} s");
+}
+
+#[test]
+fn queue_timeout_sheds_the_same_requests_in_both_engines() {
+    // 5 requests at once on 1 thread, 100 ms each, queue timeout 250 ms: the 4th and 5th
+    // have waited 300 ms when the thread takes them, and are answered 503 at once.
+    let s = parse(&support::tomcat_scenario(
+        5,
+        "threads = 1\nmin_spare = 1\nqueue_timeout = \"250ms\"",
+    ));
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(2),
+        0.5,
+        max_latency,
+    );
+    let shed = |r: &RunReport| r.resilience.as_ref().map(|x| x.shed);
+    assert_eq!(shed(&sim), Some(2));
+    assert_eq!(shed(&real.run), Some(2));
+    let answers = |r: &RunReport| (r.requests.success, r.requests.failed);
+    assert_eq!(answers(&sim), (3, 2));
+    assert_eq!(answers(&real.run), (3, 2));
+}
+
+#[test]
+fn a_breaker_opens_and_fails_fast_at_the_same_times_in_both_engines() {
+    // tests/resilience.rs's breaker with a service that never heals: one client thinking
+    // 300 ms, 100 ms calls that always fail into a fallback. Window 4, 50 %, 1 s open, 2
+    // calls half-open: open at 1.3 s; 1.6, 1.9, 2.2 s fail fast; 2.5 s half-opens, two
+    // failures (2.6, 3.0 s) open it again; 3.3, 3.6, 3.9 s fail fast; 4.2 s half-opens and
+    // 4.3, 4.7 s open it once more.
+    use threadlab::flow::BreakerState::{Closed, HalfOpen, Open};
+    let breaker = "latency = \"100ms\"\nfailure = 1.0\nfallback = \"cached\"\n[services.breaker]\nwindow_size = 4\nminimum_calls = 4\nwait_in_open = \"1s\"\npermitted_in_half_open = 2";
+    let s = parse(
+        &support::one_call("mode = \"closed\"\nclients = 1\nthink = \"300ms\"", "")
+            .replace("latency = \"100ms\"", breaker),
+    )
+    .without_network();
+    // Past 4.7 s so that a late real run still has its last transition.
+    let duration = Nanos::from_millis(5_200);
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    e.run_until(duration);
+    let sim = e.snapshot().services[0].breaker.clone().expect("a breaker");
+    let states: Vec<_> = sim.transitions.iter().map(|&(_, a, b)| (a, b)).collect();
+    assert_eq!(
+        states,
+        [
+            (Closed, Open),
+            (Open, HalfOpen),
+            (HalfOpen, Open),
+            (Open, HalfOpen),
+            (HalfOpen, Open)
+        ]
+    );
+    let at: Vec<f64> = sim
+        .transitions
+        .iter()
+        .map(|t| t.0.as_millis_f64())
+        .collect();
+    assert_eq!(at, [1300.0, 2500.0, 3000.0, 4200.0, 4700.0]);
+    // 5.0 s fails fast too.
+    assert_eq!((sim.opened, sim.not_permitted), (3, 7));
+    let scale = 0.5;
+    let real = real_until(&s, duration, scale, |run| {
+        let b = run.snapshot.services[0]
+            .breaker
+            .clone()
+            .ok_or("no breaker")?;
+        let real_states: Vec<_> = b.transitions.iter().map(|&(_, a, b)| (a, b)).collect();
+        // A closed client's cycles add up each one's wake-up delay, so what is compared is
+        // the time from one transition to the next.
+        let real_at: Vec<f64> = b.transitions.iter().map(|t| t.0.as_millis_f64()).collect();
+        let gaps = |t: &[f64]| -> Vec<f64> {
+            std::iter::once(0.0)
+                .chain(t.iter().copied())
+                .collect::<Vec<_>>()
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .collect()
+        };
+        // Timer waits in each gap: the first holds 4 calls and 4 thinks, each later one
+        // about 4 waits (a call and a think, or a think after failing fast).
+        let waits = [8, 4, 4, 4, 4];
+        let late = gaps(&real_at)
+            .iter()
+            .zip(gaps(&at))
+            .zip(waits)
+            .any(|((r, s), w)| (r - s).abs() > slack_ms(scale, w));
+        if real_states == states && !late {
+            Ok(b)
+        } else {
+            Err(format!("{:?}", b.transitions))
+        }
+    });
+    assert_eq!((real.opened, real.not_permitted), (3, 7));
+}
+
+/// Mean of a goodput timeline over seconds `from..to`.
+fn mean_goodput(r: &RunReport, from: usize, to: usize) -> f64 {
+    let timeline = r.goodput_timeline.as_deref().unwrap_or(&[]);
+    let window = timeline.get(from..to).unwrap_or(&[]);
+    window.iter().map(|&x| f64::from(x)).sum::<f64>() / (to - from) as f64
+}
+
+#[test]
+fn the_metastable_failure_keeps_goodput_down_after_the_spike_in_both_engines() {
+    // The preset's first 70 s: 90 % load, the spike at 30-40 s, 90 % again. Naive retries
+    // keep goodput near zero after the spike in both engines; before it, and in the failure
+    // at 60-70 s, the real goodput agrees with the simulated one within the verify tolerance
+    // of the goodput before the spike.
+    let s = scenario("metastable", &[]);
+    let duration = Nanos::from_secs(70);
+    let scale = 0.1;
+    let sim = RunReport::new(
+        &s,
+        &report::play(&s.without_network(), Strategy::Sequential, duration),
+    );
+    let before = mean_goodput(&sim, 0, 30);
+    assert!(
+        (80.0..100.0).contains(&before),
+        "before the spike: {before}"
+    );
+    assert!(mean_goodput(&sim, 60, 70) < before / 2.0);
+    let (sim_before, sim_after) = (before, mean_goodput(&sim, 60, 70));
+    let real = real_until(&s, duration, scale, |run| {
+        let real = run.report(&s).run;
+        let (b, a) = (mean_goodput(&real, 0, 30), mean_goodput(&real, 60, 70));
+        let tolerance = TOLERANCE * sim_before;
+        if (b - sim_before).abs() <= tolerance && (a - sim_after).abs() <= tolerance {
+            Ok(real)
+        } else {
+            Err(format!(
+                "goodput before {b:.1} (sim {sim_before:.1}), after {a:.1} (sim {sim_after:.1})"
+            ))
+        }
+    });
+    let retries = |r: &RunReport| r.resilience.as_ref().map_or(0, |x| x.retries);
+    assert!(
+        rel(retries(&sim) as f64, retries(&real) as f64) <= 2.0 * TOLERANCE,
+        "retries: sim {}, real {}",
+        retries(&sim),
+        retries(&real)
+    );
+    eprintln!(
+        "metastable at x{scale}: goodput 0-30 s sim {sim_before:.1} real {:.1}; 60-70 s sim \
+         {sim_after:.1} real {:.1}; retries sim {} real {}",
+        mean_goodput(&real, 0, 30),
+        mean_goodput(&real, 60, 70),
+        retries(&sim),
+        retries(&real)
+    );
+}
+
+#[test]
+fn a_rate_limiter_parks_and_refuses_the_same_callers_in_both_engines() {
+    // tests/resilience.rs's limiter: 2 permits a second, callers wait at most 1 s, 5
+    // requests at t = 0. Two calls end at 100 ms, two wait for the next second's permits and
+    // end at 1.1 s, the 5th is refused at once (no fallback: the request fails).
+    let s = parse(&support::tomcat_scenario(5, "").replace(
+        "latency = \"100ms\"",
+        "latency = \"100ms\"\n[services.rate_limit]\nlimit = 2\nperiod = \"1s\"\ntimeout = \"1s\"",
+    ))
+    .without_network();
+    let duration = Nanos::from_secs(3);
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    e.run_until(duration);
+    let sim = e.snapshot();
+    let answers = |x: &threadlab::sim::Snapshot| {
+        use threadlab::metrics::Outcome::{Failed, Success};
+        (
+            x.outcomes.get(Success),
+            x.outcomes.get(Failed),
+            x.services[0].rate_limited,
+        )
+    };
+    assert_eq!(answers(&sim), (4, 1, 1));
+    let scale = 0.5;
+    let real = real_until(&s, duration, scale, |run| {
+        let report = run.report(&s).run;
+        let max = report.latency_ms.max;
+        if answers(&run.snapshot) == (4, 1, 1) && (max - 1100.0).abs() <= slack_ms(scale, 2) {
+            Ok(report)
+        } else {
+            Err(format!(
+                "{:?}, slowest answer {max} ms",
+                answers(&run.snapshot)
+            ))
+        }
+    });
+    // The refused call failed its request at once, without waiting for a permit.
+    let refused = real.failed_latency_ms.max;
+    assert!(refused <= slack_ms(scale, 1), "refused after {refused} ms");
+}

@@ -19,7 +19,7 @@ pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
 pub use guard::{Admit, BreakerSnapshot, CallGuards};
 pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
-pub use retry::RetryBudget;
+pub use retry::{AfterAttempt, ClientRetries, RetryBudget};
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;
@@ -67,6 +67,15 @@ pub enum Detail {
 }
 
 pub use crate::scenario::Fault;
+
+/// The probability that a call of `service` fails now: an injected `Fail` fault's instead
+/// of the preset's.
+pub fn failure_probability(service: &crate::scenario::Service, fault: Option<Fault>) -> f64 {
+    match fault {
+        Some(Fault::Fail { probability }) => probability,
+        _ => service.failure,
+    }
+}
 
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -5,8 +5,79 @@
 
 use super::CallResult;
 use crate::metrics::Outcome;
-use crate::scenario::{Backoff, Jitter, RetryOn};
+use crate::scenario::{Backoff, Jitter, Retry, RetryOn};
 use crate::time::Nanos;
+
+/// The most retries a client budget stores: a burst of failures after a quiet spell may use
+/// up to this many at once (the gRPC default `maxTokens` is 10).
+pub const BUDGET_CAP: f64 = 10.0;
+
+/// What a client does after an attempt of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterAttempt {
+    /// The outcome is the request's: an answer, or one the policy does not retry.
+    Final,
+    /// The policy would retry, but the attempts or the budget ran out.
+    GivesUp,
+    /// The client sends again.
+    Again,
+}
+
+/// The clients' retry policy (`[load.retry]`) and its budget: the one place both engines
+/// ask whether an attempt is sent again and after what pause. resilience4j's `Retry` counts
+/// attempts (`maxAttempts` includes the first); Finagle's `RetryBudget` bounds them.
+#[derive(Debug, Clone)]
+pub struct ClientRetries {
+    policy: Option<Retry>,
+    budget: Option<RetryBudget>,
+}
+
+impl ClientRetries {
+    pub fn new(policy: Option<Retry>) -> Self {
+        ClientRetries {
+            policy,
+            budget: policy
+                .and_then(|p| p.budget)
+                .map(|ratio| RetryBudget::new(ratio, BUDGET_CAP)),
+        }
+    }
+
+    /// Whether the clients retry at all.
+    pub fn any(&self) -> bool {
+        self.policy.is_some()
+    }
+
+    /// A first attempt goes out (it feeds the budget).
+    pub fn first_attempt(&mut self) {
+        if let Some(budget) = &mut self.budget {
+            budget.on_first_attempt();
+        }
+    }
+
+    /// What follows attempt `attempt` (0: the first) ending in `outcome`. `Again` takes a
+    /// retry from the budget.
+    pub fn after(&mut self, attempt: u32, outcome: Outcome) -> AfterAttempt {
+        let Some(policy) = self.policy else {
+            return AfterAttempt::Final;
+        };
+        if !policy.on.retries_outcome(outcome) {
+            return AfterAttempt::Final;
+        }
+        let budget_allows =
+            |b: &mut Option<RetryBudget>| b.as_mut().is_none_or(RetryBudget::try_retry);
+        if attempt + 1 < policy.attempts && budget_allows(&mut self.budget) {
+            AfterAttempt::Again
+        } else {
+            AfterAttempt::GivesUp
+        }
+    }
+
+    /// The pause before attempt `attempt` (from 1), jittered by `u` (`sim::draw::retry_u`).
+    pub fn pause(&self, attempt: u32, u: f64) -> Nanos {
+        self.policy
+            .map_or(Nanos::ZERO, |p| p.backoff.pause(attempt, u))
+    }
+}
 
 impl Backoff {
     /// The pause before retry number `retry` (1 for the first), given `u`, a uniform draw in
@@ -249,6 +320,41 @@ mod tests {
         assert!(!budget.try_retry());
         budget.on_first_attempt();
         assert!(budget.try_retry());
+    }
+
+    #[test]
+    fn a_client_retries_until_its_last_attempt_or_its_budget_runs_out() {
+        let retry = |budget| Retry {
+            attempts: 3,
+            backoff: backoff(200, 2.0, Jitter::None, None),
+            budget,
+            on: RetryOn {
+                failure: false,
+                timeout: true,
+                rejection: false,
+            },
+        };
+        let mut plain = ClientRetries::new(Some(retry(None)));
+        assert_eq!(plain.after(0, Outcome::Success), AfterAttempt::Final);
+        assert_eq!(plain.after(0, Outcome::Failed), AfterAttempt::Final);
+        assert_eq!(plain.after(0, Outcome::Timeout), AfterAttempt::Again);
+        assert_eq!(plain.after(1, Outcome::Timeout), AfterAttempt::Again);
+        // Attempt 2 is the third of 3.
+        assert_eq!(plain.after(2, Outcome::Timeout), AfterAttempt::GivesUp);
+        assert_eq!(
+            (plain.pause(1, 0.5), plain.pause(2, 0.5)),
+            (ms(200), ms(400))
+        );
+        // Half a retry per request: the second request's timeout is the first retried.
+        let mut budgeted = ClientRetries::new(Some(retry(Some(0.5))));
+        budgeted.first_attempt();
+        assert_eq!(budgeted.after(0, Outcome::Timeout), AfterAttempt::GivesUp);
+        budgeted.first_attempt();
+        assert_eq!(budgeted.after(0, Outcome::Timeout), AfterAttempt::Again);
+        assert_eq!(budgeted.after(1, Outcome::Timeout), AfterAttempt::GivesUp);
+        let mut none = ClientRetries::new(None);
+        assert!(!none.any());
+        assert_eq!(none.after(0, Outcome::Timeout), AfterAttempt::Final);
     }
 
     #[test]

@@ -56,7 +56,7 @@ impl Books {
         thread: String,
         status: String,
     ) {
-        let latency = seen.saturating_sub(req.arrival);
+        let latency = seen.saturating_sub(req.first_sent);
         self.book.record(now, latency, outcome);
         self.last_outcome_at = seen;
         let line = RunLine {
@@ -105,6 +105,8 @@ impl World {
             (n.listener.open(), n.listener.queued(), net)
         };
         let b = lock(&self.books);
+        let guards = lock(&self.guards);
+        let faults = lock(&self.faults).clone();
         let run = RunView {
             now,
             strategy: self.strategy,
@@ -112,8 +114,8 @@ impl World {
             load: &self.scenario.load.mode,
             scenario: &self.scenario,
             topology: &self.topology,
-            faults: &[],
-            guards: None,
+            faults: &faults,
+            guards: Some(&guards),
             sample_interval: interval,
         };
         let base = Snapshot::of_book(run, &b.book, |id, in_use, sampler| {

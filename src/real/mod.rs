@@ -223,24 +223,6 @@ pub fn check(
     if scenario.services.iter().any(|s| s.pinned) {
         return Err(RealError::Unsupported("pinned services"));
     }
-    if !scenario.faults.is_empty() {
-        return Err(RealError::Unsupported("[[faults]] (faults at given times)"));
-    }
-    if scenario.load.retry.is_some() {
-        return Err(RealError::Unsupported("[load.retry] (client retries)"));
-    }
-    if scenario.server.queue_timeout.is_some() {
-        return Err(RealError::Unsupported("server.queue_timeout"));
-    }
-    if scenario
-        .services
-        .iter()
-        .any(|s| s.breaker.is_some() || s.rate_limit.is_some())
-    {
-        return Err(RealError::Unsupported(
-            "[services.breaker] and [services.rate_limit]",
-        ));
-    }
     if scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Platform {
         return Err(RealError::Unsupported(
             "[strategy.unbounded] threads = \"platform\"",

@@ -19,7 +19,7 @@ use super::executor::{RealPool, RunsOn};
 use super::monitor::{Group, Monitors};
 use super::pace::{Measured, Pace};
 use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
-use super::world::{Req, Sender, Setup, World};
+use super::world::{Attempt, Req, Sender, Setup, World};
 use super::{RealError, RealFailure, RealRun};
 
 /// Time to start the prestarted threads before t = 0.
@@ -179,6 +179,7 @@ pub(super) fn start(
         world.prestart(server);
     }
     rt.spawn(sample(Arc::clone(&world), clock.real(interval)));
+    start_faults(&world);
     let load = start_load(&world);
     Ok(Running {
         rt: Some(rt),
@@ -242,14 +243,29 @@ impl World {
     /// A client sends request `next_id` now, on a connection it opens or on its open one
     /// (`sender`); it was due at `due` (scenario time). A new connection's SYN reaches the
     /// listen socket half a round trip later (`World::syn`); a request on an open connection
-    /// reaches the poller then, the connection holding its slot.
-    fn issue(self: &Arc<Self>, due: Nanos, sender: Sender) -> Arc<Req> {
-        let id = self
-            .next_id
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    /// reaches the poller then, the connection holding its slot. `retry`: the attempt a
+    /// client sends again (it keeps its request's id; the first attempt is counted sent).
+    fn issue(self: &Arc<Self>, due: Nanos, sender: Sender, retry: Option<Attempt>) -> Arc<Req> {
         let now = self.clock.now();
-        let req = Arc::new(Req::new(id, now, self.strategy, sender));
-        lock(&self.books).issued(now, due);
+        let attempt = match retry {
+            Some(attempt) => {
+                lock(&self.books).starts.record(now.saturating_sub(due));
+                attempt
+            }
+            None => {
+                let id = self
+                    .next_id
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                lock(&self.retries).first_attempt();
+                lock(&self.books).issued(now, due);
+                Attempt {
+                    id,
+                    attempt: 0,
+                    first_sent: now,
+                }
+            }
+        };
+        let req = Arc::new(Req::new(attempt, now, self.strategy, sender));
         let at = now + flow::link::to_server(&self.scenario.load.link, false);
         let sent = Arc::clone(&req);
         if sender.conn_uses <= 1 {
@@ -262,7 +278,7 @@ impl World {
 
     /// When a client that saw `req`'s outcome sends again: after its turnaround (the
     /// engine's keyed draw) and `pause`.
-    fn next_send(&self, req: &Req, pause: Nanos) -> Nanos {
+    pub(super) fn next_send(&self, req: &Req, pause: Nanos) -> Nanos {
         let seen = req
             .seen_at
             .get()
@@ -297,14 +313,63 @@ impl World {
         }
     }
 
-    /// A client that only watches its request's timeout (open and batch loads).
+    /// Waits for the request's final outcome: each attempt's, and a retried attempt's next
+    /// one, sent when the retry policy said (`World::record`). Returns the last attempt,
+    /// whose outcome is the request's; None when the run stopped or ended first.
+    async fn follow<C: Ctx>(self: &Arc<Self>, ctx: &C, first: Arc<Req>) -> Option<Arc<Req>> {
+        let mut req = first;
+        loop {
+            if !self.await_response(ctx, &req).await {
+                return None;
+            }
+            let Some(&due) = req.retry_at.get() else {
+                return Some(req);
+            };
+            if due > self.clock.now() && !ctx.sleep_until(self.clock.at(due)).await {
+                return None;
+            }
+            if !self.before_limit() {
+                return None;
+            }
+            let target = self.client_target.load(std::sync::atomic::Ordering::SeqCst);
+            if req.client.is_some_and(|c| c >= target) {
+                // Its closed client was stopped by a load phase: the last attempt's outcome
+                // is the request's, now (the engine's `on_retry`).
+                self.stopped_retrying(&req);
+                return Some(req);
+            }
+            let sender = Sender {
+                client: req.client,
+                conn_uses: 1,
+            };
+            let next = Attempt {
+                id: req.id,
+                attempt: req.attempt + 1,
+                first_sent: req.first_sent,
+            };
+            req = self.issue(due, sender, Some(next));
+        }
+    }
+
+    /// A retry its stopped client never sends: the client gave up with the last outcome.
+    fn stopped_retrying(&self, req: &Req) {
+        let now = self.clock.now();
+        let outcome = req.seen.get().copied().unwrap_or(Outcome::Timeout);
+        let thread = req.handler.get().cloned().unwrap_or_else(|| "-".into());
+        let mut books = lock(&self.books);
+        books.book.resilience.gave_up += 1;
+        books.record(now, now, req, outcome, thread, outcome.name().into());
+    }
+
+    /// A client that only watches its request (open and batch loads): its timeout and
+    /// its retries.
     fn watch_timeout(self: &Arc<Self>, req: Arc<Req>) {
-        if self.scenario.load.timeout.is_none() {
+        if self.scenario.load.timeout.is_none() && self.scenario.load.retry.is_none() {
             return;
         }
         let world = Arc::clone(self);
         let task = async move {
-            world.await_response(&OnTask(&world.stop), &req).await;
+            world.follow(&OnTask(&world.stop), req).await;
         };
         drop(
             self.rt
@@ -325,6 +390,17 @@ impl World {
 
     fn before_limit(&self) -> bool {
         !self.stop.is_stopped() && self.clock.now() < self.limit
+    }
+}
+
+/// `[[faults]]`: each fault set, and healed, at its time, as the engine's events do.
+fn start_faults(world: &Arc<World>) {
+    for f in &world.scenario.faults {
+        let (service, fault) = (f.service.0, f.fault);
+        world.after(f.at, move |w| lock(&w.faults)[service] = Some(fault));
+        if let Some(until) = f.until {
+            world.after(until, move |w| lock(&w.faults)[service] = None);
+        }
     }
 }
 
@@ -366,10 +442,10 @@ fn runs_client(w: &Arc<World>, count: u32) {
         }
         // The next run is due once the previous one's client has its outcome and turned
         // around; each run opens its own connection.
-        let req = w.issue(due, ONE_SHOT);
-        if !block_on(w.await_response(&OnThread(&w.stop), &req)) {
+        let req = w.issue(due, ONE_SHOT, None);
+        let Some(req) = block_on(w.follow(&OnThread(&w.stop), req)) else {
             return;
-        }
+        };
         due = w.next_send(&req, Nanos::ZERO);
     }
 }
@@ -380,7 +456,7 @@ fn batch_client(w: &Arc<World>, count: u32) {
         return;
     }
     for _ in 0..count {
-        let req = w.issue(Nanos::ZERO, ONE_SHOT);
+        let req = w.issue(Nanos::ZERO, ONE_SHOT, None);
         w.watch_timeout(req);
     }
 }
@@ -411,7 +487,7 @@ fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
         if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
             return;
         }
-        let req = w.issue(t, ONE_SHOT);
+        let req = w.issue(t, ONE_SHOT, None);
         w.watch_timeout(req);
     }
 }
@@ -473,17 +549,19 @@ fn spawn_client(world: &Arc<World>, client: u32, start: Nanos, think: Nanos) {
                     client: Some(client),
                     conn_uses: uses,
                 };
-                let req = w.issue(due, sender);
+                let req = w.issue(due, sender, None);
                 if std::mem::take(&mut first) {
                     lock(&w.books).starts.clients_started += 1;
                 }
-                if !w.await_response(&ctx, &req).await {
+                let Some(req) = w.follow(&ctx, req).await else {
                     return;
-                }
+                };
+                // A retried request ends on a connection of its own.
+                let uses = req.conn_uses;
                 let seen = req.seen_at.get().copied().unwrap_or_else(|| w.clock.now());
                 // A wall clock never reads zero: an answer within the retry pause counts as
                 // answered at once.
-                let latency = seen.saturating_sub(req.arrival);
+                let latency = seen.saturating_sub(req.first_sent);
                 let outcome = req.seen.get().copied().unwrap_or(Outcome::Success);
                 let pause = flow::client_pause(outcome, latency, think);
                 due = w.next_send(&req, pause);

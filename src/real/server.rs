@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::flow::accept::{Syn, SynRetry, syn_retry};
 use crate::flow::permit::Acquire;
-use crate::flow::{self, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
+use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::call_draw;
@@ -32,6 +32,22 @@ enum Rejected {
     Completed,
     /// The stage ends here.
     Ends(StageEnd),
+}
+
+/// A stage's calls: each one's `orTimeout` deadline, and when the breaker permitted it.
+struct Timers<'a> {
+    deadlines: &'a mut [Option<Instant>],
+    since: &'a mut [Option<Nanos>],
+}
+
+/// What a call's guards said (`flow::CallGuards::admit`).
+enum Guarded {
+    /// Make the call; `Some(since)`: the breaker permitted it at `since` and hears its end.
+    Go(Option<Nanos>),
+    /// It failed at once (breaker open, or no rate-limiter permit).
+    Failed(CallResult),
+    /// The run stopped while it waited for a reserved permit.
+    Stopped,
 }
 
 /// How a stage ended.
@@ -117,6 +133,7 @@ impl World {
 
     /// The poller (or the acceptor) hands the connection's request to the executor.
     pub(super) fn dispatch(self: &Arc<Self>, req: Arc<Req>) {
+        let _unused = req.queued_at.set(self.clock.now());
         match self.submit(self.topology.server(), RealTask::Handler(req)) {
             Ok(()) => lock(&self.net).stats.executor_requests += 1,
             Err(RealTask::Handler(req)) => {
@@ -170,7 +187,7 @@ impl World {
     ) -> Deferred {
         match job {
             RealTask::Handler(req) => self.handle(ctx, req, me).await,
-            RealTask::Call(c) => match self.perform_call(ctx, c.req.id, c.call, None).await {
+            RealTask::Call(c) => match self.perform_call(ctx, &c.req, c.call, None).await {
                 Some(result) => Deferred::Complete {
                     req: c.req,
                     join: c.join,
@@ -187,6 +204,17 @@ impl World {
     async fn handle<C: Ctx>(self: &Arc<Self>, ctx: &C, req: Arc<Req>, me: &str) -> Deferred {
         let _unused = req.handler.set(me.to_string());
         let mut progress = Progress::default();
+        let now = self.clock.now();
+        let _unused = req.handler_at.set(now);
+        let waited = now.saturating_sub(req.queued_at.get().copied().unwrap_or(now));
+        if flow::shed::sheds(self.scenario.server.queue_timeout, waited) {
+            // Waited past `server.queue_timeout`: answered 503 at once, unserved.
+            if now <= self.limit {
+                lock(&self.books).book.resilience.shed += 1;
+            }
+            progress.shed();
+            return self.respond(&req, &progress, me);
+        }
         for stage in 0..self.scenario.endpoint.stages.len() {
             match self.run_stage(ctx, &req, stage, &mut progress, me).await {
                 StageEnd::Done => {}
@@ -214,11 +242,20 @@ impl World {
         let services = &self.scenario.endpoint.stages[stage];
         let join = Arc::new(StageJoin::new(services.len()));
         let mut deadlines: Vec<Option<Instant>> = vec![None; services.len()];
+        let mut since: Vec<Option<Nanos>> = vec![None; services.len()];
         for (i, &service) in services.iter().enumerate() {
             let call = self.topology.call_number(stage, i);
             let Some(pool) = self.pool_for(service) else {
                 continue;
             };
+            match self.ask_guards(ctx, service).await {
+                Guarded::Go(recorded) => since[i] = recorded,
+                Guarded::Failed(result) => {
+                    join.complete(i, result, me.to_string());
+                    continue;
+                }
+                Guarded::Stopped => return StageEnd::Stopped,
+            }
             let timeout_at = self
                 .scenario
                 .service(service)
@@ -240,7 +277,11 @@ impl World {
                 Rejected::Ends(end) => return end,
             }
         }
-        self.join_stage(ctx, &join, services, &mut deadlines, progress)
+        let mut timers = Timers {
+            deadlines: &mut deadlines,
+            since: &mut since,
+        };
+        self.join_stage(ctx, &join, services, &mut timers, progress)
             .await
     }
 
@@ -262,6 +303,14 @@ impl World {
             }
             let read_timeout = self.scenario.service(service).timeout;
             let call = self.topology.call_number(stage, i);
+            let since = match self.ask_guards(ctx, service).await {
+                Guarded::Go(since) => since,
+                Guarded::Failed(result) => {
+                    self.complete(progress, service, result, me.to_string());
+                    continue;
+                }
+                Guarded::Stopped => return StageEnd::Stopped,
+            };
             let permit = req.strategy == Strategy::Semaphore;
             if permit {
                 match self.acquire_permit(ctx, service).await {
@@ -269,19 +318,21 @@ impl World {
                     Some(false) => {
                         lock(&self.books).book.services[service.0].rejected += 1;
                         let full = CallResult::BulkheadFull;
+                        self.tell_breaker(service, since, full);
                         self.complete(progress, service, full, me.to_string());
                         continue;
                     }
                     None => return StageEnd::Stopped,
                 }
             }
-            let result = self.perform_call(ctx, req.id, call, read_timeout).await;
+            let result = self.perform_call(ctx, req, call, read_timeout).await;
             if permit {
                 self.release_permit(service);
             }
             let Some(result) = result else {
                 return StageEnd::Stopped;
             };
+            self.tell_breaker(service, since, result);
             self.complete(progress, service, result, me.to_string());
         }
         StageEnd::Done
@@ -349,7 +400,7 @@ impl World {
                 return Rejected::Completed;
             }
             Rejection::RunsOnCaller => {
-                let Some(result) = self.perform_call(ctx, c.req.id, c.call, None).await else {
+                let Some(result) = self.perform_call(ctx, &c.req, c.call, None).await else {
                     return Rejected::Ends(StageEnd::Stopped);
                 };
                 c.join.complete(c.index, result, me.to_string());
@@ -376,17 +427,21 @@ impl World {
     /// `allOf(...).join()`: applies completions in the order they happen; `orTimeout` fires
     /// at each call's deadline.
     async fn join_stage<C: Ctx>(
-        &self,
+        self: &Arc<Self>,
         ctx: &C,
         join: &StageJoin,
         services: &[ServiceId],
-        deadlines: &mut [Option<Instant>],
+        timers: &mut Timers<'_>,
         progress: &mut Progress,
     ) -> StageEnd {
         let mut pending = services.len();
+        let deadlines = &mut *timers.deadlines;
         loop {
             while let Some(c) = join.completions.pop() {
-                self.complete(progress, services[c.index], c.result, c.thread);
+                let service = services[c.index];
+                let since = timers.since.get_mut(c.index).and_then(Option::take);
+                self.tell_breaker(service, since, c.result);
+                self.complete(progress, service, c.result, c.thread);
                 pending -= 1;
             }
             if pending == 0 {
@@ -431,19 +486,85 @@ impl World {
         }
     }
 
+    /// Asks `service`'s breaker and rate limiter whether a call may be made now, as the
+    /// engine's `ask_guards` does (`flow::CallGuards`, resilience4j's order); a reserved
+    /// rate-limiter permit is waited for on this thread.
+    async fn ask_guards<C: Ctx>(self: &Arc<Self>, ctx: &C, service: ServiceId) -> Guarded {
+        if !self.guarded {
+            return Guarded::Go(None);
+        }
+        let now = self.clock.now();
+        let admit = lock(&self.guards).admit(service, now);
+        self.arm_breaker_poll();
+        match admit {
+            Admit::Go { wait, recorded } => {
+                if wait > Nanos::ZERO && !ctx.sleep_until(self.clock.at(now + wait)).await {
+                    return Guarded::Stopped;
+                }
+                Guarded::Go(recorded.then_some(now))
+            }
+            Admit::NotPermitted => Guarded::Failed(CallResult::NotPermitted),
+            Admit::RateLimited => Guarded::Failed(CallResult::RateLimited),
+        }
+    }
+
+    /// A call the breaker permitted at `since` completed with `result`: the breaker hears
+    /// how it went.
+    fn tell_breaker(
+        self: &Arc<Self>,
+        service: ServiceId,
+        since: Option<Nanos>,
+        result: CallResult,
+    ) {
+        let Some(since) = since else {
+            return;
+        };
+        let now = self.clock.now();
+        let failed = result != CallResult::Ok;
+        lock(&self.guards).record(service, now, failed, now.saturating_sub(since));
+        self.arm_breaker_poll();
+    }
+
+    /// A timer for the breakers' next timed transition (resilience4j's scheduler), unless
+    /// one is set for then.
+    fn arm_breaker_poll(self: &Arc<Self>) {
+        let next = lock(&self.guards).next_poll();
+        let Some(at) = next else {
+            return;
+        };
+        {
+            let mut armed = lock(&self.breaker_poll);
+            if *armed == Some(at) {
+                return;
+            }
+            *armed = Some(at);
+        }
+        self.after(at, move |w| {
+            {
+                let mut armed = lock(&w.breaker_poll);
+                if *armed == Some(at) {
+                    *armed = None;
+                }
+            }
+            lock(&w.guards).poll(at);
+            w.arm_breaker_poll();
+        });
+    }
+
     /// The call's latency elapses on this thread. None when the run stopped meanwhile.
     async fn perform_call<C: Ctx>(
         &self,
         ctx: &C,
-        request: u64,
+        req: &Req,
         call: u16,
         read_timeout: Option<Nanos>,
     ) -> Option<CallResult> {
         let service = self.service_of(call);
         let svc = self.scenario.service(service);
         lock(&self.books).book.services[service.0].calls += 1;
-        let draw = call_draw(self.scenario.seed, request, call as usize, 0, svc);
-        let latency = flow::call_latency(draw.latency, None, None, svc.hang, draw.hang_u);
+        let draw = call_draw(self.scenario.seed, req.id, call as usize, req.attempt, svc);
+        let fault = lock(&self.faults)[service.0];
+        let latency = flow::call_latency(draw.latency, None, fault, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.
         let cpu = self.clock.real(svc.cpu);
         if !cpu.is_zero() {
@@ -457,7 +578,8 @@ impl World {
         if !ctx.sleep_until(Instant::now() + wait).await {
             return None;
         }
-        let result = CallResult::of_call(cut.is_some(), false, draw.fail_u, svc.failure);
+        let failure = flow::failure_probability(svc, fault);
+        let result = CallResult::of_call(cut.is_some(), false, draw.fail_u, failure);
         let mut books = lock(&self.books);
         result.count(&mut books.book.services[service.0]);
         Some(result)

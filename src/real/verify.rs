@@ -194,6 +194,7 @@ pub fn compare(
         per_run(sr, rr, &mut figures, &mut notes);
     }
     outcome_figures(scenario, sim, real, &mut figures, &mut notes);
+    resilience_figures(sim, real, &mut figures);
     if let (Some(cs), Some(cr)) = (&sim.clients, &real.clients) {
         // Who starves is decided by the accept queue and SYN retransmits, the same rules in
         // both engines: compared as a share of the clients.
@@ -207,6 +208,41 @@ pub fn compare(
         });
     }
     (figures, notes)
+}
+
+/// What the resilience patterns did, for information: a retry or a shed turns on which side
+/// of a timeout an attempt falls, which a few milliseconds of real scheduling can move, and
+/// the outcomes and throughput already hold their effect.
+fn resilience_figures(sim: &RunReport, real: &RunReport, figures: &mut Vec<ComparedFigure>) {
+    let (Some(s), Some(r)) = (&sim.resilience, &real.resilience) else {
+        return;
+    };
+    let counts = [
+        ("retries", s.retries, r.retries),
+        ("gave up", s.gave_up, r.gave_up),
+        ("shed", s.shed, r.shed),
+    ];
+    for (name, s, r) in counts {
+        if s == 0 && r == 0 {
+            continue;
+        }
+        figures.push(ComparedFigure {
+            name: name.into(),
+            sim: s.to_string(),
+            real: r.to_string(),
+            difference: rel(s as f64, r as f64),
+            checked: false,
+        });
+    }
+    if s.wasted_work_s > 0.0 || r.wasted_work_s > 0.0 {
+        figures.push(ComparedFigure {
+            name: "wasted work (s)".into(),
+            sim: format!("{:.1}", s.wasted_work_s),
+            real: format!("{:.1}", r.wasted_work_s),
+            difference: rel(s.wasted_work_s, r.wasted_work_s),
+            checked: false,
+        });
+    }
 }
 
 /// How relatively far `r` is from `s` (0 when equal).

@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use crate::flow::CallResult;
 use crate::flow::accept::Listener;
 use crate::flow::permit::Semaphore;
+use crate::flow::{AfterAttempt, CallGuards, CallResult, ClientRetries, Fault};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::Outcome;
 use crate::scenario::LoadMode;
@@ -44,6 +44,16 @@ pub(super) struct World {
     pub(super) net: Mutex<RealNet>,
     /// Each service's semaphore bulkhead (`semaphore`).
     pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
+    /// The clients' retry policy and budget (`[load.retry]`), the engine's rule.
+    pub(super) retries: Mutex<ClientRetries>,
+    /// Each service's circuit breaker and rate limiter, the engine's rule.
+    pub(super) guards: Mutex<CallGuards>,
+    /// Whether any service has a guard (else nothing is asked).
+    pub(super) guarded: bool,
+    /// When the pending breaker poll is due, if one is.
+    pub(super) breaker_poll: Mutex<Option<Nanos>>,
+    /// Each service's fault now (`[[faults]]` set and heal them on time), as in the engine.
+    pub(super) faults: Mutex<Vec<Option<Fault>>>,
     pub(super) next_id: AtomicU64,
     /// Closed clients sending now: a load phase changes it.
     pub(super) client_target: AtomicU32,
@@ -68,7 +78,12 @@ pub(super) struct RealNet {
 /// One request, shared by its client, its handler and its calls.
 pub(super) struct Req {
     pub id: u64,
+    /// When its client sent this attempt (its timeout counts from here).
     pub arrival: Nanos,
+    /// Its attempt (0: the first; a client's retry sends the request again).
+    pub attempt: u32,
+    /// When its client sent the first attempt (its latency counts from here).
+    pub first_sent: Nanos,
     pub strategy: Strategy,
     /// The closed client that sent it.
     pub client: Option<u32>,
@@ -84,13 +99,30 @@ pub(super) struct Req {
     pub seen_at: OnceLock<Nanos>,
     /// Signalled when the client has its outcome.
     pub response: Mailbox<()>,
+    /// When the poller handed it to the executor (scenario time).
+    pub queued_at: OnceLock<Nanos>,
+    /// When a handler thread took it.
+    pub handler_at: OnceLock<Nanos>,
+    /// Set when its client sends it again: when the next attempt goes out.
+    pub retry_at: OnceLock<Nanos>,
+}
+
+/// A request's attempt: which one, and when the first went out.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Attempt {
+    pub id: u64,
+    pub attempt: u32,
+    pub first_sent: Nanos,
 }
 
 impl Req {
-    pub fn new(id: u64, arrival: Nanos, strategy: Strategy, sender: Sender) -> Self {
+    /// Attempt `attempt` sent at `arrival`.
+    pub fn new(attempt: Attempt, arrival: Nanos, strategy: Strategy, sender: Sender) -> Self {
         Req {
-            id,
+            id: attempt.id,
             arrival,
+            attempt: attempt.attempt,
+            first_sent: attempt.first_sent,
             strategy,
             client: sender.client,
             conn_uses: sender.conn_uses,
@@ -100,6 +132,9 @@ impl Req {
             seen: OnceLock::new(),
             seen_at: OnceLock::new(),
             response: Mailbox::default(),
+            queued_at: OnceLock::new(),
+            handler_at: OnceLock::new(),
+            retry_at: OnceLock::new(),
         }
     }
 
@@ -278,6 +313,7 @@ pub(super) struct Setup {
 impl World {
     pub fn new(scenario: &Scenario, setup: Setup) -> Self {
         let n_pools = setup.pools.len();
+        let guards = CallGuards::new(&scenario.services);
         World {
             books: Mutex::new(Books::new(scenario, n_pools)),
             scenario: scenario.clone(),
@@ -305,6 +341,11 @@ impl World {
                 .iter()
                 .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
                 .collect(),
+            retries: Mutex::new(ClientRetries::new(scenario.load.retry)),
+            guarded: guards.any(),
+            guards: Mutex::new(guards),
+            breaker_poll: Mutex::new(None),
+            faults: Mutex::new(vec![None; scenario.services.len()]),
             next_id: AtomicU64::new(1),
             client_target: AtomicU32::new(0),
             rt: setup.rt,
@@ -384,10 +425,15 @@ impl World {
                 if !kept {
                     self.close_connection();
                 }
+                let now = self.clock.now();
                 if claimed {
                     self.record(&r.req, r.outcome, r.thread, r.status);
-                } else if self.clock.now() <= self.limit {
-                    lock(&self.books).book.late_responses += 1;
+                } else if now <= self.limit {
+                    // Its client has gone: the handler's time on it was for nobody.
+                    let start = r.req.handler_at.get().copied().unwrap_or(now);
+                    let mut books = lock(&self.books);
+                    books.book.late_responses += 1;
+                    books.book.resilience.wasted_work += now.saturating_sub(start);
                 }
             }
         }
@@ -395,11 +441,13 @@ impl World {
 
     /// The client sees `outcome` once it has travelled to it (`flow::link::to_client`): count
     /// it (unless the run is over) and wake the client, which goes on from `seen_at`.
+    /// An attempt the retry policy sends again is not the request's outcome: its client
+    /// sends the next attempt at `req.retry_at`.
     pub fn record(&self, req: &Req, outcome: Outcome, thread: String, status: String) {
         let now = self.clock.now();
         let at = now + crate::flow::link::to_client(&self.scenario.load.link, outcome);
         let _unused = req.seen_at.set(at);
-        if now <= self.limit {
+        if !self.retried(req, outcome, now) && now <= self.limit {
             lock(&self.books).record(now, at, req, outcome, thread, status);
             if let Some(c) = req.client
                 && let Some((_, tally)) = lock(&self.net).clients.get_mut(c as usize)
@@ -409,6 +457,36 @@ impl World {
         }
         let _unused = req.seen.set(outcome);
         req.response.push(());
+    }
+
+    /// Asks the retry policy what follows `req`'s attempt ending in `outcome` (seen now):
+    /// true when it is sent again. As in the engine's `retry_after`: the pause is the
+    /// policy's, jittered by the request's keyed draw, after the client's turnaround.
+    fn retried(&self, req: &Req, outcome: Outcome, now: Nanos) -> bool {
+        let (decision, pause) = {
+            let mut retries = lock(&self.retries);
+            let decision = retries.after(req.attempt, outcome);
+            let next = req.attempt + 1;
+            let u = crate::sim::draw::retry_u(self.scenario.seed, req.id, next);
+            (decision, retries.pause(next, u))
+        };
+        let counted = now <= self.limit;
+        match decision {
+            AfterAttempt::Final => false,
+            AfterAttempt::GivesUp => {
+                if counted {
+                    lock(&self.books).book.resilience.gave_up += 1;
+                }
+                false
+            }
+            AfterAttempt::Again => {
+                if counted {
+                    lock(&self.books).book.resilience.retries += 1;
+                }
+                let _unused = req.retry_at.set(self.next_send(req, pause));
+                true
+            }
+        }
     }
 
     /// The client gives up on `req`.

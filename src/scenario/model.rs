@@ -31,7 +31,7 @@ pub struct Scenario {
     /// Published figures this preset reproduces (`threadlab articles`).
     pub figures: Vec<ArticleFigure>,
     /// Faults injected at given times (`[[faults]]`), as the fault menu would.
-    pub faults: Vec<TimedFault>,
+    pub faults: Vec<ScheduledFault>,
     /// A scripted sequence for talks (`threadlab tour`).
     pub tour: Vec<TourStep>,
 }
@@ -293,7 +293,7 @@ pub enum Fault {
 
 /// `[[faults]]`: a fault the run injects into a service at `at`, healed at `until`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TimedFault {
+pub struct ScheduledFault {
     pub at: Nanos,
     pub until: Option<Nanos>,
     pub service: ServiceId,

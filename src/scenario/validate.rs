@@ -6,8 +6,8 @@ use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
     ArticleFigure, Endpoint, Fault, Hang, Jdk, Latency, Load, LoadMode, Phase, PhaseChange, Ramp,
-    Resource, ResourceId, Scenario, Server, ServerThreads, Service, ServiceId, Strategy,
-    TimedFault, TourKey, TourPanel, TourStep,
+    Resource, ResourceId, Scenario, ScheduledFault, Server, ServerThreads, Service, ServiceId,
+    Strategy, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -843,7 +843,7 @@ fn faults(
     check: &Checker,
     raw: &[RawFault],
     services: &[Service],
-) -> Result<Vec<TimedFault>, ScenarioError> {
+) -> Result<Vec<ScheduledFault>, ScenarioError> {
     let mut faults = Vec::with_capacity(raw.len());
     for (i, f) in raw.iter().enumerate() {
         let path = |field: &str| format!("faults[{i}].{field}");
@@ -889,7 +889,7 @@ fn faults(
                 ));
             }
         };
-        faults.push(TimedFault {
+        faults.push(ScheduledFault {
             at,
             until,
             service,

@@ -11,7 +11,7 @@ use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::guard::Asked;
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
-use super::{Detail, Fault, LogEntry, RunRow};
+use super::{Detail, LogEntry, RunRow};
 use crate::flow::{self, CallResult, Completion, Rejection};
 
 impl Engine {
@@ -478,10 +478,7 @@ impl Engine {
 
     /// The failure probability of a service now (a fault overrides the preset's).
     fn failure_probability(&self, service: ServiceId) -> f64 {
-        match self.faults[service.0] {
-            Some(Fault::Fail { probability }) => probability,
-            _ => self.scenario.service(service).failure,
-        }
+        flow::failure_probability(self.scenario.service(service), self.faults[service.0])
     }
 
     pub(super) fn on_call_end(&mut self, r: ReqRef, call: u16) {

@@ -4,7 +4,7 @@
 //! running there: Tomcat is not told); it keeps the request's id and first send time, and
 //! draws anew through its attempt number.
 
-use crate::flow::retry::RetryBudget;
+use crate::flow::{AfterAttempt, ClientRetries};
 use crate::metrics::Outcome;
 use crate::scenario::Retry;
 use crate::time::Nanos;
@@ -12,21 +12,6 @@ use crate::time::Nanos;
 use super::draw::retry_u;
 use super::engine::{Engine, Event};
 use super::request::{Client, ReqRef};
-
-/// The most retries a budget stores: a burst of failures after a quiet spell may use up to
-/// this many at once (the gRPC default `maxTokens` is 10).
-const BUDGET_CAP: f64 = 10.0;
-
-/// What the client does after an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AfterAttempt {
-    /// The outcome is the request's: an answer, or one the policy does not retry.
-    Final,
-    /// The policy would retry, but the attempts or the budget ran out.
-    GivesUp,
-    /// The client sends again.
-    Again,
-}
 
 /// An attempt waiting for its pause to end.
 #[derive(Debug, Clone, Copy)]
@@ -39,11 +24,11 @@ struct Waiting {
     last: Outcome,
 }
 
-/// The clients' retry policy, its budget and the attempts waiting to be sent.
+/// The clients' retry decisions (`flow::ClientRetries`, shared with the real engine) and the
+/// attempts waiting to be sent.
 #[derive(Debug, Clone)]
 pub(super) struct Retries {
-    policy: Option<Retry>,
-    budget: Option<RetryBudget>,
+    decide: ClientRetries,
     waiting: Vec<Option<Waiting>>,
     free: Vec<u32>,
 }
@@ -51,10 +36,7 @@ pub(super) struct Retries {
 impl Retries {
     pub fn new(policy: Option<Retry>) -> Self {
         Retries {
-            policy,
-            budget: policy
-                .and_then(|p| p.budget)
-                .map(|ratio| RetryBudget::new(ratio, BUDGET_CAP)),
+            decide: ClientRetries::new(policy),
             waiting: Vec::new(),
             free: Vec::new(),
         }
@@ -62,32 +44,17 @@ impl Retries {
 
     /// A first attempt goes out (it feeds the budget).
     pub fn first_attempt(&mut self) {
-        if let Some(budget) = &mut self.budget {
-            budget.on_first_attempt();
-        }
+        self.decide.first_attempt();
     }
 
     /// What follows attempt `attempt` (0: the first) ending in `outcome`.
     pub fn after(&mut self, attempt: u32, outcome: Outcome) -> AfterAttempt {
-        let Some(policy) = self.policy else {
-            return AfterAttempt::Final;
-        };
-        if !policy.on.retries_outcome(outcome) {
-            return AfterAttempt::Final;
-        }
-        let budget_allows =
-            |b: &mut Option<RetryBudget>| b.as_mut().is_none_or(RetryBudget::try_retry);
-        if attempt + 1 < policy.attempts && budget_allows(&mut self.budget) {
-            AfterAttempt::Again
-        } else {
-            AfterAttempt::GivesUp
-        }
+        self.decide.after(attempt, outcome)
     }
 
     /// The pause before attempt `attempt` (from 1), jittered by `u`.
     fn pause(&self, attempt: u32, u: f64) -> Nanos {
-        self.policy
-            .map_or(Nanos::ZERO, |p| p.backoff.pause(attempt, u))
+        self.decide.pause(attempt, u)
     }
 
     fn park(&mut self, w: Waiting) -> u32 {

@@ -85,8 +85,8 @@ pub struct PointReport {
     pub simulated_s: f64,
     /// Answered requests (success + partial) per simulated second.
     pub goodput_rps: f64,
-    /// With load phases: the goodput of the last phase (what theory predicts for).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// With load phases: the goodput of the last phase (what theory predicts for); null
+    /// without.
     pub last_phase_goodput_rps: Option<f64>,
     /// Responses of any outcome per simulated second.
     pub throughput_rps: f64,

@@ -754,8 +754,11 @@ impl App {
     /// Moves every engine driven along by `elapsed` wall time at the clock's speed, within
     /// the budget; engines that are behind (a fresh compare view) catch up.
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
-        // Before and after: a fresh run's first sample is its t 0.
-        self.record_rates();
+        // Before and after: a fresh run's first sample is its t 0 (the sample before is the
+        // last frame's after, unless a key reset or moved the run in between).
+        if self.retry_rate.last_at() != Some(self.source.now()) {
+            self.record_rates();
+        }
         self.advance_clock(elapsed, budget);
         self.record_rates();
     }

@@ -72,6 +72,11 @@ impl RetryRate {
         }
     }
 
+    /// When the newest sample was taken.
+    pub fn last_at(&self) -> Option<Nanos> {
+        self.samples.back().map(|&(t, _)| t)
+    }
+
     /// Retries per second between the oldest sample kept and the newest; `None` before any
     /// simulated time passed between two samples.
     pub fn rate(&self) -> Option<Rate> {

@@ -762,6 +762,8 @@ fn metastable_after_the_spike_shows_retries_and_goodput_that_stays_down() {
         "all 60 seconds fit at 120 columns:\n{large}"
     );
     assert!(large.contains("Log"), "the log keeps rows at 120x40");
+    let largest = screen(&a, 200, 60);
+    assert!(largest.contains("goodput: answered a second, t 0-60 s, most 100"));
     insta::assert_snapshot!("resilience_metastable_80x24", small);
     insta::assert_snapshot!("resilience_metastable_120x40", large);
 }

@@ -37,7 +37,7 @@ const STRIP_ROWS: u16 = 3;
 /// Whether the run has anything this panel shows: a client timeout, client retries, a queue
 /// timeout, or a service with a circuit breaker or a rate limiter.
 pub fn shown(scenario: &Scenario) -> bool {
-    scenario.resilience_in_play() || guarded(scenario) > 0
+    scenario.resilience_in_play()
 }
 
 /// The panel's rows: its title, the counters and the wasted work, a row per guarded service,
@@ -162,7 +162,7 @@ fn labelled(label: &'static str, value: String, p: &Palette) -> Vec<Span<'static
 
 /// Columns of a breaker's badge (`● HALF-OPEN`) and the most a service's name takes.
 const BADGE: usize = 11;
-const NAME: usize = 14;
+const NAME: usize = 16;
 
 /// A service's breaker (its badge, failure rate, times opened, calls failed fast) and rate
 /// limiter (calls refused).

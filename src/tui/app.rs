@@ -18,8 +18,9 @@ use crate::time::Nanos;
 
 use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Reach, catch_up, run_for};
-use super::fault_form::{FaultForm, FormLine};
+use super::fault_form::{DoubleLoad, FaultForm, FormLine};
 use super::keys::{self, Context, Key};
+use super::retry_rate::RetryRate;
 use super::source::{RealMode, Source};
 use super::theme::Palette;
 use super::ui::mouse as ui_mouse;
@@ -122,6 +123,8 @@ pub struct FaultMenu {
     pub cursor: usize,
     /// The fault being set for the chosen service.
     pub form: FaultForm,
+    /// How long the list's last line, "double the load", doubles it.
+    pub double: DoubleLoad,
 }
 
 impl FaultMenu {
@@ -131,6 +134,7 @@ impl FaultMenu {
             service: None,
             cursor,
             form: FaultForm::default(),
+            double: DoubleLoad::default(),
         }
     }
 }
@@ -141,6 +145,53 @@ pub struct TimedFault {
     pub service: ServiceId,
     pub fault: Fault,
     pub end: Nanos,
+}
+
+/// The load the fault menu doubled: the app sets it back when the simulated clock reaches
+/// `end`, if nothing changed it since.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadBoost {
+    /// The load before, set again at the end.
+    pub before: LoadLevel,
+    /// The load the doubling set (the engine may hold it below twice `before`).
+    pub doubled: LoadLevel,
+    pub end: Nanos,
+}
+
+/// An open load's rate or a closed load's clients: what `Command::SetRate` and
+/// `Command::SetClients` set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LoadLevel {
+    Rate(f64),
+    Clients(u32),
+}
+
+impl LoadLevel {
+    /// The level of `mode`; `None` for the loads the live keys do not change (runs, a
+    /// batch, a trace).
+    pub fn of(mode: &LoadMode) -> Option<LoadLevel> {
+        match *mode {
+            LoadMode::Open { rate, .. } => Some(LoadLevel::Rate(rate)),
+            LoadMode::Closed { clients, .. } => Some(LoadLevel::Clients(clients)),
+            _ => None,
+        }
+    }
+
+    /// Twice as much: the rate doubled (exact in floating point), or the clients.
+    pub fn doubled(self) -> LoadLevel {
+        match self {
+            LoadLevel::Rate(rate) => LoadLevel::Rate(rate * 2.0),
+            LoadLevel::Clients(n) => LoadLevel::Clients(n.saturating_mul(2)),
+        }
+    }
+
+    /// The engine command that sets this level.
+    pub fn command(self) -> Command {
+        match self {
+            LoadLevel::Rate(rate) => Command::SetRate(rate),
+            LoadLevel::Clients(n) => Command::SetClients(n),
+        }
+    }
 }
 
 /// A talk's scripted tour: steps fire at simulated times, press their keys, pause and show
@@ -249,6 +300,10 @@ pub struct App {
     headline: bool,
     /// Faults given a duration, healed when the simulated clock reaches their end.
     fault_ends: Vec<TimedFault>,
+    /// The load doubled from the fault menu, set back at its end.
+    load_boost: Option<LoadBoost>,
+    /// Retries per second and the server's threads, from successive snapshots.
+    retry_rate: RetryRate,
 }
 
 /// A panel of the live view, as presenter mode (`z`) zooms them, in order.
@@ -341,6 +396,8 @@ impl App {
             theory_hidden: false,
             headline: false,
             fault_ends: Vec::new(),
+            load_boost: None,
+            retry_rate: RetryRate::default(),
         }
     }
 
@@ -360,6 +417,17 @@ impl App {
     /// The faults given a duration that still hold, with when each ends.
     pub fn timed_faults(&self) -> &[TimedFault] {
         &self.fault_ends
+    }
+
+    /// The load the fault menu doubled, while it is doubled.
+    pub fn load_boost(&self) -> Option<LoadBoost> {
+        self.load_boost
+    }
+
+    /// The clients' retries per second over the last few simulated seconds, and the server's
+    /// threads if they held still since t 0 (see [`RetryRate`]).
+    pub fn retry_rate(&self) -> &RetryRate {
+        &self.retry_rate
     }
 
     /// The live panel zoomed to the whole body (`z`), if any.
@@ -528,7 +596,7 @@ impl App {
         let times: Vec<Nanos> = tour.steps[..=index].iter().map(|s| s.at).collect();
         self.scenario = scenario;
         self.source = Source::sim(&self.scenario, strategy);
-        self.fault_ends.clear();
+        self.forget_timed();
         self.compare = None;
         self.sweep = None;
         self.overlay = Overlay::None;
@@ -686,6 +754,24 @@ impl App {
     /// Moves every engine driven along by `elapsed` wall time at the clock's speed, within
     /// the budget; engines that are behind (a fresh compare view) catch up.
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
+        // Before and after: a fresh run's first sample is its t 0 (the sample before is the
+        // last frame's after, unless a key reset or moved the run in between).
+        if self.retry_rate.last_at() != Some(self.source.now()) {
+            self.record_rates();
+        }
+        self.advance_clock(elapsed, budget);
+        self.record_rates();
+    }
+
+    /// Notes the retries and the server's threads for the resilience panel, when it is shown
+    /// (a snapshot a frame is what drawing costs already).
+    pub(super) fn record_rates(&mut self) {
+        if super::ui::resilience::shown(self.source.scenario()) {
+            self.retry_rate.record(&self.source.snapshot());
+        }
+    }
+
+    fn advance_clock(&mut self, elapsed: Duration, budget: BudgetSpec) {
         self.poll_sweep();
         // A real run moves by itself: the tick keeps its end once it has ended (drawing never
         // does) and looks at how it keeps up; there is no engine to drive.
@@ -897,7 +983,7 @@ impl App {
             self.status = Some(Status::Error(e.to_string()));
             return;
         }
-        self.fault_ends.clear();
+        self.forget_timed();
         self.selected = 0;
         self.info(match self.source {
             Source::Sim(_) => {
@@ -1038,16 +1124,19 @@ impl App {
         };
         self.clock.pause();
         let before = engine.snapshot();
-        // A timed fault that ends before the next event: the step goes to its end and heals.
-        if let Some(end) = self
+        // A timed fault (or a doubled load) that ends before the next event: the step goes to
+        // its end and heals it.
+        let next_end = self
             .fault_ends
             .iter()
             .map(|t| t.end)
-            .min()
-            .filter(|&end| engine.next_event_time().is_none_or(|t| t > end))
+            .chain(self.load_boost.map(|b| b.end))
+            .min();
+        if let Some(end) = next_end.filter(|&end| engine.next_event_time().is_none_or(|t| t > end))
             && !engine.is_finished()
         {
             engine.run_until(end);
+            self.record_rates();
             let healed = self
                 .end_due_faults()
                 .unwrap_or_else(|| "a timed fault's time was up".to_string());
@@ -1063,6 +1152,7 @@ impl App {
         } else {
             "no event left".to_string()
         };
+        self.record_rates();
         let text = match self.end_due_faults() {
             Some(healed) => format!("{text} · {healed}"),
             None => text,
@@ -1168,7 +1258,7 @@ impl App {
             self.status = Some(Status::Error(text.clone()));
             return Err(text);
         }
-        self.fault_ends.clear();
+        self.forget_timed();
         self.record_timeline_if_shown();
         if let Some(engines) = &mut self.compare {
             *engines = Strategy::ALL
@@ -1289,7 +1379,8 @@ impl App {
 
     fn menu_len(&self, menu: FaultMenu) -> usize {
         match menu.service {
-            None => self.source.scenario().services.len(),
+            // The services, then "double the load".
+            None => self.source.scenario().services.len() + 1,
             Some(_) => FormLine::LINES.len(),
         }
     }
@@ -1351,6 +1442,10 @@ impl App {
             return;
         };
         match menu.service {
+            None if menu.cursor >= self.source.scenario().services.len() => {
+                self.overlay = Overlay::None;
+                self.double_load(menu.double);
+            }
             None => {
                 let current = self
                     .source
@@ -1362,6 +1457,7 @@ impl App {
                     service: Some(menu.cursor),
                     cursor: 0,
                     form: FaultForm::for_current(current),
+                    double: menu.double,
                 });
             }
             Some(service) => {

@@ -1,9 +1,11 @@
 //! The fault menu's form and timed faults: step a line's value, apply the form's fault to
 //! every engine driven, and heal a timed fault when the simulated clock reaches its end (the
 //! engine has no fault that ends by itself, so the app keeps the ends and sends the heal).
+//! The menu's "double the load" is timed the same way: the app sets the load back at its end
+//! with the load keys' commands (`SetRate`, `SetClients`).
 
-use super::super::fault_form::{FaultForm, FormLine};
-use super::{App, Overlay, TimedFault};
+use super::super::fault_form::{DoubleLoad, FaultForm, FormLine};
+use super::{Action, App, LoadBoost, LoadLevel, Overlay, Status, TimedFault};
 use crate::scenario::ServiceId;
 use crate::sim::Command;
 use crate::time::Nanos;
@@ -15,6 +17,11 @@ impl App {
             return;
         };
         if menu.service.is_none() {
+            // Only the last line, "double the load", has a value in the list.
+            if menu.cursor >= self.source.scenario().services.len() {
+                menu.double.adjust(more);
+                self.overlay = Overlay::Faults(menu);
+            }
             return;
         }
         if let Some(n) = line.filter(|&n| n >= 1 && n <= FormLine::LINES.len()) {
@@ -51,9 +58,74 @@ impl App {
         }
     }
 
-    /// The earliest end of a timed fault.
+    /// The load doubled (open: the rate; closed: the clients) for `double`'s duration, in
+    /// every engine driven; the app sets it back at the end. A run whose load keys are
+    /// refused refuses it too, and a doubled load is not doubled again.
+    pub fn double_load(&mut self, double: DoubleLoad) {
+        if let Some(why) = self.refusal(Action::MoreLoad) {
+            self.status = Some(Status::Error(why.to_string()));
+            return;
+        }
+        if let Some(boost) = self.load_boost {
+            self.info(format!(
+                "the load is already doubled, until t {}",
+                super::super::ui::clock_text(boost.end)
+            ));
+            return;
+        }
+        let Some(before) = LoadLevel::of(&self.source.scenario().load.mode) else {
+            self.info("double the load works on open and closed load".to_string());
+            return;
+        };
+        let Ok(text) = self.try_command(before.doubled().command()) else {
+            return;
+        };
+        let Some(doubled) = LoadLevel::of(&self.source.scenario().load.mode) else {
+            return;
+        };
+        let lasts = double.lasts();
+        let end = self.source.now() + lasts;
+        self.load_boost = Some(LoadBoost {
+            before,
+            doubled,
+            end,
+        });
+        self.info(format!(
+            "{text} for {lasts}, back at t {}",
+            super::super::ui::clock_text(end)
+        ));
+    }
+
+    /// Forgets every timed fault and a doubled load (a reset, a restart: a new run).
+    pub(super) fn forget_timed(&mut self) {
+        self.fault_ends.clear();
+        self.load_boost = None;
+    }
+
+    /// The earliest end of a timed fault or of the doubled load.
     pub(super) fn next_fault_end(&self) -> Option<Nanos> {
-        self.fault_ends.iter().map(|t| t.end).min()
+        self.fault_ends
+            .iter()
+            .map(|t| t.end)
+            .chain(self.load_boost.map(|b| b.end))
+            .min()
+    }
+
+    /// Sets the doubled load back if its end has come and nothing changed the load since
+    /// (a load key, a `[[load.phases]]` entry: then the load stays as they set it); returns
+    /// what it did.
+    fn end_due_boost(&mut self, now: Nanos) -> Option<String> {
+        let boost = self.load_boost.filter(|b| b.end <= now)?;
+        self.load_boost = None;
+        if LoadLevel::of(&self.source.scenario().load.mode) != Some(boost.doubled) {
+            return Some(
+                "the doubled load's time was up; the load had changed since, so it stays"
+                    .to_string(),
+            );
+        }
+        self.try_command(boost.before.command())
+            .ok()
+            .map(|text| format!("{text} (the doubled load's time was up)"))
     }
 
     /// Heals every timed fault whose end the run on screen has reached (the engine's
@@ -68,7 +140,7 @@ impl App {
             self.fault_ends.iter().partition(|t| t.end <= now);
         self.fault_ends = keep;
         let live = self.source.snapshot().services;
-        let mut said = Vec::new();
+        let mut said: Vec<String> = self.end_due_boost(now).into_iter().collect();
         for t in due {
             let still = live.get(t.service.0).and_then(|s| s.fault) == Some(t.fault);
             if !still {
@@ -89,12 +161,14 @@ impl App {
     /// Every engine driven runs to `at` (as a tour's replay does), healing timed faults at
     /// their ends on the way.
     pub(super) fn run_until_healing(&mut self, at: Nanos) {
+        self.record_rates();
         loop {
             let end = self.next_fault_end().filter(|&end| end < at);
             let to = end.unwrap_or(at);
             for engine in self.driven_mut() {
                 engine.run_until(to);
             }
+            self.record_rates();
             // A finished run's clock stays put: nothing more is due.
             if end.is_none() || self.source.now() < to {
                 return;

@@ -1,7 +1,8 @@
 //! The fault the `f` menu is setting for a service: its kind (slow, hang, fail, or heal), how
 //! strong it is (how much slower, how long a call hangs, what share of calls fail) and how
 //! long it lasts in simulated time (or until healed). Each line steps with `←` `→` (`-` `+`)
-//! through values the engine's faults take as they are.
+//! through values the engine's faults take as they are. The menu's last line doubles the
+//! load for a while ([`DoubleLoad`]).
 
 use crate::sim::Fault;
 use crate::time::Nanos;
@@ -222,6 +223,37 @@ impl FaultForm {
     }
 }
 
+/// How long the fault menu's "double the load" lasts: from [`LASTS_STEP`] to [`MAX_LASTS`]
+/// simulated seconds in steps of [`LASTS_STEP`], the fault durations' steps. A doubling always
+/// ends: it has no "until healed" (the load keys change the load for good).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoubleLoad {
+    lasts_s: u32,
+}
+
+impl Default for DoubleLoad {
+    /// Half a minute: long enough for a queue to build and a breaker to open.
+    fn default() -> Self {
+        DoubleLoad { lasts_s: 30 }
+    }
+}
+
+impl DoubleLoad {
+    /// One step longer (`→`, `+`) or shorter (`←`, `-`), held to its range.
+    pub fn adjust(&mut self, more: bool) {
+        self.lasts_s = if more {
+            self.lasts_s.saturating_add(LASTS_STEP).min(MAX_LASTS)
+        } else {
+            self.lasts_s.saturating_sub(LASTS_STEP).max(LASTS_STEP)
+        };
+    }
+
+    /// How long the load stays doubled once applied.
+    pub fn lasts(self) -> Nanos {
+        Nanos::from_secs(u64::from(self.lasts_s))
+    }
+}
+
 /// The index of the value in `values` nearest to `v`.
 fn nearest(values: &[f64], v: f64) -> usize {
     let mut best = 0;
@@ -291,6 +323,26 @@ mod tests {
         form.adjust(FormLine::Kind, false);
         form.adjust(FormLine::Kind, false);
         assert_eq!(form.fault(), Some(Fault::Fail { probability: 0.35 }));
+    }
+
+    #[test]
+    fn doubling_the_load_lasts_5_s_to_10_min_in_5_s_steps() {
+        let mut double = DoubleLoad::default();
+        assert_eq!(double.lasts(), Nanos::from_secs(30));
+        for _ in 0..10 {
+            double.adjust(false);
+        }
+        assert_eq!(
+            double.lasts(),
+            Nanos::from_secs(5),
+            "never 0: it always ends"
+        );
+        double.adjust(true);
+        assert_eq!(double.lasts(), Nanos::from_secs(10));
+        for _ in 0..1000 {
+            double.adjust(true);
+        }
+        assert_eq!(double.lasts(), Nanos::from_secs(600));
     }
 
     #[test]

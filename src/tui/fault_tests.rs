@@ -232,8 +232,8 @@ fn clicking_the_arrows_and_apply_of_the_form_sets_the_fault() {
         a.handle_mouse(event, 80, 24);
     };
     a.press(Key::Char('f'));
-    // The list: 3 services + the scope line in a 6-row box from row 9.
-    click(&mut a, 40, 10);
+    // The list: 3 services, "double the load" and the scope line in a 7-row box from row 8.
+    click(&mut a, 40, 9);
     let Overlay::Faults(menu) = a.overlay() else {
         panic!("the form: {:?}", a.overlay())
     };
@@ -270,4 +270,148 @@ fn a_timed_fault_far_ahead_does_not_mark_max_speed_behind() {
         assert!(!a.is_behind(), "behind at {}", a.now());
     }
     assert!(a.now() > Nanos::ZERO);
+}
+
+/// The times and texts of the log's load changes.
+fn load_changes(app: &App) -> Vec<(Nanos, String)> {
+    app.snapshot()
+        .log
+        .iter()
+        .filter_map(|l| match l {
+            LogLine::Change { at, text }
+                if text.starts_with("clients") || text.starts_with("rate") =>
+            {
+                Some((*at, text.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `f`, the list's last line (Up from the first goes round to it), `lasts` seconds from the
+/// default 30 s in 5 s steps, Enter.
+fn double_load(app: &mut App, lasts: u32) {
+    app.press(Key::Char('f'));
+    app.press(Key::Up);
+    for _ in 0..(30 - lasts) / 5 {
+        app.press(Key::Left);
+    }
+    app.press(Key::Enter);
+}
+
+fn max_speed(app: &mut App) {
+    while app.clock().speed() != super::super::clock::Speed::Max {
+        app.press(Key::Char('>'));
+    }
+}
+
+#[test]
+fn doubling_a_closed_load_doubles_the_clients_and_restores_them_exactly_at_its_end() {
+    let mut a = app();
+    play_to(&mut a, secs(2));
+    double_load(&mut a, 10);
+    assert_eq!(a.overlay(), Overlay::None);
+    assert_eq!(info(&a), "clients 40 -> 80 for 10s, back at t 12.000s");
+    assert!(matches!(
+        a.snapshot().load,
+        LoadMode::Closed { clients: 80, .. }
+    ));
+    assert!(
+        a.badges(&a.snapshot())
+            .contains(&"load x2 (10s left)".to_string()),
+        "{:?}",
+        a.badges(&a.snapshot())
+    );
+    max_speed(&mut a);
+    let mut frames = 0;
+    while a.now() < secs(12) {
+        a.advance(Duration::from_millis(16), BudgetSpec::Events(2_000));
+        // The frame that reaches the end stops there, so the load is set back at it.
+        assert!(a.now() <= secs(12) || a.load_boost().is_none());
+        frames += 1;
+        assert!(frames < 10_000, "max speed moves the clock");
+    }
+    assert!(matches!(
+        a.snapshot().load,
+        LoadMode::Closed { clients: 40, .. }
+    ));
+    assert_eq!(
+        load_changes(&a),
+        vec![
+            (secs(2), "clients 40 -> 80".to_string()),
+            (secs(12), "clients 80 -> 40".to_string()),
+        ]
+    );
+    assert!(a.load_boost().is_none());
+    assert!(
+        a.badges(&a.snapshot()).is_empty(),
+        "the preset's load again"
+    );
+}
+
+#[test]
+fn doubling_an_open_load_doubles_the_rate_and_restores_it_exactly_at_its_end_at_max_speed() {
+    let sets: Vec<String> = ["load.mode=open", "load.rate=12.5"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let scenario = scenario::load("ironthread", &sets).expect("preset loads");
+    let mut a = App::new(scenario, Strategy::Bulkhead, super::Theme::Dark);
+    play_to(&mut a, secs(1));
+    max_speed(&mut a);
+    double_load(&mut a, 5);
+    assert_eq!(
+        a.snapshot().load,
+        LoadMode::Open {
+            rate: 25.0,
+            ramp: None
+        }
+    );
+    while a.now() < secs(6) {
+        a.advance(Duration::from_millis(16), BudgetSpec::Events(500));
+    }
+    assert_eq!(a.now(), secs(6), "the frame stops at the end");
+    assert_eq!(
+        a.snapshot().load,
+        LoadMode::Open {
+            rate: 12.5,
+            ramp: None
+        }
+    );
+    assert_eq!(
+        load_changes(&a),
+        vec![
+            (secs(1), "rate 12.5/s -> 25/s".to_string()),
+            (secs(6), "rate 25/s -> 12.5/s".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn a_load_changed_during_the_doubling_stays_as_it_was_changed() {
+    let mut a = app();
+    play_to(&mut a, secs(1));
+    double_load(&mut a, 5);
+    a.press(Key::Up); // 80 -> 88 clients
+    play_to(&mut a, secs(7));
+    assert!(matches!(
+        a.snapshot().load,
+        LoadMode::Closed { clients: 88, .. }
+    ));
+    assert!(a.load_boost().is_none());
+    assert!(info(&a).contains("the load had changed since, so it stays"));
+}
+
+#[test]
+fn a_doubled_load_is_not_doubled_again_and_a_reset_forgets_it() {
+    let mut a = app();
+    double_load(&mut a, 5);
+    double_load(&mut a, 5);
+    assert_eq!(info(&a), "the load is already doubled, until t 5.000s");
+    assert!(matches!(
+        a.snapshot().load,
+        LoadMode::Closed { clients: 80, .. }
+    ));
+    a.press(Key::Char('r'));
+    assert!(a.load_boost().is_none());
 }

@@ -67,7 +67,11 @@ impl App {
         if unbounded != self.preset.strategy.unbounded_threads {
             badges.push(unbounded_text(unbounded).to_string());
         }
-        if snapshot.load != self.preset.load.mode {
+        // The doubled load counts down like a timed fault; otherwise any change of the load.
+        if let Some(boost) = self.load_boost() {
+            let secs = boost.end.saturating_sub(snapshot.now).as_secs_f64().ceil();
+            badges.push(format!("load x2 ({secs:.0}s left)"));
+        } else if snapshot.load != self.preset.load.mode {
             badges.push("load changed".to_string());
         }
         badges

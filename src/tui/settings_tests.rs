@@ -164,8 +164,9 @@ fn clicking_a_strategy_tab_or_a_fault_menu_line_does_what_its_key_does() {
     a.handle_mouse(mouse(Down(MouseButton::Left), 15, 0), 80, 24);
     assert_eq!(a.sim().strategy(), Strategy::Sequential);
     a.press(Key::Char('f'));
-    // The menu box is centred: 3 services + the scope line, in a 6-row box from row 9.
-    a.handle_mouse(mouse(Down(MouseButton::Left), 40, 11), 80, 24);
+    // The menu box is centred: 3 services, "double the load" and the scope line, in a 7-row
+    // box from row 8.
+    a.handle_mouse(mouse(Down(MouseButton::Left), 40, 10), 80, 24);
     assert!(
         matches!(
             a.overlay(),

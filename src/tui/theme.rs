@@ -61,6 +61,17 @@ impl Palette {
         }
     }
 
+    /// A circuit breaker's state as the Hystrix dashboard's circle colours it: closed
+    /// green, half-open yellow, open red (the success, partial and failed colours).
+    pub fn breaker(&self, state: crate::flow::BreakerState) -> Style {
+        use crate::flow::BreakerState;
+        match state {
+            BreakerState::Closed => self.success,
+            BreakerState::HalfOpen => self.partial,
+            BreakerState::Open => self.failed,
+        }
+    }
+
     /// A service keeps one colour: its bars in the timeline.
     pub fn service(&self, index: usize) -> Style {
         self.services[index % self.services.len()]

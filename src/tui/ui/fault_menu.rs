@@ -1,5 +1,6 @@
 //! The `f` overlay: choose a service (with its current fault), then set the fault for it:
-//! its kind, how strong, how long (in simulated time, or until healed), and apply.
+//! its kind, how strong, how long (in simulated time, or until healed), and apply. The
+//! list's last line doubles the load for a while instead (`←→` its duration, Enter applies).
 //!
 //! ```text
 //! ┌ Fault for recommendations ─────────────────┐
@@ -44,6 +45,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot, men
                         .unwrap_or_else(|| "healthy".to_string());
                     fmt::fit(&format!(" {} {:<24} {state}", i + 1, name(i)), INNER)
                 })
+                .chain(std::iter::once(double_line(
+                    snapshot.services.len() + 1,
+                    &menu,
+                )))
                 .collect(),
         ),
         Some(i) => (
@@ -108,11 +113,21 @@ fn form_line(n: usize, line: FormLine, menu: &FaultMenu) -> String {
     format!(" {n} {label:<7}◂ {} ▸", fmt::fit(&value, VALUE))
 }
 
+/// The list's last line: double the load, for how long, between the value arrows.
+fn double_line(n: usize, menu: &FaultMenu) -> String {
+    let lasts = format!("for {}", menu.double.lasts());
+    fmt::fit(
+        &format!(" {n} double the load ◂ {} ▸", fmt::fit(&lasts, 8)),
+        INNER,
+    )
+}
+
 /// The box's height: its lines (the services or the form's, the form's current fault, the
 /// scope) and borders.
 pub fn rows(menu: FaultMenu, services: usize) -> u16 {
     let lines = match menu.service {
-        None => services + 1,
+        // The services, "double the load", the scope.
+        None => services + 2,
         Some(_) => FormLine::LINES.len() + 2,
     };
     u16::try_from(lines + 2).unwrap_or(u16::MAX)

@@ -14,6 +14,10 @@
 //! ├ Theory vs measured ──────────────────┴───────────────────────────────────────┤
 //! │ theory   ceiling 11.8/s (IronThread) · X 1.00/s · R 1000 ms · ρ 8%           │ theory
 //! │ measured X 0.59/s · R 1000 ms · L 0.59 vs X·R 0.59                           │
+//! ├ Resilience ──────────────────────────────────────────────────────────────────┤
+//! │ retries 180.0/s (last 5.0 s) · 2.31 attempts/request · gave up 12 · shed 0   │ resilience
+//! │ ● OPEN      orders   failure 62% · opened 3 · fast-failed 412                │ (when in
+//! │ ▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▂▁  goodput a second                        │  play)
 //! ├ Log ─────────────────────────────────────────────────────────────────────────┤
 //! │ Run # │ Strategy   │ Time (ms) │ Thread Name          │ Status               │ log
 //! │     1 │ bulkhead   │      1000 │ IronThread-3         │ Success              │
@@ -22,8 +26,11 @@
 //! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
-//! In real mode the runtime panel (tokio-metrics, and whether the run keeps up) sits between
-//! theory and log, taking the log's rows first.
+//! The resilience panel (retries, shedding, breakers, rate limiters, goodput a second) is
+//! there when the run has any of them ([`resilience::shown`]): it takes its rows from the
+//! log, and all of them when fewer than [`LOG_KEEPS`] would be left (at 80x24 the log goes).
+//! In real mode the runtime panel (tokio-metrics, and whether the run keeps up) sits below
+//! it, taking the log's rows first too.
 //!
 //! The compare view replaces body, theory and log with every strategy side by side
 //! (2x2 below 120 columns); the headline in large type (`L`) replaces them too, and comes
@@ -42,6 +49,7 @@ mod log;
 pub mod mouse;
 mod outcomes;
 mod pools;
+pub mod resilience;
 mod runtime;
 mod status;
 mod sweep;
@@ -63,6 +71,10 @@ use super::app::{App, Overlay, Panel};
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
+
+/// The log keeps the rows the resilience panel leaves only when they are at least this
+/// many (its title, header and a couple of runs).
+const LOG_KEEPS: u16 = 4;
 
 /// Rows of the header and the status line.
 const HEADER_ROWS: u16 = 2;
@@ -138,6 +150,8 @@ pub(super) struct LiveAreas {
     pub outcomes: Rect,
     pub latency: Rect,
     pub theory: Rect,
+    /// Empty when the run has no resilience pattern in play.
+    pub resilience: Rect,
     pub log: Rect,
 }
 
@@ -155,6 +169,7 @@ pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
             outcomes: Rect::default(),
             latency: Rect::default(),
             theory: Rect::default(),
+            resilience: Rect::default(),
             log: Rect::default(),
         };
         *match zoomed {
@@ -182,11 +197,25 @@ pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
     let [outcomes, latency] =
         Layout::vertical([Constraint::Length(5), Constraint::Min(5)]).areas(right);
+    let scenario = app.source().scenario();
+    let resilience_rows = if resilience::shown(scenario) {
+        let wanted = resilience::height(scenario);
+        if log.height >= wanted + LOG_KEEPS {
+            wanted
+        } else {
+            log.height
+        }
+    } else {
+        0
+    };
+    let [resilience, log] =
+        Layout::vertical([Constraint::Length(resilience_rows), Constraint::Min(0)]).areas(log);
     LiveAreas {
         pools,
         outcomes,
         latency,
         theory,
+        resilience,
         log,
     }
 }
@@ -197,6 +226,7 @@ fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         outcomes,
         latency,
         theory,
+        resilience,
         log,
     } = live_areas(app, area);
     // Panels without room (zoomed away, theory hidden) are not drawn.
@@ -213,6 +243,9 @@ fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     if shown(theory) {
         theory::render(frame, theory, app, snapshot);
     }
+    if shown(resilience) {
+        resilience::render(frame, resilience, app, snapshot);
+    }
     let log = match app.real() {
         Some(real) => {
             let run = real.run();
@@ -226,6 +259,9 @@ fn render_live(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             };
             let [runtime_area, log] =
                 Layout::vertical([Constraint::Length(runtime_rows), Constraint::Min(0)]).areas(log);
+            if runtime_area.height == 0 {
+                return;
+            }
             runtime::render(
                 frame,
                 runtime_area,

@@ -27,7 +27,7 @@ pub fn target(app: &App, width: u16, height: u16, column: u16, row: u16) -> Targ
         Overlay::Faults(menu) => {
             let services = app.source().scenario().services.len();
             let items = match menu.service {
-                None => services,
+                None => services + 1,
                 Some(_) => FormLine::LINES.len(),
             };
             let rows = super::fault_menu::rows(menu, services);

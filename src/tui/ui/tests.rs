@@ -733,3 +733,164 @@ fn the_headline_fits_every_size_from_80x24_to_200x60() {
         }
     }
 }
+
+/// The resilience panel alone, `width` x `height`.
+fn resilience_panel(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    let snapshot = app.snapshot();
+    terminal
+        .draw(|frame| super::resilience::render(frame, frame.area(), app, &snapshot))
+        .expect("draws");
+    terminal.backend().to_string()
+}
+
+#[test]
+fn metastable_after_the_spike_shows_retries_and_goodput_that_stays_down() {
+    // At 60 s: the spike was 30-40 s; the bars of 40-60 s stay low at the load that was
+    // fine before it.
+    let a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(60),
+    );
+    let small = screen(&a, 80, 24);
+    let large = screen(&a, 120, 40);
+    assert!(small.contains("Resilience") && large.contains("Resilience"));
+    assert!(
+        large.contains("goodput: answered a second, t 0-60 s"),
+        "all 60 seconds fit at 120 columns:\n{large}"
+    );
+    assert!(large.contains("Log"), "the log keeps rows at 120x40");
+    let largest = screen(&a, 200, 60);
+    assert!(largest.contains("goodput: answered a second, t 0-60 s, most 100"));
+    insta::assert_snapshot!("resilience_metastable_80x24", small);
+    insta::assert_snapshot!("resilience_metastable_120x40", large);
+}
+
+#[test]
+fn the_resilience_panel_counts_exactly_what_the_snapshot_holds() {
+    let a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(60),
+    );
+    let snap = a.snapshot();
+    let panel = resilience_panel(&a, 200, 10);
+    let r = snap.resilience;
+    let attempts = (snap.sent + r.retries) as f64 / snap.sent as f64;
+    assert!(
+        panel.contains(&format!("{attempts:.2} attempts/request")),
+        "{panel}"
+    );
+    assert!(panel.contains(&format!("gave up {}", super::fmt::count(r.gave_up))));
+    assert!(panel.contains(&format!("shed {}", r.shed)));
+    assert!(panel.contains(&format!("{:.1} thread-s", r.wasted_work.as_secs_f64())));
+    // 10 Tomcat threads for 60 s: 600 thread-seconds.
+    let share = r.wasted_work.as_secs_f64() / 600.0;
+    assert!(
+        panel.contains(&format!(
+            "{} of 10 server threads x 60.0 s",
+            super::fmt::percent(share)
+        )),
+        "{panel}"
+    );
+    // The rate: the retries of the last 5 s (the app samples every 250 ms here).
+    let rate = a.retry_rate().rate().expect("a rate");
+    assert_eq!(rate.span, Nanos::from_secs(5));
+    assert!(panel.contains(&format!(
+        "retries {} (last 5.0 s)",
+        super::fmt::rate(rate.per_second)
+    )));
+}
+
+/// One closed client, 300 ms of thinking, each call 100 ms, failing (its fallback answers)
+/// from t 0; a breaker over 4 calls at 50 %, 1 s open, 2 calls half-open; a rate limiter
+/// loose enough never to refuse. As in tests/resilience.rs: the 4th failure (1.3 s) opens
+/// it, requests at 1.6 and 1.9 s fail fast, the one at 2.5 s half-opens it.
+fn breaker_app(at: Nanos) -> App {
+    let toml = r#"
+[scenario]
+name = "breaker"
+[load]
+mode = "closed"
+clients = 1
+think = "300ms"
+[server]
+[[services]]
+name = "orders"
+latency = "100ms"
+fallback = "cached"
+[services.breaker]
+window_size = 4
+minimum_calls = 4
+wait_in_open = "1s"
+permitted_in_half_open = 2
+[services.rate_limit]
+limit = 100
+period = "1s"
+timeout = "1s"
+[endpoint]
+calls = ["orders"]
+[strategy]
+use = "sequential"
+"#;
+    let scenario = scenario::parse("breaker", toml, &[])
+        .map(|s| s.without_network())
+        .expect("valid");
+    let mut a = App::new(scenario, Strategy::Sequential, Theme::Dark);
+    a.apply_fault(
+        crate::scenario::ServiceId(0),
+        crate::tui::fault_form::FaultForm::default().with_fail_percent(100),
+    );
+    play_to(&mut a, at);
+    a
+}
+
+#[test]
+fn a_breaker_closed_open_and_half_open_has_its_badge() {
+    use crate::flow::BreakerState;
+    for (at, state, name) in [
+        (1_000, BreakerState::Closed, "closed"),
+        (2_000, BreakerState::Open, "open"),
+        (2_550, BreakerState::HalfOpen, "half_open"),
+    ] {
+        let a = breaker_app(Nanos::from_millis(at));
+        let b = a.snapshot().services[0].breaker.clone().expect("a breaker");
+        assert_eq!(b.state, state, "at {at} ms");
+        let panel = resilience_panel(&a, 80, 9);
+        insta::assert_snapshot!(format!("resilience_breaker_{name}"), panel);
+    }
+    // Hand-computed: 3 calls at 1 s, below the minimum of 4: no rate yet.
+    let closed = resilience_panel(&breaker_app(Nanos::from_millis(1_000)), 80, 9);
+    assert!(
+        closed.contains("● CLOSED") && closed.contains("failure -"),
+        "{closed}"
+    );
+    // At 2 s: opened once at 1.3 s, 2 requests failed fast, 4 of 4 calls failed.
+    let open = resilience_panel(&breaker_app(Nanos::from_secs(2)), 80, 9);
+    assert!(
+        open.contains("● OPEN") && open.contains("failure 100% · opened 1 · fast-failed 2"),
+        "{open}"
+    );
+    assert!(open.contains("rate-limited 0"), "{open}");
+}
+
+#[test]
+fn the_open_badge_is_red_closed_green_half_open_yellow() {
+    use crate::flow::BreakerState;
+    use ratatui::style::Color;
+    let p = crate::tui::theme::Palette::of(Theme::Dark);
+    assert_eq!(p.breaker(BreakerState::Closed).fg, Some(Color::Green));
+    assert_eq!(p.breaker(BreakerState::HalfOpen).fg, Some(Color::Yellow));
+    assert_eq!(p.breaker(BreakerState::Open).fg, Some(Color::Red));
+}
+
+#[test]
+fn the_fault_menu_ends_with_double_the_load() {
+    let mut a = app(&[], Strategy::Bulkhead, Nanos::from_secs(1));
+    a.apply(Action::OpenFaultMenu);
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("4 double the load ◂ for 30s"), "{text}");
+}

@@ -1,0 +1,256 @@
+//! The resilience patterns at work: the clients' retries, shedding and the work done for
+//! clients that had left, each service's circuit breaker and rate limiter, and goodput
+//! second by second, where a metastable failure shows as the bars that do not come back
+//! after a spike.
+//!
+//! ```text
+//! ├ Resilience ──────────────────────────────────────────────────────────────────┤
+//! │ retries 180.0/s (last 5.0 s) · 2.31 attempts/request · gave up 12 · shed 0    │
+//! │ work for gone clients 312.4 thread-s · 52% of 10 server threads x 60.0 s     │
+//! │ ● OPEN      orders   failure 62% · opened 3 · fast-failed 412                │
+//! │ goodput: answered a second, t 0-60 s, most 90                                │
+//! │ ▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▂▁                                      │
+//! ```
+//!
+//! A breaker's badge is the Hystrix dashboard's circle: green closed, yellow half-open, red
+//! open; its failure rate is resilience4j's `getFailureRate()`, `-` below the minimum number
+//! of calls (where resilience4j answers -1). Retries per second come from successive
+//! snapshots ([`crate::tui::retry_rate`]); every other figure is the snapshot's, since t 0.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
+
+use crate::flow::BreakerState;
+use crate::scenario::Scenario;
+use crate::sim::Snapshot;
+use crate::tui::app::App;
+use crate::tui::theme::Palette;
+
+use super::fmt;
+
+/// Rows of the goodput strip's bars when the panel has its own height.
+const STRIP_ROWS: u16 = 3;
+
+/// Whether the run has anything this panel shows: a client timeout, client retries, a queue
+/// timeout, or a service with a circuit breaker or a rate limiter.
+pub fn shown(scenario: &Scenario) -> bool {
+    scenario.resilience_in_play()
+}
+
+/// The panel's rows: its title, the counters and the wasted work, a row per guarded service,
+/// the strip's caption and its bars.
+pub fn height(scenario: &Scenario) -> u16 {
+    let guarded = u16::try_from(guarded(scenario)).unwrap_or(u16::MAX);
+    (4 + STRIP_ROWS).saturating_add(guarded)
+}
+
+/// Services with a breaker or a rate limiter.
+fn guarded(scenario: &Scenario) -> usize {
+    scenario
+        .services
+        .iter()
+        .filter(|s| s.breaker.is_some() || s.rate_limit.is_some())
+        .count()
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
+    let p = app.palette();
+    let scenario = app.source().scenario();
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(Line::styled(" Resilience ", p.title))
+        .border_style(p.border);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width).saturating_sub(1);
+    let sep = || Span::styled(" · ", p.dim);
+    let line = |items| {
+        let mut spans = vec![Span::raw(" ")];
+        spans.extend(fmt::items(items, sep(), width));
+        Line::from(spans)
+    };
+    let mut lines = vec![
+        line(counters(app, snapshot, p)),
+        line(wasted(app, snapshot, p)),
+    ];
+    let guarded: Vec<(&crate::sim::ServiceSnapshot, bool)> = snapshot
+        .services
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let limited = scenario.services.get(i)?.rate_limit.is_some();
+            (s.breaker.is_some() || limited).then_some((s, limited))
+        })
+        .collect();
+    // The names padded to the longest, so the figures line up.
+    let name_width = guarded
+        .iter()
+        .map(|(s, _)| fmt::columns(&s.name))
+        .max()
+        .unwrap_or(0)
+        .min(NAME);
+    lines.extend(
+        guarded
+            .into_iter()
+            .map(|(s, limited)| guard_line(s, limited, name_width, p, width)),
+    );
+    let text_rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let [text, strip] =
+        Layout::vertical([Constraint::Length(text_rows), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(lines), text);
+    render_strip(frame, strip, snapshot, p);
+}
+
+/// Retries per second lately, attempts per request, requests given up and shed.
+fn counters(app: &App, snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
+    let r = snapshot.resilience;
+    let retries = match app.retry_rate().rate() {
+        Some(rate) => format!(
+            "{} (last {:.1} s)",
+            fmt::rate(rate.per_second),
+            rate.span.as_secs_f64()
+        ),
+        None => "-/s".to_string(),
+    };
+    let mut items = vec![labelled("retries ", retries, p)];
+    if snapshot.sent > 0 {
+        let attempts = (snapshot.sent + r.retries) as f64 / snapshot.sent as f64;
+        items.push(vec![
+            Span::styled(format!("{attempts:.2}"), p.text),
+            Span::styled(" attempts/request", p.dim),
+        ]);
+    }
+    items.push(labelled("gave up ", fmt::count(r.gave_up), p));
+    items.push(labelled("shed ", fmt::count(r.shed), p));
+    items.push(labelled("retries in all ", fmt::count(r.retries), p));
+    items
+}
+
+/// Handler-thread time spent on requests whose client had left, and its share of the
+/// server threads' time when that is threads x elapsed (the server's size never changed).
+fn wasted(app: &App, snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
+    let secs = snapshot.resilience.wasted_work.as_secs_f64();
+    let mut items = vec![labelled(
+        "work for gone clients ",
+        format!("{secs:.1} thread-s"),
+        p,
+    )];
+    let elapsed = snapshot.now.as_secs_f64();
+    if let Some(threads) = app.retry_rate().steady_server_threads()
+        && threads > 0
+        && elapsed > 0.0
+    {
+        let share = secs / (f64::from(threads) * elapsed);
+        items.push(vec![
+            Span::styled(fmt::percent(share), p.text),
+            Span::styled(
+                format!(" of {threads} server threads x {elapsed:.1} s"),
+                p.dim,
+            ),
+        ]);
+    }
+    items
+}
+
+/// A label in the dim style and its value.
+fn labelled(label: &'static str, value: String, p: &Palette) -> Vec<Span<'static>> {
+    vec![Span::styled(label, p.dim), Span::styled(value, p.text)]
+}
+
+/// Columns of a breaker's badge (`● HALF-OPEN`) and the most a service's name takes.
+const BADGE: usize = 11;
+const NAME: usize = 16;
+
+/// A service's breaker (its badge, failure rate, times opened, calls failed fast) and rate
+/// limiter (calls refused).
+fn guard_line(
+    service: &crate::sim::ServiceSnapshot,
+    limited: bool,
+    name_width: usize,
+    p: &Palette,
+    width: usize,
+) -> Line<'static> {
+    let mut head = vec![Span::raw(" ")];
+    let mut items = Vec::new();
+    match &service.breaker {
+        Some(b) => {
+            let word = match b.state {
+                BreakerState::Closed => "CLOSED",
+                BreakerState::HalfOpen => "HALF-OPEN",
+                BreakerState::Open => "OPEN",
+            };
+            let style = p.breaker(b.state).add_modifier(Modifier::BOLD);
+            head.push(Span::styled(fmt::fit(&format!("● {word}"), BADGE), style));
+            let rate = b
+                .failure_rate
+                .map_or("-".to_string(), |r| fmt::percent(r / 100.0));
+            items.push(labelled("failure ", rate, p));
+            items.push(labelled("opened ", fmt::count(b.opened), p));
+            items.push(labelled("fast-failed ", fmt::count(b.not_permitted), p));
+        }
+        None => head.push(Span::styled(fmt::fit("no breaker", BADGE), p.dim)),
+    }
+    if limited {
+        items.push(labelled(
+            "rate-limited ",
+            fmt::count(service.rate_limited),
+            p,
+        ));
+    }
+    head.push(Span::styled(
+        format!(" {} ", fmt::fit(&service.name, name_width)),
+        p.text,
+    ));
+    let used: usize = head.iter().map(Span::width).sum();
+    head.extend(fmt::items(
+        items,
+        Span::styled(" · ", p.dim),
+        width.saturating_sub(used),
+    ));
+    Line::from(head)
+}
+
+/// Goodput second by second: a bar per whole simulated second (the second under way is
+/// left out: it is not over), as many as fit, the latest at the right.
+fn render_strip(frame: &mut Frame, area: Rect, snapshot: &Snapshot, p: &Palette) {
+    if area.height == 0 {
+        return;
+    }
+    let whole = usize::try_from(snapshot.now.as_nanos() / 1_000_000_000).unwrap_or(usize::MAX);
+    let seconds = &snapshot.goodput_timeline[..whole.min(snapshot.goodput_timeline.len())];
+    let shown = &seconds[seconds.len().saturating_sub(usize::from(area.width))..];
+    let first = seconds.len() - shown.len();
+    let most = shown.iter().copied().max().unwrap_or(0);
+    let caption = if shown.is_empty() {
+        "goodput: answered a second, from the first whole second".to_string()
+    } else {
+        format!(
+            "goodput: answered a second, t {first}-{} s, most {most}",
+            seconds.len()
+        )
+    };
+    let [caption_area, bars] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            fmt::fit(&format!(" {caption}"), usize::from(area.width)),
+            p.dim,
+        )),
+        caption_area,
+    );
+    let data: Vec<u64> = shown.iter().map(|&n| u64::from(n)).collect();
+    frame.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .max(u64::from(most.max(1)))
+            .style(bar_style(p)),
+        bars,
+    );
+}
+
+fn bar_style(p: &Palette) -> Style {
+    p.outcome(crate::metrics::Outcome::Success)
+}

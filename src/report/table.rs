@@ -351,6 +351,9 @@ fn theory(r: &RunReport, out: &mut String) {
     if let Some(e) = &p.erlang_c {
         erlang_c_line(e, out);
     }
+    if let Some(t) = &p.retries {
+        retry_line(t, p.ceiling_rps, out);
+    }
     let _ = writeln!(
         out,
         "Little's law: L measured {:.2}, λ·W {:.2}",
@@ -392,6 +395,33 @@ fn ceiling_line(p: &Prediction, out: &mut String) {
 }
 
 /// The M/M/c (Erlang C) prediction, and whether it only approximates this hold time.
+/// What retries cost: attempts per request, and in a storm the offered load against the
+/// ceiling, with the rate below which a backlog still drains.
+fn retry_line(t: &crate::theory::RetryTheory, ceiling: Option<f64>, out: &mut String) {
+    let _ = write!(
+        out,
+        "Retries: up to {} attempts, (1 - p^{}) / (1 - p) per request when an attempt fails with probability p; {:.2} when every attempt fails",
+        t.max_attempts, t.max_attempts, t.storm_attempts
+    );
+    if let (Some(offered), Some(c), Some(below)) =
+        (t.storm_offered_rps, ceiling, t.drains_below_rps)
+    {
+        let verdict = if offered >= c {
+            "above it: a backlog cannot drain"
+        } else {
+            "below it: a backlog drains"
+        };
+        let _ = write!(
+            out,
+            ": the clients then offer {} req/s against a ceiling of {} ({verdict}; it drains below {} req/s of new requests)",
+            rps(offered),
+            rps(c),
+            rps(below)
+        );
+    }
+    out.push('\n');
+}
+
 fn erlang_c_line(e: &ErlangPrediction, out: &mut String) {
     let _ = writeln!(
         out,

@@ -13,12 +13,16 @@
 //! - [`erlang_c`]: the M/M/c queue (Poisson arrivals, exponential service), the model of an
 //!   open-loop load below capacity.
 //! - [`pool_size_for`], [`fan_out_ceiling`]: sizing rules.
+//! - [`attempts_per_request`], [`retry_theory`]: what retries cost, and the offered load of a
+//!   retry storm against the ceiling.
 
 mod erlang;
 mod predict;
+mod retry;
 
 pub use erlang::{ErlangC, erlang_c};
 pub use predict::{ErlangPrediction, PoolCeiling, Prediction, predict};
+pub use retry::{RetryTheory, attempts_per_request, retry_theory};
 
 /// The fewest requests per second the server takes off the network under any of
 /// `strategies`: the lowest of its handler threads', its cores' and its connections'

@@ -42,6 +42,10 @@ pub struct Prediction {
     pub resources: Vec<PoolCeiling>,
     /// Goetz's sizing rule, cores x (1 + wait / compute), when calls use CPU.
     pub sizing_rule_threads: Option<f64>,
+    /// The clients' retries (`[load.retry]`): attempts per request in a storm and the load
+    /// they then offer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<super::RetryTheory>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -230,6 +234,13 @@ pub fn predict(scenario: &Scenario, strategy: Strategy) -> Prediction {
         cpu_ceiling_rps: cpu_ceiling,
         resources,
         sizing_rule_threads: sizing_rule,
+        retries: scenario.load.retry.as_ref().map(|policy| {
+            let lambda = match scenario.load.mode {
+                LoadMode::Open { rate, ramp } => Some(ramp.map_or(rate, |r| r.to)),
+                _ => None,
+            };
+            super::retry_theory(policy, lambda, ceiling_rps)
+        }),
     }
 }
 

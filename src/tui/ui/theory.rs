@@ -24,7 +24,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let prediction = app.source().prediction();
     let mut rows = vec![
         (" theory   ", predicted(app, &prediction, snapshot)),
-        (" measured ", measured(snapshot)),
+        (
+            " measured ",
+            measured(snapshot, !app.scenario().load.phases.is_empty()),
+        ),
     ];
     if let Some(e) = &prediction.erlang_c {
         rows.push((" Erlang C ", erlang_c(e)));
@@ -75,14 +78,34 @@ fn predicted(app: &App, prediction: &Prediction, snapshot: &Snapshot) -> Vec<Str
     theory
 }
 
-/// The measured row: goodput, the answered latency and Little's law.
-fn measured(snapshot: &Snapshot) -> Vec<String> {
+/// Whole seconds of goodput the measured row sets beside theory when the load changes.
+const RECENT_SECONDS: usize = 10;
+
+/// The measured row: goodput, the answered latency and Little's law. When load phases change
+/// the load, theory is for the load now, so the goodput of the last 10 whole seconds comes
+/// first.
+fn measured(snapshot: &Snapshot, phases: bool) -> Vec<String> {
     // The ceiling is compared with goodput: a rejection answered in no time is not work done.
     if snapshot.outcomes.total() == 0 {
         return vec!["waiting for the first request to end".to_string()];
     }
-    vec![
-        format!("goodput {}", fmt::rate(snapshot.goodput_rps)),
+    let whole = usize::try_from(snapshot.now.0 / 1_000_000_000).unwrap_or(0);
+    let recent = snapshot
+        .goodput_timeline
+        .get(whole.saturating_sub(RECENT_SECONDS)..whole)
+        .filter(|s| phases && s.len() == RECENT_SECONDS)
+        .map(|s| s.iter().map(|&n| f64::from(n)).sum::<f64>() / RECENT_SECONDS as f64);
+    let mut row: Vec<String> = recent
+        .map(|x| format!("goodput last 10 s {}", fmt::rate(x)))
+        .into_iter()
+        .collect();
+    let whole_run = if row.is_empty() {
+        "goodput"
+    } else {
+        "since t 0"
+    };
+    row.extend([
+        format!("{whole_run} {}", fmt::rate(snapshot.goodput_rps)),
         if snapshot.latency.count > 0 {
             format!("R {} ms answered", fmt::ms(snapshot.latency.mean))
         } else {
@@ -94,7 +117,8 @@ fn measured(snapshot: &Snapshot) -> Vec<String> {
             snapshot.mean_in_flight,
             snapshot.littles_l_from_x_w()
         ),
-    ]
+    ]);
+    row
 }
 
 /// The Erlang C row: exact for exponential holds, else an approximation.

@@ -169,6 +169,7 @@ impl Scenario {
         self.load.timeout.is_some()
             || self.load.retry.is_some()
             || self.server.queue_timeout.is_some()
+            || self.server.adaptive_lifo.is_some()
             || self
                 .services
                 .iter()
@@ -575,6 +576,9 @@ pub struct Server {
     /// A request that waited longer than this in the executor's queue is answered 503 when
     /// a thread takes it, without running the endpoint.
     pub queue_timeout: Option<Nanos>,
+    /// Adaptive LIFO: while more than this many requests wait in the executor's queue, a
+    /// free thread takes the newest (`None`: always the oldest, Tomcat's FIFO).
+    pub adaptive_lifo: Option<u32>,
 }
 
 /// Tomcat's NIO connector: keep-alive connections and what requests cost its CPU.

@@ -315,6 +315,7 @@ mod tests {
                     ..crate::scenario::Connector::default()
                 },
                 queue_timeout: None,
+                adaptive_lifo: None,
             },
             services: vec![
                 service("user", 200),

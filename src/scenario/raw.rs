@@ -225,6 +225,9 @@ pub struct RawServer {
     /// A request that waited longer than this in the executor's queue is answered 503 at
     /// once instead of being served (shedding the work of clients that already left).
     pub queue_timeout: Option<DurationText>,
+    /// Adaptive LIFO: while more than this many requests wait in the executor's queue, a
+    /// free thread takes the newest.
+    pub adaptive_lifo: Option<i64>,
 }
 
 /// Tomcat's defaults: maxThreads 200, minSpareThreads 10, maxConnections 8192, acceptCount
@@ -247,6 +250,7 @@ impl Default for RawServer {
             cpu_per_rejected_connection: DurationText::new("250us"),
             cpu_per_error: DurationText::new("350us"),
             queue_timeout: None,
+            adaptive_lifo: None,
         }
     }
 }

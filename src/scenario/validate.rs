@@ -485,6 +485,10 @@ fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, Scenario
             Some(text) => Some(check.positive_duration("server.queue_timeout", text)?),
             None => None,
         },
+        adaptive_lifo: match raw.adaptive_lifo {
+            Some(n) => Some(check.count("server.adaptive_lifo", n, 0..=LARGE)?),
+            None => None,
+        },
     })
 }
 

@@ -415,7 +415,17 @@ impl<T: Copy> Pool<T> {
         if self.fork_join.is_some() {
             return self.next_fork_join(slot, now, false, is_stale);
         }
-        while let Some(task) = self.queue.pop_front() {
+        // Adaptive LIFO ("Fail at Scale", ACM Queue 2015): under a long queue the newest
+        // request, whose client is most likely still waiting, goes first.
+        let newest_first = self
+            .spec
+            .lifo_above
+            .is_some_and(|n| self.queue.len() > n as usize);
+        while let Some(task) = if newest_first {
+            self.queue.pop_back()
+        } else {
+            self.queue.pop_front()
+        } {
             if is_stale(&task) {
                 self.stats.completed += 1;
                 self.stats.skipped += 1;
@@ -712,6 +722,7 @@ mod tests {
             virtual_threads: false,
             jdk: crate::scenario::Jdk::V21,
             seed: 1,
+            lifo_above: None,
         }
     }
 
@@ -1054,6 +1065,25 @@ mod tests {
 
     fn tomcat(min_spare: u32, max: u32, queue: Option<u32>) -> Pool<u32> {
         Pool::new(spec(PoolKind::Tomcat, min_spare, max, queue))
+    }
+
+    #[test]
+    fn adaptive_lifo_takes_the_newest_while_the_queue_is_long_then_the_oldest() {
+        // One thread; tasks 2-6 wait. While more than 2 wait, a free thread takes the newest:
+        // 6, 5, 4; with 2 waiting (2, 3) it takes the oldest: 2, then 3.
+        let mut pool = Pool::new(PoolSpec {
+            lifo_above: Some(2),
+            ..spec(PoolKind::Tomcat, 1, 1, None)
+        });
+        let slot = start(&mut pool, 1);
+        for t in 2..=6 {
+            assert_eq!(pool.submit(t), Admission::Queued);
+        }
+        let mut order = Vec::new();
+        while let AfterTask::Runs(t) = pool.finish(slot, secs(1), NO_STALE) {
+            order.push(t);
+        }
+        assert_eq!(order, [6, 5, 4, 2, 3]);
     }
 
     #[test]

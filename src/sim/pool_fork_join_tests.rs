@@ -21,6 +21,7 @@ fn fork_join(jdk: Jdk, parallelism: u32) -> Pool<u32> {
         virtual_threads: false,
         jdk,
         seed: 7,
+        lifo_above: None,
     })
 }
 

@@ -51,6 +51,9 @@ pub struct PoolSpec {
     pub jdk: Jdk,
     /// The run's seed: a `ForkJoin` pool's `ThreadLocalRandom` probes start from it.
     pub seed: u64,
+    /// Adaptive LIFO: while more than this many tasks wait, a free thread takes the newest
+    /// (the server's executor under `server.adaptive_lifo`); `None`: always the oldest.
+    pub lifo_above: Option<u32>,
 }
 
 /// Up to JDK 21, `CompletableFuture` runs async work on a new thread per task when the common
@@ -82,6 +85,7 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
                 virtual_threads: false,
                 jdk: scenario.jdk,
                 seed: scenario.seed,
+                lifo_above: None,
             }
         }
         PoolRole::Unbounded => match scenario.strategy.unbounded_threads {
@@ -103,6 +107,7 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
                 virtual_threads: false,
                 jdk: scenario.jdk,
                 seed: scenario.seed,
+                lifo_above: None,
             }
         }
     }
@@ -125,6 +130,7 @@ fn server_spec(scenario: &Scenario) -> PoolSpec {
             virtual_threads: false,
             jdk: scenario.jdk,
             seed: scenario.seed,
+            lifo_above: server.adaptive_lifo,
         },
         // Spring Boot's TomcatVirtualThreadsWebServerFactoryCustomizer: a virtual thread per
         // request named from "tomcat-handler-0".
@@ -152,6 +158,7 @@ fn per_task(
         virtual_threads,
         jdk: scenario.jdk,
         seed: scenario.seed,
+        lifo_above: None,
     }
 }
 

@@ -858,3 +858,38 @@ fn a_rate_limiter_parks_and_refuses_the_same_callers_in_both_engines() {
         }
     });
 }
+
+#[test]
+fn the_endpoint_rate_limiter_refuses_and_delays_the_same_requests_in_both_engines() {
+    // tests/resilience.rs's door: 2 requests a second, a handler waits at most 1 s; 5 at once.
+    let s = parse(&support::tomcat_scenario(
+        5,
+        "[server.rate_limit]\nlimit = 2\nperiod = \"1s\"\ntimeout = \"1s\"",
+    ))
+    .without_network();
+    let duration = Nanos::from_secs(3);
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    e.run_until(duration);
+    let counts = |x: &threadlab::sim::Snapshot| {
+        use threadlab::metrics::Outcome::{Failed, Success};
+        (
+            x.outcomes.get(Success),
+            x.outcomes.get(Failed),
+            x.resilience.limited_at_door,
+        )
+    };
+    assert_eq!(counts(&e.snapshot()), (4, 1, 1));
+    let scale = 0.5;
+    real_until(&s, duration, scale, |run| {
+        let report = run.report(&s).run;
+        let max = report.latency_ms.max;
+        if counts(&run.snapshot) == (4, 1, 1) && (max - 1100.0).abs() <= slack_ms(scale, 2) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{:?}, slowest answer {max} ms",
+                counts(&run.snapshot)
+            ))
+        }
+    });
+}

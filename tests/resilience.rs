@@ -219,3 +219,32 @@ fn a_rate_limiter_parks_callers_for_a_later_permit_and_refuses_beyond_its_timeou
         ]
     );
 }
+
+#[test]
+fn the_endpoint_rate_limiter_holds_handlers_for_a_later_permit_and_answers_429_beyond_it() {
+    // 2 requests a second at the door, a handler waits at most 1 s for a permit; 5 requests
+    // at t = 0. Requests 1-2 are served at once (100 ms); 3-4 hold their handler threads
+    // until 1 s, then are served (1.1 s); the 5th would wait until 2 s: 429 at once.
+    let toml = support::tomcat_scenario(
+        5,
+        "[server.rate_limit]\nlimit = 2\nperiod = \"1s\"\ntimeout = \"1s\"",
+    );
+    let e = support::played(&toml, Strategy::Sequential);
+    let snap = e.snapshot();
+    assert_eq!(snap.resilience.limited_at_door, 1);
+    assert_eq!(
+        snap.services[0].stats.calls, 4,
+        "the refused request made no call"
+    );
+    let ends: Vec<(Nanos, Outcome)> = rows(&e).iter().map(|r| (r.time, r.outcome)).collect();
+    assert_eq!(
+        ends,
+        [
+            (ms(100), Outcome::Success),
+            (ms(100), Outcome::Success),
+            (ms(1_100), Outcome::Success),
+            (ms(1_100), Outcome::Success),
+            (ms(0), Outcome::Failed),
+        ]
+    );
+}

@@ -37,18 +37,30 @@ pub struct BreakerSnapshot {
     pub transitions: Vec<(Nanos, BreakerState, BreakerState)>,
 }
 
-/// Each service's breaker and rate limiter, indexed like the scenario's services.
+/// Each service's breaker and rate limiter, indexed like the scenario's services, and the
+/// endpoint's rate limiter (`[server.rate_limit]`, load shedding at the door).
 #[derive(Debug, Clone)]
 pub struct CallGuards {
     breakers: Vec<Option<CircuitBreaker>>,
     limiters: Vec<Option<RateLimiter>>,
     /// Calls each service's limiter refused.
     rate_limited: Vec<u64>,
+    door: Option<RateLimiter>,
+}
+
+/// What the endpoint's rate limiter says to a request a handler thread has taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    /// Served after `wait` (the handler holds its thread meanwhile; zero: at once).
+    Enter { wait: Nanos },
+    /// No permit within the timeout: answered 429 at once, unserved.
+    Refused,
 }
 
 impl CallGuards {
-    pub fn new(services: &[Service]) -> Self {
+    pub fn new(services: &[Service], door: Option<crate::scenario::RateLimiterConfig>) -> Self {
         CallGuards {
+            door: door.map(|c| RateLimiter::new(c, Nanos::ZERO)),
             breakers: services
                 .iter()
                 .map(|s| s.breaker.map(|c| CircuitBreaker::new(c, Nanos::ZERO)))
@@ -61,9 +73,18 @@ impl CallGuards {
         }
     }
 
-    /// Whether any service has a guard (none: nothing to ask).
+    /// Whether any service has a guard (none: nothing to ask before a call).
     pub fn any(&self) -> bool {
         self.breakers.iter().any(Option::is_some) || self.limiters.iter().any(Option::is_some)
+    }
+
+    /// A handler thread took a request at `now`: the endpoint's limiter, if there is one.
+    pub fn enter(&mut self, now: Nanos) -> Door {
+        match self.door.as_mut().map(|l| l.acquire(now)) {
+            Some(RateAcquire::Refused) => Door::Refused,
+            Some(RateAcquire::Granted { wait }) => Door::Enter { wait },
+            None => Door::Enter { wait: Nanos::ZERO },
+        }
     }
 
     /// A call of `service` is about to be made at `now`.

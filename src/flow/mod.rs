@@ -16,7 +16,7 @@ pub mod shed;
 mod verdict;
 
 pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
-pub use guard::{Admit, BreakerSnapshot, CallGuards};
+pub use guard::{Admit, BreakerSnapshot, CallGuards, Door};
 pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
 pub use retry::{AfterAttempt, ClientRetries, RetryBudget};
@@ -55,6 +55,8 @@ pub enum FailReason {
     NotPermitted(ServiceId),
     /// The service's rate limiter gave no permit in time (`RequestNotPermitted`), no fallback.
     RateLimited(ServiceId),
+    /// The endpoint's rate limiter gave no permit in time: answered 429 unserved.
+    LimitedAtDoor,
 }
 
 /// What the log says beside an outcome.

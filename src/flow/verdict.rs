@@ -87,6 +87,11 @@ impl<T: Clone> Verdict<T> {
         self.fail = Some(FailReason::Shed);
     }
 
+    /// The endpoint's rate limiter refused the request: answered 429 without being served.
+    pub fn limit_at_door(&mut self) {
+        self.fail = Some(FailReason::LimitedAtDoor);
+    }
+
     /// The response's outcome and what the log says beside it.
     pub fn outcome(&self) -> (Outcome, Detail) {
         match (self.fail, self.first_fallback) {

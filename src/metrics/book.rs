@@ -41,6 +41,8 @@ pub struct ResilienceCounts {
     pub gave_up: u64,
     /// Requests answered 503 unserved after waiting past `server.queue_timeout`.
     pub shed: u64,
+    /// Requests the endpoint's rate limiter answered 429 unserved.
+    pub limited_at_door: u64,
     /// Handler-thread time spent on requests whose client had already left (from the thread
     /// taking the request to the response), summed.
     pub wasted_work: Nanos,

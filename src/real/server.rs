@@ -215,6 +215,24 @@ impl World {
             progress.shed();
             return self.respond(&req, &progress, me);
         }
+        let door = lock(&self.guards).enter(now);
+        match door {
+            flow::Door::Refused => {
+                // The endpoint's rate limiter: answered 429 at once, unserved.
+                if now <= self.limit {
+                    lock(&self.books).book.resilience.limited_at_door += 1;
+                }
+                progress.limit_at_door();
+                return self.respond(&req, &progress, me);
+            }
+            flow::Door::Enter { wait } if wait > Nanos::ZERO => {
+                // The handler thread waits for its reserved permit.
+                if !ctx.sleep_until(self.clock.at(now + wait)).await {
+                    return Deferred::None;
+                }
+            }
+            flow::Door::Enter { .. } => {}
+        }
         for stage in 0..self.scenario.endpoint.stages.len() {
             match self.run_stage(ctx, &req, stage, &mut progress, me).await {
                 StageEnd::Done => {}

@@ -313,7 +313,7 @@ pub(super) struct Setup {
 impl World {
     pub fn new(scenario: &Scenario, setup: Setup) -> Self {
         let n_pools = setup.pools.len();
-        let guards = CallGuards::new(&scenario.services);
+        let guards = CallGuards::new(&scenario.services, scenario.server.rate_limit);
         World {
             books: Mutex::new(Books::new(scenario, n_pools)),
             scenario: scenario.clone(),

@@ -124,6 +124,8 @@ pub struct ResilienceReport {
     pub gave_up: u64,
     /// Requests answered 503 unserved after waiting past `server.queue_timeout`.
     pub shed: u64,
+    /// Requests the endpoint's rate limiter (`[server.rate_limit]`) answered 429 unserved.
+    pub limited_at_door: u64,
     /// Handler-thread seconds spent on requests whose client had already left.
     pub wasted_work_s: f64,
     /// Each service's circuit breaker, by service name.
@@ -159,6 +161,7 @@ impl ResilienceReport {
             },
             gave_up: r.gave_up,
             shed: r.shed,
+            limited_at_door: r.limited_at_door,
             wasted_work_s: r.wasted_work.as_secs_f64(),
             breakers: snap
                 .services

@@ -214,6 +214,13 @@ fn headline(r: &RunReport, out: &mut String) {
         for (service, n) in &x.rate_limited {
             let _ = writeln!(out, "Rate limiter {service}: {n} calls refused");
         }
+        if x.limited_at_door > 0 {
+            let _ = writeln!(
+                out,
+                "Rate limiter at the door: {} requests answered 429 unserved",
+                x.limited_at_door
+            );
+        }
     }
     out.push('\n');
 }

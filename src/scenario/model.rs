@@ -170,6 +170,7 @@ impl Scenario {
             || self.load.retry.is_some()
             || self.server.queue_timeout.is_some()
             || self.server.adaptive_lifo.is_some()
+            || self.server.rate_limit.is_some()
             || self
                 .services
                 .iter()
@@ -579,6 +580,8 @@ pub struct Server {
     /// Adaptive LIFO: while more than this many requests wait in the executor's queue, a
     /// free thread takes the newest (`None`: always the oldest, Tomcat's FIFO).
     pub adaptive_lifo: Option<u32>,
+    /// A rate limiter on the endpoint: a request it refuses is answered 429 unserved.
+    pub rate_limit: Option<super::RateLimiterConfig>,
 }
 
 /// Tomcat's NIO connector: keep-alive connections and what requests cost its CPU.

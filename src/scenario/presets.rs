@@ -316,6 +316,7 @@ mod tests {
                 },
                 queue_timeout: None,
                 adaptive_lifo: None,
+                rate_limit: None,
             },
             services: vec![
                 service("user", 200),

@@ -228,6 +228,8 @@ pub struct RawServer {
     /// Adaptive LIFO: while more than this many requests wait in the executor's queue, a
     /// free thread takes the newest.
     pub adaptive_lifo: Option<i64>,
+    /// `[server.rate_limit]`: resilience4j's `RateLimiter` on the endpoint (at the door).
+    pub rate_limit: Option<RawRateLimit>,
 }
 
 /// Tomcat's defaults: maxThreads 200, minSpareThreads 10, maxConnections 8192, acceptCount
@@ -251,6 +253,7 @@ impl Default for RawServer {
             cpu_per_error: DurationText::new("350us"),
             queue_timeout: None,
             adaptive_lifo: None,
+            rate_limit: None,
         }
     }
 }

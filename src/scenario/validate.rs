@@ -489,6 +489,10 @@ fn server(check: &Checker, raw: &RawServer, jdk: Jdk) -> Result<Server, Scenario
             Some(n) => Some(check.count("server.adaptive_lifo", n, 0..=LARGE)?),
             None => None,
         },
+        rate_limit: match &raw.rate_limit {
+            Some(l) => Some(rate_limit(check, "server.rate_limit", l)?),
+            None => None,
+        },
     })
 }
 

@@ -105,6 +105,8 @@ pub(super) enum Event {
     Retry { slot: u32 },
     /// A caller's reserved rate-limiter permit is due: its call goes on.
     RatePermit { req: ReqRef, call: u16 },
+    /// The endpoint's rate limiter's reserved permit is due: the handler serves the request.
+    DoorPermit { req: ReqRef },
     /// `[[faults]]` entry `index` starts, or ends (`heal`).
     TimedFault { index: u32, heal: bool },
     /// A circuit breaker changes state by itself now (automatic half-open, half-open's
@@ -248,7 +250,7 @@ impl Engine {
             ],
             trace: None,
             retries: super::retry::Retries::new(scenario.load.retry),
-            guards: super::guard::Guards::new(&scenario.services),
+            guards: super::guard::Guards::new(scenario),
         };
         engine.start_load();
         engine
@@ -618,6 +620,7 @@ impl Engine {
             Event::RatePermit { req, call } => self.on_rate_permit(req, call),
             Event::BreakerPoll => self.on_breaker_poll(),
             Event::TimedFault { index, heal } => self.on_timed_fault(index, heal),
+            Event::DoorPermit { req } => self.on_door_permit(req),
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)

@@ -4,7 +4,7 @@
 //! an event.
 
 use crate::flow::{Admit, CallGuards, CallResult};
-use crate::scenario::{Service, ServiceId};
+use crate::scenario::{Scenario, ServiceId};
 use crate::time::Nanos;
 
 use super::engine::{Engine, Event};
@@ -21,8 +21,8 @@ pub(super) struct Guards {
 }
 
 impl Guards {
-    pub fn new(services: &[Service]) -> Self {
-        let calls = CallGuards::new(services);
+    pub fn new(scenario: &Scenario) -> Self {
+        let calls = CallGuards::new(&scenario.services, scenario.server.rate_limit);
         Guards {
             any: calls.any(),
             calls,

@@ -160,6 +160,31 @@ impl Engine {
             self.shed(r);
             return;
         }
+        match self.guards.calls.enter(self.now) {
+            flow::Door::Refused => {
+                self.book.resilience.limited_at_door += 1;
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.verdict.limit_at_door();
+                }
+                self.respond(r);
+            }
+            flow::Door::Enter { wait } if wait > Nanos::ZERO => {
+                self.schedule(self.now + wait, Event::DoorPermit { req: r });
+            }
+            flow::Door::Enter { .. } => self.begin_handling(r),
+        }
+    }
+
+    /// The endpoint's reserved permit is due: the handler thread, which waited for it,
+    /// serves the request.
+    pub(super) fn on_door_permit(&mut self, r: ReqRef) {
+        if self.requests.get(r).is_some_and(|q| !q.serving.done()) {
+            self.begin_handling(r);
+        }
+    }
+
+    /// The handler's own CPU work on the request, then the endpoint's stages.
+    fn begin_handling(&mut self, r: ReqRef) {
         let cost = self.scenario.server.connector.cpu_per_request;
         if cost == Nanos::ZERO {
             self.begin_stage(r);

@@ -476,6 +476,9 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         Detail::Failed(FailReason::RateLimited(i)) => {
             format!("Failed (RequestNotPermitted: {})", svc(i))
         }
+        Detail::Failed(FailReason::LimitedAtDoor) => {
+            format!("{} (429: the endpoint's rate limiter)", outcome.name())
+        }
         Detail::Failed(FailReason::Shed) => {
             format!("{} (shed: 503 after queue_timeout)", outcome.name())
         }

@@ -665,10 +665,17 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
     let (mode, fields): (&str, &[&str]) = match s.load.mode {
         LoadMode::Runs { .. } => ("runs", &["count"]),
         LoadMode::Batch { .. } => ("batch", &["count"]),
-        LoadMode::Open { .. } => ("open", &["rate", "ramp", "phases", "retry"]),
+        LoadMode::Open { .. } => ("open", &["rate", "ramp", "phases", "retry", "breaker"]),
         LoadMode::Closed { .. } => (
             "closed",
-            &["clients", "think", "keep_alive", "phases", "retry"],
+            &[
+                "clients",
+                "think",
+                "keep_alive",
+                "phases",
+                "retry",
+                "breaker",
+            ],
         ),
         LoadMode::Trace { .. } => ("trace", &["file"]),
     };

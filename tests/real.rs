@@ -893,3 +893,42 @@ fn the_endpoint_rate_limiter_refuses_and_delays_the_same_requests_in_both_engine
         }
     });
 }
+
+#[test]
+fn the_clients_breaker_stops_them_sending_at_the_same_times_in_both_engines() {
+    // tests/resilience.rs's client breaker: attempts time out, the breaker opens at 2.3 s,
+    // three requests are not sent, a probe at 3.5 s half-opens it, 4.5 s opens it again.
+    let s = parse(
+        &support::one_call(
+            "mode = \"closed\"\nclients = 1\nthink = \"300ms\"\ntimeout = \"1s\"\n[load.breaker]\nwindow_size = 2\nminimum_calls = 2\nwait_in_open = \"1s\"\npermitted_in_half_open = 1",
+            "",
+        )
+        .replace("latency = \"100ms\"", "latency = \"1500ms\""),
+    )
+    .without_network();
+    let duration = Nanos::from_millis(4_600);
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    e.run_until(duration);
+    let sim = e.snapshot().client_breaker.expect("a breaker");
+    assert_eq!((sim.opened, sim.not_permitted), (2, 3));
+    let scale = 0.5;
+    real_until(&s, duration, scale, |run| {
+        let Some(b) = run.snapshot.client_breaker.clone() else {
+            return Err("no client breaker".into());
+        };
+        let states: Vec<_> = b.transitions.iter().map(|&(_, f, t)| (f, t)).collect();
+        let expected: Vec<_> = sim.transitions.iter().map(|&(_, f, t)| (f, t)).collect();
+        let late = b
+            .transitions
+            .iter()
+            .zip(&sim.transitions)
+            .map(|(r, s)| r.0.as_millis_f64() - s.0.as_millis_f64())
+            .fold(0.0, f64::max);
+        if states == expected && (b.opened, b.not_permitted) == (2, 3) && late <= slack_ms(scale, 8)
+        {
+            Ok(())
+        } else {
+            Err(format!("{b:?}, {late} ms late"))
+        }
+    });
+}

@@ -248,3 +248,42 @@ fn the_endpoint_rate_limiter_holds_handlers_for_a_later_permit_and_answers_429_b
         ]
     );
 }
+
+#[test]
+fn the_clients_breaker_stops_them_sending_until_a_probe_after_its_wait() {
+    // One client, 300 ms of thinking, every attempt times out at 1 s. Window of 2 results:
+    // attempts at 0 and 1.3 s time out at 1 s and 2.3 s: open at 2.3 s. Requests at 2.6,
+    // 2.9 and 3.2 s fail at once, unsent; the one at 3.5 s (after 3.3 s) half-opens it and
+    // is sent; its timeout at 4.5 s opens it again.
+    use threadlab::flow::BreakerState::{Closed, HalfOpen, Open};
+    let toml = one_call(
+        "mode = \"closed\"\nclients = 1\nthink = \"300ms\"\ntimeout = \"1s\"\n[load.breaker]\nwindow_size = 2\nminimum_calls = 2\nwait_in_open = \"1s\"\npermitted_in_half_open = 1",
+        "",
+    )
+    .replace("latency = \"100ms\"", "latency = \"1500ms\"");
+    let mut e = Engine::new(&parse(&toml), Strategy::Sequential);
+    e.run_until(ms(4_600));
+    let snap = e.snapshot();
+    let b = snap.client_breaker.clone().expect("the clients' breaker");
+    assert_eq!(
+        b.transitions,
+        [
+            (ms(2_300), Closed, Open),
+            (ms(3_500), Open, HalfOpen),
+            (ms(4_500), HalfOpen, Open)
+        ]
+    );
+    assert_eq!((b.not_permitted, snap.sent), (3, 6));
+    assert_eq!(snap.outcomes.get(Outcome::Failed), 3, "the unsent ones");
+    assert_eq!(snap.outcomes.get(Outcome::Timeout), 3);
+    assert_eq!(
+        snap.services[0].stats.calls, 3,
+        "only sent attempts reach the service"
+    );
+    let unsent: Vec<Nanos> = rows(&e)
+        .iter()
+        .filter(|r| r.outcome == Outcome::Failed)
+        .map(|r| r.time)
+        .collect();
+    assert_eq!(unsent, [ms(0), ms(0), ms(0)], "they fail at once");
+}

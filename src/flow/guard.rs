@@ -4,7 +4,7 @@
 //! is asked first; a call it permits then asks the limiter, and a limiter's refusal
 //! (`RequestNotPermitted`) is an exception the breaker records as a failure.
 
-use crate::scenario::{Service, ServiceId};
+use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
 use super::breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
@@ -46,6 +46,8 @@ pub struct CallGuards {
     /// Calls each service's limiter refused.
     rate_limited: Vec<u64>,
     door: Option<RateLimiter>,
+    /// The clients' own breaker (`[load.breaker]`), around the whole request.
+    client: Option<CircuitBreaker>,
 }
 
 /// What the endpoint's rate limiter says to a request a handler thread has taken.
@@ -58,8 +60,14 @@ pub enum Door {
 }
 
 impl CallGuards {
-    pub fn new(services: &[Service], door: Option<crate::scenario::RateLimiterConfig>) -> Self {
+    pub fn new(scenario: &crate::scenario::Scenario) -> Self {
+        let services = &scenario.services;
+        let door = scenario.server.rate_limit;
         CallGuards {
+            client: scenario
+                .load
+                .breaker
+                .map(|c| CircuitBreaker::new(c, Nanos::ZERO)),
             door: door.map(|c| RateLimiter::new(c, Nanos::ZERO)),
             breakers: services
                 .iter()
@@ -76,6 +84,26 @@ impl CallGuards {
     /// Whether any service has a guard (none: nothing to ask before a call).
     pub fn any(&self) -> bool {
         self.breakers.iter().any(Option::is_some) || self.limiters.iter().any(Option::is_some)
+    }
+
+    /// A client is about to send an attempt at `now`: false when its own breaker is open
+    /// (the request fails at once, unsent).
+    pub fn client_sends(&mut self, now: Nanos) -> bool {
+        self.client
+            .as_mut()
+            .is_none_or(|b| b.try_acquire(now) == BreakerAcquire::Permitted)
+    }
+
+    /// A client saw its attempt's outcome at `now`, `duration` after sending it.
+    pub fn client_saw(&mut self, now: Nanos, failed: bool, duration: Nanos) {
+        if let Some(b) = self.client.as_mut() {
+            b.on_result(now, failed, duration);
+        }
+    }
+
+    /// The clients' breaker, as a snapshot shows it.
+    pub fn client_breaker(&self) -> Option<BreakerSnapshot> {
+        self.client.as_ref().map(snapshot_of)
     }
 
     /// A handler thread took a request at `now`: the endpoint's limiter, if there is one.
@@ -136,19 +164,22 @@ impl CallGuards {
 
     /// `service`'s breaker, as a snapshot shows it.
     pub fn breaker(&self, service: ServiceId) -> Option<BreakerSnapshot> {
-        let b = self.breakers.get(service.0)?.as_ref()?;
-        Some(BreakerSnapshot {
-            state: b.state(),
-            failure_rate: b.failure_rate(),
-            slow_call_rate: b.slow_call_rate(),
-            opened: b.opened(),
-            not_permitted: b.not_permitted(),
-            transitions: b.transitions().to_vec(),
-        })
+        self.breakers.get(service.0)?.as_ref().map(snapshot_of)
     }
 
     /// Calls `service`'s rate limiter refused.
     pub fn rate_limited(&self, service: ServiceId) -> u64 {
         self.rate_limited.get(service.0).copied().unwrap_or(0)
+    }
+}
+
+fn snapshot_of(b: &CircuitBreaker) -> BreakerSnapshot {
+    BreakerSnapshot {
+        state: b.state(),
+        failure_rate: b.failure_rate(),
+        slow_call_rate: b.slow_call_rate(),
+        opened: b.opened(),
+        not_permitted: b.not_permitted(),
+        transitions: b.transitions().to_vec(),
     }
 }

@@ -57,6 +57,8 @@ pub enum FailReason {
     RateLimited(ServiceId),
     /// The endpoint's rate limiter gave no permit in time: answered 429 unserved.
     LimitedAtDoor,
+    /// The client's own breaker was open (`CallNotPermittedException`): never sent.
+    NotSent,
 }
 
 /// What the log says beside an outcome.

@@ -266,6 +266,10 @@ impl World {
             }
         };
         let req = Arc::new(Req::new(attempt, now, self.strategy, sender));
+        if !lock(&self.guards).client_sends(now) {
+            self.not_sent(&req);
+            return req;
+        }
         let at = now + flow::link::to_server(&self.scenario.load.link, false);
         let sent = Arc::clone(&req);
         if sender.conn_uses <= 1 {

@@ -313,7 +313,7 @@ pub(super) struct Setup {
 impl World {
     pub fn new(scenario: &Scenario, setup: Setup) -> Self {
         let n_pools = setup.pools.len();
-        let guards = CallGuards::new(&scenario.services, scenario.server.rate_limit);
+        let guards = CallGuards::new(scenario);
         World {
             books: Mutex::new(Books::new(scenario, n_pools)),
             scenario: scenario.clone(),
@@ -446,8 +446,37 @@ impl World {
     pub fn record(&self, req: &Req, outcome: Outcome, thread: String, status: String) {
         let now = self.clock.now();
         let at = now + crate::flow::link::to_client(&self.scenario.load.link, outcome);
+        let took = at.saturating_sub(req.arrival);
+        lock(&self.guards).client_saw(now, !outcome.is_answered(), took);
+        let retried = self.retried(req, outcome, now);
+        self.seen(req, (outcome, thread, status), now, at, retried);
+    }
+
+    /// The clients' own breaker is open: `req` fails at once, unsent, and is not retried.
+    pub fn not_sent(&self, req: &Req) {
+        req.set_server_done();
+        if req.claim_client() {
+            let now = self.clock.now();
+            let status = format!(
+                "{} (not sent: the client's breaker is open)",
+                Outcome::Failed.name()
+            );
+            self.seen(req, (Outcome::Failed, "-".into(), status), now, now, false);
+        }
+    }
+
+    /// The client saw `outcome` at `at` (noticed now): counted unless `retried` or the run
+    /// is over, and the client woken.
+    fn seen(
+        &self,
+        req: &Req,
+        (outcome, thread, status): (Outcome, String, String),
+        now: Nanos,
+        at: Nanos,
+        retried: bool,
+    ) {
         let _unused = req.seen_at.set(at);
-        if !self.retried(req, outcome, now) && now <= self.limit {
+        if !retried && now <= self.limit {
             lock(&self.books).record(now, at, req, outcome, thread, status);
             if let Some(c) = req.client
                 && let Some((_, tally)) = lock(&self.net).clients.get_mut(c as usize)

@@ -131,9 +131,27 @@ pub struct ResilienceReport {
     /// Each service's circuit breaker, by service name.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub breakers: std::collections::BTreeMap<String, BreakerReport>,
+    /// The clients' own breaker (`[load.breaker]`): while open they send nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_breaker: Option<BreakerReport>,
     /// Calls each rate-limited service's limiter refused, by service name.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub rate_limited: std::collections::BTreeMap<String, u64>,
+}
+
+impl BreakerReport {
+    fn of(b: &crate::flow::BreakerSnapshot) -> Self {
+        BreakerReport {
+            state: b.state.name(),
+            opened: b.opened,
+            not_permitted: b.not_permitted,
+            transitions: b
+                .transitions
+                .iter()
+                .map(|&(at, from, to)| (at.as_secs_f64(), from.name(), to.name()))
+                .collect(),
+        }
+    }
 }
 
 /// A circuit breaker over the run.
@@ -166,21 +184,9 @@ impl ResilienceReport {
             breakers: snap
                 .services
                 .iter()
-                .filter_map(|s| {
-                    let b = s.breaker.as_ref()?;
-                    let report = BreakerReport {
-                        state: b.state.name(),
-                        opened: b.opened,
-                        not_permitted: b.not_permitted,
-                        transitions: b
-                            .transitions
-                            .iter()
-                            .map(|&(at, from, to)| (at.as_secs_f64(), from.name(), to.name()))
-                            .collect(),
-                    };
-                    Some((s.name.clone(), report))
-                })
+                .filter_map(|s| Some((s.name.clone(), BreakerReport::of(s.breaker.as_ref()?))))
                 .collect(),
+            client_breaker: snap.client_breaker.as_ref().map(BreakerReport::of),
             rate_limited: snap
                 .services
                 .iter()

@@ -192,7 +192,15 @@ fn headline(r: &RunReport, out: &mut String) {
             "Resilience: {} retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
             x.retries, x.attempts_per_request, x.gave_up, x.shed, x.wasted_work_s
         );
-        for (service, b) in &x.breakers {
+        let client = x
+            .client_breaker
+            .iter()
+            .map(|b| ("the clients'", b, "requests not sent"));
+        let services = x
+            .breakers
+            .iter()
+            .map(|(service, b)| (service.as_str(), b, "calls failed fast"));
+        for (whose, b, fast) in client.chain(services) {
             let moves: Vec<String> = b
                 .transitions
                 .iter()
@@ -200,7 +208,7 @@ fn headline(r: &RunReport, out: &mut String) {
                 .collect();
             let _ = writeln!(
                 out,
-                "Breaker {service}: {} at the end · opened {} times, {} calls failed fast · {}",
+                "Breaker {whose}: {} at the end · opened {} times, {} {fast} · {}",
                 b.state,
                 b.opened,
                 b.not_permitted,

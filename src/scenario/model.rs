@@ -168,6 +168,7 @@ impl Scenario {
     pub fn resilience_in_play(&self) -> bool {
         self.load.timeout.is_some()
             || self.load.retry.is_some()
+            || self.load.breaker.is_some()
             || self.server.queue_timeout.is_some()
             || self.server.adaptive_lifo.is_some()
             || self.server.rate_limit.is_some()
@@ -401,6 +402,8 @@ pub struct Load {
     pub phases: Vec<Phase>,
     /// The client sends a failed request again (`[load.retry]`).
     pub retry: Option<super::Retry>,
+    /// The client's own circuit breaker (`[load.breaker]`): while open, it sends nothing.
+    pub breaker: Option<super::BreakerConfig>,
 }
 
 /// The load changes at `at`: a new arrival rate or a new number of clients, as the live keys

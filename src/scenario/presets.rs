@@ -298,6 +298,7 @@ mod tests {
                 },
                 phases: Vec::new(),
                 retry: None,
+                breaker: None,
             },
             server: Server {
                 threads: ServerThreads::Platform(200),

@@ -155,6 +155,8 @@ pub struct RawLoad {
     pub phases: Vec<RawPhase>,
     /// `[load.retry]`: the client sends a failed request again.
     pub retry: Option<RawRetry>,
+    /// `[load.breaker]`: the client's own circuit breaker, which stops it sending.
+    pub breaker: Option<RawBreaker>,
 }
 
 /// `[load.retry]`, with resilience4j `Retry`'s defaults (3 attempts, 500 ms apart).

@@ -232,12 +232,24 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
         Some(r) => Some(retry(check, r, &mode)?),
         None => None,
     };
+    let breaker = match &raw.breaker {
+        Some(_) if !matches!(mode, LoadMode::Open { .. } | LoadMode::Closed { .. }) => {
+            return Err(check.invalid(
+                "load.breaker",
+                "{ ... }",
+                "needs load.mode = \"open\" or \"closed\": only their clients keep sending",
+            ));
+        }
+        Some(b) => Some(breaker(check, "load.breaker", b)?),
+        None => None,
+    };
     Ok(Load {
         mode,
         timeout,
         link: super::network::link(check, raw)?,
         phases,
         retry,
+        breaker,
     })
 }
 

@@ -22,7 +22,7 @@ pub(super) struct Guards {
 
 impl Guards {
     pub fn new(scenario: &Scenario) -> Self {
-        let calls = CallGuards::new(&scenario.services, scenario.server.rate_limit);
+        let calls = CallGuards::new(scenario);
         Guards {
             any: calls.any(),
             calls,

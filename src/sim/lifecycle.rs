@@ -102,10 +102,25 @@ impl Engine {
 
     /// An attempt of a request, sent at `sent`, reaches the server now.
     pub(super) fn send(&mut self, r: ReqRef, sent: Nanos, client: Option<u32>) {
+        if !self.guards.calls.client_sends(self.now) {
+            self.not_sent(r);
+            return;
+        }
         if let Some(timeout) = self.scenario.load.timeout {
             self.schedule(sent + timeout, Event::ClientTimeout { req: r });
         }
         self.reach_server(r, client);
+    }
+
+    /// The client's own breaker is open: the attempt fails at once, unsent (it is not retried:
+    /// the breaker said no).
+    fn not_sent(&mut self, r: ReqRef) {
+        if let Some(req) = self.requests.get_mut(r) {
+            req.finish_serving();
+        }
+        let detail = Detail::Failed(flow::FailReason::NotSent);
+        self.client_outcome(r, Outcome::Failed, ThreadName::None, detail);
+        self.requests.release_if_done(r);
     }
 
     // ---- the server pool ----------------------------------------------------------------
@@ -833,9 +848,20 @@ impl Engine {
         // A response after a counting client's timeout is a timeout (wrk).
         let late = req.client_side == Client::Late;
         let outcome = if late { Outcome::Timeout } else { outcome };
-        let at = self.now + travel;
-        if let Some(next) = self.retry_after(r, outcome, at) {
-            return self.load.is_closed().then_some(next);
+        let unsent = detail == Detail::Failed(flow::FailReason::NotSent);
+        // An unsent attempt fails when its client would have sent it.
+        let at = if unsent {
+            req.arrival
+        } else {
+            self.now + travel
+        };
+        if !unsent {
+            let took = at.saturating_sub(req.arrival);
+            let failed = !outcome.is_answered();
+            self.guards.calls.client_saw(self.now, failed, took);
+            if let Some(next) = self.retry_after(r, outcome, at) {
+                return self.load.is_closed().then_some(next);
+            }
         }
         let req = self.requests.get_mut(r)?;
         req.client_side = Client::Answered;

@@ -30,6 +30,8 @@ pub struct Snapshot {
     pub resilience: crate::metrics::ResilienceCounts,
     /// Requests answered (success, partial) in each whole second so far.
     pub goodput_timeline: Vec<u32>,
+    /// The clients' own circuit breaker (`[load.breaker]`), if they have one.
+    pub client_breaker: Option<crate::flow::BreakerSnapshot>,
     /// Server responses (success, partial, failed) per simulated second since t = 0.
     pub throughput_rps: f64,
     /// Answered requests (success, partial) per simulated second since t = 0: the headline.
@@ -322,6 +324,7 @@ impl Snapshot {
             late_responses: f.late_responses,
             resilience: f.resilience,
             goodput_timeline: book.goodput_timeline(run.now),
+            client_breaker: run.guards.and_then(crate::flow::CallGuards::client_breaker),
             throughput_rps: per_second(outcomes.responded(), run.now),
             goodput_rps: per_second(outcomes.answered(), run.now),
             latency: f.latency,
@@ -475,6 +478,12 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         }
         Detail::Failed(FailReason::RateLimited(i)) => {
             format!("Failed (RequestNotPermitted: {})", svc(i))
+        }
+        Detail::Failed(FailReason::NotSent) => {
+            format!(
+                "{} (not sent: the client's breaker is open)",
+                outcome.name()
+            )
         }
         Detail::Failed(FailReason::LimitedAtDoor) => {
             format!("{} (429: the endpoint's rate limiter)", outcome.name())

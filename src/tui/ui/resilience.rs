@@ -47,13 +47,14 @@ pub fn height(scenario: &Scenario) -> u16 {
     (4 + STRIP_ROWS).saturating_add(guarded)
 }
 
-/// Services with a breaker or a rate limiter.
+/// Services with a breaker or a rate limiter, and the clients' own breaker.
 fn guarded(scenario: &Scenario) -> usize {
-    scenario
+    let services = scenario
         .services
         .iter()
         .filter(|s| s.breaker.is_some() || s.rate_limit.is_some())
-        .count()
+        .count();
+    services + usize::from(scenario.load.breaker.is_some())
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
@@ -76,15 +77,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         line(counters(app, snapshot, p)),
         line(wasted(app, snapshot, p)),
     ];
-    let guarded: Vec<(&crate::sim::ServiceSnapshot, bool)> = snapshot
-        .services
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| {
-            let limited = scenario.services.get(i)?.rate_limit.is_some();
-            (s.breaker.is_some() || limited).then_some((s, limited))
-        })
-        .collect();
+    // The clients' own breaker (`[load.breaker]`) first, named "clients": its fast-failed
+    // requests were never sent.
+    let clients = snapshot
+        .client_breaker
+        .clone()
+        .map(|b| crate::sim::ServiceSnapshot {
+            name: "clients".into(),
+            stats: crate::sim::ServiceStats::default(),
+            fault: None,
+            bulkhead: String::new(),
+            mean_latency: crate::time::Nanos::ZERO,
+            breaker: Some(b),
+            rate_limited: 0,
+        });
+    let services = snapshot.services.iter().enumerate().filter_map(|(i, s)| {
+        let limited = scenario.services.get(i)?.rate_limit.is_some();
+        (s.breaker.is_some() || limited).then_some((s, limited))
+    });
+    let guarded: Vec<(&crate::sim::ServiceSnapshot, bool)> =
+        clients.iter().map(|c| (c, false)).chain(services).collect();
     // The names padded to the longest, so the figures line up.
     let name_width = guarded
         .iter()

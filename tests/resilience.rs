@@ -195,6 +195,22 @@ fn a_breaker_opens_fails_fast_probes_half_open_and_closes_when_the_service_heals
     assert_eq!(snap.services[0].stats.calls, 8, "calls that ran");
 }
 
+/// A limit of 2 a second, a 1 s wait, 5 requests at once: two answered at 100 ms, two
+/// after waiting for the next second's permits (1.1 s), the 5th refused at once.
+fn assert_two_now_two_a_second_later_one_refused(e: &Engine) {
+    let ends: Vec<(Nanos, Outcome)> = rows(e).iter().map(|r| (r.time, r.outcome)).collect();
+    assert_eq!(
+        ends,
+        [
+            (ms(100), Outcome::Success),
+            (ms(100), Outcome::Success),
+            (ms(1_100), Outcome::Success),
+            (ms(1_100), Outcome::Success),
+            (ms(0), Outcome::Failed),
+        ]
+    );
+}
+
 #[test]
 fn a_rate_limiter_parks_callers_for_a_later_permit_and_refuses_beyond_its_timeout() {
     // 2 permits a second, callers wait at most 1 s; 5 requests at t = 0. Calls 1-2 take
@@ -207,17 +223,7 @@ fn a_rate_limiter_parks_callers_for_a_later_permit_and_refuses_beyond_its_timeou
     let e = support::played(&toml, Strategy::Sequential);
     let snap = e.snapshot();
     assert_eq!(snap.services[0].rate_limited, 1);
-    let ends: Vec<(Nanos, Outcome)> = rows(&e).iter().map(|r| (r.time, r.outcome)).collect();
-    assert_eq!(
-        ends,
-        [
-            (ms(100), Outcome::Success),
-            (ms(100), Outcome::Success),
-            (ms(1_100), Outcome::Success),
-            (ms(1_100), Outcome::Success),
-            (ms(0), Outcome::Failed),
-        ]
-    );
+    assert_two_now_two_a_second_later_one_refused(&e);
 }
 
 #[test]
@@ -236,17 +242,7 @@ fn the_endpoint_rate_limiter_holds_handlers_for_a_later_permit_and_answers_429_b
         snap.services[0].stats.calls, 4,
         "the refused request made no call"
     );
-    let ends: Vec<(Nanos, Outcome)> = rows(&e).iter().map(|r| (r.time, r.outcome)).collect();
-    assert_eq!(
-        ends,
-        [
-            (ms(100), Outcome::Success),
-            (ms(100), Outcome::Success),
-            (ms(1_100), Outcome::Success),
-            (ms(1_100), Outcome::Success),
-            (ms(0), Outcome::Failed),
-        ]
-    );
+    assert_two_now_two_a_second_later_one_refused(&e);
 }
 
 #[test]

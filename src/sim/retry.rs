@@ -87,6 +87,10 @@ impl Engine {
         outcome: Outcome,
         seen: Nanos,
     ) -> Option<Nanos> {
+        // Without a policy every outcome is final: nothing to look up.
+        if !self.retries.decide.any() {
+            return None;
+        }
         let req = self.requests.get(r)?;
         let (id, attempt, first_sent, client) = (req.id, req.attempt, req.first_sent, req.client);
         match self.retries.after(attempt, outcome) {

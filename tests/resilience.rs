@@ -31,6 +31,8 @@ fn a_timed_out_request_is_sent_again_after_its_backoff_until_the_last_attempt() 
     e.run_until(ms(3_599));
     let snap = e.snapshot();
     assert_eq!(snap.resilience.retries, 2);
+    // Each retry is counted in the second its client decided it: at 1.0 s and 2.2 s.
+    assert_eq!(snap.retry_timeline[..3], [0, 1, 1]);
     assert_eq!(
         snap.resilience.gave_up, 0,
         "not before the last attempt's timeout"

@@ -66,6 +66,8 @@ pub struct Book {
     pub resilience: ResilienceCounts,
     /// Requests answered (success, partial) in each whole second of the run.
     goodput: Vec<u32>,
+    /// Attempts sent again in each whole second of the run.
+    retried: Vec<u32>,
     sampler: Sampler,
     /// ∫ in-flight dt up to `area_at`, in request-nanoseconds, for the time-average number in
     /// the system. Summed exactly, so it does not depend on how often it is brought up to date.
@@ -102,6 +104,7 @@ impl Book {
             late_responses: 0,
             resilience: ResilienceCounts::default(),
             goodput: Vec::new(),
+            retried: Vec::new(),
             sampler: Sampler::new(pools),
             in_flight_area: 0,
             area_at: Nanos::ZERO,
@@ -150,11 +153,7 @@ impl Book {
         if outcome.is_answered() {
             self.latency.record(latency);
             self.window.record(now, latency);
-            let second = usize::try_from(now.0 / 1_000_000_000).unwrap_or(usize::MAX);
-            if second >= self.goodput.len() {
-                self.goodput.resize(second + 1, 0);
-            }
-            self.goodput[second] += 1;
+            count_in_second(&mut self.goodput, now);
         } else {
             self.failed_latency.record(latency);
         }
@@ -176,12 +175,20 @@ impl Book {
         area as f64 / now.0 as f64
     }
 
+    /// A client sent an attempt again at `now`.
+    pub fn retried(&mut self, now: Nanos) {
+        self.resilience.retries += 1;
+        count_in_second(&mut self.retried, now);
+    }
+
     /// Requests answered in each whole second up to `now` (the last one partial).
     pub fn goodput_timeline(&self, now: Nanos) -> Vec<u32> {
-        let seconds = usize::try_from(now.0.div_ceil(1_000_000_000)).unwrap_or(0);
-        let mut timeline = self.goodput.clone();
-        timeline.resize(seconds.max(timeline.len()), 0);
-        timeline
+        timeline(&self.goodput, now)
+    }
+
+    /// Attempts sent again in each whole second up to `now` (the last one partial).
+    pub fn retry_timeline(&self, now: Nanos) -> Vec<u32> {
+        timeline(&self.retried, now)
     }
 
     /// The book's figures at `now`.
@@ -199,6 +206,23 @@ impl Book {
             window_len: self.window.window(),
         }
     }
+}
+
+/// Adds one to the count of `now`'s whole second.
+fn count_in_second(seconds: &mut Vec<u32>, now: Nanos) {
+    let second = usize::try_from(now.0 / 1_000_000_000).unwrap_or(usize::MAX);
+    if second >= seconds.len() {
+        seconds.resize(second + 1, 0);
+    }
+    seconds[second] += 1;
+}
+
+/// `counts` with a zero for every whole second up to `now` that counted nothing.
+fn timeline(counts: &[u32], now: Nanos) -> Vec<u32> {
+    let seconds = usize::try_from(now.0.div_ceil(1_000_000_000)).unwrap_or(0);
+    let mut timeline = counts.to_vec();
+    timeline.resize(seconds.max(timeline.len()), 0);
+    timeline
 }
 
 #[cfg(test)]

@@ -510,7 +510,7 @@ impl World {
             }
             AfterAttempt::Again => {
                 if counted {
-                    lock(&self.books).book.resilience.retries += 1;
+                    lock(&self.books).book.retried(now);
                 }
                 let _unused = req.retry_at.set(self.next_send(req, pause));
                 true

@@ -113,7 +113,7 @@ impl Engine {
             client,
             last: outcome,
         });
-        self.book.resilience.retries += 1;
+        self.book.retried(self.now);
         if let Some(req) = self.requests.get_mut(r) {
             req.client_side = Client::Answered;
         }

@@ -30,6 +30,8 @@ pub struct Snapshot {
     pub resilience: crate::metrics::ResilienceCounts,
     /// Requests answered (success, partial) in each whole second so far.
     pub goodput_timeline: Vec<u32>,
+    /// Attempts sent again in each whole second so far.
+    pub retry_timeline: Vec<u32>,
     /// The clients' own circuit breaker (`[load.breaker]`), if they have one.
     pub client_breaker: Option<crate::flow::BreakerSnapshot>,
     /// Server responses (success, partial, failed) per simulated second since t = 0.
@@ -324,6 +326,7 @@ impl Snapshot {
             late_responses: f.late_responses,
             resilience: f.resilience,
             goodput_timeline: book.goodput_timeline(run.now),
+            retry_timeline: book.retry_timeline(run.now),
             client_breaker: run.guards.and_then(crate::flow::CallGuards::client_breaker),
             throughput_rps: per_second(outcomes.responded(), run.now),
             goodput_rps: per_second(outcomes.answered(), run.now),

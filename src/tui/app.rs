@@ -20,7 +20,6 @@ use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Reach, catch_up, run_for};
 use super::fault_form::{DoubleLoad, FaultForm, FormLine};
 use super::keys::{self, Context, Key};
-use super::retry_rate::RetryRate;
 use super::source::{RealMode, Source};
 use super::theme::Palette;
 use super::ui::mouse as ui_mouse;
@@ -302,8 +301,6 @@ pub struct App {
     fault_ends: Vec<TimedFault>,
     /// The load doubled from the fault menu, set back at its end.
     load_boost: Option<LoadBoost>,
-    /// Retries per second and the server's threads, from successive snapshots.
-    retry_rate: RetryRate,
 }
 
 /// A panel of the live view, as presenter mode (`z`) zooms them, in order.
@@ -397,7 +394,6 @@ impl App {
             headline: false,
             fault_ends: Vec::new(),
             load_boost: None,
-            retry_rate: RetryRate::default(),
         }
     }
 
@@ -422,12 +418,6 @@ impl App {
     /// The load the fault menu doubled, while it is doubled.
     pub fn load_boost(&self) -> Option<LoadBoost> {
         self.load_boost
-    }
-
-    /// The clients' retries per second over the last few simulated seconds, and the server's
-    /// threads if they held still since t 0 (see [`RetryRate`]).
-    pub fn retry_rate(&self) -> &RetryRate {
-        &self.retry_rate
     }
 
     /// The live panel zoomed to the whole body (`z`), if any.
@@ -754,21 +744,7 @@ impl App {
     /// Moves every engine driven along by `elapsed` wall time at the clock's speed, within
     /// the budget; engines that are behind (a fresh compare view) catch up.
     pub fn advance(&mut self, elapsed: Duration, budget: BudgetSpec) {
-        // Before and after: a fresh run's first sample is its t 0 (the sample before is the
-        // last frame's after, unless a key reset or moved the run in between).
-        if self.retry_rate.last_at() != Some(self.source.now()) {
-            self.record_rates();
-        }
         self.advance_clock(elapsed, budget);
-        self.record_rates();
-    }
-
-    /// Notes the retries and the server's threads for the resilience panel, when it is shown
-    /// (a snapshot a frame is what drawing costs already).
-    pub(super) fn record_rates(&mut self) {
-        if super::ui::resilience::shown(self.source.scenario()) {
-            self.retry_rate.record(&self.source.snapshot());
-        }
     }
 
     fn advance_clock(&mut self, elapsed: Duration, budget: BudgetSpec) {
@@ -1136,7 +1112,6 @@ impl App {
             && !engine.is_finished()
         {
             engine.run_until(end);
-            self.record_rates();
             let healed = self
                 .end_due_faults()
                 .unwrap_or_else(|| "a timed fault's time was up".to_string());
@@ -1152,7 +1127,6 @@ impl App {
         } else {
             "no event left".to_string()
         };
-        self.record_rates();
         let text = match self.end_due_faults() {
             Some(healed) => format!("{text} · {healed}"),
             None => text,

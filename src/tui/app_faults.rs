@@ -161,14 +161,12 @@ impl App {
     /// Every engine driven runs to `at` (as a tour's replay does), healing timed faults at
     /// their ends on the way.
     pub(super) fn run_until_healing(&mut self, at: Nanos) {
-        self.record_rates();
         loop {
             let end = self.next_fault_end().filter(|&end| end < at);
             let to = end.unwrap_or(at);
             for engine in self.driven_mut() {
                 engine.run_until(to);
             }
-            self.record_rates();
             // A finished run's clock stays put: nothing more is due.
             if end.is_none() || self.source.now() < to {
                 return;

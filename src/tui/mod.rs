@@ -14,7 +14,6 @@ mod input;
 pub mod keys;
 pub mod knob;
 pub mod record;
-pub mod retry_rate;
 pub mod script;
 pub mod source;
 pub mod sweep;

@@ -5,8 +5,8 @@
 //!
 //! ```text
 //! ├ Resilience ──────────────────────────────────────────────────────────────────┤
-//! │ retries 180.0/s (last 5.0 s) · 2.31 attempts/request · gave up 12 · shed 0    │
-//! │ work for gone clients 312.4 thread-s · 52% of 10 server threads x 60.0 s     │
+//! │ retries 180.0/s (last 5 s) · 2.31 attempts/request · gave up 12 · shed 0      │
+//! │ work for gone clients 312.4 thread-s                                         │
 //! │ ● OPEN      orders   failure 62% · opened 3 · fast-failed 412                │
 //! │ goodput: answered a second, t 0-60 s, most 90                                │
 //! │ ▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▂▁                                      │
@@ -14,8 +14,8 @@
 //!
 //! A breaker's badge is the Hystrix dashboard's circle: green closed, yellow half-open, red
 //! open; its failure rate is resilience4j's `getFailureRate()`, `-` below the minimum number
-//! of calls (where resilience4j answers -1). Retries per second come from successive
-//! snapshots ([`crate::tui::retry_rate`]); every other figure is the snapshot's, since t 0.
+//! of calls (where resilience4j answers -1). Retries per second are the engine's count of the
+//! last 5 whole seconds (`Snapshot::retry_timeline`); every other figure is since t 0.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -73,10 +73,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         spans.extend(fmt::items(items, sep(), width));
         Line::from(spans)
     };
-    let mut lines = vec![
-        line(counters(app, snapshot, p)),
-        line(wasted(app, snapshot, p)),
-    ];
+    let mut lines = vec![line(counters(snapshot, p)), line(wasted(snapshot, p))];
     // The clients' own breaker (`[load.breaker]`) first, named "clients": its fast-failed
     // requests were never sent.
     let clients = snapshot
@@ -117,14 +114,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
 }
 
 /// Retries per second lately, attempts per request, requests given up and shed.
-fn counters(app: &App, snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
+fn counters(snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
     let r = snapshot.resilience;
-    let retries = match app.retry_rate().rate() {
-        Some(rate) => format!(
-            "{} (last {:.1} s)",
-            fmt::rate(rate.per_second),
-            rate.span.as_secs_f64()
-        ),
+    let retries = match recent_retries(snapshot) {
+        Some((per_second, seconds)) => format!("{} (last {seconds} s)", fmt::rate(per_second)),
         None => "-/s".to_string(),
     };
     let mut items = vec![labelled("retries ", retries, p)];
@@ -141,30 +134,27 @@ fn counters(app: &App, snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static
     items
 }
 
-/// Handler-thread time spent on requests whose client had left, and its share of the
-/// server threads' time when that is threads x elapsed (the server's size never changed).
-fn wasted(app: &App, snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
+/// Seconds of the retry timeline the rate is taken over.
+const RATE_SECONDS: usize = 5;
+
+/// Retries per second over the last whole seconds (at most [`RATE_SECONDS`]), from the
+/// engine's per-second count, and how many seconds that is; none before the first whole one.
+fn recent_retries(snapshot: &Snapshot) -> Option<(f64, usize)> {
+    let whole = usize::try_from(snapshot.now.0 / 1_000_000_000).ok()?;
+    let from = whole.saturating_sub(RATE_SECONDS);
+    let seconds = snapshot.retry_timeline.get(from..whole)?;
+    let count: u32 = seconds.iter().sum();
+    (!seconds.is_empty()).then(|| (f64::from(count) / seconds.len() as f64, seconds.len()))
+}
+
+/// Handler-thread time spent on requests whose client had left.
+fn wasted(snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
     let secs = snapshot.resilience.wasted_work.as_secs_f64();
-    let mut items = vec![labelled(
+    vec![labelled(
         "work for gone clients ",
         format!("{secs:.1} thread-s"),
         p,
-    )];
-    let elapsed = snapshot.now.as_secs_f64();
-    if let Some(threads) = app.retry_rate().steady_server_threads()
-        && threads > 0
-        && elapsed > 0.0
-    {
-        let share = secs / (f64::from(threads) * elapsed);
-        items.push(vec![
-            Span::styled(fmt::percent(share), p.text),
-            Span::styled(
-                format!(" of {threads} server threads x {elapsed:.1} s"),
-                p.dim,
-            ),
-        ]);
-    }
-    items
+    )]
 }
 
 /// A label in the dim style and its value.

@@ -56,7 +56,9 @@ fn compare_gives_every_strategy_the_same_draws_for_the_same_request() {
         assert_eq!(runs.len(), 40);
         for r in &runs {
             let draws: Vec<Nanos> = (0..3)
-                .map(|call| call_draw(s.seed, r.run, call, 0, &s.services[call]).latency)
+                .map(|call| {
+                    call_draw(s.seed, r.run, call, Default::default(), &s.services[call]).latency
+                })
                 .collect();
             let calls = if r.strategy.calls_inline() {
                 draws.iter().fold(Nanos::ZERO, |a, &b| a + b)

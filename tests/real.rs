@@ -615,13 +615,24 @@ fn real_until<T>(
     scale: f64,
     check: impl Fn(&real::RealRun) -> Result<T, String>,
 ) -> T {
+    real_until_with(s, Strategy::Sequential, duration, scale, check)
+}
+
+/// [`real_until`] under `strategy`.
+fn real_until_with<T>(
+    s: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    scale: f64,
+    check: impl Fn(&real::RealRun) -> Result<T, String>,
+) -> T {
     let options = RealOptions {
         time_scale: scale,
         ..RealOptions::default()
     };
     let mut failures = Vec::new();
     for _ in 0..ATTEMPTS {
-        let run = real::run(s, Strategy::Sequential, duration, options).expect("real run");
+        let run = real::run(s, strategy, duration, options).expect("real run");
         match check(&run) {
             Ok(t) => return t,
             Err(e) => failures.push(e),
@@ -931,4 +942,73 @@ fn the_clients_breaker_stops_them_sending_at_the_same_times_in_both_engines() {
             Err(format!("{b:?}, {late} ms late"))
         }
     });
+}
+
+/// tests/resilience.rs's retried calls in both engines: (the answer's latency in ms, retries,
+/// exhausted), simulated then real.
+fn retried_call_in_both(
+    strategy: Strategy,
+    retry: &str,
+    lines: &str,
+    waits: u32,
+) -> [(f64, u64, u64); 2] {
+    let s = parse(&support::retried_call("1500ms", retry, lines, ""));
+    let duration = Nanos::from_secs(4);
+    let figures = |r: &RunReport| {
+        let x = r.resilience.as_ref().expect("resilience");
+        let c = &x.call_retries["svc"];
+        (r.latency_ms.max, c.retries, c.exhausted)
+    };
+    let sim = figures(&RunReport::new(&s, &report::play(&s, strategy, duration)));
+    let scale = 0.5;
+    let real = real_until_with(&s, strategy, duration, scale, |run| {
+        let real = figures(&run.report(&s).run);
+        if (real.0 - sim.0).abs() <= slack_ms(scale, waits) && (real.1, real.2) == (sim.1, sim.2) {
+            Ok(real)
+        } else {
+            Err(format!("real {real:?}, simulated {sim:?}"))
+        }
+    });
+    [sim, real]
+}
+
+#[test]
+fn a_retried_inline_call_answers_at_the_same_time_in_both_engines() {
+    // Attempts at 0, 1.2 and 2.6 s, each cut by its 1 s read timeout: the fallback at 3.6 s.
+    let [sim, real] = retried_call_in_both(
+        Strategy::Sequential,
+        "attempts = 3\nbackoff = \"200ms\"\nmultiplier = 2.0",
+        "use = \"sequential\"",
+        5,
+    );
+    // The histogram keeps 3 significant digits: 3,600 ms reads 3,600.11.
+    assert!((sim.0 - 3600.0).abs() < 1.0, "{sim:?}");
+    assert_eq!([(sim.1, sim.2), (real.1, real.2)], [(2, 1); 2]);
+}
+
+#[test]
+fn a_retried_pooled_call_waits_behind_its_first_attempt_in_both_engines() {
+    // One bulkhead thread: attempt 1, submitted at 1.2 s, waits for the thread attempt 0
+    // keeps until 1.5 s, and times out at 2.2 s.
+    let [sim, real] = retried_call_in_both(
+        Strategy::Bulkhead,
+        "attempts = 2\nbackoff = \"200ms\"",
+        support::ONE_THREAD_BULKHEAD,
+        3,
+    );
+    assert!((sim.0 - 2200.0).abs() < 1.0, "{sim:?}");
+    assert_eq!([(sim.1, sim.2), (real.1, real.2)], [(1, 1); 2]);
+}
+
+#[test]
+fn real_mode_refuses_retried_calls_that_a_caller_runs_pool_would_run_on_the_scheduler() {
+    let lines = support::ONE_THREAD_BULKHEAD
+        .replace("queue = 10", "queue = 0\nrejection = \"caller-runs\"");
+    let s = parse(&support::retried_call("100ms", "attempts = 2", &lines, ""));
+    let refused = real::check(&s, Strategy::Bulkhead, RealOptions::default());
+    let text = refused.expect_err("refused").to_string();
+    assert!(
+        text.contains("[services.retry]") && text.contains("caller-runs"),
+        "{text}"
+    );
 }

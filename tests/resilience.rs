@@ -285,3 +285,95 @@ fn the_clients_breaker_stops_them_sending_until_a_probe_after_its_wait() {
         .collect();
     assert_eq!(unsent, [ms(0), ms(0), ms(0)], "they fail at once");
 }
+
+/// The run's `[services.retry]` figures for `svc`: (retries, attempts per call, exhausted).
+fn call_retries(e: &Engine, s: &scenario::Scenario) -> (u64, f64, u64) {
+    let report = threadlab::report::RunReport::new(s, e);
+    let x = report.resilience.expect("a retry is a resilience pattern");
+    let c = &x.call_retries["svc"];
+    (c.retries, c.attempts_per_call, c.exhausted)
+}
+
+#[test]
+fn a_retried_inline_call_sleeps_out_each_backoff_on_its_thread_and_times_out_per_attempt() {
+    // Sequential: the handler makes the call; each attempt is cut by its 1 s read timeout.
+    // Attempt 0 at 0 s times out at 1 s; the handler sleeps 200 ms, attempt 1 runs 1.2-2.2 s;
+    // then 400 ms, attempt 2 runs 2.6-3.6 s, the last of 3: the fallback answers at 3.6 s.
+    let toml = support::retried_call(
+        "1500ms",
+        "attempts = 3\nbackoff = \"200ms\"\nmultiplier = 2.0",
+        "use = \"sequential\"",
+        "",
+    );
+    let s = parse(&toml);
+    let mut e = Engine::new(&s, Strategy::Sequential);
+    e.run_until(ms(3_599));
+    assert_eq!(
+        e.snapshot().outcomes.total(),
+        0,
+        "not before the last attempt's end"
+    );
+    e.run_until(ms(10_000));
+    let snap = e.snapshot();
+    assert_eq!(snap.outcomes.get(Outcome::Partial), 1);
+    assert_eq!(rows(&e)[0].time, ms(3_600));
+    let svc = &snap.services[0].stats;
+    assert_eq!((svc.calls, svc.timeouts, svc.fallbacks), (3, 3, 1));
+    assert_eq!(call_retries(&e, &s), (2, 3.0, 1));
+}
+
+#[test]
+fn a_retried_pooled_call_waits_behind_the_attempt_it_replaced() {
+    // One bulkhead thread. Attempt 0 runs 0-1.5 s; orTimeout completes it at 1 s, but the
+    // thread goes on. The scheduler submits attempt 1 at 1.2 s: it waits in the queue until
+    // the thread is free at 1.5 s, and its own timeout, armed at 1.2 s, completes it at
+    // 2.2 s, the last of 2 attempts: the fallback answers at 2.2 s while attempt 1 runs on.
+    let toml = support::retried_call(
+        "1500ms",
+        "attempts = 2\nbackoff = \"200ms\"",
+        support::ONE_THREAD_BULKHEAD,
+        "",
+    );
+    let s = parse(&toml);
+    let mut e = Engine::new(&s, Strategy::Bulkhead);
+    e.run_until(ms(1_300));
+    let bulkhead = |e: &Engine| {
+        let snap = e.snapshot();
+        let b = snap
+            .pools
+            .iter()
+            .find(|p| p.name == "B")
+            .expect("the bulkhead");
+        (b.active, b.queued)
+    };
+    assert_eq!(bulkhead(&e), (1, 1), "attempt 1 waits behind attempt 0");
+    e.run_until(ms(2_199));
+    assert_eq!(e.snapshot().outcomes.total(), 0);
+    e.run_until(ms(2_200));
+    assert_eq!(e.snapshot().outcomes.get(Outcome::Partial), 1);
+    assert_eq!(rows(&e)[0].time, ms(2_200));
+    e.run_until(ms(2_999));
+    assert_eq!(e.snapshot().services[0].stats.calls, 2);
+    assert_eq!(bulkhead(&e), (1, 0), "attempt 1 runs on for nobody");
+    assert_eq!(call_retries(&e, &s), (1, 2.0, 1));
+}
+
+#[test]
+fn a_failed_call_is_made_again_and_succeeds_once_its_service_heals() {
+    // The service fails every call until 250 ms. Attempt 0 runs 0-100 ms and fails; after
+    // 200 ms attempt 1 runs 300-400 ms, the service healed: a success at 400 ms, one retry.
+    let toml = support::retried_call(
+        "100ms",
+        "attempts = 3\nbackoff = \"200ms\"",
+        "use = \"sequential\"",
+        "[[faults]]\nservice = \"svc\"\nat = \"0s\"\nuntil = \"250ms\"\nfail = 1.0",
+    );
+    let s = parse(&toml);
+    let mut e = Engine::new(&s, Strategy::Sequential);
+    e.run_until(ms(10_000));
+    let snap = e.snapshot();
+    assert_eq!(snap.outcomes.get(Outcome::Success), 1);
+    assert_eq!(rows(&e)[0].time, ms(400));
+    assert_eq!(snap.services[0].stats.failures, 1);
+    assert_eq!(call_retries(&e, &s), (1, 2.0, 0));
+}

@@ -19,7 +19,9 @@ pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
 pub use guard::{Admit, BreakerSnapshot, CallGuards, Door};
 pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
-pub use retry::{AfterAttempt, ClientRetries, RetryBudget};
+pub use retry::{
+    AfterAttempt, CallRetries, CallSlots, ClientRetries, MAX_CALL_ATTEMPTS, RetryBudget,
+};
 pub use verdict::{Completion, Verdict};
 
 use crate::metrics::Outcome;

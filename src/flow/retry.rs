@@ -5,7 +5,7 @@
 
 use super::CallResult;
 use crate::metrics::Outcome;
-use crate::scenario::{Backoff, Jitter, Retry, RetryOn};
+use crate::scenario::{Backoff, Jitter, Retry, RetryOn, ServiceId};
 use crate::time::Nanos;
 
 /// The most retries a client budget stores: a burst of failures after a quiet spell may use
@@ -60,7 +60,15 @@ impl ClientRetries {
         let Some(policy) = self.policy else {
             return AfterAttempt::Final;
         };
-        if !policy.on.retries_outcome(outcome) {
+        self.decide(attempt, policy.on.retries_outcome(outcome))
+    }
+
+    /// After attempt `attempt`, whose result the policy does (`retried`) or does not retry.
+    fn decide(&mut self, attempt: u32, retried: bool) -> AfterAttempt {
+        let Some(policy) = self.policy else {
+            return AfterAttempt::Final;
+        };
+        if !retried {
             return AfterAttempt::Final;
         }
         let budget_allows =
@@ -76,6 +84,111 @@ impl ClientRetries {
     pub fn pause(&self, attempt: u32, u: f64) -> Nanos {
         self.policy
             .map_or(Nanos::ZERO, |p| p.backoff.pause(attempt, u))
+    }
+}
+
+/// resilience4j's `Retry` around each call of a service (`[services.retry]`): the one place
+/// both engines ask whether a call's attempt is made again, and after what pause. As in
+/// resilience4j's Spring order (`Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))`)
+/// every attempt asks the breaker and the limiter again, waits in the pool again and has a
+/// timeout of its own; only the last attempt's result completes the call's future.
+#[derive(Debug, Clone)]
+pub struct CallRetries {
+    /// Each service's policy and budget, indexed like the scenario's services.
+    services: Vec<ClientRetries>,
+    any: bool,
+}
+
+impl CallRetries {
+    pub fn new(scenario: &crate::scenario::Scenario) -> Self {
+        let services: Vec<ClientRetries> = scenario
+            .services
+            .iter()
+            .map(|s| ClientRetries::new(s.retry))
+            .collect();
+        CallRetries {
+            any: services.iter().any(ClientRetries::any),
+            services,
+        }
+    }
+
+    /// Whether any service's calls are retried.
+    pub fn any(&self) -> bool {
+        self.any
+    }
+
+    /// Whether `service`'s calls are retried.
+    pub fn retries(&self, service: ServiceId) -> bool {
+        self.services.get(service.0).is_some_and(ClientRetries::any)
+    }
+
+    /// A first attempt of a call of `service` is made (it feeds the budget).
+    pub fn first_attempt(&mut self, service: ServiceId) {
+        if let Some(r) = self.services.get_mut(service.0) {
+            r.first_attempt();
+        }
+    }
+
+    /// What follows attempt `attempt` (0: the first) of a call of `service` ending in
+    /// `result`. `Again` takes a retry from the budget.
+    pub fn after(&mut self, service: ServiceId, attempt: u32, result: CallResult) -> AfterAttempt {
+        let Some(r) = self.services.get_mut(service.0) else {
+            return AfterAttempt::Final;
+        };
+        let Some(policy) = r.policy else {
+            return AfterAttempt::Final;
+        };
+        r.decide(attempt, policy.on.retries(result))
+    }
+
+    /// The pause before attempt `attempt` (from 1) of a call of `service`, jittered by `u`
+    /// (`sim::draw::call_retry_u`).
+    pub fn pause(&self, service: ServiceId, attempt: u32, u: f64) -> Nanos {
+        self.services
+            .get(service.0)
+            .map_or(Nanos::ZERO, |r| r.pause(attempt, u))
+    }
+}
+
+/// The most numbers the attempts of one request's calls may take: calls per request times
+/// the most attempts of any `[services.retry]` (a call's number is a `u16`).
+pub const MAX_CALL_ATTEMPTS: usize = u16::MAX as usize + 1;
+
+/// Numbers for every attempt of every call of a request: attempt `a` of call `c` (its index in
+/// the endpoint, of `calls`) is `c + a x calls`, so attempt 0 keeps the call's own number and
+/// a number alone says which call, and which attempt, it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallSlots {
+    calls: u16,
+}
+
+impl CallSlots {
+    /// For an endpoint of `calls` calls per request (at least 1).
+    pub fn new(calls: usize) -> Self {
+        CallSlots {
+            calls: u16::try_from(calls.max(1)).unwrap_or(u16::MAX),
+        }
+    }
+
+    /// The number of attempt `attempt` of call `call`. Validation keeps it within `u16`.
+    pub fn slot(self, call: u16, attempt: u32) -> u16 {
+        let slot = u32::from(call % self.calls) + attempt * u32::from(self.calls);
+        u16::try_from(slot).unwrap_or(u16::MAX)
+    }
+
+    /// The call an attempt's number belongs to.
+    pub fn call(self, slot: u16) -> u16 {
+        slot % self.calls
+    }
+
+    /// Which attempt of its call a number is (0: the first).
+    pub fn attempt(self, slot: u16) -> u32 {
+        u32::from(slot / self.calls)
+    }
+
+    /// The number of the next attempt of the same call.
+    pub fn next(self, slot: u16) -> u16 {
+        self.slot(self.call(slot), self.attempt(slot) + 1)
     }
 }
 
@@ -206,10 +319,10 @@ impl RetryOn {
             CallResult::Ok => false,
             CallResult::Failed | CallResult::NoConnection => self.failure,
             CallResult::TimedOut => self.timeout,
-            CallResult::BulkheadFull
-            | CallResult::Rejected
-            | CallResult::NotPermitted
-            | CallResult::RateLimited => self.rejection,
+            CallResult::NotPermitted => self.not_permitted,
+            CallResult::BulkheadFull | CallResult::Rejected | CallResult::RateLimited => {
+                self.rejection
+            }
         }
     }
 
@@ -329,9 +442,8 @@ mod tests {
             backoff: backoff(200, 2.0, Jitter::None, None),
             budget,
             on: RetryOn {
-                failure: false,
                 timeout: true,
-                rejection: false,
+                ..RetryOn::default()
             },
         };
         let mut plain = ClientRetries::new(Some(retry(None)));
@@ -361,8 +473,8 @@ mod tests {
     fn only_the_chosen_results_are_retried() {
         let on = RetryOn {
             failure: true,
-            timeout: false,
             rejection: true,
+            ..RetryOn::default()
         };
         assert!(!on.retries(CallResult::Ok));
         assert!(on.retries(CallResult::Failed));
@@ -370,6 +482,13 @@ mod tests {
         assert!(!on.retries(CallResult::TimedOut));
         assert!(on.retries(CallResult::Rejected));
         assert!(on.retries(CallResult::BulkheadFull));
+        assert!(!on.retries(CallResult::NotPermitted));
+        let open = RetryOn {
+            not_permitted: true,
+            ..RetryOn::default()
+        };
+        assert!(open.retries(CallResult::NotPermitted));
+        assert!(!open.retries(CallResult::RateLimited));
         assert!(!RetryOn::default().retries(CallResult::Failed));
     }
 }

@@ -29,6 +29,16 @@ pub struct ServiceStats {
     /// Time calls that ended held their thread, summed (queue waits excluded).
     #[serde(skip)]
     pub thread_time: Nanos,
+    /// Calls made for the first time, with `[services.retry]` (its attempts per call count
+    /// from them).
+    #[serde(skip)]
+    pub first_attempts: u64,
+    /// Attempts of calls made again (`[services.retry]`).
+    #[serde(skip)]
+    pub retries: u64,
+    /// Calls whose last attempt failed with retries out, or the budget spent.
+    #[serde(skip)]
+    pub retries_exhausted: u64,
 }
 
 /// What the resilience patterns did (the report's `resilience` block).

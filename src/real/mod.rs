@@ -10,6 +10,7 @@
 //! [`Snapshot`] like the engine's, so reports show a real run exactly like a simulated one.
 
 mod books;
+mod call_retry;
 mod cap;
 mod clock;
 mod executor;
@@ -28,7 +29,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::report::RunReport;
-use crate::scenario::{LoadMode, Scenario, Strategy};
+use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::sim::{RunLine, Snapshot};
 use crate::time::Nanos;
 
@@ -220,6 +221,12 @@ pub fn check(
     if !scenario.resources.is_empty() {
         return Err(RealError::Unsupported("[[resources]] (connection pools)"));
     }
+    if retried_calls_run_on_the_scheduler(scenario, strategy) {
+        return Err(RealError::Unsupported(
+            "[services.retry] on a pool whose rejection is \"caller-runs\" (a rejected retry \
+             would run on resilience4j's scheduler thread)",
+        ));
+    }
     if scenario.services.iter().any(|s| s.pinned) {
         return Err(RealError::Unsupported("pinned services"));
     }
@@ -239,6 +246,22 @@ pub fn check(
         });
     }
     Ok(())
+}
+
+/// A retried call's later attempts are submitted by resilience4j's scheduler; a pool that
+/// runs a rejected task on its caller would run one on the scheduler's thread, which the
+/// engine plays and the real engine does not.
+fn retried_calls_run_on_the_scheduler(scenario: &Scenario, strategy: Strategy) -> bool {
+    let topology = crate::topology::Topology::new(scenario);
+    scenario.services.iter().enumerate().any(|(i, s)| {
+        s.retry.is_some()
+            && topology
+                .pool_for(strategy, ServiceId(i))
+                .is_some_and(|pool| {
+                    crate::flow::Rejection::of(topology.rejection(pool))
+                        == crate::flow::Rejection::RunsOnCaller
+                })
+    })
 }
 
 /// A closed load's phases lower the clients and a later one raises them again: the engine's

@@ -10,7 +10,7 @@ use crate::flow::permit::Acquire;
 use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
-use crate::sim::draw::call_draw;
+use crate::sim::draw::{Attempts, call_draw};
 use crate::sim::status_text;
 use crate::time::Nanos;
 use crate::topology::PoolId;
@@ -34,10 +34,34 @@ enum Rejected {
     Ends(StageEnd),
 }
 
-/// A stage's calls: each one's `orTimeout` deadline, and when the breaker permitted it.
-struct Timers<'a> {
-    deadlines: &'a mut [Option<Instant>],
-    since: &'a mut [Option<Nanos>],
+/// A stage's calls: each one's current attempt (its number), `orTimeout` deadline, when the
+/// breaker permitted it, and when the scheduler makes its next attempt (and whether its guards
+/// already let it through).
+struct StageCalls {
+    slots: Vec<u16>,
+    deadlines: Vec<Option<Instant>>,
+    since: Vec<Option<Nanos>>,
+    retries: Vec<Option<(Instant, bool)>>,
+}
+
+impl StageCalls {
+    fn new(calls: usize) -> Self {
+        StageCalls {
+            slots: vec![0; calls],
+            deadlines: vec![None; calls],
+            since: vec![None; calls],
+            retries: vec![None; calls],
+        }
+    }
+}
+
+/// Where an attempt of a stage's call goes, and who submits it.
+struct Launch<'a> {
+    join: &'a Arc<StageJoin>,
+    index: usize,
+    pool: PoolId,
+    me: &'a str,
+    submitter: crate::sim::pool::Submitter,
 }
 
 /// What a call's guards said (`flow::CallGuards::admit`).
@@ -192,6 +216,7 @@ impl World {
                     req: c.req,
                     join: c.join,
                     index: c.index,
+                    attempt: c.attempt,
                     result,
                     thread: me.to_string(),
                 },
@@ -259,48 +284,76 @@ impl World {
         }
         let services = &self.scenario.endpoint.stages[stage];
         let join = Arc::new(StageJoin::new(services.len()));
-        let mut deadlines: Vec<Option<Instant>> = vec![None; services.len()];
-        let mut since: Vec<Option<Nanos>> = vec![None; services.len()];
+        let mut calls = StageCalls::new(services.len());
         for (i, &service) in services.iter().enumerate() {
             let call = self.topology.call_number(stage, i);
             let Some(pool) = self.pool_for(service) else {
                 continue;
             };
+            self.first_call_attempt(service);
+            calls.slots[i] = call;
             match self.ask_guards(ctx, service).await {
-                Guarded::Go(recorded) => since[i] = recorded,
+                Guarded::Go(recorded) => calls.since[i] = recorded,
                 Guarded::Failed(result) => {
-                    join.complete(i, result, me.to_string());
+                    join.complete(i, 0, result, me.to_string());
                     continue;
                 }
                 Guarded::Stopped => return StageEnd::Stopped,
             }
-            let timeout_at = self
-                .scenario
-                .service(service)
-                .timeout
-                .map(|t| Instant::now() + self.clock.real(t));
-            let job = RealTask::Call(CallTask {
-                req: Arc::clone(req),
-                call,
+            let submitter = self.submitter_named(me);
+            let launch = Launch {
+                join: &join,
                 index: i,
-                join: Arc::clone(&join),
-            });
-            let Err(job) = self.submit_from(pool, job, self.submitter_named(me)) else {
-                deadlines[i] = timeout_at;
-                continue;
+                pool,
+                me,
+                submitter,
             };
-            match self.reject(ctx, pool, job, progress, me).await {
-                Rejected::Armed => deadlines[i] = timeout_at,
-                Rejected::Completed => {}
-                Rejected::Ends(end) => return end,
+            if let Err(end) = self.launch(ctx, req, launch, &mut calls, progress).await {
+                return end;
             }
         }
-        let mut timers = Timers {
-            deadlines: &mut deadlines,
-            since: &mut since,
-        };
-        self.join_stage(ctx, &join, services, &mut timers, progress)
+        self.join_stage(ctx, req, &join, services, &mut calls, progress)
             .await
+    }
+
+    /// `supplyAsync(call, pool)` for the attempt `calls.slots[index]` of the stage's call
+    /// `index`: its deadline is armed unless its future is already complete; Err when the
+    /// stage ends here (abort, or the run stopped).
+    async fn launch<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        req: &Arc<Req>,
+        launch: Launch<'_>,
+        calls: &mut StageCalls,
+        progress: &mut Progress,
+    ) -> Result<(), StageEnd> {
+        let i = launch.index;
+        let call = calls.slots[i];
+        let timeout_at = self
+            .scenario
+            .service(self.service_of(call))
+            .timeout
+            .map(|t| Instant::now() + self.clock.real(t));
+        let job = RealTask::Call(CallTask {
+            req: Arc::clone(req),
+            call,
+            index: i,
+            attempt: launch.join.attempt(i),
+            join: Arc::clone(launch.join),
+        });
+        let Err(job) = self.submit_from(launch.pool, job, launch.submitter) else {
+            calls.deadlines[i] = timeout_at;
+            return Ok(());
+        };
+        match self
+            .reject(ctx, launch.pool, job, progress, launch.me)
+            .await
+        {
+            Rejected::Armed => calls.deadlines[i] = timeout_at,
+            Rejected::Completed => {}
+            Rejected::Ends(end) => return Err(end),
+        }
+        Ok(())
     }
 
     /// Sequential and semaphore code: the handler makes each call itself (under `semaphore`
@@ -319,41 +372,63 @@ impl World {
             if progress.failed() {
                 return StageEnd::Respond;
             }
-            let read_timeout = self.scenario.service(service).timeout;
-            let call = self.topology.call_number(stage, i);
-            let since = match self.ask_guards(ctx, service).await {
-                Guarded::Go(since) => since,
-                Guarded::Failed(result) => {
-                    self.complete(progress, service, result, me.to_string());
-                    continue;
+            self.first_call_attempt(service);
+            let mut call = self.topology.call_number(stage, i);
+            // resilience4j's synchronous `Retry`: this thread sleeps out each pause and makes
+            // the call again.
+            let result = loop {
+                let Some(result) = self.attempt_inline(ctx, req, call, service).await else {
+                    return StageEnd::Stopped;
+                };
+                let Some(pause) = self.retry_pause(req, call, result) else {
+                    break result;
+                };
+                let wake = self.clock.at(self.clock.now() + pause);
+                if !ctx.sleep_until(wake).await {
+                    return StageEnd::Stopped;
                 }
-                Guarded::Stopped => return StageEnd::Stopped,
+                call = self.slots.next(call);
             };
-            let permit = req.strategy == Strategy::Semaphore;
-            if permit {
-                match self.acquire_permit(ctx, service).await {
-                    Some(true) => {}
-                    Some(false) => {
-                        lock(&self.books).book.services[service.0].rejected += 1;
-                        let full = CallResult::BulkheadFull;
-                        self.tell_breaker(service, since, full);
-                        self.complete(progress, service, full, me.to_string());
-                        continue;
-                    }
-                    None => return StageEnd::Stopped,
-                }
-            }
-            let result = self.perform_call(ctx, req, call, read_timeout).await;
-            if permit {
-                self.release_permit(service);
-            }
-            let Some(result) = result else {
-                return StageEnd::Stopped;
-            };
-            self.tell_breaker(service, since, result);
             self.complete(progress, service, result, me.to_string());
         }
         StageEnd::Done
+    }
+
+    /// One attempt of an inline call: its guards, under `semaphore` its permit, then the call
+    /// with the service's timeout as its read timeout. None when the run stopped.
+    async fn attempt_inline<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        req: &Arc<Req>,
+        call: u16,
+        service: ServiceId,
+    ) -> Option<CallResult> {
+        let read_timeout = self.scenario.service(service).timeout;
+        let since = match self.ask_guards(ctx, service).await {
+            Guarded::Go(since) => since,
+            Guarded::Failed(result) => return Some(result),
+            Guarded::Stopped => return None,
+        };
+        let permit = req.strategy == Strategy::Semaphore;
+        if permit {
+            match self.acquire_permit(ctx, service).await {
+                Some(true) => {}
+                Some(false) => {
+                    lock(&self.books).book.services[service.0].rejected += 1;
+                    let full = CallResult::BulkheadFull;
+                    self.tell_breaker(service, since, full);
+                    return Some(full);
+                }
+                None => return None,
+            }
+        }
+        let result = self.perform_call(ctx, req, call, read_timeout).await;
+        if permit {
+            self.release_permit(service);
+        }
+        let result = result?;
+        self.tell_breaker(service, since, result);
+        Some(result)
     }
 
     /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
@@ -414,14 +489,14 @@ impl World {
             }
             Rejection::FallsBack => {
                 c.join
-                    .complete(c.index, CallResult::Rejected, me.to_string());
+                    .complete(c.index, c.attempt, CallResult::Rejected, me.to_string());
                 return Rejected::Completed;
             }
             Rejection::RunsOnCaller => {
                 let Some(result) = self.perform_call(ctx, &c.req, c.call, None).await else {
                     return Rejected::Ends(StageEnd::Stopped);
                 };
-                c.join.complete(c.index, result, me.to_string());
+                c.join.complete(c.index, c.attempt, result, me.to_string());
                 return Rejected::Completed;
             }
             // With discard-oldest the call dropped is the queue's head, counted as it goes.
@@ -443,22 +518,29 @@ impl World {
     }
 
     /// `allOf(...).join()`: applies completions in the order they happen; `orTimeout` fires
-    /// at each call's deadline.
+    /// at each call's deadline; a completion the call's `[services.retry]` retries reopens
+    /// its future, and resilience4j's scheduler makes the next attempt after the pause.
     async fn join_stage<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
-        join: &StageJoin,
+        req: &Arc<Req>,
+        join: &Arc<StageJoin>,
         services: &[ServiceId],
-        timers: &mut Timers<'_>,
+        calls: &mut StageCalls,
         progress: &mut Progress,
     ) -> StageEnd {
         let mut pending = services.len();
-        let deadlines = &mut *timers.deadlines;
         loop {
             while let Some(c) = join.completions.pop() {
                 let service = services[c.index];
-                let since = timers.since.get_mut(c.index).and_then(Option::take);
+                let since = calls.since.get_mut(c.index).and_then(Option::take);
                 self.tell_breaker(service, since, c.result);
+                if let Some(pause) = self.retry_pause(req, calls.slots[c.index], c.result) {
+                    calls.deadlines[c.index] = None;
+                    let at = self.clock.at(self.clock.now() + pause);
+                    calls.retries[c.index] = Some((at, false));
+                    continue;
+                }
                 self.complete(progress, service, c.result, c.thread);
                 pending -= 1;
             }
@@ -470,11 +552,12 @@ impl World {
             }
             let now = Instant::now();
             let mut next = now + STOP_POLL;
-            for (i, deadline) in deadlines.iter_mut().enumerate() {
+            for (i, deadline) in calls.deadlines.iter_mut().enumerate() {
                 match *deadline {
                     Some(d) if d <= now => {
                         *deadline = None;
-                        if join.complete(i, CallResult::TimedOut, DELAYER.into()) {
+                        let attempt = join.attempt(i);
+                        if join.complete(i, attempt, CallResult::TimedOut, DELAYER.into()) {
                             lock(&self.books).book.services[services[i].0].timeouts += 1;
                         }
                     }
@@ -482,10 +565,77 @@ impl World {
                     None => {}
                 }
             }
+            for i in 0..services.len() {
+                match calls.retries[i] {
+                    Some((at, _)) if at <= now => {
+                        let made = self.retry_call(ctx, req, join, i, calls, progress);
+                        if let Err(end) = made.await {
+                            return end;
+                        }
+                    }
+                    Some((at, _)) => next = next.min(at),
+                    None => {}
+                }
+            }
             if join.completions.is_empty() {
                 ctx.wait(&join.completions, next).await;
             }
         }
+    }
+
+    /// The scheduler makes the next attempt of the stage's call `i`, its pause over: its
+    /// guards first (a limiter's reserved permit brings the scheduler back when it is due; a
+    /// refusal completes the attempt), then its pool.
+    async fn retry_call<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        req: &Arc<Req>,
+        join: &Arc<StageJoin>,
+        i: usize,
+        calls: &mut StageCalls,
+        progress: &mut Progress,
+    ) -> Result<(), StageEnd> {
+        let admitted = calls.retries[i]
+            .take()
+            .is_some_and(|(_, admitted)| admitted);
+        let call = self.slots.next(calls.slots[i]);
+        let service = self.service_of(call);
+        if !admitted && self.guarded {
+            let now = self.clock.now();
+            let admit = lock(&self.guards).admit(service, now);
+            self.arm_breaker_poll();
+            let refused = match admit {
+                Admit::Go { wait, recorded } => {
+                    calls.since[i] = recorded.then_some(now);
+                    if wait > Nanos::ZERO {
+                        calls.retries[i] = Some((self.clock.at(now + wait), true));
+                        return Ok(());
+                    }
+                    None
+                }
+                Admit::NotPermitted => Some(CallResult::NotPermitted),
+                Admit::RateLimited => Some(CallResult::RateLimited),
+            };
+            if let Some(result) = refused {
+                calls.slots[i] = call;
+                let attempt = join.reopen(i);
+                join.complete(i, attempt, result, DELAYER.into());
+                return Ok(());
+            }
+        }
+        calls.slots[i] = call;
+        join.reopen(i);
+        let Some(pool) = self.pool_for(service) else {
+            return Ok(());
+        };
+        let launch = Launch {
+            join,
+            index: i,
+            pool,
+            me: DELAYER,
+            submitter: crate::sim::pool::Submitter::OUTSIDE,
+        };
+        self.launch(ctx, req, launch, calls, progress).await
     }
 
     /// A call dropped by discard or discard-oldest: its future never completes.
@@ -580,7 +730,12 @@ impl World {
         let service = self.service_of(call);
         let svc = self.scenario.service(service);
         lock(&self.books).book.services[service.0].calls += 1;
-        let draw = call_draw(self.scenario.seed, req.id, call as usize, req.attempt, svc);
+        let attempts = Attempts {
+            request: req.attempt,
+            call: self.slots.attempt(call),
+        };
+        let index = usize::from(self.slots.call(call));
+        let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         let fault = lock(&self.faults)[service.0];
         let latency = flow::call_latency(draw.latency, None, fault, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use crate::flow::accept::Listener;
 use crate::flow::permit::Semaphore;
-use crate::flow::{AfterAttempt, CallGuards, CallResult, ClientRetries, Fault};
+use crate::flow::{AfterAttempt, CallGuards, CallResult, CallRetries, ClientRetries, Fault};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::Outcome;
 use crate::scenario::LoadMode;
@@ -46,6 +46,10 @@ pub(super) struct World {
     pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
     /// The clients' retry policy and budget (`[load.retry]`), the engine's rule.
     pub(super) retries: Mutex<ClientRetries>,
+    /// Each service's `[services.retry]`, the engine's rule, and how the attempts of calls
+    /// are numbered.
+    pub(super) call_retries: Mutex<CallRetries>,
+    pub(super) slots: crate::flow::CallSlots,
     /// Each service's circuit breaker and rate limiter, the engine's rule.
     pub(super) guards: Mutex<CallGuards>,
     /// Whether any service has a guard (else nothing is asked).
@@ -216,10 +220,13 @@ pub(super) enum RealTask {
 
 pub(super) struct CallTask {
     pub req: Arc<Req>,
-    /// The call's index in the endpoint (keys its draws).
+    /// The call's number: its index in the endpoint, and which attempt of it this is
+    /// ([`crate::flow::CallSlots`]); keys its draws.
     pub call: u16,
     /// Its index in the stage.
     pub index: usize,
+    /// Which of the stage join's attempts of the call this is (a retry reopens it).
+    pub attempt: u32,
     pub join: Arc<StageJoin>,
 }
 
@@ -229,15 +236,18 @@ impl RealTask {
     pub fn is_stale(&self) -> bool {
         match self {
             RealTask::Handler(_) => false,
-            RealTask::Call(c) => c.join.is_done(c.index),
+            RealTask::Call(c) => c.join.is_done(c.index, c.attempt),
         }
     }
 }
 
 /// The futures of one stage: each completes once (normally, exceptionally, or by `orTimeout`),
-/// and the handler waits on their completions (`allOf(...).join()`).
+/// and the handler waits on their completions (`allOf(...).join()`). A retried call
+/// (`[services.retry]`) reopens its future for the next attempt; the attempt it replaces can no
+/// longer complete it.
 pub(super) struct StageJoin {
-    done: Mutex<Vec<bool>>,
+    /// Each call's current attempt, and whether it has completed.
+    done: Mutex<Vec<(u32, bool)>>,
     pub completions: Mailbox<CallCompletion>,
 }
 
@@ -251,21 +261,45 @@ pub(super) struct CallCompletion {
 impl StageJoin {
     pub fn new(calls: usize) -> Self {
         StageJoin {
-            done: Mutex::new(vec![false; calls]),
+            done: Mutex::new(vec![(0, false); calls]),
             completions: Mailbox::default(),
         }
     }
 
-    pub fn is_done(&self, index: usize) -> bool {
-        lock(&self.done).get(index).copied().unwrap_or(true)
+    /// Attempt `attempt` of call `index` can no longer complete its future.
+    pub fn is_done(&self, index: usize, attempt: u32) -> bool {
+        lock(&self.done)
+            .get(index)
+            .is_none_or(|&(current, done)| done || current != attempt)
     }
 
-    /// Completes future `index` unless it already is; true when this call completed it.
-    pub fn complete(&self, index: usize, result: CallResult, thread: String) -> bool {
+    /// The attempt of call `index` that may complete its future now.
+    pub fn attempt(&self, index: usize) -> u32 {
+        lock(&self.done)
+            .get(index)
+            .map_or(0, |&(current, _)| current)
+    }
+
+    /// The next attempt of call `index` may complete its future (and no earlier one); its
+    /// number.
+    pub fn reopen(&self, index: usize) -> u32 {
+        let mut done = lock(&self.done);
+        match done.get_mut(index) {
+            Some(d) => {
+                *d = (d.0 + 1, false);
+                d.0
+            }
+            None => 0,
+        }
+    }
+
+    /// Attempt `attempt` completes future `index` unless it already is complete, or a later
+    /// attempt replaced this one; true when this call completed it.
+    pub fn complete(&self, index: usize, attempt: u32, result: CallResult, thread: String) -> bool {
         {
             let mut done = lock(&self.done);
             match done.get_mut(index) {
-                Some(d) if !*d => *d = true,
+                Some((current, d)) if !*d && *current == attempt => *d = true,
                 _ => return false,
             }
         }
@@ -286,6 +320,7 @@ pub(super) enum Deferred {
         req: Arc<Req>,
         join: Arc<StageJoin>,
         index: usize,
+        attempt: u32,
         result: CallResult,
         thread: String,
     },
@@ -342,6 +377,8 @@ impl World {
                 .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
                 .collect(),
             retries: Mutex::new(ClientRetries::new(scenario.load.retry)),
+            call_retries: Mutex::new(CallRetries::new(scenario)),
+            slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),
             guarded: guards.any(),
             guards: Mutex::new(guards),
             breaker_poll: Mutex::new(None),
@@ -407,11 +444,12 @@ impl World {
                 req,
                 join,
                 index,
+                attempt,
                 result,
                 thread,
             } => {
                 if !req.server_done() {
-                    join.complete(index, result, thread);
+                    join.complete(index, attempt, result, thread);
                 }
             }
             Deferred::Respond(r) => {

@@ -162,9 +162,9 @@ impl Server {
 }
 
 impl Scenario {
-    /// Whether the clients give up or retry, the server sheds, or a service has a breaker or
-    /// a rate limiter: the run's report then says what they did (retries, requests given up,
-    /// work done for clients that had left, breaker transitions).
+    /// Whether the clients give up or retry, the server sheds, or a service has a breaker, a
+    /// rate limiter or a retry: the run's report then says what they did (retries, requests
+    /// given up, work done for clients that had left, breaker transitions).
     pub fn resilience_in_play(&self) -> bool {
         self.load.timeout.is_some()
             || self.load.retry.is_some()
@@ -175,7 +175,7 @@ impl Scenario {
             || self
                 .services
                 .iter()
-                .any(|s| s.breaker.is_some() || s.rate_limit.is_some())
+                .any(|s| s.breaker.is_some() || s.rate_limit.is_some() || s.retry.is_some())
     }
 
     pub fn service(&self, id: ServiceId) -> &Service {
@@ -246,6 +246,8 @@ pub struct Service {
     pub breaker: Option<super::BreakerConfig>,
     /// A rate limiter in front of its calls.
     pub rate_limit: Option<super::RateLimiterConfig>,
+    /// resilience4j's `Retry` around each call: a failed attempt is made again.
+    pub retry: Option<super::Retry>,
 }
 
 /// Index of a resource in [`Scenario::resources`].

@@ -258,6 +258,7 @@ mod tests {
             pinned: false,
             breaker: None,
             rate_limit: None,
+            retry: None,
         }
     }
 

@@ -159,7 +159,8 @@ pub struct RawLoad {
     pub breaker: Option<RawBreaker>,
 }
 
-/// `[load.retry]`, with resilience4j `Retry`'s defaults (3 attempts, 500 ms apart).
+/// `[load.retry]` and `[services.retry]`, with resilience4j `Retry`'s defaults (3 attempts,
+/// 500 ms apart).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRetry {
@@ -177,7 +178,7 @@ pub struct RawRetry {
     pub max_backoff: Option<DurationText>,
     /// Retries as a share of first attempts.
     pub budget: Option<f64>,
-    /// Which outcomes are retried: `"timeout"`, `"failure"`, `"refused"`.
+    /// Which outcomes are retried: `"timeout"`, `"failure"`, `"refused"`, `"not_permitted"`.
     #[serde(default = "every_outcome")]
     pub on: Vec<String>,
 }
@@ -286,6 +287,8 @@ pub struct RawService {
     pub breaker: Option<RawBreaker>,
     /// `[services.rate_limit]`: resilience4j's `RateLimiter` in front of its calls.
     pub rate_limit: Option<RawRateLimit>,
+    /// `[services.retry]`: resilience4j's `Retry` around each of its calls.
+    pub retry: Option<RawRetry>,
 }
 
 /// `[services.breaker]`, with resilience4j's defaults (`CircuitBreakerConfig.ofDefaults()`).
@@ -593,7 +596,7 @@ fn none() -> String {
     "none".to_owned()
 }
 fn every_outcome() -> Vec<String> {
-    ["timeout", "failure", "refused"]
+    ["timeout", "failure", "refused", "not_permitted"]
         .map(str::to_owned)
         .to_vec()
 }

@@ -52,6 +52,9 @@ pub struct RetryOn {
     pub failure: bool,
     pub timeout: bool,
     pub rejection: bool,
+    /// A call its breaker did not permit (`CallNotPermittedException`), which resilience4j's
+    /// default `Retry` retries like any exception; its guides advise `ignoreExceptions`.
+    pub not_permitted: bool,
 }
 
 /// The sliding window the rates are computed over (`slidingWindowType`, `slidingWindowSize`).

@@ -42,6 +42,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let resources = resources(&check, &raw.resources)?;
     let services = services(&check, &raw.services, &resources)?;
     let endpoint = endpoint(&check, &raw.endpoint, &services)?;
+    call_attempts(&check, &services, &endpoint)?;
     let figures = figures(&check, &raw.figures)?;
     let tour = tour(&check, &raw.tour)?;
     let faults = faults(&check, &raw.faults, &services)?;
@@ -229,7 +230,14 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
     };
     let phases = phases(check, raw, &mode)?;
     let retry = match &raw.retry {
-        Some(r) => Some(retry(check, r, &mode)?),
+        Some(_) if !matches!(mode, LoadMode::Open { .. } | LoadMode::Closed { .. }) => {
+            return Err(check.invalid(
+                "load.retry",
+                "{ ... }",
+                "needs load.mode = \"open\" or \"closed\": only their clients send again",
+            ));
+        }
+        Some(r) => Some(retry(check, "load.retry", r)?),
         None => None,
     };
     let breaker = match &raw.breaker {
@@ -253,20 +261,15 @@ fn load(check: &Checker, raw: &RawLoad, services: &[Service]) -> Result<Load, Sc
     })
 }
 
-/// `[load.retry]`: a client's retries of a whole request.
-fn retry(check: &Checker, raw: &RawRetry, mode: &LoadMode) -> Result<Retry, ScenarioError> {
-    if !matches!(mode, LoadMode::Open { .. } | LoadMode::Closed { .. }) {
-        return Err(check.invalid(
-            "load.retry",
-            "{ ... }",
-            "needs load.mode = \"open\" or \"closed\": only their clients send again",
-        ));
-    }
-    let attempts = check.count("load.retry.attempts", raw.attempts, 1..=100)?;
+/// `[load.retry]` (a client's retries of a whole request) or `[services.retry]` (resilience4j's
+/// `Retry` around each call), at `path`.
+fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
+    let attempts = check.count(&field("attempts"), raw.attempts, 1..=100)?;
     let multiplier = raw.multiplier;
     if !(multiplier.is_finite() && (1.0..=10.0).contains(&multiplier)) {
         return Err(check.invalid(
-            "load.retry.multiplier",
+            &field("multiplier"),
             crate::scenario::short_number(multiplier),
             "is out of range: allowed 1.0..=10.0 (1 keeps the pause fixed)",
         ));
@@ -277,35 +280,35 @@ fn retry(check: &Checker, raw: &RawRetry, mode: &LoadMode) -> Result<Retry, Scen
         ("none", Some(f)) if f.is_finite() && f > 0.0 && f < 1.0 => Jitter::Randomized(f),
         ("none", Some(f)) => {
             return Err(check.invalid(
-                "load.retry.randomization",
+                &field("randomization"),
                 crate::scenario::short_number(f),
                 "is out of range: allowed > 0 and < 1 (resilience4j's randomizationFactor)",
             ));
         }
         ("full", Some(_)) => {
             return Err(check.invalid(
-                "load.retry.randomization",
+                &field("randomization"),
                 "(set)",
                 "cannot be combined with jitter = \"full\": give one of them",
             ));
         }
         (other, _) => {
             return Err(check.invalid(
-                "load.retry.jitter",
+                &field("jitter"),
                 quoted(other),
                 "is not allowed: expected \"none\" or \"full\" (or give randomization)",
             ));
         }
     };
     let max_wait = match &raw.max_backoff {
-        Some(text) => Some(check.positive_duration("load.retry.max_backoff", text)?),
+        Some(text) => Some(check.positive_duration(&field("max_backoff"), text)?),
         None => None,
     };
     let budget = match raw.budget {
         Some(b) if b.is_finite() && b > 0.0 && b <= 10.0 => Some(b),
         Some(b) => {
             return Err(check.invalid(
-                "load.retry.budget",
+                &field("budget"),
                 crate::scenario::short_number(b),
                 "is out of range: allowed > 0 and <= 10 (retries per first attempt)",
             ));
@@ -318,11 +321,13 @@ fn retry(check: &Checker, raw: &RawRetry, mode: &LoadMode) -> Result<Retry, Scen
             "timeout" => on.timeout = true,
             "failure" => on.failure = true,
             "refused" => on.rejection = true,
+            "not_permitted" => on.not_permitted = true,
             other => {
                 return Err(check.invalid(
-                    &format!("load.retry.on.{i}"),
+                    &field(&format!("on.{i}")),
                     quoted(other),
-                    "is not allowed: expected \"timeout\", \"failure\" or \"refused\"",
+                    "is not allowed: expected \"timeout\", \"failure\", \"refused\" or \
+                     \"not_permitted\"",
                 ));
             }
         }
@@ -330,7 +335,7 @@ fn retry(check: &Checker, raw: &RawRetry, mode: &LoadMode) -> Result<Retry, Scen
     Ok(Retry {
         attempts,
         backoff: Backoff {
-            wait: check.duration("load.retry.backoff", &raw.backoff)?,
+            wait: check.duration(&field("backoff"), &raw.backoff)?,
             multiplier,
             jitter,
             max_wait,
@@ -590,6 +595,10 @@ fn service(
         },
         rate_limit: match &raw.rate_limit {
             Some(l) => Some(rate_limit(check, &format!("{path}.rate_limit"), l)?),
+            None => None,
+        },
+        retry: match &raw.retry {
+            Some(r) => Some(retry(check, &format!("{path}.retry"), r)?),
             None => None,
         },
     })
@@ -855,6 +864,33 @@ fn fan_out(
         ));
     }
     Ok(fan_out)
+}
+
+/// Every attempt of every call of a request has a number of its own: the calls per request
+/// times the most attempts of a `[services.retry]` stay within [`crate::flow::MAX_CALL_ATTEMPTS`].
+fn call_attempts(
+    check: &Checker,
+    services: &[Service],
+    endpoint: &Endpoint,
+) -> Result<(), ScenarioError> {
+    let calls: usize = endpoint.stages.iter().map(Vec::len).sum();
+    for (i, s) in services.iter().enumerate() {
+        let Some(retry) = &s.retry else { continue };
+        let slots = calls * retry.attempts as usize;
+        if slots > crate::flow::MAX_CALL_ATTEMPTS {
+            let most = crate::flow::MAX_CALL_ATTEMPTS / calls.max(1);
+            return Err(check.invalid(
+                &format!("services[{i}].retry.attempts"),
+                retry.attempts,
+                format!(
+                    "is out of range with {calls} calls per request: allowed 1..={most} \
+                     (calls x attempts at most {})",
+                    crate::flow::MAX_CALL_ATTEMPTS
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `[[faults]]`: each names a service, a time, and exactly one of fail, hang or slow (the

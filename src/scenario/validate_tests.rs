@@ -684,6 +684,33 @@ fn client_retries_name_each_bad_field_and_its_range() {
 }
 
 #[test]
+fn call_retries_name_each_bad_field_and_the_attempts_a_request_can_number() {
+    assert_mentions(
+        &rejection(&["services.user.retry.attempts=0"]),
+        &["services[0].retry.attempts = 0", "1..=100"],
+    );
+    assert_mentions(
+        &rejection(&["services.orders.retry.on=[\"open\"]"]),
+        &["services[1].retry.on.0 = \"open\"", "\"not_permitted\""],
+    );
+    // 2 services x 5,000 = 10,000 calls per request: at most 6 attempts each fit in 65,536.
+    assert_mentions(
+        &rejection(&["endpoint.fan_out=5000", "services.user.retry.attempts=7"]),
+        &[
+            "services[0].retry.attempts = 7",
+            "10000 calls per request",
+            "1..=6",
+        ],
+    );
+    let s = scenario(&["endpoint.fan_out=5000", "services.user.retry.attempts=6"]);
+    let retry = s.services[0].retry.expect("a retry policy");
+    assert_eq!(retry.attempts, 6);
+    assert!(retry.on.timeout && retry.on.failure && retry.on.rejection && retry.on.not_permitted);
+    // A call's retry needs no open or closed load, unlike a client's.
+    assert!(s.load.retry.is_none());
+}
+
+#[test]
 fn breakers_rate_limits_and_timed_faults_name_each_bad_field() {
     assert_mentions(
         &rejection(&["services.user.breaker.failure_rate=0"]),

@@ -15,6 +15,7 @@ const STREAM_ARRIVAL: u64 = 1 << 32;
 const STREAM_TURNAROUND: u64 = (1 << 32) + 1;
 const STREAM_POST_RESPONSE: u64 = (1 << 32) + 2;
 const STREAM_RETRY: u64 = (1 << 32) + 3;
+const STREAM_CALL_RETRY: u64 = 3 << 32;
 const STREAM_PROBES: u64 = 2 << 32;
 
 /// SplitMix64's finaliser: a strong 64-bit mix, so nearby keys give unrelated generators.
@@ -48,21 +49,37 @@ pub struct CallDraw {
     pub hang_u: f64,
 }
 
-/// Where a call's attempt number goes in its stream key: above every call index and every
+/// Where a request's attempt number goes in its stream key: above every call index and every
 /// other stream, so attempt 0 keeps the stream of the call itself.
 const ATTEMPT_SHIFT: u32 = 40;
+/// Where a call's own attempt number goes (`[services.retry]`): above the request's.
+const CALL_ATTEMPT_SHIFT: u32 = 56;
 
-/// Draws attempt `attempt` (0: the first) of call `call` (its index in the endpoint) of
-/// request `request`. Each attempt of a retried call draws anew; attempt 0 draws what the
-/// call always drew.
+/// Which attempt a call's draw is of: the request's (a client's retry) and the call's own
+/// (`[services.retry]`), both 0 for a first attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Attempts {
+    pub request: u32,
+    pub call: u32,
+}
+
+impl Attempts {
+    fn key(self) -> u64 {
+        (u64::from(self.request) << ATTEMPT_SHIFT) | (u64::from(self.call) << CALL_ATTEMPT_SHIFT)
+    }
+}
+
+/// Draws the attempt `attempts` of call `call` (its index in the endpoint) of request
+/// `request`. Each attempt of a retried request or call draws anew; a first attempt draws
+/// what the call always drew.
 pub fn call_draw(
     seed: u64,
     request: u64,
     call: usize,
-    attempt: u32,
+    attempts: Attempts,
     service: &Service,
 ) -> CallDraw {
-    let stream = call as u64 | (u64::from(attempt) << ATTEMPT_SHIFT);
+    let stream = call as u64 | attempts.key();
     let mut rng = keyed(seed, request, stream);
     let fail_u: f64 = rng.random();
     let hang_u: f64 = rng.random();
@@ -88,6 +105,17 @@ pub fn turnaround_exp(seed: u64, request: u64) -> f64 {
 pub fn retry_u(seed: u64, request: u64, attempt: u32) -> f64 {
     let stream = STREAM_RETRY | (u64::from(attempt) << ATTEMPT_SHIFT);
     keyed(seed, request, stream).random()
+}
+
+/// Uniform in [0, 1): the jitter of the pause before attempt `attempts.call` (from 1) of call
+/// `call` of `request`.
+pub fn call_retry_u(seed: u64, request: u64, call: usize, attempts: Attempts) -> f64 {
+    keyed(
+        seed,
+        request,
+        STREAM_CALL_RETRY | call as u64 | attempts.key(),
+    )
+    .random()
 }
 
 /// A standard exponential for the server thread's work after writing the response to
@@ -140,6 +168,11 @@ fn sample_latency(latency: &Latency, rng: &mut Xoshiro256PlusPlus) -> Nanos {
 mod tests {
     use super::*;
 
+    /// A client's attempt `n` of the request, the call's first.
+    fn at(request: u32) -> Attempts {
+        Attempts { request, call: 0 }
+    }
+
     fn service(latency: Latency) -> Service {
         Service {
             name: "s".into(),
@@ -153,6 +186,7 @@ mod tests {
             pinned: false,
             breaker: None,
             rate_limit: None,
+            retry: None,
         }
     }
 
@@ -161,14 +195,39 @@ mod tests {
         let s = service(Latency::Exponential {
             mean: Nanos::from_millis(100),
         });
-        assert_eq!(call_draw(7, 3, 1, 0, &s), call_draw(7, 3, 1, 0, &s));
-        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(8, 3, 1, 0, &s));
-        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(7, 4, 1, 0, &s));
-        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(7, 3, 2, 0, &s));
+        assert_eq!(call_draw(7, 3, 1, at(0), &s), call_draw(7, 3, 1, at(0), &s));
+        assert_ne!(call_draw(7, 3, 1, at(0), &s), call_draw(8, 3, 1, at(0), &s));
+        assert_ne!(call_draw(7, 3, 1, at(0), &s), call_draw(7, 4, 1, at(0), &s));
+        assert_ne!(call_draw(7, 3, 1, at(0), &s), call_draw(7, 3, 2, at(0), &s));
         // A retried call draws anew, and no attempt of one call meets another call's draws.
-        assert_ne!(call_draw(7, 3, 1, 0, &s), call_draw(7, 3, 1, 1, &s));
-        assert_ne!(call_draw(7, 3, 1, 1, &s), call_draw(7, 3, 1, 2, &s));
-        assert_ne!(call_draw(7, 3, 1, 1, &s), call_draw(7, 3, 2, 1, &s));
+        assert_ne!(call_draw(7, 3, 1, at(0), &s), call_draw(7, 3, 1, at(1), &s));
+        assert_ne!(call_draw(7, 3, 1, at(1), &s), call_draw(7, 3, 1, at(2), &s));
+        assert_ne!(call_draw(7, 3, 1, at(1), &s), call_draw(7, 3, 2, at(1), &s));
+        // A call's own retry draws anew too, and apart from the client's retries.
+        let call_retry = Attempts {
+            request: 0,
+            call: 1,
+        };
+        assert_ne!(
+            call_draw(7, 3, 1, at(0), &s),
+            call_draw(7, 3, 1, call_retry, &s)
+        );
+        assert_ne!(
+            call_draw(7, 3, 1, at(1), &s),
+            call_draw(7, 3, 1, call_retry, &s)
+        );
+        assert_ne!(
+            call_retry_u(7, 3, 1, call_retry),
+            call_retry_u(
+                7,
+                3,
+                1,
+                Attempts {
+                    request: 0,
+                    call: 2
+                }
+            )
+        );
     }
 
     #[test]
@@ -180,7 +239,7 @@ mod tests {
         let mut rng = keyed(7, 3, 1);
         let fail_u: f64 = rng.random();
         let hang_u: f64 = rng.random();
-        let d = call_draw(7, 3, 1, 0, &s);
+        let d = call_draw(7, 3, 1, at(0), &s);
         assert_eq!((d.fail_u, d.hang_u), (fail_u, hang_u));
     }
 
@@ -191,7 +250,7 @@ mod tests {
         });
         let n = 200_000u64;
         let mean: f64 = (0..n)
-            .map(|r| call_draw(1, r, 0, 0, &exp).latency.as_millis_f64())
+            .map(|r| call_draw(1, r, 0, at(0), &exp).latency.as_millis_f64())
             .sum::<f64>()
             / n as f64;
         assert!((mean - 100.0).abs() < 1.0, "mean {mean}");
@@ -201,7 +260,7 @@ mod tests {
             p99: Nanos::from_millis(400),
         });
         let mut xs: Vec<f64> = (0..n)
-            .map(|r| call_draw(2, r, 0, 0, &ln).latency.as_millis_f64())
+            .map(|r| call_draw(2, r, 0, at(0), &ln).latency.as_millis_f64())
             .collect();
         xs.sort_by(f64::total_cmp);
         let p50 = xs[(n / 2) as usize];
@@ -221,9 +280,9 @@ mod tests {
             max: Nanos::from_millis(300),
         });
         for r in 0..10_000 {
-            let u = call_draw(3, r, 0, 0, &uniform).latency;
+            let u = call_draw(3, r, 0, at(0), &uniform).latency;
             assert!(u >= Nanos::from_millis(100) && u <= Nanos::from_millis(300));
-            assert!(call_draw(3, r, 0, 0, &normal).latency >= Nanos::ZERO);
+            assert!(call_draw(3, r, 0, at(0), &normal).latency >= Nanos::ZERO);
         }
     }
 
@@ -237,7 +296,7 @@ mod tests {
         let s = service(Latency::Empirical(values.clone()));
         let mut seen = [false; 3];
         for r in 0..1000 {
-            let l = call_draw(4, r, 0, 0, &s).latency;
+            let l = call_draw(4, r, 0, at(0), &s).latency;
             let i = values.iter().position(|v| *v == l).expect("a listed value");
             seen[i] = true;
         }

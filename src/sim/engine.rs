@@ -105,6 +105,13 @@ pub(super) enum Event {
     Retry { slot: u32 },
     /// A caller's reserved rate-limiter permit is due: its call goes on.
     RatePermit { req: ReqRef, call: u16 },
+    /// Attempt `call` of a retried call (`[services.retry]`) is made now, its pause over;
+    /// `admitted` once its guards have let it through (a limiter's permit was waited for).
+    CallRetry {
+        req: ReqRef,
+        call: u16,
+        admitted: bool,
+    },
     /// The endpoint's rate limiter's reserved permit is due: the handler serves the request.
     DoorPermit { req: ReqRef },
     /// `[[faults]]` entry `index` starts, or ends (`heal`).
@@ -194,6 +201,9 @@ pub struct Engine {
     pub(super) retries: super::retry::Retries,
     /// Each service's circuit breaker and rate limiter.
     pub(super) guards: super::guard::Guards,
+    /// Each service's `[services.retry]`, and how the attempts of calls are numbered.
+    pub(super) call_retries: crate::flow::CallRetries,
+    pub(super) slots: crate::flow::CallSlots,
 }
 
 impl Engine {
@@ -251,6 +261,8 @@ impl Engine {
             trace: None,
             retries: super::retry::Retries::new(scenario.load.retry),
             guards: super::guard::Guards::new(scenario),
+            call_retries: crate::flow::CallRetries::new(scenario),
+            slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),
         };
         engine.start_load();
         engine
@@ -618,6 +630,11 @@ impl Engine {
             Event::Phase { index } => self.on_phase(index),
             Event::Retry { slot } => self.on_retry(slot),
             Event::RatePermit { req, call } => self.on_rate_permit(req, call),
+            Event::CallRetry {
+                req,
+                call,
+                admitted,
+            } => self.on_call_retry(req, call, admitted),
             Event::BreakerPoll => self.on_breaker_poll(),
             Event::TimedFault { index, heal } => self.on_timed_fault(index, heal),
             Event::DoorPermit { req } => self.on_door_permit(req),

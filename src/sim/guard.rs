@@ -103,7 +103,7 @@ impl Engine {
     }
 
     /// Schedules the breakers' next timed transition, unless it is already scheduled.
-    fn arm_breaker_poll(&mut self) {
+    pub(super) fn arm_breaker_poll(&mut self) {
         let next = self.guards.calls.next_poll();
         if next.is_some() && next != self.guards.poll_at {
             self.guards.poll_at = next;

@@ -6,7 +6,7 @@ use crate::metrics::Outcome;
 use crate::scenario::{LoadMode, Ramp, ServiceId, Strategy};
 use crate::time::Nanos;
 
-use super::draw::{arrival_exp, call_draw};
+use super::draw::{Attempts, arrival_exp, call_draw};
 use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
 use super::guard::Asked;
 use super::pool::{Admission, AfterTask, Slot};
@@ -259,6 +259,9 @@ impl Engine {
             };
             req.next_call += 1;
             let call = self.topology.call_number(stage, i);
+            if self.call_retries.any() {
+                self.first_call_attempt(service);
+            }
             match self.ask_guards(r, call, service) {
                 Asked::Go => {}
                 Asked::Failed => continue,
@@ -307,7 +310,7 @@ impl Engine {
 
     /// `supplyAsync(call, pool)`. Returns false when submission stops (abort, or the call
     /// now runs on the submitting thread).
-    fn submit_call(
+    pub(super) fn submit_call(
         &mut self,
         r: ReqRef,
         call: u16,
@@ -363,6 +366,11 @@ impl Engine {
                     req.verdict.reject(service);
                 }
                 self.respond(r);
+            }
+            // A retry the scheduler submitted completes on the scheduler's thread.
+            Rejection::FallsBack if submitter.is_none() => {
+                self.set_phase(r, call, CallPhase::Dropped);
+                self.complete_future(r, call, CallResult::Rejected, ThreadRef::Delayer);
             }
             Rejection::FallsBack => self.complete_at_once(r, call, CallResult::Rejected),
             Rejection::RunsOnCaller => self.start_inline(r, call, submitter, None),
@@ -454,7 +462,9 @@ impl Engine {
         self.proceed(r, call);
     }
 
-    /// Runs a call on the submitting thread, pausing its submission loop.
+    /// Runs a call on the submitting thread, pausing its submission loop; with no submitter
+    /// (a retry that resilience4j's scheduler made) on the scheduler's thread, and the
+    /// request's submission goes on.
     pub(super) fn start_inline(
         &mut self,
         r: ReqRef,
@@ -462,13 +472,16 @@ impl Engine {
         thread: Option<ThreadRef>,
         read_timeout: Option<Nanos>,
     ) {
+        let pauses = thread.is_some();
         let thread = thread.unwrap_or(ThreadRef::Delayer);
         self.count_outstanding(r);
         let latency = self.begin_call(r, call, thread, true);
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.submitting = Submitting::Inline(call);
+        if pauses {
+            req.submitting = Submitting::Inline(call);
+        }
         if let Some(timeout) = flow::read_timeout_cut(read_timeout, latency) {
             let c = &mut req.calls[call as usize];
             c.cut_by_timeout = true;
@@ -485,7 +498,12 @@ impl Engine {
             return Nanos::ZERO;
         };
         let svc = &self.scenario.services[service.0];
-        let draw = call_draw(self.scenario.seed, req.id, call as usize, req.attempt, svc);
+        let attempts = Attempts {
+            request: req.attempt,
+            call: self.slots.attempt(call),
+        };
+        let index = usize::from(self.slots.call(call));
+        let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         // A replayed request takes the latency its trace row recorded.
         let recorded = match &self.load {
             LoadMode::Trace { rows } => usize::try_from(req.id - 1)
@@ -552,10 +570,17 @@ impl Engine {
         if !future_done && !server_done {
             self.complete_future(r, call, result, thread);
         }
-        if inline {
-            if let Some(req) = self.requests.get_mut(r) {
-                req.submitting = Submitting::Free;
-            }
+        // A call made inline frees its submitter, unless that thread now sleeps before
+        // retrying it, or the call ran on the retry scheduler.
+        let resumes = inline
+            && self.requests.get_mut(r).is_some_and(|req| {
+                let resumes = req.submitting == Submitting::Inline(call);
+                if resumes {
+                    req.submitting = Submitting::Free;
+                }
+                resumes
+            });
+        if resumes {
             self.submit_calls(r);
         }
         // The thread moves on unless it is the handler (which carries on with its request)
@@ -567,10 +592,11 @@ impl Engine {
     }
 
     fn holds_inline(&self, r: ReqRef, thread: ThreadRef) -> bool {
-        self.requests.get(r).is_some_and(|q| {
-            q.submitting
+        self.requests.get(r).is_some_and(|q| match q.submitting {
+            Submitting::RetryWait { thread: t, .. } => t == thread,
+            s => s
                 .inline_call()
-                .is_some_and(|c| q.calls[c as usize].thread == Some(thread))
+                .is_some_and(|c| q.calls[c as usize].thread == Some(thread)),
         })
     }
 
@@ -600,6 +626,9 @@ impl Engine {
         let service = self.service_of(call);
         let has_fallback = self.scenario.service(service).fallback.is_some();
         self.tell_breaker(r, call, result);
+        if self.call_retries.any() && self.retries_call(r, call, result) {
+            return;
+        }
         let stage_len;
         {
             let Some(req) = self.requests.get_mut(r) else {

@@ -4,6 +4,7 @@
 //! clock, no async runtime, no UI. [`Engine`] plays a [`Scenario`](crate::scenario::Scenario):
 //! `advance_to`, `step`, `next_event_time`, `snapshot`, and live [`Command`]s.
 
+mod call_retry;
 mod command;
 mod connection;
 pub mod draw;

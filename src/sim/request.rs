@@ -159,6 +159,9 @@ pub(super) enum Submitting {
     Spawning { call: u16, thread: ThreadRef },
     /// Parked in the rate limiter's `acquirePermission` until its reserved permit is due.
     RateWait(u16),
+    /// Sleeping out a retry's pause (resilience4j's synchronous `Retry`) before making
+    /// attempt `call` itself; `thread` is the submitting thread that sleeps.
+    RetryWait { call: u16, thread: ThreadRef },
 }
 
 impl Submitting {
@@ -217,7 +220,7 @@ pub(super) struct Call {
 }
 
 impl Call {
-    const NEW: Call = Call {
+    pub(super) const NEW: Call = Call {
         phase: CallPhase::NotSubmitted,
         thread: None,
         future_done: false,

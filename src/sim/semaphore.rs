@@ -75,7 +75,10 @@ impl Engine {
         req.calls[call as usize].phase = CallPhase::Dropped;
         let thread = req.submitter.unwrap_or(ThreadRef::Delayer);
         self.complete_future(r, call, result, thread);
-        if let Some(req) = self.requests.get_mut(r) {
+        // Unless the submitter now sleeps before retrying the call.
+        if let Some(req) = self.requests.get_mut(r)
+            && req.submitting == Submitting::Inline(call)
+        {
             req.submitting = Submitting::Free;
         }
     }

@@ -296,13 +296,20 @@ impl Topology {
         }
     }
 
-    /// The service call number `call` goes to.
+    /// The service call number `call` goes to; a retried call's later attempts
+    /// ([`crate::flow::CallSlots`]) go where its first went.
     pub fn service_of(&self, call: u16) -> ServiceId {
         // Calls are numbered from the endpoint, so every number has a service.
+        let calls = self.call_services.len().max(1);
         self.call_services
-            .get(call as usize)
+            .get(call as usize % calls)
             .copied()
             .unwrap_or(ServiceId(0))
+    }
+
+    /// How the attempts of a request's calls are numbered.
+    pub fn call_slots(&self) -> crate::flow::CallSlots {
+        crate::flow::CallSlots::new(self.call_services.len())
     }
 }
 

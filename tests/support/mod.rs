@@ -107,3 +107,35 @@ use = "sequential"
 pub fn tomcat_scenario(count: u32, server: &str) -> String {
     one_call(&format!("mode = \"batch\"\ncount = {count}"), server)
 }
+
+/// One request whose one call, to a service taking `latency` with a 1 s timeout and a
+/// fallback, is retried as `retry` says (the lines of `[services.retry]`), under `strategy`
+/// (the lines of `[strategy]` and its tables), after the lines of `extra` (faults, say).
+pub fn retried_call(latency: &str, retry: &str, strategy: &str, extra: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "retried-call"
+[load]
+mode = "batch"
+count = 1
+[server]
+threads = 10
+[[services]]
+name = "svc"
+latency = "{latency}"
+timeout = "1s"
+fallback = "empty"
+[services.retry]
+{retry}
+{extra}
+[endpoint]
+calls = ["svc"]
+[strategy]
+{strategy}
+"#
+    )
+}
+
+/// `[strategy]` lines: the call goes to a bulkhead of one thread with a queue.
+pub const ONE_THREAD_BULKHEAD: &str = "use = \"bulkhead\"\n[[strategy.bulkhead]]\nname = \"B\"\nservices = [\"svc\"]\ncore = 1\nmax = 1\nqueue = 10";

@@ -1,0 +1,153 @@
+//! resilience4j's `Retry` around each call of a service (`[services.retry]`): an attempt whose
+//! result the policy retries does not complete the call's future; after the policy's pause
+//! the call is made again, through its guards and its pool, with a timeout of its own and new
+//! draws. The attempt it replaces may still be running (a timeout does not stop it).
+//!
+//! Who makes the next attempt follows the decoration: synchronous code (sequential,
+//! semaphore) sleeps on the thread that made the call (`Retry.decorateSupplier`), while a
+//! `CompletableFuture` is retried from resilience4j's scheduler
+//! (`Retry.decorateCompletionStage`), so the request's submission goes on meanwhile.
+
+use crate::flow::{AfterAttempt, CallResult};
+use crate::scenario::ServiceId;
+
+use super::draw::{Attempts, call_retry_u};
+use super::engine::{Engine, Event, ThreadRef};
+use super::guard::Asked;
+use super::request::{Call, ReqRef, Submitting};
+
+impl Engine {
+    /// The first attempt of a call of `service` is made (it feeds the retry budget).
+    pub(super) fn first_call_attempt(&mut self, service: ServiceId) {
+        if self.call_retries.retries(service) {
+            self.call_retries.first_attempt(service);
+            self.book.services[service.0].first_attempts += 1;
+        }
+    }
+
+    /// Attempt `call` of `r` ended with `result`: true when the policy makes the call again,
+    /// whose future then stays pending.
+    pub(super) fn retries_call(&mut self, r: ReqRef, call: u16, result: CallResult) -> bool {
+        let service = self.service_of(call);
+        let attempt = self.slots.attempt(call);
+        match self.call_retries.after(service, attempt, result) {
+            AfterAttempt::Final => return false,
+            AfterAttempt::GivesUp => {
+                self.book.services[service.0].retries_exhausted += 1;
+                return false;
+            }
+            AfterAttempt::Again => {}
+        }
+        let next = self.slots.next(call);
+        let (seed, now) = (self.scenario.seed, self.now);
+        let Some(req) = self.requests.get_mut(r) else {
+            return false;
+        };
+        req.calls[call as usize].future_done = true;
+        let needed = usize::from(next) + 1;
+        if req.calls.len() < needed {
+            req.calls.resize(needed, Call::NEW);
+        }
+        // The pause keeps the request alive, as a running call does.
+        req.outstanding += 1;
+        let attempts = Attempts {
+            request: req.attempt,
+            call: attempt + 1,
+        };
+        let u = call_retry_u(seed, req.id, usize::from(self.slots.call(call)), attempts);
+        if req.strategy.calls_inline() && req.submitting == Submitting::Inline(call) {
+            let thread = req.submitter.unwrap_or(ThreadRef::Delayer);
+            req.submitting = Submitting::RetryWait { call: next, thread };
+        }
+        self.book.services[service.0].retries += 1;
+        let pause = self.call_retries.pause(service, attempt + 1, u);
+        self.schedule(
+            now + pause,
+            Event::CallRetry {
+                req: r,
+                call: next,
+                admitted: false,
+            },
+        );
+        true
+    }
+
+    /// A retried call's pause is over: attempt `call` is made, by the thread that slept or
+    /// by the scheduler.
+    pub(super) fn on_call_retry(&mut self, r: ReqRef, call: u16, admitted: bool) {
+        let service = self.service_of(call);
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.outstanding -= 1;
+        if req.serving.done() {
+            self.requests.release_if_done(r);
+            return;
+        }
+        if matches!(req.submitting, Submitting::RetryWait { call: c, .. } if c == call) {
+            req.submitting = Submitting::Free;
+            let go = match self.ask_guards(r, call, service) {
+                Asked::Go => self.make_call(r, call, service),
+                Asked::Failed => true,
+                Asked::Parked => false,
+            };
+            if go {
+                self.submit_calls(r);
+            }
+            return;
+        }
+        if !admitted && !self.scheduler_asks_guards(r, call, service) {
+            return;
+        }
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        match self.pool_for(req.strategy, service) {
+            Some(pool) => {
+                self.submit_call(r, call, service, pool, None);
+            }
+            None => {
+                let read_timeout = self.scenario.service(service).timeout;
+                self.start_inline(r, call, None, read_timeout);
+            }
+        }
+    }
+
+    /// The scheduler asks a retry's guards: true to make it now. A limiter's reserved
+    /// permit makes the scheduler come back when it is due; a refusal completes the attempt.
+    fn scheduler_asks_guards(&mut self, r: ReqRef, call: u16, service: ServiceId) -> bool {
+        if !self.guards.any {
+            return true;
+        }
+        let now = self.now;
+        let result = match self.guards.calls.admit(service, now) {
+            crate::flow::Admit::Go { wait, recorded } => {
+                self.arm_breaker_poll();
+                let Some(req) = self.requests.get_mut(r) else {
+                    return false;
+                };
+                req.calls[call as usize].breaker_since = recorded.then_some(now);
+                if wait == crate::time::Nanos::ZERO {
+                    return true;
+                }
+                req.outstanding += 1;
+                let admitted = Event::CallRetry {
+                    req: r,
+                    call,
+                    admitted: true,
+                };
+                self.schedule(now + wait, admitted);
+                return false;
+            }
+            crate::flow::Admit::NotPermitted => CallResult::NotPermitted,
+            crate::flow::Admit::RateLimited => CallResult::RateLimited,
+        };
+        self.arm_breaker_poll();
+        if let Some(req) = self.requests.get_mut(r) {
+            req.calls[call as usize].phase = super::request::CallPhase::Dropped;
+        }
+        self.complete_future(r, call, result, ThreadRef::Delayer);
+        self.requests.release_if_done(r);
+        false
+    }
+}

@@ -137,6 +137,21 @@ pub struct ResilienceReport {
     /// Calls each rate-limited service's limiter refused, by service name.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub rate_limited: std::collections::BTreeMap<String, u64>,
+    /// Each service's `[services.retry]`, by service name.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub call_retries: std::collections::BTreeMap<String, CallRetryReport>,
+}
+
+/// What a service's `[services.retry]` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallRetryReport {
+    /// Attempts of its calls made again.
+    pub retries: u64,
+    /// Attempts per call: (first attempts + retries) / first attempts.
+    pub attempts_per_call: f64,
+    /// Calls whose last attempt failed (attempts out, or the budget spent): the result went
+    /// to the fallback, or failed the request.
+    pub exhausted: u64,
 }
 
 impl BreakerReport {
@@ -192,6 +207,21 @@ impl ResilienceReport {
                 .iter()
                 .filter(|s| s.rate_limited > 0)
                 .map(|s| (s.name.clone(), s.rate_limited))
+                .collect(),
+            call_retries: snap
+                .services
+                .iter()
+                .filter(|s| s.stats.first_attempts > 0)
+                .map(|s| {
+                    let st = &s.stats;
+                    let report = CallRetryReport {
+                        retries: st.retries,
+                        attempts_per_call: (st.first_attempts + st.retries) as f64
+                            / st.first_attempts as f64,
+                        exhausted: st.retries_exhausted,
+                    };
+                    (s.name.clone(), report)
+                })
                 .collect(),
         }
     }

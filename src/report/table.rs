@@ -189,7 +189,7 @@ fn headline(r: &RunReport, out: &mut String) {
     if let Some(x) = &r.resilience {
         let _ = writeln!(
             out,
-            "Resilience: {} retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
+            "Resilience: {} client retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
             x.retries, x.attempts_per_request, x.gave_up, x.shed, x.wasted_work_s
         );
         let client = x
@@ -217,6 +217,13 @@ fn headline(r: &RunReport, out: &mut String) {
                 } else {
                     moves.join(", ")
                 }
+            );
+        }
+        for (service, c) in &x.call_retries {
+            let _ = writeln!(
+                out,
+                "Retry {service}: {} attempts made again ({:.2} attempts per call), {} calls out of attempts",
+                c.retries, c.attempts_per_call, c.exhausted
             );
         }
         for (service, n) in &x.rate_limited {

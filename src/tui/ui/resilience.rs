@@ -1,5 +1,5 @@
 //! The resilience patterns at work: the clients' retries, shedding and the work done for
-//! clients that had left, each service's circuit breaker and rate limiter, and goodput
+//! clients that had left, each service's circuit breaker, rate limiter and retry, and goodput
 //! second by second, where a metastable failure shows as the bars that do not come back
 //! after a spike.
 //!
@@ -47,12 +47,12 @@ pub fn height(scenario: &Scenario) -> u16 {
     (4 + STRIP_ROWS).saturating_add(guarded)
 }
 
-/// Services with a breaker or a rate limiter, and the clients' own breaker.
+/// Services with a breaker, a rate limiter or a retry, and the clients' own breaker.
 fn guarded(scenario: &Scenario) -> usize {
     let services = scenario
         .services
         .iter()
-        .filter(|s| s.breaker.is_some() || s.rate_limit.is_some())
+        .filter(|s| s.breaker.is_some() || s.rate_limit.is_some() || s.retry.is_some())
         .count();
     services + usize::from(scenario.load.breaker.is_some())
 }
@@ -89,11 +89,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             rate_limited: 0,
         });
     let services = snapshot.services.iter().enumerate().filter_map(|(i, s)| {
-        let limited = scenario.services.get(i)?.rate_limit.is_some();
-        (s.breaker.is_some() || limited).then_some((s, limited))
+        let service = scenario.services.get(i)?;
+        let has = Has {
+            limiter: service.rate_limit.is_some(),
+            retry: service.retry.is_some(),
+        };
+        (s.breaker.is_some() || has.limiter || has.retry).then_some((s, has))
     });
-    let guarded: Vec<(&crate::sim::ServiceSnapshot, bool)> =
-        clients.iter().map(|c| (c, false)).chain(services).collect();
+    let guarded: Vec<(&crate::sim::ServiceSnapshot, Has)> = clients
+        .iter()
+        .map(|c| (c, Has::default()))
+        .chain(services)
+        .collect();
     // The names padded to the longest, so the figures line up.
     let name_width = guarded
         .iter()
@@ -104,7 +111,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     lines.extend(
         guarded
             .into_iter()
-            .map(|(s, limited)| guard_line(s, limited, name_width, p, width)),
+            .map(|(s, has)| guard_line(s, has, name_width, p, width)),
     );
     let text_rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let [text, strip] =
@@ -166,11 +173,18 @@ fn labelled(label: &'static str, value: String, p: &Palette) -> Vec<Span<'static
 const BADGE: usize = 11;
 const NAME: usize = 16;
 
-/// A service's breaker (its badge, failure rate, times opened, calls failed fast) and rate
-/// limiter (calls refused).
+/// Which of the guards without a badge a service has.
+#[derive(Debug, Clone, Copy, Default)]
+struct Has {
+    limiter: bool,
+    retry: bool,
+}
+
+/// A service's breaker (its badge, failure rate, times opened, calls failed fast), rate
+/// limiter (calls refused) and retry (attempts made again, attempts per call).
 fn guard_line(
     service: &crate::sim::ServiceSnapshot,
-    limited: bool,
+    has: Has,
     name_width: usize,
     p: &Palette,
     width: usize,
@@ -195,12 +209,21 @@ fn guard_line(
         }
         None => head.push(Span::styled(fmt::fit("no breaker", BADGE), p.dim)),
     }
-    if limited {
+    if has.limiter {
         items.push(labelled(
             "rate-limited ",
             fmt::count(service.rate_limited),
             p,
         ));
+    }
+    let st = &service.stats;
+    if has.retry && st.first_attempts > 0 {
+        let per_call = (st.first_attempts + st.retries) as f64 / st.first_attempts as f64;
+        items.push(labelled("retried ", fmt::count(st.retries), p));
+        items.push(vec![
+            Span::styled(format!("{per_call:.2}"), p.text),
+            Span::styled(" attempts/call", p.dim),
+        ]);
     }
     head.push(Span::styled(
         format!(" {} ", fmt::fit(&service.name, name_width)),

@@ -1012,3 +1012,20 @@ fn real_mode_refuses_retried_calls_that_a_caller_runs_pool_would_run_on_the_sche
         "{text}"
     );
 }
+
+#[test]
+fn real_mode_refuses_run_to_completion_cpu_scheduling_with_cpu_work() {
+    let toml = support::one_call("mode = \"batch\"\ncount = 1", "")
+        .replace(
+            "name = \"one-call\"",
+            "name = \"one-call\"\ncpu_scheduling = \"run-to-completion\"",
+        )
+        .replace("latency = \"100ms\"", "latency = \"100ms\"\ncpu = \"1ms\"");
+    let s = parse(&toml);
+    let refused = real::check(&s, Strategy::Sequential, RealOptions::default());
+    let text = refused.expect_err("refused").to_string();
+    assert!(text.contains("run-to-completion"), "{text}");
+    // Time-sliced, the default, runs.
+    let sliced = parse(&toml.replace("cpu_scheduling = \"run-to-completion\"\n", ""));
+    assert!(real::check(&sliced, Strategy::Sequential, RealOptions::default()).is_ok());
+}

@@ -227,6 +227,13 @@ pub fn check(
              would run on resilience4j's scheduler thread)",
         ));
     }
+    let cpu_work = scenario.services.iter().any(|s| s.cpu > Nanos::ZERO);
+    if cpu_work && scenario.cpu_scheduling == crate::scenario::CpuScheduling::RunToCompletion {
+        return Err(RealError::Unsupported(
+            "scenario.cpu_scheduling = \"run-to-completion\" with CPU work: real threads share \
+             the machine's cores as its kernel does (time-sliced)",
+        ));
+    }
     if scenario.services.iter().any(|s| s.pinned) {
         return Err(RealError::Unsupported("pinned services"));
     }

@@ -387,6 +387,13 @@ pub struct CpuReport {
     pub cores: u32,
     pub utilisation: f64,
     pub max_queued: u32,
+    /// Bursts the scheduler sent to the back of the run queue at the end of a slice.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub preemptions: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -587,6 +594,7 @@ impl RunReport {
                 cores: cpu.cores,
                 utilisation: cpu.utilisation,
                 max_queued: cpu.max_queued,
+                preemptions: cpu.preemptions,
             },
             resources: snap.resources.iter().map(ResourceReport::from).collect(),
             thread_memory_mib: mib(snap.thread_memory_bytes),

@@ -26,6 +26,8 @@ pub struct Scenario {
     /// CPU time the submitting thread spends creating each new platform thread for a call
     /// (`new Thread(r).start()`); 0 ignores creation cost.
     pub spawn_cost: Nanos,
+    /// How the cores are shared among the threads that have CPU work.
+    pub cpu_scheduling: CpuScheduling,
     /// Pools of connections or permits (HikariCP), indexed by [`ResourceId`].
     pub resources: Vec<Resource>,
     /// Published figures this preset reproduces (`threadlab articles`).
@@ -34,6 +36,29 @@ pub struct Scenario {
     pub faults: Vec<ScheduledFault>,
     /// A scripted sequence for talks (`threadlab tour`).
     pub tour: Vec<TourStep>,
+}
+
+/// How the cores are shared among runnable threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuScheduling {
+    /// Each burst runs to its end once it has a core, in FIFO order: simple to follow, and
+    /// how a class first draws a CPU queue.
+    RunToCompletion,
+    /// Linux's fair scheduler (EEVDF since 6.6, CFS before): a burst runs at most `slice`
+    /// while other threads wait for a core, then goes to the back of the run queue; the
+    /// thread switched in pays `switch` of CPU first.
+    TimeSliced { slice: Nanos, switch: Nanos },
+}
+
+impl CpuScheduling {
+    /// The kernel's default slice on `cores` CPUs: `sysctl_sched_base_slice` = 0.75 ms x
+    /// (1 + ilog2(min(cores, 8))) (`kernel/sched/fair.c`, `get_update_sysctl_factor` with
+    /// `SCHED_TUNABLESCALING_LOG`): 0.75 ms on 1 core, 1.5 ms on 2, 2.25 ms on 4, 3 ms on 8 or
+    /// more.
+    pub fn kernel_slice(cores: u32) -> Nanos {
+        let factor = 1 + cores.clamp(1, 8).ilog2();
+        Nanos::from_micros(750 * u64::from(factor))
+    }
 }
 
 /// One step of a talk's tour: at a simulated time, press keys and show a caption, then wait

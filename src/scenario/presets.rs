@@ -329,6 +329,11 @@ mod tests {
                 stages: vec![vec![ServiceId(0), ServiceId(1), ServiceId(2)]],
             },
             spawn_cost: Nanos::ZERO,
+            // 11 cores: the kernel's slice is 3 ms (its factor stops at 8 CPUs).
+            cpu_scheduling: crate::scenario::CpuScheduling::TimeSliced {
+                slice: Nanos::from_millis(3),
+                switch: Nanos::from_micros(2),
+            },
             resources: Vec::new(),
             figures: s.figures.clone(),
             tour: s.tour.clone(),

@@ -108,6 +108,15 @@ pub struct RawScenario {
     pub jdk: i64,
     #[serde(default = "zero_ms")]
     pub spawn_cost: DurationText,
+    /// How the cores are shared: `"time-sliced"` (Linux's scheduler) or
+    /// `"run-to-completion"` (each burst in turn, FIFO).
+    #[serde(default = "time_sliced")]
+    pub cpu_scheduling: String,
+    /// The time slice; by default the kernel's `sched_base_slice` for `cores`.
+    pub slice: Option<DurationText>,
+    /// The CPU a context switch costs.
+    #[serde(default = "context_switch")]
+    pub context_switch: DurationText,
 }
 
 /// `[load]`. Fields of other modes are ignored, so `--set load.mode=open` can switch a preset
@@ -559,6 +568,14 @@ fn thirty_seconds() -> DurationText {
 fn two_percent() -> f64 {
     0.02
 }
+fn time_sliced() -> String {
+    "time-sliced".to_owned()
+}
+
+fn context_switch() -> DurationText {
+    DurationText::new("2us")
+}
+
 fn zero_ms() -> DurationText {
     DurationText::new("0ms")
 }

@@ -5,9 +5,9 @@
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
-    ArticleFigure, Endpoint, Fault, Hang, Jdk, Latency, Load, LoadMode, Phase, PhaseChange, Ramp,
-    Resource, ResourceId, Scenario, ScheduledFault, Server, ServerThreads, Service, ServiceId,
-    Strategy, TourKey, TourPanel, TourStep,
+    ArticleFigure, CpuScheduling, Endpoint, Fault, Hang, Jdk, Latency, Load, LoadMode, Phase,
+    PhaseChange, Ramp, Resource, ResourceId, Scenario, ScheduledFault, Server, ServerThreads,
+    Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -39,6 +39,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let cores = check.count("scenario.cores", raw.scenario.cores, 1..=1024)?;
     let jdk = jdk(&check, raw.scenario.jdk)?;
     let spawn_cost = check.duration("scenario.spawn_cost", &raw.scenario.spawn_cost)?;
+    let cpu_scheduling = cpu_scheduling(&check, &raw.scenario, cores)?;
     let resources = resources(&check, &raw.resources)?;
     let services = services(&check, &raw.services, &resources)?;
     let endpoint = endpoint(&check, &raw.endpoint, &services)?;
@@ -60,11 +61,44 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
         services,
         endpoint,
         spawn_cost,
+        cpu_scheduling,
         resources,
         figures,
         faults,
         tour,
     })
+}
+
+/// `scenario.cpu_scheduling`, with its slice (the kernel's for `cores` unless given) and the
+/// cost of a context switch.
+fn cpu_scheduling(
+    check: &Checker,
+    raw: &super::raw::RawScenario,
+    cores: u32,
+) -> Result<CpuScheduling, ScenarioError> {
+    let switch = check.duration("scenario.context_switch", &raw.context_switch)?;
+    if switch > crate::time::Nanos::from_millis(1) {
+        return Err(check.invalid(
+            "scenario.context_switch",
+            quoted(&raw.context_switch.0),
+            "is out of range: allowed 0s..=1ms (a switch costs microseconds)",
+        ));
+    }
+    match raw.cpu_scheduling.as_str() {
+        "time-sliced" => {
+            let slice = match &raw.slice {
+                Some(text) => check.positive_duration("scenario.slice", text)?,
+                None => CpuScheduling::kernel_slice(cores),
+            };
+            Ok(CpuScheduling::TimeSliced { slice, switch })
+        }
+        "run-to-completion" => Ok(CpuScheduling::RunToCompletion),
+        other => Err(check.invalid(
+            "scenario.cpu_scheduling",
+            quoted(other),
+            "is not allowed: expected \"time-sliced\" or \"run-to-completion\"",
+        )),
+    }
 }
 
 fn tour(check: &Checker, raw: &[RawTourStep]) -> Result<Vec<TourStep>, ScenarioError> {

@@ -684,6 +684,36 @@ fn client_retries_name_each_bad_field_and_its_range() {
 }
 
 #[test]
+fn the_cpu_scheduler_names_each_bad_field_and_defaults_to_the_kernels_slice() {
+    assert_mentions(
+        &rejection(&["scenario.cpu_scheduling=\"fifo\""]),
+        &[
+            "scenario.cpu_scheduling = \"fifo\"",
+            "\"time-sliced\" or \"run-to-completion\"",
+        ],
+    );
+    assert_mentions(
+        &rejection(&["scenario.slice=\"0ms\""]),
+        &["scenario.slice = \"0ms\"", "> 0"],
+    );
+    assert_mentions(
+        &rejection(&["scenario.context_switch=\"2ms\""]),
+        &["scenario.context_switch = \"2ms\"", "0s..=1ms"],
+    );
+    let s = scenario(&["scenario.cores=2"]);
+    let expected = crate::scenario::CpuScheduling::TimeSliced {
+        slice: Nanos::from_micros(1_500),
+        switch: Nanos::from_micros(2),
+    };
+    assert_eq!(s.cpu_scheduling, expected);
+    let s = scenario(&["scenario.cpu_scheduling=\"run-to-completion\""]);
+    assert_eq!(
+        s.cpu_scheduling,
+        crate::scenario::CpuScheduling::RunToCompletion
+    );
+}
+
+#[test]
 fn call_retries_name_each_bad_field_and_the_attempts_a_request_can_number() {
     assert_mentions(
         &rejection(&["services.user.retry.attempts=0"]),

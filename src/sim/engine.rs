@@ -63,6 +63,8 @@ pub(super) enum Event {
     KeepAlive { pool: PoolId, slot: Slot },
     /// A call's CPU burst ends.
     CpuDone { req: ReqRef, call: u16 },
+    /// A call's time slice ends with CPU work left (`time-sliced` scheduling).
+    SliceEnd { req: ReqRef, call: u16 },
     /// The submitter of a request has created a platform thread.
     SpawnDone { req: ReqRef },
     /// A call waiting for a connection gives up.
@@ -252,7 +254,7 @@ impl Engine {
             events_at_now: 0,
             stall_events: STALL_EVENTS,
             in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
-            cpu: Cpu::new(scenario.cores),
+            cpu: Cpu::new(scenario.cores, scenario.cpu_scheduling),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
             permits: vec![
                 Permits::new(scenario.strategy.semaphore.permits);
@@ -608,6 +610,7 @@ impl Engine {
             Event::CallTimeout { req, call } => self.on_call_timeout(req, call),
             Event::ClientTimeout { req } => self.on_client_timeout(req),
             Event::CpuDone { req, call } => self.proceed(req, call),
+            Event::SliceEnd { req, call } => self.on_slice_end(req, call),
             Event::SpawnDone { req } => self.on_spawn_done(req),
             Event::ConnTimeout { req, call } => self.on_conn_timeout(req, call),
             Event::PermitTimeout { req, call } => self.on_permit_timeout(req, call),

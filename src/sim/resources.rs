@@ -3,13 +3,17 @@
 //! submitting thread spends creating platform threads.
 //!
 //! A started call goes through `proceed`: borrow a connection (FIFO waiters, a timeout that
-//! fails the call), then run its CPU time on a core (FIFO, each burst to completion), then
-//! wait its latency. Cores are shared by every thread, platform or virtual: the virtual
+//! fails the call), then run its CPU time on a core, then wait its latency. The cores are
+//! shared as `scenario.cpu_scheduling` says: time-sliced (a burst runs a slice at a time
+//! while others wait, round robin, as Linux's fair scheduler shares a core among runnable
+//! threads) or each burst to completion in FIFO order. Only the calls' own bursts are sliced:
+//! Tomcat's work per request, its error pages, connection resets and thread creation are
+//! short (far under a slice by default) and run to their end. Cores are shared by every thread, platform or virtual: the virtual
 //! threads' carriers are the cores.
 
 use std::collections::VecDeque;
 
-use crate::scenario::{Jdk, ResourceId};
+use crate::scenario::{CpuScheduling, Jdk, ResourceId};
 use crate::time::Nanos;
 
 use super::engine::{Engine, Event, ThreadRef};
@@ -64,10 +68,14 @@ pub(super) struct Cpu {
     /// ∫ busy dt, for utilisation.
     pub busy_area: f64,
     pub last_change: Nanos,
+    /// `time-sliced`: the slice and the CPU a switch costs; None runs each burst to its end.
+    pub slicing: Option<(Nanos, Nanos)>,
+    /// Bursts sent to the back of the run queue at the end of a slice.
+    pub preemptions: u64,
 }
 
 impl Cpu {
-    pub fn new(cores: u32) -> Self {
+    pub fn new(cores: u32, scheduling: CpuScheduling) -> Self {
         Cpu {
             cores,
             busy: 0,
@@ -75,6 +83,11 @@ impl Cpu {
             max_queue: 0,
             busy_area: 0.0,
             last_change: Nanos::ZERO,
+            slicing: match scheduling {
+                CpuScheduling::RunToCompletion => None,
+                CpuScheduling::TimeSliced { slice, switch } => Some((slice, switch)),
+            },
+            preemptions: 0,
         }
     }
 
@@ -138,9 +151,18 @@ impl Engine {
             }
         }
         if c.core == Core::Held && c.cpu_left > Nanos::ZERO {
-            let burst = c.cpu_left;
-            c.cpu_left = Nanos::ZERO;
-            self.schedule(now + burst, Event::CpuDone { req: r, call });
+            // Time-sliced, a burst longer than the slice runs one slice at a time.
+            let burst = match self.cpu.slicing {
+                Some((slice, _)) => c.cpu_left.min(slice),
+                None => c.cpu_left,
+            };
+            c.cpu_left = c.cpu_left.saturating_sub(burst);
+            let event = if c.cpu_left == Nanos::ZERO {
+                Event::CpuDone { req: r, call }
+            } else {
+                Event::SliceEnd { req: r, call }
+            };
+            self.schedule(now + burst, event);
             self.trace_cpu(r, call, burst);
             return;
         }
@@ -184,6 +206,12 @@ impl Engine {
 
     /// Gives a core back; the next job waiting for one gets it.
     pub(super) fn release_core(&mut self) {
+        self.hand_over_core(Nanos::ZERO);
+    }
+
+    /// Gives a core back; the next job waiting for one gets it, and pays `switch` of CPU
+    /// first (a context switch the scheduler forced).
+    fn hand_over_core(&mut self, switch: Nanos) {
         let now = self.now;
         self.cpu.account(now);
         self.cpu.busy = self.cpu.busy.saturating_sub(1);
@@ -198,17 +226,55 @@ impl Engine {
                         continue;
                     }
                     c.core = Core::Held;
+                    c.cpu_left += switch;
                     self.cpu.busy += 1;
                     self.proceed(r, call);
                 }
                 CpuJob::Spawn(_) | CpuJob::Handler(_) | CpuJob::Reset(_) | CpuJob::Error(_) => {
                     self.cpu.busy += 1;
-                    let cost = job.cost(&self.scenario);
+                    let cost = job.cost(&self.scenario) + switch;
                     self.schedule(now + cost, job.done_event());
                 }
             }
             return;
         }
+    }
+
+    /// A call's slice is over with CPU work left. With another thread waiting for a core it
+    /// goes to the back of the run queue and the core switches to the first in line (who
+    /// pays the switch); with none it runs on (Linux gives the running task another slice).
+    pub(super) fn on_slice_end(&mut self, r: ReqRef, call: u16) {
+        if !self.someone_waits_for_a_core() {
+            self.proceed(r, call);
+            return;
+        }
+        let Some(req) = self.requests.get_mut(r) else {
+            return;
+        };
+        req.calls[call as usize].core = Core::Waiting;
+        self.cpu.preemptions += 1;
+        self.cpu.queue.push_back(CpuJob::Call(r, call));
+        let switch = self.cpu.slicing.map_or(Nanos::ZERO, |(_, switch)| switch);
+        self.hand_over_core(switch);
+    }
+
+    /// Whether a job waits for a core; drops the entries of calls that no longer wait at the
+    /// head of the run queue.
+    fn someone_waits_for_a_core(&mut self) -> bool {
+        while let Some(&job) = self.cpu.queue.front() {
+            let CpuJob::Call(r, call) = job else {
+                return true;
+            };
+            let waits = self
+                .requests
+                .get(r)
+                .is_some_and(|q| q.calls[call as usize].core == Core::Waiting);
+            if waits {
+                return true;
+            }
+            self.cpu.queue.pop_front();
+        }
+        false
     }
 
     /// The submitting thread spends `spawn_cost` of CPU creating a platform thread; its

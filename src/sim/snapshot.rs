@@ -132,6 +132,8 @@ pub struct CpuSnapshot {
     pub queued: u32,
     pub max_queued: u32,
     pub utilisation: f64,
+    /// Bursts sent to the back of the run queue at the end of a slice (`time-sliced`).
+    pub preemptions: u64,
 }
 
 /// A connection pool (HikariCP's `active`, `idle`, `waiting`, `total`).
@@ -398,6 +400,7 @@ impl Engine {
             queued: u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX),
             max_queued: self.cpu.max_queue,
             utilisation: self.cpu_utilisation(),
+            preemptions: self.cpu.preemptions,
         }
     }
 

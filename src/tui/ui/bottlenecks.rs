@@ -194,6 +194,7 @@ mod tests {
             queued: 192,
             max_queued: 200,
             utilisation: 0.996,
+            preemptions: 0,
         };
         let p = Palette::of(Theme::NoColor);
         assert_eq!(

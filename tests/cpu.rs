@@ -108,3 +108,30 @@ fn the_default_slice_is_the_kernels_for_the_cores() {
         "{t:?}"
     );
 }
+
+#[test]
+fn a_virtual_threads_burst_keeps_its_carrier_until_it_ends() {
+    // The same two 3 ms bursts on 1 core, made on virtual threads (the unbounded strategy):
+    // no time sharing between virtual threads, so they end at 3 and 6 ms as run to completion.
+    let toml = r#"
+[scenario]
+name = "cpu"
+cores = 1
+slice = "1ms"
+[load]
+mode = "batch"
+count = 2
+[[services]]
+name = "work"
+latency = "0ms"
+cpu = "3ms"
+[endpoint]
+calls = ["work"]
+[strategy]
+use = "unbounded"
+"#;
+    let mut e = Engine::new(&parse(toml), Strategy::Unbounded);
+    e.run_until(Nanos::from_secs(10));
+    assert_eq!(times(&e), [ms(3), ms(6)]);
+    assert_eq!(preemptions(&e), 0);
+}

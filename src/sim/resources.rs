@@ -151,10 +151,12 @@ impl Engine {
             }
         }
         if c.core == Core::Held && c.cpu_left > Nanos::ZERO {
-            // Time-sliced, a burst longer than the slice runs one slice at a time.
+            // Time-sliced, a platform thread's burst longer than the slice runs one slice at a
+            // time. A virtual thread keeps its carrier until it blocks: "the scheduler does not
+            // currently implement time sharing for virtual threads" (JEP 444).
             let burst = match self.cpu.slicing {
-                Some((slice, _)) => c.cpu_left.min(slice),
-                None => c.cpu_left,
+                Some((slice, _)) if !c.on_virtual => c.cpu_left.min(slice),
+                _ => c.cpu_left,
             };
             c.cpu_left = c.cpu_left.saturating_sub(burst);
             let event = if c.cpu_left == Nanos::ZERO {

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! ├ Resilience ──────────────────────────────────────────────────────────────────┤
-//! │ retries 180.0/s (last 5 s) · 2.31 attempts/request · gave up 12 · shed 0      │
+//! │ client retries 180.0/s (last 5 s) · 2.31 attempts/request · gave up 12 · shed │
 //! │ work for gone clients 312.4 thread-s                                         │
 //! │ ● OPEN      orders   failure 62% · opened 3 · fast-failed 412                │
 //! │ goodput: answered a second, t 0-60 s, most 90                                │
@@ -127,7 +127,7 @@ fn counters(snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
         Some((per_second, seconds)) => format!("{} (last {seconds} s)", fmt::rate(per_second)),
         None => "-/s".to_string(),
     };
-    let mut items = vec![labelled("retries ", retries, p)];
+    let mut items = vec![labelled("client retries ", retries, p)];
     if snapshot.sent > 0 {
         let attempts = (snapshot.sent + r.retries) as f64 / snapshot.sent as f64;
         items.push(vec![

@@ -790,20 +790,55 @@ rejection = "discard-oldest"
 
 #[test]
 fn every_request_ends_in_exactly_one_outcome_under_every_strategy() {
+    let seen = outcomes_add_up(mixed_scenario);
+    // The scenario really exercises every outcome.
+    assert!(seen.iter().all(|&n| n > 0), "outcomes seen: {seen:?}");
+}
+
+#[test]
+fn every_request_ends_in_exactly_one_outcome_when_calls_are_retried() {
+    // The same mix with a retry around the calls of a, b and c: attempts that fail, time out,
+    // are rejected by every policy, or run on the retry scheduler, while the attempts they
+    // replace run on.
+    let retried = |seed, async_| {
+        let retry = "[services.retry]\nattempts = 3\nbackoff = \"20ms\"\nmultiplier = 2.0\n";
+        let mut toml = mixed_scenario(seed, async_);
+        for next in ["b", "c", "d"] {
+            let at = format!("[[services]]\nname = \"{next}\"");
+            toml = toml.replace(&at, &format!("{retry}{at}"));
+        }
+        toml
+    };
+    let seen = outcomes_add_up(retried);
+    assert!(seen.iter().all(|&n| n > 0), "outcomes seen: {seen:?}");
+    // And the calls were retried: every retried service made attempts again.
+    let mut e = engine(&retried(1, false), Strategy::Bulkhead);
+    e.run_until(Nanos::from_secs(60));
+    let retries: Vec<u64> = e.snapshot().services[..3]
+        .iter()
+        .map(|s| s.stats.retries)
+        .collect();
+    assert!(
+        retries.iter().all(|&n| n > 0),
+        "retries by service: {retries:?}"
+    );
+}
+
+/// Plays `scenario(seed, async)` under every strategy, async or not, seeds 1 to 3, then stops
+/// the load and waits out the client timeout: every request sent has exactly one outcome,
+/// counted once and logged once. Returns how many of each outcome were seen.
+fn outcomes_add_up(scenario: impl Fn(u64, bool) -> String) -> [u64; 5] {
     let mut seen = [0u64; 5];
     for strategy in Strategy::ALL {
         for async_ in [false, true] {
             for seed in [1, 2, 3] {
                 let label = format!("{strategy} async={async_} seed={seed}");
-                let mut e = engine(&mixed_scenario(seed, async_), strategy);
+                let mut e = engine(&scenario(seed, async_), strategy);
                 e.run_until(Nanos::from_secs(60));
                 let s = e.snapshot();
                 let o = s.outcomes;
                 let ended: u64 = Outcome::ALL.iter().map(|&k| o.get(k)).sum();
                 assert_eq!(s.sent, ended + s.in_flight, "{label}");
-
-                // Stop the load and wait out the client timeout: every request sent must
-                // now have exactly one outcome, counted once and logged once.
                 let sent = s.sent;
                 assert!(sent < 190, "{label}: too many requests for the log to hold");
                 e.apply(Command::SetRate(1e-9)).expect("open load");
@@ -830,8 +865,7 @@ fn every_request_ends_in_exactly_one_outcome_under_every_strategy() {
             }
         }
     }
-    // The scenario really exercises every outcome.
-    assert!(seen.iter().all(|&n| n > 0), "outcomes seen: {seen:?}");
+    seen
 }
 
 // ---- async servlets ---------------------------------------------------------------------

@@ -606,6 +606,12 @@ pub struct Connector {
     /// CPU a failed request costs besides `cpu_per_request`: the exception reaches the
     /// container, which logs its stack trace and renders the error page (a 500).
     pub cpu_per_error: Nanos,
+    /// The Acceptor thread's time per connection (`Acceptor.run`: `countUpOrAwaitConnection`,
+    /// `serverSocketAccept`, then `NioEndpoint.setSocketOptions`: socket options, a
+    /// `NioChannel` from the cache, registration with the Poller). One thread: connections
+    /// are taken one at a time, and a burst faster than it fills the accept queue. Its own
+    /// thread's time, not counted on the cores.
+    pub accept_cost: Nanos,
 }
 
 impl Default for Connector {
@@ -617,6 +623,7 @@ impl Default for Connector {
             post_response: Nanos::from_micros(100),
             cpu_per_rejected_connection: Nanos::from_micros(250),
             cpu_per_error: Nanos::from_micros(350),
+            accept_cost: Nanos::ZERO,
         }
     }
 }

@@ -225,6 +225,9 @@ pub struct RawServer {
     pub cpu_per_rejected_connection: DurationText,
     /// CPU a failed request costs besides `cpu_per_request` (stack trace logged, error page).
     pub cpu_per_error: DurationText,
+    /// The Acceptor thread's time per connection: latch, `accept()`, socket options and
+    /// registration with the Poller.
+    pub accept_cost: DurationText,
     /// A request that waited longer than this in the executor's queue is answered 503 at
     /// once instead of being served (shedding the work of clients that already left).
     pub queue_timeout: Option<DurationText>,
@@ -254,6 +257,7 @@ impl Default for RawServer {
             post_response: DurationText::new("100us"),
             cpu_per_rejected_connection: DurationText::new("250us"),
             cpu_per_error: DurationText::new("350us"),
+            accept_cost: DurationText::new("0s"),
             queue_timeout: None,
             adaptive_lifo: None,
             rate_limit: None,

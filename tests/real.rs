@@ -542,6 +542,37 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
     assert_max_and_mean(&sim, &real.run, 1300.0, 680.0);
 }
 
+#[test]
+fn a_burst_faster_than_the_acceptor_overflows_the_accept_queue_in_both_engines() {
+    // Seven connections at once, acceptCount 3 (4 places), Tomcat's acceptor 100 ms a
+    // connection, slots and threads to spare. All 4 handshakes that fit queue first; the
+    // acceptor hands them to the poller at 100, 200, 300 and 400 ms, holding each one's place
+    // until then, so the other 3 SYNs are dropped. Each call takes 100 ms: answered at 200,
+    // 300, 400, 500 ms. The dropped SYNs come back at 1 s to an empty queue and are handed on
+    // at 1.1, 1.2, 1.3 s: answered at 1.2, 1.3, 1.4 s. Mean 5300 / 7 ms.
+    let server = "threads = 10\naccept_count = 3\naccept_cost = \"100ms\"";
+    let s = parse(&support::tomcat_scenario(7, server));
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(5),
+        0.2,
+        max_latency,
+    );
+    let net = |r: &RunReport| {
+        r.connections
+            .as_ref()
+            .map(|c| (c.syn_drops, c.accept_queue_max, c.connect_ms.max))
+    };
+    assert_eq!(net(&sim), Some((3, 4, 1000.0)));
+    assert_eq!(net(&real.run).map(|n| (n.0, n.1)), Some((3, 4)));
+    assert_eq!(
+        (real.run.requests.success, real.run.requests.refused),
+        (7, 0)
+    );
+    assert_max_and_mean(&sim, &real.run, 1400.0, 5300.0 / 7.0);
+}
+
 /// One closed client and a 100 ms call, with these `[[load.phases]]` (TOML array items).
 fn phased_clients(phases: &str) -> Scenario {
     let load = format!("mode = \"closed\"\nclients = 1\nphases = [{phases}]");

@@ -142,6 +142,8 @@ pub struct RawLoad {
     /// The client's mean time from reading a response to sending its next request, when no
     /// `client` names it.
     pub turnaround: Option<DurationText>,
+    /// Time between the starts of clients that begin together; none: the `client` kind's.
+    pub connect_spacing: Option<DurationText>,
     /// The client's own connect timeout; none leaves it to the kernel's SYN retries.
     pub connect_timeout: Option<DurationText>,
     /// The client kernel's `net.ipv4.tcp_syn_retries`.

@@ -304,8 +304,15 @@ impl Engine {
                     ..Default::default()
                 };
                 self.net.clients = vec![client; clients as usize];
+                // The load generator opens its connections one after another; each client
+                // waits from its own start.
+                let link = self.scenario.load.link;
                 for client in 0..clients {
-                    self.schedule(half, Event::ClientSend { client });
+                    let start = crate::flow::link::staggered(&link, Nanos::ZERO, client);
+                    if let Some(state) = self.net.clients.get_mut(client as usize) {
+                        state.tally.last_answer_at = start;
+                    }
+                    self.schedule(start + half, Event::ClientSend { client });
                 }
             }
         }

@@ -589,7 +589,8 @@ fn clients_connecting_faster_than_the_acceptor_lose_every_other_syn_in_both_engi
         &s,
         Strategy::Sequential,
         Nanos::from_millis(1500),
-        1.0,
+        // Slowed down: a SYN 5 ms before the acceptor's turn ends must stay before it.
+        2.0,
         max_latency,
     );
     let net = |r: &RunReport| {

@@ -1440,3 +1440,25 @@ fn a_phase_changes_an_open_load_s_rate_at_its_time() {
         assert!((n - mean).abs() < 4.0 * sd, "{windows:?}");
     }
 }
+
+#[test]
+fn a_new_connection_s_request_is_read_once_the_handshake_and_the_acceptor_are_both_done() {
+    // Each request fails (a 500 closes the connection), so each opens a new one: the SYN
+    // reaches the server 5 ms after the send, the request follows the handshake 10 ms later.
+    // An acceptor quicker than the round trip hides behind it (120 ms, as with none); one
+    // taking 25 ms holds the request until 5 + 25 ms: 30 + 100 + 5 = 135 ms.
+    let times_with = |cost: u64| {
+        let mut s = support::parse(&format!(
+            "[scenario]\nname = \"acceptor\"\n[load]\nmode = \"closed\"\nclients = 1\n[server]\naccept_cost = \"{cost}ms\"\n\
+             [[services]]\nname = \"svc\"\nlatency = \"100ms\"\nfailure = 1.0\n\
+             [endpoint]\ncalls = [\"svc\"]\n[strategy]\nuse = \"sequential\"\n"
+        ));
+        s.load.link.rtt = ms(10);
+        let mut e = Engine::new(&s, Strategy::Sequential);
+        e.run_until(ms(1000));
+        times(&e)
+    };
+    assert_eq!(times_with(0), vec![ms(120); 8]);
+    assert_eq!(times_with(4), vec![ms(120); 8]);
+    assert_eq!(times_with(25), vec![ms(135); 7]);
+}

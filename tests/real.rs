@@ -542,6 +542,73 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
     assert_max_and_mean(&sim, &real.run, 1300.0, 680.0);
 }
 
+#[test]
+fn a_burst_faster_than_the_acceptor_overflows_the_accept_queue_in_both_engines() {
+    // Seven connections at once, acceptCount 3 (4 places), Tomcat's acceptor 100 ms a
+    // connection, slots and threads to spare. All 4 handshakes that fit queue first; the
+    // acceptor hands them to the poller at 100, 200, 300 and 400 ms, holding each one's place
+    // until then, so the other 3 SYNs are dropped. Each call takes 100 ms: answered at 200,
+    // 300, 400, 500 ms. The dropped SYNs come back at 1 s to an empty queue and are handed on
+    // at 1.1, 1.2, 1.3 s: answered at 1.2, 1.3, 1.4 s. Mean 5300 / 7 ms.
+    let server = "threads = 10\naccept_count = 3\naccept_cost = \"100ms\"";
+    let s = parse(&support::tomcat_scenario(7, server));
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(5),
+        0.2,
+        max_latency,
+    );
+    let net = |r: &RunReport| {
+        r.connections
+            .as_ref()
+            .map(|c| (c.syn_drops, c.accept_queue_max, c.connect_ms.max))
+    };
+    assert_eq!(net(&sim), Some((3, 4, 1000.0)));
+    assert_eq!(net(&real.run).map(|n| (n.0, n.1)), Some((3, 4)));
+    assert_eq!(
+        (real.run.requests.success, real.run.requests.refused),
+        (7, 0)
+    );
+    assert_max_and_mean(&sim, &real.run, 1400.0, 5300.0 / 7.0);
+}
+
+#[test]
+fn clients_connecting_faster_than_the_acceptor_lose_every_other_syn_in_both_engines() {
+    // Six closed clients connect 20 ms apart (0, 20, ... 100 ms) to an acceptor taking 45 ms
+    // a connection, acceptCount 1 (2 places). Client 0 is handed on at 45 ms; client 1 waits
+    // behind it, so client 2's SYN at 40 ms finds the queue full. Client 3 queues at 60 ms
+    // behind client 1 (handed on at 90), client 4's SYN at 80 ms is dropped, client 5 queues
+    // at 100 ms; 3 and 5 are handed on at 135 and 180 ms. Clients 2 and 4 retransmit at 1.04
+    // and 1.08 s and are handed on at 1.085 and 1.13 s: their first answers, 100 ms later,
+    // come 1.145 and 1.15 s after they sent. Kept-alive connections make no more SYNs.
+    let load = "mode = \"closed\"\nclients = 6\nrtt = \"0s\"\nconnect_spacing = \"20ms\"";
+    let server = "threads = 10\naccept_count = 1\naccept_cost = \"45ms\"";
+    let s = parse(&support::one_call(load, server));
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_millis(1500),
+        // Slowed down: a SYN 5 ms before the acceptor's turn ends must stay before it.
+        2.0,
+        max_latency,
+    );
+    let net = |r: &RunReport| {
+        r.connections
+            .as_ref()
+            .map(|c| (c.syn_drops, c.accept_queue_max))
+    };
+    assert_eq!(net(&sim), Some((2, 2)));
+    assert_eq!(net(&real.run), net(&sim));
+    let connect_max = sim.connections.as_ref().map(|c| c.connect_ms.max);
+    assert_eq!(connect_max, Some(1000.0), "a second's retransmit");
+    assert!(
+        (sim.latency_ms.max - 1150.0).abs() < 1e-6,
+        "{}",
+        sim.latency_ms.max
+    );
+}
+
 /// One closed client and a 100 ms call, with these `[[load.phases]]` (TOML array items).
 fn phased_clients(phases: &str) -> Scenario {
     let load = format!("mode = \"closed\"\nclients = 1\nphases = [{phases}]");

@@ -1,12 +1,21 @@
 //! Connection admission, decided once for both engines: Tomcat's `LimitLatch` of
-//! `maxConnections`, the listen socket's accept queue, and the client's SYN retransmits.
+//! `maxConnections`, its single Acceptor thread, the listen socket's accept queue, and the
+//! client's SYN retransmits.
 //!
-//! Tomcat's acceptor counts connections up the latch before `accept()`; a kept-alive
-//! connection holds its slot while idle. Beyond it, connections whose handshake completed wait
-//! in the accept queue, which holds `acceptCount + 1` of them (`sk_acceptq_is_full` tests `>`);
-//! a SYN that finds it full is dropped without an answer (`tcp_conn_request`), and the client
-//! retransmits it on its RTO schedule until `connect()` fails with `ETIMEDOUT` or its own
-//! connect timeout. Nothing is refused: a full backlog only makes connecting slow.
+//! The kernel completes every handshake itself (`tcp_conn_request`) and puts the connection in
+//! the listen socket's accept queue, which holds `acceptCount + 1` of them
+//! (`sk_acceptq_is_full` tests `>`); a SYN that finds it full is dropped without an answer,
+//! and the client retransmits it on its RTO schedule until `connect()` fails with `ETIMEDOUT`
+//! or its own connect timeout. Nothing is refused: a full backlog only makes connecting slow.
+//!
+//! Tomcat's Acceptor (`Acceptor.run`) is one thread that loops: it counts a connection up the
+//! latch (`countUpOrAwaitConnection`, so a kept-alive connection holds its slot while idle),
+//! takes the oldest connection off the queue (`serverSocketAccept`) and configures it and
+//! registers it with the Poller (`NioEndpoint.setSocketOptions`). Each turn costs
+//! `accept_cost`; the connection holds its place in the queue for the whole turn, so a
+//! burst of SYNs faster than the Acceptor overflows the queue even with slots free. An
+//! `accept_cost` of zero is an Acceptor that takes a connection the instant its handshake
+//! completes.
 
 use std::collections::VecDeque;
 
@@ -16,53 +25,93 @@ use crate::time::Nanos;
 /// What became of a SYN that reached the listen socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syn {
-    /// The acceptor took the connection at once: it holds a slot; its request follows the
-    /// handshake one round trip later.
+    /// The acceptor took the connection at once (only with no accept cost): it holds a slot;
+    /// its request follows the handshake one round trip later.
     Accepted,
     /// The handshake completed and the connection waits in the accept queue: its request is
-    /// sent and waits there too, until a slot frees ([`Listener::accept_next`]).
+    /// sent and waits there too, until the acceptor takes it ([`Listener::wake`]).
     Queued,
     /// The accept queue was full: no answer; the client retransmits ([`syn_retry`]).
     Dropped,
 }
 
-/// Tomcat's connection latch and the accept queue in front of it, holding the connections
-/// (`T`: whatever the engine calls a waiting connection) in the order their handshakes
-/// completed.
+/// What the acceptor does when woken ([`Listener::wake`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wake<T> {
+    /// With no accept cost: it took this connection at once; its request is already there.
+    Accepted(T),
+    /// It started on the oldest waiting connection, and hands it to the poller at `done`
+    /// ([`Listener::accepted`]).
+    Accepting { done: Nanos },
+    /// Nothing to do now: it is busy, no slot is free, or nobody waits.
+    Idle,
+}
+
+/// A connection the acceptor has handed to the poller, with the time its SYN reached the
+/// listen socket (its request arrives one round trip after that).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handed<T> {
+    pub connection: T,
+    pub syn_at: Nanos,
+}
+
+/// Tomcat's connection latch, its Acceptor, and the accept queue in front of them, holding
+/// the connections (`T`: whatever the engine calls a waiting connection) in the order their
+/// handshakes completed.
 #[derive(Debug, Clone)]
 pub struct Listener<T> {
     max_connections: u32,
     capacity: usize,
+    accept_cost: Nanos,
     open: u32,
-    queue: VecDeque<T>,
+    queue: VecDeque<Handed<T>>,
     queue_max: u32,
+    /// The acceptor is in its turn on the queue's oldest connection.
+    accepting: bool,
 }
 
 impl<T> Listener<T> {
-    /// The listener of a server with `maxConnections` and `acceptCount` (see [`Server`]).
+    /// The listener of a server with `maxConnections`, `acceptCount` and the connector's
+    /// accept cost (see [`Server`]).
     pub fn new(server: &Server) -> Self {
         Self::sized(server.max_connections, server.accept_count)
+            .with_accept_cost(server.connector.accept_cost)
     }
 
-    /// A listener with room for `max_connections` accepted and `accept_count + 1` waiting.
+    /// A listener with room for `max_connections` accepted and `accept_count + 1` waiting,
+    /// and an acceptor that costs nothing.
     pub fn sized(max_connections: u32, accept_count: u32) -> Self {
         Listener {
             max_connections,
             capacity: accept_count as usize + 1,
+            accept_cost: Nanos::ZERO,
             open: 0,
             queue: VecDeque::new(),
             queue_max: 0,
+            accepting: false,
         }
     }
 
-    /// A SYN reaches the listen socket. The acceptor takes the connection when a slot is free
-    /// and nobody waits before it; otherwise it waits in the accept queue while there is room.
-    pub fn syn(&mut self, connection: T) -> Syn {
-        if self.open < self.max_connections && self.queue.is_empty() {
+    /// The same listener whose acceptor spends `cost` on each connection.
+    #[must_use]
+    pub fn with_accept_cost(mut self, cost: Nanos) -> Self {
+        self.accept_cost = cost;
+        self
+    }
+
+    /// A SYN reaches the listen socket at `now`. With no accept cost the acceptor takes the
+    /// connection when a slot is free and nobody waits before it; otherwise the connection
+    /// waits in the accept queue while there is room (the caller then wakes the acceptor).
+    pub fn syn(&mut self, connection: T, now: Nanos) -> Syn {
+        let instant = self.accept_cost == Nanos::ZERO;
+        if instant && self.open < self.max_connections && self.queue.is_empty() {
             self.open += 1;
             Syn::Accepted
         } else if self.queue.len() < self.capacity {
-            self.queue.push_back(connection);
+            self.queue.push_back(Handed {
+                connection,
+                syn_at: now,
+            });
             let len = u32::try_from(self.queue.len()).unwrap_or(u32::MAX);
             self.queue_max = self.queue_max.max(len);
             Syn::Queued
@@ -76,23 +125,51 @@ impl<T> Listener<T> {
         self.open = self.open.saturating_sub(1);
     }
 
-    /// The acceptor takes the next queued connection, if a slot is free: it holds the slot,
-    /// and its request, sent when the handshake completed, is already there.
-    pub fn accept_next(&mut self) -> Option<T> {
-        if self.open >= self.max_connections {
-            return None;
+    /// The acceptor looks at the queue at `now` (after a SYN queued, a close, or its previous
+    /// turn). When idle, with a slot free and a connection waiting, it counts the latch up and
+    /// takes the oldest: at once with no accept cost, else it hands it on at `now + cost`.
+    pub fn wake(&mut self, now: Nanos) -> Wake<T> {
+        if self.accepting || self.open >= self.max_connections || self.queue.is_empty() {
+            return Wake::Idle;
         }
-        let next = self.queue.pop_front()?;
         self.open += 1;
-        Some(next)
+        if self.accept_cost == Nanos::ZERO {
+            return match self.queue.pop_front() {
+                Some(next) => Wake::Accepted(next.connection),
+                None => Wake::Idle,
+            };
+        }
+        self.accepting = true;
+        Wake::Accepting {
+            done: now + self.accept_cost,
+        }
     }
 
-    /// Connections accepted and not yet closed.
+    /// The acceptor's turn ends: the connection leaves the accept queue and goes to the
+    /// poller. The caller wakes the acceptor again for the next one.
+    pub fn accepted(&mut self) -> Option<Handed<T>> {
+        if !std::mem::take(&mut self.accepting) {
+            return None;
+        }
+        self.queue.pop_front()
+    }
+
+    /// The acceptor's cost per connection.
+    pub fn accept_cost(&self) -> Nanos {
+        self.accept_cost
+    }
+
+    /// Whether the acceptor is in a turn.
+    pub fn accepting(&self) -> bool {
+        self.accepting
+    }
+
+    /// Connections accepted (or in the acceptor's turn) and not yet closed.
     pub fn open(&self) -> u32 {
         self.open
     }
 
-    /// Connections waiting in the accept queue.
+    /// Connections waiting in the accept queue (the one in the acceptor's turn included).
     pub fn queued(&self) -> u32 {
         u32::try_from(self.queue.len()).unwrap_or(u32::MAX)
     }
@@ -102,7 +179,7 @@ impl<T> Listener<T> {
         self.queue_max
     }
 
-    /// Whether a connection waits for a slot (a close must then wake the acceptor).
+    /// Whether a connection waits for the acceptor (a close must then wake it).
     pub fn has_waiting(&self) -> bool {
         !self.queue.is_empty()
     }
@@ -179,11 +256,19 @@ mod tests {
         assert_eq!(at, vec![1, 3, 7, 15, 31, 63, 127]);
     }
 
+    /// The zero-cost acceptor's next connection, taken at once.
+    fn take(l: &mut Listener<u32>) -> Option<u32> {
+        match l.wake(Nanos::ZERO) {
+            Wake::Accepted(next) => Some(next),
+            Wake::Accepting { .. } | Wake::Idle => None,
+        }
+    }
+
     #[test]
     fn a_full_backlog_drops_the_syn_and_a_close_accepts_the_oldest_waiting() {
         let mut l = Listener::sized(2, 1);
         // Two slots, then acceptCount + 1 = 2 places in the queue, then drops.
-        let fates: Vec<Syn> = (0..5).map(|i| l.syn(i)).collect();
+        let fates: Vec<Syn> = (0..5).map(|i| l.syn(i, Nanos::ZERO)).collect();
         assert_eq!(
             fates,
             [
@@ -195,15 +280,74 @@ mod tests {
             ]
         );
         assert_eq!((l.open(), l.queued(), l.queue_max()), (2, 2, 2));
-        assert_eq!(l.accept_next(), None, "no slot is free");
+        assert_eq!(take(&mut l), None, "no slot is free");
         l.close();
-        assert_eq!(l.accept_next(), Some(2), "the oldest handshake first");
+        assert_eq!(take(&mut l), Some(2), "the oldest handshake first");
         assert_eq!((l.open(), l.queued()), (2, 1));
         // A new SYN queues behind the waiting connection even when a slot is free.
         l.close();
-        assert_eq!(l.syn(5), Syn::Queued);
-        assert_eq!(l.accept_next(), Some(3));
-        assert_eq!(l.accept_next(), None);
+        assert_eq!(l.syn(5, Nanos::ZERO), Syn::Queued);
+        assert_eq!(take(&mut l), Some(3));
+        assert_eq!(take(&mut l), None);
+    }
+
+    /// The acceptor's turns, driven as an engine does: wake it, and at each turn's end hand
+    /// the connection on and wake it again. Returns (connection, time handed to the poller).
+    fn drain(l: &mut Listener<u32>, mut now: Nanos) -> Vec<(u32, Nanos)> {
+        let mut handed = Vec::new();
+        while let Wake::Accepting { done } = l.wake(now) {
+            assert_eq!(l.wake(done), Wake::Idle, "one connection at a time");
+            now = done;
+            let next = l.accepted().expect("the turn's connection");
+            handed.push((next.connection, now));
+        }
+        handed
+    }
+
+    #[test]
+    fn a_burst_beyond_the_accept_queue_is_dropped_while_the_acceptor_takes_one_per_cost() {
+        // Seven SYNs at once, acceptCount 3 (4 places), 100 ms an accept, slots to spare.
+        let c = Nanos::from_millis(100);
+        let mut l = Listener::sized(100, 3).with_accept_cost(c);
+        let fates: Vec<Syn> = (0..7).map(|i| l.syn(i, Nanos::ZERO)).collect();
+        let queued = [Syn::Queued; 4];
+        assert_eq!(fates[..4], queued, "every handshake enters the queue first");
+        assert_eq!(fates[4..], [Syn::Dropped; 3]);
+        // The first turn holds the connection's place until it ends: a SYN meanwhile finds
+        // the queue still full.
+        assert_eq!(l.wake(Nanos::ZERO), Wake::Accepting { done: c });
+        assert_eq!(l.syn(7, Nanos::from_millis(50)), Syn::Dropped);
+        assert_eq!((l.open(), l.queued()), (1, 4), "the latch counts up first");
+        let first = l.accepted().expect("the oldest");
+        assert_eq!((first.connection, first.syn_at), (0, Nanos::ZERO));
+        // The k-th connection goes to the poller at k x 100 ms.
+        let ms = |n| Nanos::from_millis(n);
+        assert_eq!(drain(&mut l, c), [(1, ms(200)), (2, ms(300)), (3, ms(400))]);
+        // The three dropped SYNs come back at 1 s: queued, taken at 1.1, 1.2, 1.3 s.
+        for i in 4..7 {
+            assert_eq!(l.syn(i, Nanos::from_secs(1)), Syn::Queued);
+        }
+        let late = drain(&mut l, Nanos::from_secs(1));
+        assert_eq!(late, [(4, ms(1100)), (5, ms(1200)), (6, ms(1300))]);
+        assert_eq!((l.open(), l.queued(), l.queue_max()), (7, 0, 4));
+    }
+
+    #[test]
+    fn the_acceptor_waits_for_a_free_slot_before_its_turn() {
+        let c = Nanos::from_millis(10);
+        let mut l = Listener::sized(1, 100).with_accept_cost(c);
+        assert_eq!(
+            l.syn(0, Nanos::ZERO),
+            Syn::Queued,
+            "never at once with a cost"
+        );
+        assert_eq!(l.syn(1, Nanos::ZERO), Syn::Queued);
+        assert_eq!(drain(&mut l, Nanos::ZERO), [(0, c)]);
+        assert_eq!(l.wake(c), Wake::Idle, "maxConnections reached");
+        l.close();
+        let at = Nanos::from_millis(500);
+        assert_eq!(drain(&mut l, at), [(1, at + c)]);
+        assert_eq!(l.accepted(), None, "no turn in progress");
     }
 
     #[test]

@@ -18,6 +18,14 @@ pub fn to_server(link: &Link, new_connection: bool) -> Nanos {
     }
 }
 
+/// When the `index`-th of clients starting together at `start` sends its first request: the
+/// client opens their connections one after another ([`Link::connect_spacing`]).
+pub fn staggered(link: &Link, start: Nanos, index: u32) -> Nanos {
+    start.saturating_add(Nanos(
+        link.connect_spacing.0.saturating_mul(u64::from(index)),
+    ))
+}
+
 /// From the server's outcome to the client seeing it: half a round trip for what the server
 /// sends, nothing for the client's own timeout (it happens where the client is).
 pub fn to_client(link: &Link, outcome: Outcome) -> Nanos {

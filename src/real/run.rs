@@ -509,14 +509,22 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
     world
         .client_target
         .store(clients, std::sync::atomic::Ordering::SeqCst);
+    // The load generator opens its connections one after another (`flow::link::staggered`).
+    let link = world.scenario.load.link;
     for client in 0..clients {
-        spawn_client(world, client, Nanos::ZERO, think);
+        spawn_client(
+            world,
+            client,
+            flow::link::staggered(&link, Nanos::ZERO, client),
+            think,
+        );
     }
     for (at, n) in world.scenario.load.client_phases() {
         world.after(at, move |w| {
             let old = w.client_target.swap(n, std::sync::atomic::Ordering::SeqCst);
             for client in old..n {
-                spawn_client(w, client, at, think);
+                let start = flow::link::staggered(&link, at, client - old);
+                spawn_client(w, client, start, think);
             }
         });
     }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::flow::accept::{Syn, SynRetry, syn_retry};
+use crate::flow::accept::{Syn, SynRetry, Wake, syn_retry};
 use crate::flow::permit::Acquire;
 use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
@@ -97,7 +97,7 @@ impl World {
         let half = Nanos(link.rtt.0 / 2);
         let fate = {
             let mut net = lock(&self.net);
-            let fate = net.listener.syn(Arc::clone(&req));
+            let fate = net.listener.syn(Arc::clone(&req), at);
             if fate == Syn::Dropped {
                 net.stats.syn_drops += 1;
             } else {
@@ -110,8 +110,9 @@ impl World {
         match fate {
             // The request follows the handshake one round trip later.
             Syn::Accepted => self.after(at + link.rtt, move |w| w.dispatch(req)),
-            // The acceptor takes it when a connection closes (`close_connection`).
-            Syn::Queued => {}
+            // An idle acceptor starts on it now; a busy one, or one waiting for a slot, comes
+            // to it after its turn (`accepted`) or a close (`close_connection`).
+            Syn::Queued => self.wake_acceptor(at),
             Syn::Dropped => match syn_retry(&link, req.arrival, drops + 1) {
                 SynRetry::Retransmit { at } => {
                     let at = at + half;
@@ -170,17 +171,38 @@ impl World {
         }
     }
 
-    /// A connection closed: its slot frees, and the acceptor takes the next connection
-    /// waiting in the accept queue, whose request is already there.
+    /// A connection closed: its slot frees, and the acceptor looks at the accept queue.
     pub(super) fn close_connection(self: &Arc<Self>) {
-        let next = {
-            let mut net = lock(&self.net);
-            net.listener.close();
-            net.listener.accept_next()
-        };
-        if let Some(req) = next {
-            self.dispatch(req);
+        lock(&self.net).listener.close();
+        self.wake_acceptor(self.clock.now());
+    }
+
+    /// The acceptor looks at the accept queue at `now` (scenario time): with no accept cost
+    /// it takes the oldest connection at once, whose request is already there; else it
+    /// starts its turn on it, which ends at `done` (`accepted`).
+    fn wake_acceptor(self: &Arc<Self>, now: Nanos) {
+        let wake = lock(&self.net).listener.wake(now);
+        match wake {
+            Wake::Accepted(req) => self.dispatch(req),
+            Wake::Accepting { done } => self.after(done, move |w| w.accepted(done)),
+            Wake::Idle => {}
         }
+    }
+
+    /// The acceptor's turn ends at `at`: it registers the connection with the poller, which
+    /// hands its request on once that has arrived (one round trip after the SYN), and goes
+    /// back to the queue.
+    fn accepted(self: &Arc<Self>, at: Nanos) {
+        let handed = lock(&self.net).listener.accepted();
+        self.wake_acceptor(at);
+        let Some(handed) = handed else {
+            return;
+        };
+        let (req, request_at) = (
+            handed.connection,
+            handed.syn_at + self.scenario.load.link.rtt,
+        );
+        self.after(request_at.max(at), move |w| w.dispatch(req));
     }
 
     /// Tomcat's poller closes a kept-alive connection idle for `keepAliveTimeout`.

@@ -58,11 +58,16 @@ pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError
             ));
         }
     };
+    let connect_spacing = match &raw.connect_spacing {
+        Some(text) => at_most(check, "load.connect_spacing", text, MAX_RTT)?,
+        None => client.connect_spacing(),
+    };
     Ok(Link {
         keep_alive: raw.keep_alive,
         rtt: at_most(check, "load.rtt", &raw.rtt, MAX_RTT)?,
         turnaround,
         client,
+        connect_spacing,
         timeout_mode,
         connect_timeout,
         syn_retries: check.count("load.syn_retries", raw.syn_retries, 1..=MAX_SYN_RETRIES)?,
@@ -105,6 +110,7 @@ pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, S
             MAX_CPU,
         )?,
         cpu_per_error: at_most(check, "server.cpu_per_error", &raw.cpu_per_error, MAX_CPU)?,
+        accept_cost: at_most(check, "server.accept_cost", &raw.accept_cost, MAX_CPU)?,
     })
 }
 

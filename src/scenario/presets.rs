@@ -295,6 +295,7 @@ mod tests {
                     rtt: Nanos::ZERO,
                     turnaround: Nanos::ZERO,
                     client: crate::scenario::ClientKind::Custom,
+                    connect_spacing: Nanos::ZERO,
                     ..crate::scenario::Link::default()
                 },
                 phases: Vec::new(),

@@ -151,6 +151,8 @@ pub struct RawLoad {
     /// The client's mean time from reading a response to sending its next request, when no
     /// `client` names it.
     pub turnaround: Option<DurationText>,
+    /// Time between the starts of clients that begin together; none: the `client` kind's.
+    pub connect_spacing: Option<DurationText>,
     /// The client's own connect timeout; none leaves it to the kernel's SYN retries.
     pub connect_timeout: Option<DurationText>,
     /// The client kernel's `net.ipv4.tcp_syn_retries`.
@@ -234,6 +236,9 @@ pub struct RawServer {
     pub cpu_per_rejected_connection: DurationText,
     /// CPU a failed request costs besides `cpu_per_request` (stack trace logged, error page).
     pub cpu_per_error: DurationText,
+    /// The Acceptor thread's time per connection: latch, `accept()`, socket options and
+    /// registration with the Poller.
+    pub accept_cost: DurationText,
     /// A request that waited longer than this in the executor's queue is answered 503 at
     /// once instead of being served (shedding the work of clients that already left).
     pub queue_timeout: Option<DurationText>,
@@ -263,6 +268,7 @@ impl Default for RawServer {
             post_response: DurationText::new("100us"),
             cpu_per_rejected_connection: DurationText::new("250us"),
             cpu_per_error: DurationText::new("350us"),
+            accept_cost: DurationText::new("0s"),
             queue_timeout: None,
             adaptive_lifo: None,
             rate_limit: None,

@@ -47,6 +47,15 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let figures = figures(&check, &raw.figures)?;
     let tour = tour(&check, &raw.tour)?;
     let faults = faults(&check, &raw.faults, &services)?;
+    let mut load = load(&check, &raw.load, &services)?;
+    let server = server(&check, &raw.server, jdk)?;
+    if raw.load.connect_spacing.is_none()
+        && server.connector.accept_cost == crate::time::Nanos::ZERO
+    {
+        // An acceptor that costs nothing takes any burst: the client kind's spacing would
+        // only shift the clients' starts, so they start together as they always have.
+        load.link.connect_spacing = crate::time::Nanos::ZERO;
+    }
     Ok(Scenario {
         source: origin.to_owned(),
         name,
@@ -55,8 +64,8 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
         duration,
         cores,
         jdk,
-        load: load(&check, &raw.load, &services)?,
-        server: server(&check, &raw.server, jdk)?,
+        load,
+        server,
         strategy: pools::strategy(&check, &raw.strategy, &services, &endpoint, cores)?,
         services,
         endpoint,

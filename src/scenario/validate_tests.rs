@@ -781,3 +781,25 @@ fn breakers_rate_limits_and_timed_faults_name_each_bad_field() {
         (5, Nanos::from_secs(1))
     );
 }
+
+#[test]
+fn clients_start_together_unless_the_acceptor_has_a_cost_or_the_preset_spaces_them() {
+    let spacing = |sets: &[&str]| {
+        let s = scenario(sets);
+        (s.server.connector.accept_cost, s.load.link.connect_spacing)
+    };
+    assert_eq!(spacing(&[]), (Nanos::ZERO, Nanos::ZERO));
+    let cost = Nanos::from_micros(60);
+    let wrk = ["server.accept_cost=\"60us\"", "load.client=\"wrk\""];
+    assert_eq!(spacing(&wrk), (cost, Nanos::from_micros(30)));
+    let blocking = ["server.accept_cost=\"60us\"", "load.client=\"blocking\""];
+    assert_eq!(spacing(&blocking), (cost, Nanos::from_micros(500)));
+    let custom = ["server.accept_cost=\"60us\"", "load.turnaround=\"1ms\""];
+    assert_eq!(spacing(&custom), (cost, Nanos::ZERO));
+    let given = ["load.connect_spacing=\"2ms\""];
+    assert_eq!(spacing(&given), (Nanos::ZERO, Nanos::from_millis(2)));
+    assert_mentions(
+        &rejection(&["server.accept_cost=\"2s\""]),
+        &["server.accept_cost", "0s..=1s"],
+    );
+}

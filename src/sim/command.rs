@@ -497,14 +497,18 @@ impl Engine {
         if self.net.clients.len() < n as usize {
             self.net.clients.resize(n as usize, Default::default());
         }
-        let now = self.now;
+        let (now, link) = (self.now, self.scenario.load.link);
+        let mut started = 0;
         for client in 0..n {
             let state = &mut self.net.clients[client as usize];
             if !state.active {
-                // A client that comes (back) to life waits from now, not from its last answer.
+                // A client that comes (back) to life waits from now, not from its last answer;
+                // the new ones connect one after another.
+                let at = crate::flow::link::staggered(&link, now, started);
+                started += 1;
                 state.active = true;
-                state.tally.last_answer_at = now;
-                self.schedule(now, Event::ClientSend { client });
+                state.tally.last_answer_at = at;
+                self.schedule(at, Event::ClientSend { client });
             }
         }
         Ok(format!("clients {old} -> {n}{}", at_bound(wanted, n)))

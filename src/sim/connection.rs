@@ -24,7 +24,7 @@ use super::engine::{Engine, Event, Task, ThreadName, ThreadRef};
 use super::request::ReqRef;
 use super::resources::CpuJob;
 use super::{Detail, FailReason};
-use crate::flow::accept::{Listener, Syn, SynRetry, syn_retry};
+use crate::flow::accept::{Listener, Syn, SynRetry, Wake, syn_retry};
 
 /// The connections between the clients and the server.
 #[derive(Debug, Clone)]
@@ -249,7 +249,7 @@ impl Engine {
     /// A SYN reaches the listen socket.
     fn syn(&mut self, r: ReqRef) {
         self.retire_closes();
-        match self.net.listener.syn(r) {
+        match self.net.listener.syn(r, self.now) {
             Syn::Accepted => {
                 // The request follows the handshake one round trip later.
                 self.connected(r);
@@ -260,6 +260,10 @@ impl Engine {
                 self.closes_become_events();
                 self.net.stats.accept_queue_max = self.net.listener.queue_max();
                 self.connected(r);
+                if self.net.listener.accept_cost() > Nanos::ZERO {
+                    // Every handshake queues first; an idle acceptor starts on it now.
+                    self.on_accept();
+                }
             }
             Syn::Dropped => self.drop_syn(r),
         }
@@ -347,11 +351,37 @@ impl Engine {
         }
     }
 
+    /// The acceptor looks at the accept queue: with no accept cost it takes the oldest
+    /// connection at once, else it starts its turn on it (`Event::Accepted` ends it).
     pub(super) fn on_accept(&mut self) {
         self.retire_closes();
-        if let Some(next) = self.net.listener.accept_next() {
+        match self.net.listener.wake(self.now) {
             // Its request was sent when the handshake completed: it is already there.
-            self.dispatch(next);
+            Wake::Accepted(next) => self.dispatch(next),
+            Wake::Accepting { done } => self.schedule(done, Event::Accepted),
+            Wake::Idle => {}
+        }
+    }
+
+    /// The acceptor's turn ends: it registers the connection with the poller, which hands
+    /// its request on once that has arrived (one round trip after the SYN), and goes back
+    /// to the queue.
+    pub(super) fn on_accepted(&mut self) {
+        let handed = self.net.listener.accepted();
+        self.on_accept();
+        let Some(handed) = handed else {
+            return;
+        };
+        let request_at = handed.syn_at + self.scenario.load.link.rtt;
+        if request_at > self.now {
+            self.schedule(
+                request_at,
+                Event::Dispatch {
+                    req: handed.connection,
+                },
+            );
+        } else {
+            self.on_dispatch(handed.connection);
         }
     }
 

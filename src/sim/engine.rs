@@ -78,8 +78,10 @@ pub(super) enum Event {
     StageDone { req: ReqRef },
     /// A server thread takes a queued request (after finishing its previous one).
     StartHandler { req: ReqRef, slot: Slot },
-    /// A connection closed: the acceptor takes the next one from the accept queue.
+    /// The acceptor looks at the accept queue (a connection closed, or one queued).
     Accept,
+    /// The acceptor's turn on a connection ends (`server.accept_cost` after it began).
+    Accepted,
     /// A (retransmitted) SYN of this request's connection reaches the server.
     Syn { req: ReqRef },
     /// `connect()` fails for this request's connection.
@@ -304,8 +306,15 @@ impl Engine {
                     ..Default::default()
                 };
                 self.net.clients = vec![client; clients as usize];
+                // The load generator opens its connections one after another; each client
+                // waits from its own start.
+                let link = self.scenario.load.link;
                 for client in 0..clients {
-                    self.schedule(half, Event::ClientSend { client });
+                    let start = crate::flow::link::staggered(&link, Nanos::ZERO, client);
+                    if let Some(state) = self.net.clients.get_mut(client as usize) {
+                        state.tally.last_answer_at = start;
+                    }
+                    self.schedule(start + half, Event::ClientSend { client });
                 }
             }
         }
@@ -617,6 +626,7 @@ impl Engine {
             Event::StageDone { req } => self.on_stage_done(req),
             Event::StartHandler { req, slot } => self.on_start_handler(req, slot),
             Event::Accept => self.on_accept(),
+            Event::Accepted => self.on_accepted(),
             Event::Syn { req } => self.on_syn(req),
             Event::ConnectFailed { req } => self.on_connect_failed(req),
             Event::Dispatch { req } => self.on_dispatch(req),

@@ -350,16 +350,11 @@ pub const SWEEP: &[Binding] = &[
 
 /// The one-line prompt (`a` in the variants compare): every other character is typed.
 pub const PROMPT: &[Binding] = &[
-    bind(&[Key::Enter], "Enter", "add the variant", |_| {
-        Action::PromptEnter
+    bind(&[Key::Enter], "Enter", "add", |_| Action::PromptEnter),
+    bind(&[Key::Backspace], "Backspace", "delete", |_| {
+        Action::PromptBackspace
     }),
-    bind(
-        &[Key::Backspace],
-        "Backspace",
-        "delete the last character",
-        |_| Action::PromptBackspace,
-    ),
-    bind(&[Key::Esc], "Esc", "cancel, add nothing", |_| Action::Back),
+    bind(&[Key::Esc], "Esc", "cancel", |_| Action::Back),
 ];
 
 /// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.

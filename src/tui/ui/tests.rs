@@ -170,6 +170,10 @@ fn variants_compare_view() {
     let typing = screen(&a, 80, 24);
     let last = typing.lines().nth(23).expect("the status line");
     assert!(last.contains(" compare with: server.threads=20▏"), "{last}");
+    assert!(
+        last.ends_with("Enter add · Backspace delete · Esc cancel\""),
+        "{last}"
+    );
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::time::Nanos;
 
 use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Reach, catch_up, run_for};
-use super::compare_runs::{CompareRow, CompareRuns, Compared};
+use super::compare_runs::{CompareRow, CompareRuns, ComparedBy};
 use super::fault_form::{DoubleLoad, FaultForm, FormLine};
 use super::keys::{self, Context, Key};
 use super::prompt::Prompt;
@@ -635,7 +635,7 @@ impl App {
         let mut value = super::expect::screen_value(&self.scenario, engine);
         // Tours read the strategies' compare view by strategy (`compare.semaphore...`).
         if let Some(runs) = self.compare.as_ref()
-            && runs.compared == Compared::Strategies
+            && runs.compared == ComparedBy::Strategies
         {
             value = super::expect::with_compare(value, &self.scenario, runs.engines());
         }
@@ -1004,7 +1004,7 @@ impl App {
             let result = engine.apply(Command::SetStrategy(strategy));
             if result.is_ok()
                 && let Some(runs) = self.compare.as_mut()
-                && runs.compared == Compared::Variants
+                && runs.compared == ComparedBy::Variants
             {
                 for e in runs.engines_mut() {
                     let _same_for_all = e.apply(Command::SetStrategy(strategy));
@@ -1214,7 +1214,7 @@ impl App {
     /// included) from t = 0 with the same seed, catches up with the main clock, then runs in
     /// lockstep with it. Closing drops them; over the variants' view (`C`) it takes its place.
     pub fn toggle_compare(&mut self) {
-        if self.close_compare(Compared::Strategies) {
+        if self.close_compare(ComparedBy::Strategies) {
             return;
         }
         let Some(engine) = self.source.engine() else {
@@ -1222,7 +1222,7 @@ impl App {
         };
         let rows = strategy_rows(engine);
         self.compare = Some(CompareRuns {
-            compared: Compared::Strategies,
+            compared: ComparedBy::Strategies,
             rows,
         });
         self.behind = true;
@@ -1230,7 +1230,7 @@ impl App {
 
     /// Closes the compare view if it shows `what` (true), else drops the other one to make
     /// way for it (false): `c` and `C` are never open together.
-    fn close_compare(&mut self, what: Compared) -> bool {
+    fn close_compare(&mut self, what: ComparedBy) -> bool {
         self.prompt = None;
         match self.compare.take() {
             Some(runs) if runs.compared == what => {

@@ -1,7 +1,7 @@
 //! The variants compare's intentions (`C`): the run on screen with and without a pattern,
 //! side by side; `a` types one more variant; `r` and `s` replay every row.
 
-use super::super::compare_runs::{CompareRow, CompareRuns, Compared, Origin, figure_sets};
+use super::super::compare_runs::{CompareRow, CompareRuns, ComparedBy, Origin, figure_sets};
 use super::super::prompt::{Prompt, split_sets};
 use super::{App, Status, strategy_rows};
 
@@ -23,7 +23,7 @@ impl App {
     /// live changes and faults; closing drops them, and over the strategies' view (`c`) it
     /// takes its place.
     pub fn toggle_variants(&mut self) {
-        if self.close_compare(Compared::Variants) {
+        if self.close_compare(ComparedBy::Variants) {
             return;
         }
         let lists = figure_sets(&self.preset);
@@ -31,7 +31,7 @@ impl App {
             return;
         };
         self.compare = Some(CompareRuns {
-            compared: Compared::Variants,
+            compared: ComparedBy::Variants,
             rows,
         });
         self.behind = true;
@@ -42,7 +42,7 @@ impl App {
 
     /// `a`: the prompt for one more variant's overrides (in the variants compare only).
     pub fn open_variant_prompt(&mut self) {
-        if self.compare_is(Compared::Variants) {
+        if self.compare_is(ComparedBy::Variants) {
             self.prompt = Some(Prompt::new(QUESTION));
         } else {
             self.info("a adds a variant to the variants compare: press C first".to_string());
@@ -79,7 +79,7 @@ impl App {
     }
 
     /// Whether the compare view is open on `what`.
-    pub fn compare_is(&self, what: Compared) -> bool {
+    pub fn compare_is(&self, what: ComparedBy) -> bool {
         self.compare.as_ref().is_some_and(|c| c.compared == what)
     }
 
@@ -95,8 +95,8 @@ impl App {
             return;
         };
         let rows = match compared {
-            Compared::Strategies => self.source.engine().map(strategy_rows),
-            Compared::Variants => {
+            ComparedBy::Strategies => self.source.engine().map(strategy_rows),
+            ComparedBy::Variants => {
                 let lists: Vec<Vec<String>> = self
                     .compare
                     .iter()

@@ -9,7 +9,7 @@ use crate::sim::{Command, Engine};
 
 /// What the rows differ in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compared {
+pub enum ComparedBy {
     /// `c`: one row per strategy, in [`crate::scenario::Strategy::ALL`] order.
     Strategies,
     /// `C`: one row per variant of the scenario, all on the strategy on screen.
@@ -58,7 +58,7 @@ impl CompareRow {
 /// The compare view's rows, and what they compare.
 #[derive(Debug)]
 pub struct CompareRuns {
-    pub compared: Compared,
+    pub compared: ComparedBy,
     pub rows: Vec<CompareRow>,
 }
 

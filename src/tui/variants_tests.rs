@@ -74,7 +74,7 @@ fn capital_c_on_metastable_compares_naive_retries_with_each_figures_pattern() {
     let mut expected = vec![AS_NOW.to_string()];
     expected.extend(lists.iter().map(|l| l.join(", ")));
     assert_eq!(labels(&a), expected);
-    assert!(a.compare_is(Compared::Variants));
+    assert!(a.compare_is(ComparedBy::Variants));
     play(&mut a, 65);
     assert_eq!(a.now(), Nanos::from_secs(70));
     let runs = a.compare_runs().expect("open");
@@ -156,7 +156,7 @@ fn the_prompt_takes_q_as_a_letter_backspace_edits_and_esc_cancels() {
     assert!(!a.is_typing());
     assert_eq!(labels(&a).len(), rows, "Esc adds nothing");
     assert!(
-        a.compare_is(Compared::Variants),
+        a.compare_is(ComparedBy::Variants),
         "Esc closed the prompt only"
     );
     a.press(Key::Esc);
@@ -167,11 +167,11 @@ fn the_prompt_takes_q_as_a_letter_backspace_edits_and_esc_cancels() {
 fn c_and_capital_c_are_never_open_together() {
     let mut a = preset_app("metastable", &[]);
     a.press(Key::Char('c'));
-    assert!(a.compare_is(Compared::Strategies));
+    assert!(a.compare_is(ComparedBy::Strategies));
     a.press(Key::Char('C'));
-    assert!(a.compare_is(Compared::Variants));
+    assert!(a.compare_is(ComparedBy::Variants));
     a.press(Key::Char('c'));
-    assert!(a.compare_is(Compared::Strategies));
+    assert!(a.compare_is(ComparedBy::Strategies));
     a.press(Key::Char('c'));
     assert!(a.compare_runs().is_none());
     a.press(Key::Char('C'));

@@ -42,7 +42,7 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 use crate::report::{RunReport, best, limited_by};
 use crate::sim::Engine;
 use crate::tui::app::App;
-use crate::tui::compare_runs::{CompareRow, CompareRuns, Compared};
+use crate::tui::compare_runs::{CompareRow, CompareRuns, ComparedBy};
 
 use super::fmt;
 
@@ -79,8 +79,8 @@ pub(super) fn areas(area: Rect, rows: usize) -> [Rect; 2] {
 /// longest label (and its `* `) within what the figures and "limited by" leave of `inner`.
 fn label_width(runs: &CompareRuns, inner: usize) -> usize {
     match runs.compared {
-        Compared::Strategies => NAME_WIDTH,
-        Compared::Variants => {
+        ComparedBy::Strategies => NAME_WIDTH,
+        ComparedBy::Variants => {
             let longest = runs
                 .rows
                 .iter()
@@ -97,16 +97,16 @@ fn label_width(runs: &CompareRuns, inner: usize) -> usize {
 /// Row `i`'s label: `1 sequential` for a strategy, the overrides for a variant.
 fn label(runs: &CompareRuns, i: usize, row: &CompareRow) -> String {
     match runs.compared {
-        Compared::Strategies => format!("{} {}", i + 1, row.label),
-        Compared::Variants => row.label.clone(),
+        ComparedBy::Strategies => format!("{} {}", i + 1, row.label),
+        ComparedBy::Variants => row.label.clone(),
     }
 }
 
 fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, width: usize) {
     let p = app.palette();
     let title = match runs.compared {
-        Compared::Strategies => " Compare: same requests, every strategy ",
-        Compared::Variants => " Compare: same requests, with and without a pattern ",
+        ComparedBy::Strategies => " Compare: same requests, every strategy ",
+        ComparedBy::Variants => " Compare: same requests, with and without a pattern ",
     };
     let block = Block::bordered()
         .title(Line::styled(title, p.title))
@@ -135,10 +135,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
         let line = match (&row.run, report) {
             (Ok(engine), Some(r)) => {
                 let selected = match runs.compared {
-                    Compared::Strategies => engine.strategy() == app.source().strategy(),
-                    Compared::Variants => i == 0,
+                    ComparedBy::Strategies => engine.strategy() == app.source().strategy(),
+                    ComparedBy::Variants => i == 0,
                 };
-                let columns = Columns {
+                let columns = RowLook {
                     name: &name,
                     width,
                     best: best.contains(&i),
@@ -197,8 +197,8 @@ fn pin_row(app: &App, pin: &crate::tui::app::Pin, width: usize) -> Line<'static>
 /// The column headings; the variants' first one names the strategy they all run.
 fn header(app: &App, runs: &CompareRuns, width: usize) -> Line<'static> {
     let first = match runs.compared {
-        Compared::Strategies => "strategy".to_string(),
-        Compared::Variants => {
+        ComparedBy::Strategies => "strategy".to_string(),
+        ComparedBy::Variants => {
             let strategy = runs
                 .engines()
                 .next()
@@ -221,7 +221,7 @@ fn header(app: &App, runs: &CompareRuns, width: usize) -> Line<'static> {
 }
 
 /// How a row's label column is drawn.
-struct Columns<'a> {
+struct RowLook<'a> {
     name: &'a str,
     /// The label column's width.
     width: usize,
@@ -232,7 +232,7 @@ struct Columns<'a> {
 
 /// A run's row: its label (`*` when best), goodput, answered p50 and p99, failures per
 /// second and what limits it.
-fn figures_row(app: &App, r: &RunReport, c: &Columns) -> Line<'static> {
+fn figures_row(app: &App, r: &RunReport, c: &RowLook) -> Line<'static> {
     let p = app.palette();
     let failed = r.failure_rps.total();
     let mark = if c.best { "* " } else { "  " };
@@ -321,7 +321,7 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         fmt::ms(top)
     );
     let chart_rows = u16::try_from(runs.rows.len() + 2).unwrap_or(u16::MAX);
-    if runs.compared == Compared::Strategies || area.height < 2 * chart_rows {
+    if runs.compared == ComparedBy::Strategies || area.height < 2 * chart_rows {
         render_lanes(frame, area, app, runs, width, (&latency_title, &latency));
         return;
     }

@@ -205,6 +205,20 @@ fn a_strategy_key_switches_every_variant_with_the_run_on_screen() {
 }
 
 #[test]
+fn capital_c_on_circuit_breaker_sets_the_breaker_off_beside_it() {
+    let mut a = preset_app("circuit-breaker", &[]);
+    a.press(Key::Char('C'));
+    assert_eq!(
+        labels(&a),
+        [
+            AS_NOW,
+            "services.recommendations.breaker.minimum_calls=100000, \
+             services.recommendations.breaker.window_size=100000"
+        ]
+    );
+}
+
+#[test]
 fn a_preset_without_figure_sets_opens_as_now_with_a_hint() {
     let mut a = preset_app("erlang-c", &[]);
     a.press(Key::Char('C'));

@@ -95,10 +95,11 @@ fn real(app: &App, width: u16) -> Line<'static> {
 }
 
 /// The keys a newcomer needs first, in this order (what to leave, learn, break, compare and
-/// stop; the strategies and pools; the sweep and the timeline): the rest follow while they fit.
-const FIRST_HINTS: [&str; 9] = ["q", "?", "f", "c", "space", "1-5", "Tab", "g", "t"];
+/// stop; the strategies and pools; the sweep, the timeline and the variants): the rest
+/// follow while they fit.
+const FIRST_HINTS: [&str; 10] = ["q", "?", "f", "c", "space", "1-5", "Tab", "g", "t", "C"];
 
-/// `q ? f c space 1-5 Tab g t` first, then every other live binding that has a hint, as
+/// `q ? f c space 1-5 Tab g t C` first, then every other live binding that has a hint, as
 /// `key word`, as many whole hints as fit in `width` columns.
 fn hints(app: &App, width: u16) -> Line<'static> {
     let p = app.palette();

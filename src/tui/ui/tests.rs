@@ -428,6 +428,7 @@ fn a_wide_hint_bar_shows_the_sweep_and_the_timeline_after_strategies_and_pools()
         "Tab pool",
         "g sweep",
         "t timeline",
+        "C variants",
     ];
     assert_hints_in_order(120, 40, &next);
 }

@@ -1237,6 +1237,7 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         keys: config.keys,
         record: demo.record,
         script,
+        overrides: args.preset.set.clone(),
     };
     tui::run(s, strategy, options).map_err(|e| match e.downcast::<real::RealError>() {
         Ok(e) => real_error(e),

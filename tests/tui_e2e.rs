@@ -178,3 +178,28 @@ fn a_timed_fault_heals_itself_and_the_headline_shows_in_large_type() {
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
     tmux.assert_restored();
 }
+
+/// `C` on metastable, then a variant typed all at once: the `q` in `queue_timeout` is a letter
+/// of the prompt (it does not quit ahead of the keys before it), and Enter adds the row.
+#[test]
+fn the_variants_compare_takes_a_typed_variant_with_a_q_in_it() {
+    let tmux = Tmux::start("e2e-variants", 100, 30);
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.run(&format!("{bin} tui metastable; echo EXIT=$?"));
+    tmux.wait_for("the running TUI", |s| s.contains("RUNNING"));
+    tmux.keys(&["C"]);
+    tmux.wait_for("the variants compare", |s| {
+        s.contains("with and without a pattern") && s.contains("server.adaptive_lifo=50")
+    });
+    tmux.keys(&["a"]);
+    tmux.wait_for("the prompt", |s| s.contains("compare with:"));
+    tmux.type_text("server.queue_timeout=250ms");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the typed row", |s| {
+        s.contains("server.queue_timeout=250ms") && !s.contains("compare with:")
+    });
+    assert!(!screen.contains("EXIT="), "the program quit:\n{screen}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
+    tmux.assert_restored();
+}

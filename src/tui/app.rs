@@ -18,8 +18,10 @@ use crate::time::Nanos;
 
 use super::Theme;
 use super::clock::{Advance, BudgetSpec, Clock, Reach, catch_up, run_for};
+use super::compare_runs::{CompareRow, CompareRuns, ComparedBy};
 use super::fault_form::{DoubleLoad, FaultForm, FormLine};
 use super::keys::{self, Context, Key};
+use super::prompt::Prompt;
 use super::source::{RealMode, Source};
 use super::theme::Palette;
 use super::ui::mouse as ui_mouse;
@@ -44,6 +46,15 @@ pub enum Action {
     SlowDown,
     OpenFaultMenu,
     ToggleCompare,
+    /// `C`: the scenario with and without a pattern, side by side.
+    ToggleVariants,
+    /// `a` in the variants compare: type a variant's overrides.
+    AddVariant,
+    /// A character typed into the prompt.
+    PromptType(char),
+    PromptBackspace,
+    /// Enter in the prompt: hand the line on.
+    PromptEnter,
     Reset,
     NewSeed,
     ToggleHelp,
@@ -264,8 +275,16 @@ pub struct App {
     baseline: Vec<settings::PoolSettings>,
     /// The run on screen, simulated or real.
     source: Source,
-    /// Every strategy side by side (one engine each), while the compare view is open.
-    compare: Option<Vec<Engine>>,
+    /// The compare view's runs while it is open: every strategy (`c`) or every variant
+    /// (`C`), one engine each.
+    compare: Option<CompareRuns>,
+    /// The `--set` overrides the run was started with: a variant loads them again.
+    overrides: Vec<String>,
+    /// The live changes made with keys since the run started, in order: the variants
+    /// replay them from t = 0.
+    live_changes: Vec<Command>,
+    /// The one-line prompt (`a`: `compare with: `), while it is open.
+    prompt: Option<Prompt>,
     clock: Clock,
     overlay: Overlay,
     /// Index into [`App::pool_ids`].
@@ -373,6 +392,9 @@ impl App {
             scenario,
             source,
             compare: None,
+            overrides: Vec::new(),
+            live_changes: Vec::new(),
+            prompt: None,
             clock: Clock::default(),
             overlay: Overlay::None,
             selected: 0,
@@ -588,6 +610,7 @@ impl App {
         self.source = Source::sim(&self.scenario, strategy);
         self.forget_timed();
         self.compare = None;
+        self.prompt = None;
         self.sweep = None;
         self.overlay = Overlay::None;
         self.selected = 0;
@@ -610,8 +633,11 @@ impl App {
             return Vec::new();
         };
         let mut value = super::expect::screen_value(&self.scenario, engine);
-        if let Some(engines) = &self.compare {
-            value = super::expect::with_compare(value, &self.scenario, engines);
+        // Tours read the strategies' compare view by strategy (`compare.semaphore...`).
+        if let Some(runs) = self.compare.as_ref()
+            && runs.compared == ComparedBy::Strategies
+        {
+            value = super::expect::with_compare(value, &self.scenario, runs.engines());
         }
         step.expect
             .iter()
@@ -631,9 +657,20 @@ impl App {
         self.source.engine()
     }
 
-    /// The compare view's engines, one per strategy in [`Strategy::ALL`] order.
-    pub fn compare_engines(&self) -> Option<&[Engine]> {
-        self.compare.as_deref()
+    /// The compare view's engines: one per strategy in [`Strategy::ALL`] order, or one per
+    /// variant that loaded.
+    pub fn compare_engines(&self) -> Option<Vec<&Engine>> {
+        self.compare.as_ref().map(|runs| runs.engines().collect())
+    }
+
+    /// The compare view's rows and what they compare, while it is open.
+    pub fn compare_runs(&self) -> Option<&CompareRuns> {
+        self.compare.as_ref()
+    }
+
+    /// The one-line prompt, while it is open.
+    pub fn prompt(&self) -> Option<&Prompt> {
+        self.prompt.as_ref()
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -708,7 +745,7 @@ impl App {
 
     /// The compare view's engines.
     fn compare_driven(&self) -> impl Iterator<Item = &Engine> {
-        self.compare.iter().flatten()
+        self.compare.iter().flat_map(CompareRuns::engines)
     }
 
     /// Every engine the clock drives: the simulated one on screen, then the compare view's
@@ -722,10 +759,13 @@ impl App {
 
     fn driven_mut(&mut self) -> impl Iterator<Item = &mut Engine> {
         let main = self.source.engine_mut().into_iter();
-        main.chain(self.compare.iter_mut().flatten())
+        main.chain(self.compare.iter_mut().flat_map(CompareRuns::engines_mut))
     }
 
     fn context(&self) -> Context {
+        if self.prompt.is_some() {
+            return Context::Prompt;
+        }
         match self.overlay {
             Overlay::None if self.tour.as_ref().is_some_and(|t| t.caption.is_some()) => {
                 Context::Tour
@@ -781,7 +821,7 @@ impl App {
             self.status = Some(Status::Error(text));
             return;
         }
-        let engines = 1 + self.compare.as_ref().map_or(0, Vec::len);
+        let engines = self.driven().count();
         let now = self.now();
         // A tour stops the clock exactly at its next step, and a timed fault at its end.
         let stop = self
@@ -828,7 +868,14 @@ impl App {
     // ----- keys -----
 
     pub fn handle_key(&mut self, event: KeyEvent) {
-        if let Some(key) = Key::from_event(event).and_then(|k| self.key_map.resolve(k)) {
+        let key = Key::from_event(event);
+        // Typed text is what was typed: the config file's moved keys do not apply to it.
+        let key = if self.is_typing() {
+            key
+        } else {
+            key.and_then(|k| self.key_map.resolve(k))
+        };
+        if let Some(key) = key {
             self.press(key);
         }
     }
@@ -884,7 +931,7 @@ impl App {
         // makes way for them.
         if matches!(
             action,
-            Action::ToggleCompare | Action::ToggleTimeline | Action::Zoom
+            Action::ToggleCompare | Action::ToggleVariants | Action::ToggleTimeline | Action::Zoom
         ) {
             self.headline = false;
         }
@@ -905,6 +952,11 @@ impl App {
             Action::SlowDown => self.slow_down(),
             Action::OpenFaultMenu => self.open_fault_menu(),
             Action::ToggleCompare => self.toggle_compare(),
+            Action::ToggleVariants => self.toggle_variants(),
+            Action::AddVariant => self.open_variant_prompt(),
+            Action::PromptType(c) => self.prompt.iter_mut().for_each(|p| p.type_char(c)),
+            Action::PromptBackspace => self.prompt.iter_mut().for_each(Prompt::backspace),
+            Action::PromptEnter => self.add_typed_variant(),
             Action::Reset => self.reset(),
             Action::NewSeed => self.new_seed(),
             Action::ToggleHelp => self.toggle_help(),
@@ -947,8 +999,17 @@ impl App {
         }
         let finished = self.is_finished();
         if let Some(engine) = self.source.engine_mut().filter(|_| !finished) {
-            // The compare engines keep their own strategies.
+            // The strategies' compare engines keep their own; the variants follow the run on
+            // screen, whose strategy they all play.
             let result = engine.apply(Command::SetStrategy(strategy));
+            if result.is_ok()
+                && let Some(runs) = self.compare.as_mut()
+                && runs.compared == ComparedBy::Variants
+            {
+                for e in runs.engines_mut() {
+                    let _same_for_all = e.apply(Command::SetStrategy(strategy));
+                }
+            }
             self.report(result.map_err(|e| e.to_string()));
             self.selected = 0;
             return;
@@ -1151,30 +1212,33 @@ impl App {
 
     /// `c`: every strategy replays the scenario as it is now (live changes and faults
     /// included) from t = 0 with the same seed, catches up with the main clock, then runs in
-    /// lockstep with it. Closing drops them.
+    /// lockstep with it. Closing drops them; over the variants' view (`C`) it takes its place.
     pub fn toggle_compare(&mut self) {
-        if self.compare.take().is_some() {
-            self.behind = false;
+        if self.close_compare(ComparedBy::Strategies) {
             return;
         }
         let Some(engine) = self.source.engine() else {
             return;
         };
-        let scenario = engine.scenario().clone();
-        let faults = super::sweep::live_faults(engine);
-        let engines = Strategy::ALL
-            .iter()
-            .map(|&s| {
-                let mut e = Engine::new(&scenario, s);
-                for &(service, fault) in &faults {
-                    // Faults the main engine accepted apply to the same services here.
-                    let _ = e.apply(Command::InjectFault { service, fault });
-                }
-                e
-            })
-            .collect();
-        self.compare = Some(engines);
+        let rows = strategy_rows(engine);
+        self.compare = Some(CompareRuns {
+            compared: ComparedBy::Strategies,
+            rows,
+        });
         self.behind = true;
+    }
+
+    /// Closes the compare view if it shows `what` (true), else drops the other one to make
+    /// way for it (false): `c` and `C` are never open together.
+    fn close_compare(&mut self, what: ComparedBy) -> bool {
+        self.prompt = None;
+        match self.compare.take() {
+            Some(runs) if runs.compared == what => {
+                self.behind = false;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `r`: rebuild from the original scenario, same seed, same strategy.
@@ -1234,12 +1298,7 @@ impl App {
         }
         self.forget_timed();
         self.record_timeline_if_shown();
-        if let Some(engines) = &mut self.compare {
-            *engines = Strategy::ALL
-                .iter()
-                .map(|&s| Engine::new(&self.scenario, s))
-                .collect();
-        }
+        self.rebuild_compare();
         self.behind = false;
         Ok(())
     }
@@ -1323,6 +1382,10 @@ impl App {
 
     /// Esc: back one level (fault list, service list, overlay, compare view); never quits.
     pub fn back(&mut self) {
+        if self.prompt.take().is_some() {
+            self.info("no variant added".to_string());
+            return;
+        }
         match self.overlay {
             Overlay::Faults(FaultMenu {
                 service: Some(service),
@@ -1333,7 +1396,10 @@ impl App {
             }
             Overlay::Sweep => self.close_sweep(),
             Overlay::None if self.headline => self.headline = false,
-            Overlay::None if self.compare.is_some() => self.toggle_compare(),
+            Overlay::None if self.compare.is_some() => {
+                self.compare = None;
+                self.behind = false;
+            }
             Overlay::None if self.timeline.is_some() => self.timeline = None,
             Overlay::None if self.zoom.is_some() => self.zoom = None,
             // Esc never quits: on a projector a stray Esc must not end the lesson.
@@ -1459,25 +1525,41 @@ impl App {
 
     /// Applies a command to the main engine, and in the compare view to every one of them
     /// (the pool playing the same role, the same service), then says what happened on the
-    /// status line and returns it: what changed, or why it was refused.
+    /// status line and returns it: what changed, or why it was refused. A compared run that
+    /// refuses it (it has no such pool, its load is of another kind) keeps going without it,
+    /// the others take it, and the status line counts the refusals.
     fn try_command(&mut self, command: Command) -> Result<String, String> {
         let Some(engine) = self.source.engine_mut() else {
             // A real run takes no commands: its keys are refused before they get here.
             return Err("a real run takes no commands".to_string());
         };
-        let compare = &mut self.compare;
-        let result = engine
-            .apply(command)
-            .map_err(|e| e.to_string())
-            .and_then(|text| {
-                for e in compare.iter_mut().flatten() {
-                    let command = command
-                        .for_topology(engine.topology(), e.topology())
-                        .ok_or("the compare view's runs have no such pool")?;
-                    e.apply(command).map_err(|err| err.to_string())?;
-                }
-                Ok(text)
-            });
+        let result = engine.apply(command).map_err(|e| e.to_string());
+        let mut refused = Vec::new();
+        if result.is_ok() {
+            let from = engine.topology();
+            for e in self.compare.iter_mut().flat_map(CompareRuns::engines_mut) {
+                let applied = match command.for_topology(from, e.topology()) {
+                    Some(command) => e.apply(command).map_err(|err| err.to_string()),
+                    None => Err("it has no such pool".to_string()),
+                };
+                refused.extend(applied.err());
+            }
+            if !matches!(
+                command,
+                Command::InjectFault { .. } | Command::ClearFault { .. }
+            ) {
+                // Faults are replayed from the engine's own (`live_faults`), healed or not.
+                self.live_changes.push(command);
+            }
+        }
+        let result = result.map(|text| match refused.first() {
+            Some(why) => format!(
+                "{text} · not in {} compared run{}: {why}",
+                refused.len(),
+                if refused.len() == 1 { "" } else { "s" }
+            ),
+            None => text,
+        });
         self.report(result.clone());
         result
     }
@@ -1530,6 +1612,24 @@ fn step_text(before: &Snapshot, after: &Snapshot) -> String {
     )
 }
 
+/// One row per strategy, each replaying the scenario as it is now (live changes and faults
+/// included) from t = 0.
+fn strategy_rows(engine: &Engine) -> Vec<CompareRow> {
+    let scenario = engine.scenario().clone();
+    let faults = super::sweep::live_faults(engine);
+    Strategy::ALL
+        .iter()
+        .map(|&s| {
+            let mut e = Engine::new(&scenario, s);
+            for &(service, fault) in &faults {
+                // Faults the main engine accepted apply to the same services here.
+                let _ = e.apply(Command::InjectFault { service, fault });
+            }
+            CompareRow::of(s.name(), e)
+        })
+        .collect()
+}
+
 /// About 10% of a size, at least 1.
 fn step_of(size: u32) -> u32 {
     (size / 10).max(1)
@@ -1543,6 +1643,9 @@ mod app_sweep;
 
 #[path = "app_faults.rs"]
 mod app_faults;
+
+#[path = "app_variants.rs"]
+mod app_variants;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]
@@ -1563,6 +1666,10 @@ mod sweep_tests;
 #[cfg(test)]
 #[path = "fault_tests.rs"]
 mod fault_tests;
+
+#[cfg(test)]
+#[path = "variants_tests.rs"]
+mod variants_tests;
 
 /// The live key a tour key (or a key script's) stands for.
 pub(crate) fn tour_key(key: TourKey) -> Key {

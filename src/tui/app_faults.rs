@@ -96,10 +96,12 @@ impl App {
         ));
     }
 
-    /// Forgets every timed fault and a doubled load (a reset, a restart: a new run).
+    /// Forgets every timed fault, a doubled load and the live changes (a reset, a restart:
+    /// a new run).
     pub(super) fn forget_timed(&mut self) {
         self.fault_ends.clear();
         self.load_boost = None;
+        self.live_changes.clear();
     }
 
     /// The earliest end of a timed fault or of the doubled load.

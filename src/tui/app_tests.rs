@@ -343,7 +343,7 @@ fn compare_runs_four_engines_in_lockstep() {
     play(&mut a, 2);
     a.press(Key::Char('c'));
     let engines = a.compare_engines().expect("compare view open");
-    let strategies: Vec<_> = engines.iter().map(Engine::strategy).collect();
+    let strategies: Vec<_> = engines.iter().map(|e| e.strategy()).collect();
     assert_eq!(strategies, Strategy::ALL.to_vec());
     assert!(a.needs_ticks());
     play(&mut a, 1);
@@ -397,7 +397,7 @@ fn changes_in_compare_view_apply_to_every_engine() {
         .compare_engines()
         .expect("open")
         .iter()
-        .map(Engine::strategy)
+        .map(|e| e.strategy())
         .collect();
     assert_eq!(strategies, Strategy::ALL.to_vec());
 }

@@ -121,10 +121,15 @@ fn list_left_pools(
 }
 
 /// The screen of [`screen_value`] with the compare view open over `engines`: each one's
-/// report under `compare.<strategy>`.
-pub fn with_compare(mut value: Value, scenario: &Scenario, engines: &[Engine]) -> Value {
+/// report under `compare.<strategy>` (the strategies' view, `c`: the variants' view, `C`,
+/// has one strategy on every row, so tours do not read it).
+pub fn with_compare<'a>(
+    mut value: Value,
+    scenario: &Scenario,
+    engines: impl IntoIterator<Item = &'a Engine>,
+) -> Value {
     let reports: serde_json::Map<String, Value> = engines
-        .iter()
+        .into_iter()
         .map(|e| {
             let report = RunReport::from_snapshot(scenario, &e.snapshot(), &[], e.prediction());
             let report = serde_json::to_value(report).unwrap_or(Value::Null);

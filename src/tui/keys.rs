@@ -22,6 +22,7 @@ pub enum Key {
     Home,
     Enter,
     Esc,
+    Backspace,
 }
 
 impl Key {
@@ -42,6 +43,7 @@ impl Key {
             KeyCode::Home => Key::Home,
             KeyCode::Enter => Key::Enter,
             KeyCode::Esc => Key::Esc,
+            KeyCode::Backspace => Key::Backspace,
             _ => return None,
         };
         Some(key)
@@ -63,6 +65,8 @@ pub enum Context {
     TourSteps,
     /// The sweep chart.
     Sweep,
+    /// A one-line prompt (`compare with: `): characters are typed into it.
+    Prompt,
 }
 
 /// Keys, how the help writes them, what they do.
@@ -167,6 +171,13 @@ pub const LIVE: &[Binding] = &[
         Action::ToggleCompare
     })
     .hint("compare"),
+    bind(&[C('C')], "C", "compare pattern variants", |_| {
+        Action::ToggleVariants
+    })
+    .hint("variants"),
+    bind(&[C('a')], "a", "add a variant (in C)", |_| {
+        Action::AddVariant
+    }),
     bind(&[C('g')], "g", "sweep pool size (or load)", |_| {
         Action::OpenSweep
     })
@@ -337,6 +348,15 @@ pub const SWEEP: &[Binding] = &[
     bind(&[C('q')], "q", "quit", |_| Action::Quit),
 ];
 
+/// The one-line prompt (`a` in the variants compare): every other character is typed.
+pub const PROMPT: &[Binding] = &[
+    bind(&[Key::Enter], "Enter", "add", |_| Action::PromptEnter),
+    bind(&[Key::Backspace], "Backspace", "delete", |_| {
+        Action::PromptBackspace
+    }),
+    bind(&[Key::Esc], "Esc", "cancel", |_| Action::Back),
+];
+
 /// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.
 pub const ALWAYS: &[Binding] = &[bind(&[Key::Ctrl('c')], "Ctrl-C", "quit", |_| Action::Quit)];
 
@@ -349,6 +369,7 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::TourPlaying => TOUR_PLAYING,
         Context::TourSteps => TOUR_STEPS,
         Context::Sweep => SWEEP,
+        Context::Prompt => PROMPT,
     }
 }
 
@@ -360,11 +381,15 @@ pub fn action_for(context: Context, key: Key) -> Option<Action> {
     } else {
         &[]
     };
-    ALWAYS
+    let bound = ALWAYS
         .iter()
         .chain(table(context))
         .chain(fallback)
-        .find_map(|binding| binding.action(key))
+        .find_map(|binding| binding.action(key));
+    match (context, key) {
+        (Context::Prompt, Key::Char(c)) if bound.is_none() => Some(Action::PromptType(c)),
+        _ => bound,
+    }
 }
 
 /// The live keys a config file's `[keys]` may move, by name (see `config::KeyMap`).
@@ -377,6 +402,8 @@ const REBINDABLE: &[(&str, Key)] = &[
     ("slower", C('<')),
     ("fault", C('f')),
     ("compare", C('c')),
+    ("variants", C('C')),
+    ("add_variant", C('a')),
     ("sweep", C('g')),
     ("server_threads", C('v')),
     ("unbounded_threads", C('u')),
@@ -457,6 +484,7 @@ mod tests {
             Context::FaultMenu,
             Context::TourSteps,
             Context::Sweep,
+            Context::Prompt,
         ] {
             let keys: Vec<Key> = ALWAYS
                 .iter()
@@ -497,6 +525,30 @@ mod tests {
             action_for(Context::FaultMenu, Key::Char('2')),
             Some(Action::MenuPick(2))
         );
+    }
+
+    #[test]
+    fn a_prompt_types_every_character_and_keeps_ctrl_c() {
+        for c in ['q', '1', 'c', '?', ' ', '='] {
+            assert_eq!(
+                action_for(Context::Prompt, Key::Char(c)),
+                Some(Action::PromptType(c))
+            );
+        }
+        assert_eq!(
+            action_for(Context::Prompt, Key::Backspace),
+            Some(Action::PromptBackspace)
+        );
+        assert_eq!(
+            action_for(Context::Prompt, Key::Enter),
+            Some(Action::PromptEnter)
+        );
+        assert_eq!(action_for(Context::Prompt, Key::Esc), Some(Action::Back));
+        assert_eq!(
+            action_for(Context::Prompt, Key::Ctrl('c')),
+            Some(Action::Quit)
+        );
+        assert_eq!(action_for(Context::Prompt, Key::Up), None);
     }
 
     #[test]

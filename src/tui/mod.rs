@@ -8,11 +8,13 @@
 
 pub mod app;
 pub mod clock;
+pub mod compare_runs;
 pub mod expect;
 pub mod fault_form;
 mod input;
 pub mod keys;
 pub mod knob;
+pub mod prompt;
 pub mod record;
 pub mod script;
 pub mod source;
@@ -63,6 +65,9 @@ pub struct TuiOptions {
     pub record: Option<std::path::PathBuf>,
     /// `--keys FILE`: a timed key script; the simulated clock then moves one frame a frame.
     pub script: Option<script::KeyScript>,
+    /// The `--set` overrides the scenario was loaded with: the variants compare (`C`) loads
+    /// the preset again with them.
+    pub overrides: Vec<String>,
 }
 
 impl Default for TuiOptions {
@@ -75,6 +80,7 @@ impl Default for TuiOptions {
             keys: crate::config::KeyMap::default(),
             record: None,
             script: None,
+            overrides: Vec::new(),
         }
     }
 }
@@ -107,6 +113,7 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         None => App::new(scenario, strategy, options.theme),
     };
     app.set_key_map(options.keys);
+    app.set_overrides(options.overrides);
     if options.tour && !app.start_tour() {
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
     }
@@ -339,7 +346,9 @@ fn handle_input(
         {
             push_input(&mut pending, event?);
         }
-        if let Some(quit) = pending.iter().find_map(quit_key) {
+        // While a prompt takes text, `q` is a letter like any other: keys go in order.
+        let typing = app.is_typing();
+        if !typing && let Some(quit) = pending.iter().find_map(quit_key) {
             app.handle_key(quit);
             if app.should_quit() {
                 return Ok(());
@@ -347,7 +356,7 @@ fn handle_input(
         }
         match pending.pop_front() {
             None => return Ok(()),
-            Some(Event::Key(key)) if !is_quit_key(&key) => app.handle_key(key),
+            Some(Event::Key(key)) if typing || !is_quit_key(&key) => app.handle_key(key),
             Some(Event::Mouse(mouse)) => app.handle_mouse(mouse, width, height),
             Some(_) => {}
         }

@@ -1,6 +1,9 @@
-//! The compare view: every strategy on identical requests (same seed, same scenario), as
-//! one table with aligned columns (goodput, answered p50/p99, failures per second, what
-//! limits it; the best marked), above their latency charts drawn on one shared scale.
+//! The compare view: identical requests (same seed, same scenario) on every strategy (`c`),
+//! or on the strategy on screen with and without a pattern (`C`: the run as it is now and
+//! each variant of it), as one table with aligned columns (goodput, answered p50/p99,
+//! failures per second, what limits it; the best marked), above their latency charts drawn
+//! on one shared scale. The two views share this code: only a row's label differs (the
+//! strategy, or the variant's overrides).
 //!
 //! ```text
 //! ┌ Compare: same requests, every strategy ───────────────────────────────────────┐
@@ -13,6 +16,22 @@
 //! │ 2 shared     ▇███████████                                                     │
 //! └────────────────────────────────────────────────────────────────────────────────┘
 //! ```
+//!
+//! The variants (`C`) label their rows by their overrides, in a column as wide as the
+//! longest label leaves room for, and add goodput a second under the latency when the body
+//! has a row per lane for both charts:
+//!
+//! ```text
+//! ┌ Compare: same requests, with and without a pattern ──────────────────────────┐
+//! │  variant (sequential)        goodput  p50 ms  p99 ms  failed/s  limited by   │
+//! │  as now                       52.1/s     123     819    50.4/s  client…      │
+//! │  server.queue_timeout=500ms   93.1/s     156    1588    17.8/s  tomcat…      │
+//! ├ Slowest answer per 100 ms · one scale for all: bar top = 4609 ms ────────────┤
+//! ├ Goodput a second · one scale for all: bar top = 100/s ───────────────────────┤
+//! │  as now                      ▇▇▇▇▇▇▇▇▇▇▇▇▇                                   │
+//! │  server.queue_timeout=500…   ▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇                 │
+//! └──────────────────────────────────────────────────────────────────────────────┘
+//! ```
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -23,63 +42,128 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 use crate::report::{RunReport, best, limited_by};
 use crate::sim::Engine;
 use crate::tui::app::App;
-use crate::tui::theme::Palette;
+use crate::tui::compare_runs::{CompareRow, CompareRuns, ComparedBy};
 
 use super::fmt;
 
-/// Width of the strategy column (`* 1 sequential`).
+/// Width of the strategy column (`* 1 sequential`), the narrowest the label column gets.
 const NAME_WIDTH: usize = 15;
 
+/// Columns of goodput, p50, p99 and failed/s, with the gap before "limited by".
+const FIGURES_WIDTH: usize = 38;
+
+/// The columns "limited by" keeps when variants' labels are long: a quarter of what the
+/// figures leave, within these bounds.
+const LIMIT_MIN: usize = 12;
+const LIMIT_MAX: usize = 30;
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
-    let Some(engines) = app.compare_engines() else {
+    let Some(runs) = app.compare_runs() else {
         return;
     };
-    let reports: Vec<RunReport> = engines
-        .iter()
-        .map(|e| RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction()))
-        .collect();
     // A pinned baseline takes a row of the table.
     let pinned = usize::from(app.pin().is_some());
-    let [table, charts] = areas(area, reports.len() + pinned);
-    render_table(frame, table, app, engines, &reports);
-    render_charts(frame, charts, app, engines);
+    let [table, charts] = areas(area, runs.rows.len() + pinned);
+    let width = label_width(runs, usize::from(table.width.saturating_sub(2)));
+    render_table(frame, table, app, runs, width);
+    render_charts(frame, charts, app, runs, width);
 }
 
-/// The table (a row per strategy, the header, the note and the borders) and the charts below.
+/// The table (a row per run, the header, the note and the borders) and the charts below.
 pub(super) fn areas(area: Rect, rows: usize) -> [Rect; 2] {
     let table_rows = u16::try_from(rows + 4).unwrap_or(u16::MAX);
     Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area)
 }
 
-fn render_table(
-    frame: &mut Frame,
-    area: Rect,
-    app: &App,
-    engines: &[Engine],
-    reports: &[RunReport],
-) {
+/// The label column's width: [`NAME_WIDTH`] for strategies; for variants as wide as the
+/// longest label (and its `* `) within what the figures and "limited by" leave of `inner`.
+fn label_width(runs: &CompareRuns, inner: usize) -> usize {
+    match runs.compared {
+        ComparedBy::Strategies => NAME_WIDTH,
+        ComparedBy::Variants => {
+            let longest = runs
+                .rows
+                .iter()
+                .map(|r| fmt::columns(&r.label) + 2)
+                .max()
+                .unwrap_or(0);
+            let left = inner.saturating_sub(FIGURES_WIDTH);
+            let room = left.saturating_sub((left / 4).clamp(LIMIT_MIN, LIMIT_MAX));
+            longest.min(room).max(NAME_WIDTH)
+        }
+    }
+}
+
+/// Row `i`'s label: `1 sequential` for a strategy, the overrides for a variant.
+fn label(runs: &CompareRuns, i: usize, row: &CompareRow) -> String {
+    match runs.compared {
+        ComparedBy::Strategies => format!("{} {}", i + 1, row.label),
+        ComparedBy::Variants => row.label.clone(),
+    }
+}
+
+fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, width: usize) {
     let p = app.palette();
+    let title = match runs.compared {
+        ComparedBy::Strategies => " Compare: same requests, every strategy ",
+        ComparedBy::Variants => " Compare: same requests, with and without a pattern ",
+    };
     let block = Block::bordered()
-        .title(Line::styled(
-            " Compare: same requests, every strategy ",
-            p.title,
-        ))
+        .title(Line::styled(title, p.title))
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let best = best(reports);
-    let limit_width = usize::from(inner.width).saturating_sub(NAME_WIDTH + 38);
-    let mut lines = vec![header(p)];
-    for (i, (r, engine)) in reports.iter().zip(engines).enumerate() {
-        let selected = engine.strategy() == app.source().strategy();
-        let mut line = row(app, r, i, best.contains(&i), selected, limit_width);
-        if engine.now() < app.now() && !engine.is_finished() {
-            line.push_span(Span::styled(" catching up", p.error));
-        }
+    // The best by the same rule as `compare` (report::best), among the rows that ran.
+    let reports: Vec<(usize, RunReport)> = runs
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let e = r.engine()?;
+            let report =
+                RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction());
+            Some((i, report))
+        })
+        .collect();
+    let plain: Vec<RunReport> = reports.iter().map(|(_, r)| r.clone()).collect();
+    let best: Vec<usize> = best(&plain).into_iter().map(|k| reports[k].0).collect();
+    let limit_width = usize::from(inner.width).saturating_sub(width + FIGURES_WIDTH);
+    let mut lines = vec![header(app, runs, width)];
+    for (i, row) in runs.rows.iter().enumerate() {
+        let name = label(runs, i, row);
+        let report = reports.iter().find(|(k, _)| *k == i).map(|(_, r)| r);
+        let line = match (&row.run, report) {
+            (Ok(engine), Some(r)) => {
+                let selected = match runs.compared {
+                    ComparedBy::Strategies => engine.strategy() == app.source().strategy(),
+                    ComparedBy::Variants => i == 0,
+                };
+                let columns = RowLook {
+                    name: &name,
+                    width,
+                    best: best.contains(&i),
+                    selected,
+                    limit_width,
+                };
+                let mut line = figures_row(app, r, &columns);
+                if engine.now() < app.now() && !engine.is_finished() {
+                    line.push_span(Span::styled(" catching up", p.error));
+                }
+                line
+            }
+            (run, _) => {
+                let error = run.as_ref().err().map_or("", String::as_str);
+                let room = usize::from(inner.width).saturating_sub(width);
+                Line::from(vec![
+                    Span::styled(format!("  {}", fmt::cut(&name, width - 2)), p.text),
+                    Span::styled(fmt::fit(error, room), p.error),
+                ])
+            }
+        };
         lines.push(line);
     }
     if let Some(pin) = app.pin() {
-        lines.push(pin_row(app, pin));
+        lines.push(pin_row(app, pin, width));
     }
     let note = if inner.width >= 110 {
         "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
@@ -92,14 +176,14 @@ fn render_table(
 }
 
 /// The pinned baseline (`b`) under the live rows, in the same columns.
-fn pin_row(app: &App, pin: &crate::tui::app::Pin) -> Line<'static> {
+fn pin_row(app: &App, pin: &crate::tui::app::Pin, width: usize) -> Line<'static> {
     let p = app.palette();
     let name = format!("  pin {}", pin.strategy.name());
     let latency = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
     Line::styled(
         format!(
-            "{:<NAME_WIDTH$}{:>9}{:>8}{:>8}{:>10}  at {} (b clears)",
-            fmt::fit(&name, NAME_WIDTH),
+            "{}{:>9}{:>8}{:>8}{:>10}  at {} (b clears)",
+            fmt::fit(&name, width),
             fmt::rate(pin.goodput_rps),
             latency(pin.p50_ms),
             latency(pin.p99_ms),
@@ -110,38 +194,49 @@ fn pin_row(app: &App, pin: &crate::tui::app::Pin) -> Line<'static> {
     )
 }
 
-/// The column headings.
-fn header(p: &Palette) -> Line<'static> {
+/// The column headings; the variants' first one names the strategy they all run.
+fn header(app: &App, runs: &CompareRuns, width: usize) -> Line<'static> {
+    let first = match runs.compared {
+        ComparedBy::Strategies => "strategy".to_string(),
+        ComparedBy::Variants => {
+            let strategy = runs
+                .engines()
+                .next()
+                .map_or(app.source().strategy(), Engine::strategy);
+            format!("variant ({})", strategy.name())
+        }
+    };
     Line::styled(
         format!(
-            "  {:<w$}{:>9}{:>8}{:>8}{:>10}  {}",
-            "strategy",
+            "  {}{:>9}{:>8}{:>8}{:>10}  {}",
+            fmt::fit(&first, width - 2),
             "goodput",
             "p50 ms",
             "p99 ms",
             "failed/s",
             "limited by",
-            w = NAME_WIDTH - 2
         ),
-        p.dim,
+        app.palette().dim,
     )
 }
 
-/// The `i`th strategy's row: its name (`*` when best), goodput, answered p50 and p99, failures
-/// per second and what limits it.
-fn row(
-    app: &App,
-    r: &RunReport,
-    i: usize,
+/// How a row's label column is drawn.
+struct RowLook<'a> {
+    name: &'a str,
+    /// The label column's width.
+    width: usize,
     best: bool,
     selected: bool,
     limit_width: usize,
-) -> Line<'static> {
+}
+
+/// A run's row: its label (`*` when best), goodput, answered p50 and p99, failures per
+/// second and what limits it.
+fn figures_row(app: &App, r: &RunReport, c: &RowLook) -> Line<'static> {
     let p = app.palette();
     let failed = r.failure_rps.total();
-    let mark = if best { "* " } else { "  " };
-    let name = format!("{mark}{} {}", i + 1, r.strategy.name());
-    let style = if selected { p.selected } else { p.text };
+    let mark = if c.best { "* " } else { "  " };
+    let style = if c.selected { p.selected } else { p.text };
     let answered = r.latency_ms.count > 0;
     let latency = |v: f64| {
         if answered {
@@ -151,7 +246,7 @@ fn row(
         }
     };
     Line::from(vec![
-        Span::styled(format!("{name:<NAME_WIDTH$}"), style),
+        Span::styled(format!("{mark}{}", fmt::cut(c.name, c.width - 2)), style),
         Span::styled(
             format!("{:>9}", fmt::rate(r.goodput_rps)),
             style.add_modifier(Modifier::BOLD),
@@ -171,7 +266,7 @@ fn row(
         Span::styled(
             format!(
                 "  {}",
-                fmt::fit(&limited_by(app.scenario(), r), limit_width)
+                fmt::fit(&limited_by(app.scenario(), r), c.limit_width)
             ),
             p.dim,
         ),
@@ -197,41 +292,90 @@ fn lanes(area: Rect, n: usize) -> Vec<Rect> {
         .collect()
 }
 
-/// Every strategy's latency series on one scale, so equal heights mean equal latencies.
-fn render_charts(frame: &mut Frame, area: Rect, app: &App, engines: &[Engine]) {
-    let p = app.palette();
-    let series: Vec<Vec<f64>> = engines
+/// Every run's latency series on one scale, so equal heights mean equal latencies (a
+/// variant that did not load keeps its lane, empty). The variants add their goodput a second
+/// below when both charts have a row per lane: a pattern shows in when goodput comes back.
+fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, width: usize) {
+    let snapshots: Vec<Option<crate::sim::Snapshot>> = runs
+        .rows
         .iter()
-        .map(|e| e.snapshot().series.latency_max)
+        .map(|r| r.engine().map(Engine::snapshot))
         .collect();
+    let latency: Vec<Vec<f64>> = snapshots
+        .iter()
+        .map(|s| {
+            s.as_ref()
+                .map(|s| s.series.latency_max.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    let top = latency.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
+    let interval = snapshots
+        .iter()
+        .flatten()
+        .next()
+        .map_or(0.0, |s| s.series.interval.as_millis_f64());
+    let latency_title = format!(
+        " Slowest answer per {} ms · one scale for all: bar top = {} ms ",
+        fmt::ms(interval),
+        fmt::ms(top)
+    );
+    let chart_rows = u16::try_from(runs.rows.len() + 2).unwrap_or(u16::MAX);
+    if runs.compared == ComparedBy::Strategies || area.height < 2 * chart_rows {
+        render_lanes(frame, area, app, runs, width, (&latency_title, &latency));
+        return;
+    }
+    let goodput: Vec<Vec<f64>> = snapshots
+        .iter()
+        .map(|s| {
+            s.as_ref()
+                .map(|s| s.goodput_timeline.iter().map(|&n| f64::from(n)).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let most = goodput.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
+    let goodput_title = format!(
+        " Goodput a second · one scale for all: bar top = {} ",
+        fmt::rate(most)
+    );
+    let [first, second] =
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    render_lanes(frame, first, app, runs, width, (&latency_title, &latency));
+    render_lanes(frame, second, app, runs, width, (&goodput_title, &goodput));
+}
+
+/// One chart: a lane per row, labelled as the table labels it, every lane on one scale
+/// (the highest value of all draws full height); the newest values at the right.
+fn render_lanes(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    runs: &CompareRuns,
+    width: usize,
+    (title, series): (&str, &[Vec<f64>]),
+) {
+    let p = app.palette();
     let top = series.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
-    let interval = engines
-        .first()
-        .map_or(0.0, |e| e.snapshot().series.interval.as_millis_f64());
     let block = Block::bordered()
-        .title(Line::styled(
-            format!(
-                " Slowest answer per {} ms · one scale for all: bar top = {} ms ",
-                fmt::ms(interval),
-                fmt::ms(top)
-            ),
-            p.title,
-        ))
+        .title(Line::styled(title.to_string(), p.title))
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let rows = lanes(inner, engines.len());
+    let rows = lanes(inner, runs.rows.len());
     let max = top.ceil().max(1.0) as u64;
-    for (i, ((engine, data), row)) in engines.iter().zip(&series).zip(rows.iter()).enumerate() {
-        let [label, chart] = Layout::horizontal([
-            Constraint::Length(u16::try_from(NAME_WIDTH).unwrap_or(15)),
+    for (i, ((row, data), lane)) in runs.rows.iter().zip(series).zip(rows.iter()).enumerate() {
+        let [name, chart] = Layout::horizontal([
+            Constraint::Length(u16::try_from(width).unwrap_or(u16::MAX)),
             Constraint::Min(0),
         ])
-        .areas(*row);
-        let name = format!("  {} {}", i + 1, engine.strategy().name());
-        frame.render_widget(Paragraph::new(Line::styled(name, p.text)), label);
-        let width = usize::from(chart.width);
-        let skip = data.len().saturating_sub(width);
+        .areas(*lane);
+        let text = format!(
+            "  {}",
+            fmt::cut(&label(runs, i, row), width.saturating_sub(3))
+        );
+        frame.render_widget(Paragraph::new(Line::styled(text, p.text)), name);
+        let columns = usize::from(chart.width);
+        let skip = data.len().saturating_sub(columns);
         let points: Vec<u64> = data[skip..].iter().map(|v| v.round() as u64).collect();
         frame.render_widget(
             Sparkline::default().data(&points).max(max).style(p.busy),

@@ -99,6 +99,21 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
+/// `text` cut or padded to exactly `width` columns, cut where the column ends (not between
+/// words) with an ellipsis: for labels with no words to keep whole, as `--set` overrides.
+pub fn cut(text: &str, width: usize) -> String {
+    if columns(text) <= width {
+        pad(text, width)
+    } else if width == 0 {
+        String::new()
+    } else {
+        pad(
+            &format!("{}…", take_columns(text.chars(), width - 1)),
+            width,
+        )
+    }
+}
+
 /// `text` padded to `width` columns, or cut on the left with an ellipsis.
 pub fn fit_left(text: &str, width: usize) -> String {
     if columns(text) <= width {

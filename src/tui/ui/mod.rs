@@ -33,7 +33,7 @@
 //! it, taking the log's rows first too.
 //!
 //! The compare view replaces body, theory and log with every strategy side by side
-//! (2x2 below 120 columns); the headline in large type (`L`) replaces them too, and comes
+//! (2x2 below 120 columns), or with the run with and without a pattern (`C`); the headline in large type (`L`) replaces them too, and comes
 //! first. Overlays (help, fault menu, sweep) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 

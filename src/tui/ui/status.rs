@@ -1,5 +1,5 @@
-//! The bottom line: what the last key did (an engine error in its own style), the paused
-//! banner, or key hints taken from the key table.
+//! The bottom line: a prompt being typed, what the last key did (an engine error in its own
+//! style), the paused banner, or key hints taken from the key table.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,9 +8,14 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::app::{App, Status};
 use crate::tui::keys;
+use crate::tui::prompt::Prompt;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.palette();
+    if let Some(prompt) = app.prompt() {
+        frame.render_widget(Paragraph::new(prompt_line(app, prompt, area.width)), area);
+        return;
+    }
     let line = match app.status() {
         Some(Status::Info(text)) => Line::styled(format!(" {text}"), p.change),
         Some(Status::Error(text)) => Line::styled(format!(" {text}"), p.error),
@@ -30,6 +35,43 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         None => hints(app, area.width),
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The prompt's question, then what was typed and a cursor, and its keys at the right end
+/// (from the prompt's key table, as the help is written; the help pages have no room for
+/// them at 80x24) while they leave room to type; a line too long for the screen shows its
+/// end, where the typing is.
+fn prompt_line(app: &App, prompt: &Prompt, width: u16) -> Line<'static> {
+    use super::fmt::{columns, fit_left};
+    let p = app.palette();
+    let question = format!(" {}", prompt.question());
+    let keys: Vec<String> = keys::PROMPT
+        .iter()
+        .map(|b| format!("{} {}", b.label, b.help))
+        .collect();
+    let keys = format!(" {}", keys.join(" · "));
+    // The question and the cursor take their columns first.
+    let room = usize::from(width).saturating_sub(columns(&question) + 1);
+    let typed = prompt.text();
+    let with_keys = room.saturating_sub(columns(&keys));
+    let (keys, room) = if columns(typed) <= with_keys {
+        (keys, with_keys)
+    } else {
+        (String::new(), room)
+    };
+    let text = if columns(typed) <= room {
+        typed.to_string()
+    } else {
+        fit_left(typed, room)
+    };
+    let gap = " ".repeat(room.saturating_sub(columns(&text)));
+    Line::from(vec![
+        Span::styled(question, p.title),
+        Span::styled(text, p.text),
+        Span::styled("▏", p.title),
+        Span::raw(gap),
+        Span::styled(keys, p.dim),
+    ])
 }
 
 /// Real mode without a status: the end, why the run is behind, or the keys that work.
@@ -53,10 +95,11 @@ fn real(app: &App, width: u16) -> Line<'static> {
 }
 
 /// The keys a newcomer needs first, in this order (what to leave, learn, break, compare and
-/// stop; the strategies and pools; the sweep and the timeline): the rest follow while they fit.
-const FIRST_HINTS: [&str; 9] = ["q", "?", "f", "c", "space", "1-5", "Tab", "g", "t"];
+/// stop; the strategies and pools; the sweep, the timeline and the variants): the rest
+/// follow while they fit.
+const FIRST_HINTS: [&str; 10] = ["q", "?", "f", "c", "space", "1-5", "Tab", "g", "t", "C"];
 
-/// `q ? f c space 1-5 Tab g t` first, then every other live binding that has a hint, as
+/// `q ? f c space 1-5 Tab g t C` first, then every other live binding that has a hint, as
 /// `key word`, as many whole hints as fit in `width` columns.
 fn hints(app: &App, width: u16) -> Line<'static> {
     let p = app.palette();

@@ -138,6 +138,44 @@ fn help_lists_every_binding() {
     }
 }
 
+/// `C` on metastable after the spike: the naive retries next to each pattern the preset's
+/// figures measure, the typed prompt on the status line.
+#[test]
+fn variants_compare_view() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(50),
+    );
+    a.apply(Action::ToggleVariants);
+    // The variants replay from t = 0 and catch up within the next frame's budget.
+    play_to(&mut a, Nanos::from_secs(55));
+    let small = screen(&a, 80, 24);
+    assert!(
+        small.contains("Compare: same requests, with and without a pattern"),
+        "{small}"
+    );
+    assert!(!small.contains("catching up"), "{small}");
+    insta::assert_snapshot!("variants_80x24", small);
+    let large = screen(&a, 200, 60);
+    assert!(
+        large.contains("load.breaker.window_size=50, load.breaker.minimum_calls=20"),
+        "{large}"
+    );
+    a.apply(Action::AddVariant);
+    for c in "server.threads=20".chars() {
+        a.apply(Action::PromptType(c));
+    }
+    let typing = screen(&a, 80, 24);
+    let last = typing.lines().nth(23).expect("the status line");
+    assert!(last.contains(" compare with: server.threads=20▏"), "{last}");
+    assert!(
+        last.ends_with("Enter add · Backspace delete · Esc cancel\""),
+        "{last}"
+    );
+}
+
 #[test]
 fn compare_view() {
     let mut a = live(Strategy::Bulkhead);
@@ -390,6 +428,7 @@ fn a_wide_hint_bar_shows_the_sweep_and_the_timeline_after_strategies_and_pools()
         "Tab pool",
         "g sweep",
         "t timeline",
+        "C variants",
     ];
     assert_hints_in_order(120, 40, &next);
 }

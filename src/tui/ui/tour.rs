@@ -77,8 +77,8 @@ pub(crate) fn body_area(app: &App, area: Rect) -> Rect {
 /// Where the panel a caption talks about is drawn: in the compare view its table, in the
 /// timeline its lanes (the whole body), else the live view's panel.
 pub(crate) fn panel_area(app: &App, body: Rect, panel: TourPanel) -> Rect {
-    if let Some(engines) = app.compare_engines() {
-        let [table, _] = super::compare::areas(body, engines.len());
+    if let Some(runs) = app.compare_runs() {
+        let [table, _] = super::compare::areas(body, runs.rows.len());
         return table;
     }
     if app.timeline_lane().is_some() {

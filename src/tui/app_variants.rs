@@ -118,11 +118,10 @@ impl App {
             super::super::compare_runs::AS_NOW,
             origin.as_now(),
         )];
-        rows.extend(
-            lists
-                .iter()
-                .map(|sets| CompareRow::variant(sets.clone(), origin.variant(sets))),
-        );
+        rows.extend(lists.iter().map(|sets| {
+            let name = super::super::compare_runs::figure_name(&self.preset, sets);
+            CompareRow::variant(sets.clone(), origin.variant(sets)).named(name)
+        }));
         Some(rows)
     }
 

@@ -24,6 +24,8 @@ pub struct CompareRow {
     pub label: String,
     /// The variant's overrides, `--set` syntax (empty for a strategy and for `as now`).
     pub sets: Vec<String>,
+    /// What the preset's figures call the pattern these overrides set, shown instead of them.
+    pub name: Option<String>,
     /// The run, or why the variant's scenario did not load (the overrides error).
     pub run: Result<Engine, String>,
 }
@@ -37,6 +39,7 @@ impl CompareRow {
         CompareRow {
             label: label.to_string(),
             sets: Vec::new(),
+            name: None,
             run: Ok(engine),
         }
     }
@@ -46,8 +49,19 @@ impl CompareRow {
         CompareRow {
             label: label_of(&sets),
             sets,
+            name: None,
             run,
         }
+    }
+
+    /// The same row shown under the name the preset's figures give its pattern.
+    pub fn named(self, name: Option<String>) -> CompareRow {
+        CompareRow { name, ..self }
+    }
+
+    /// What the table and charts call the row: its pattern's name, else its label.
+    pub fn shown(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.label)
     }
 
     pub fn engine(&self) -> Option<&Engine> {
@@ -85,6 +99,31 @@ pub fn label_of(sets: &[String]) -> String {
 /// Each distinct, non-empty `set` list of the preset's `[[figures]]`, in the preset's order:
 /// the patterns the preset's figures measure (an empty list is the preset as it is, the
 /// `as now` row).
+/// The pattern a `set` list stands for, as the first figure with exactly that list names it:
+/// its `what` up to the first colon, without a trailing time window (`shedding: requests
+/// that waited...` is `shedding`; `no retries at all, 60-70 s: goodput` is `no retries at
+/// all`).
+pub fn figure_name(scenario: &Scenario, sets: &[String]) -> Option<String> {
+    let figure = scenario.figures.iter().find(|f| f.sets == sets)?;
+    let head = figure.what.split(':').next().unwrap_or(&figure.what).trim();
+    let name = match head.rsplit_once(", ") {
+        Some((before, window)) if is_time_window(window) => before,
+        _ => head,
+    };
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// `60-70 s`, `0-30 s`: a span of seconds.
+fn is_time_window(text: &str) -> bool {
+    let Some(span) = text.strip_suffix(" s") else {
+        return false;
+    };
+    let mut ends = span.split('-');
+    let number =
+        |t: Option<&str>| t.is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
+    number(ends.next()) && number(ends.next()) && ends.next().is_none()
+}
+
 pub fn figure_sets(scenario: &Scenario) -> Vec<Vec<String>> {
     let mut lists: Vec<Vec<String>> = Vec::new();
     for figure in &scenario.figures {
@@ -178,6 +217,26 @@ mod tests {
 
     fn metastable() -> Scenario {
         scenario::load("metastable", &[]).expect("preset loads")
+    }
+
+    #[test]
+    fn a_figures_row_is_named_as_the_figure_names_its_pattern() {
+        let s = metastable();
+        let names: Vec<Option<String>> = figure_sets(&s)
+            .iter()
+            .map(|sets| figure_name(&s, sets))
+            .collect();
+        let expected = [
+            "no retries at all",
+            "retry backoff + full jitter + a 10 % budget",
+            "shedding",
+            "adaptive LIFO",
+            "a client-side breaker (50 calls, 50 %, 5 s open)",
+        ];
+        assert_eq!(names, expected.map(|n| Some(n.to_string())));
+        assert_eq!(figure_name(&s, &["server.threads=20".to_string()]), None);
+        assert!(!is_time_window("5 s open"));
+        assert!(is_time_window("60-70 s"));
     }
 
     #[test]

@@ -84,7 +84,7 @@ fn label_width(runs: &CompareRuns, inner: usize) -> usize {
             let longest = runs
                 .rows
                 .iter()
-                .map(|r| fmt::columns(&r.label) + 2)
+                .map(|r| fmt::columns(r.shown()) + 2)
                 .max()
                 .unwrap_or(0);
             let left = inner.saturating_sub(FIGURES_WIDTH);
@@ -94,11 +94,12 @@ fn label_width(runs: &CompareRuns, inner: usize) -> usize {
     }
 }
 
-/// Row `i`'s label: `1 sequential` for a strategy, the overrides for a variant.
+/// Row `i`'s label: `1 sequential` for a strategy; for a variant, the name its figure gives
+/// the pattern, else its overrides.
 fn label(runs: &CompareRuns, i: usize, row: &CompareRow) -> String {
     match runs.compared {
         ComparedBy::Strategies => format!("{} {}", i + 1, row.label),
-        ComparedBy::Variants => row.label.clone(),
+        ComparedBy::Variants => row.shown().to_string(),
     }
 }
 

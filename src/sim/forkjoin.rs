@@ -10,7 +10,11 @@
 //! Queues no worker settles on are only visited when a worker runs out of work, which is how
 //! clients whose threads hash elsewhere starve: a lone worker (parallelism 1) leaves a queue
 //! only when it finds it empty, so two closed clients whose threads share its queue, each
-//! resubmitting while the other's calls run, keep it there for ever.
+//! resubmitting while the other's calls run, keep it there for ever. JDK 25 has no fairness
+//! rule beyond that: `runWorker` re-polls the slot at `q.base` after every task and ends the
+//! run only on a null slot or a moved base, and an external thread waiting on a
+//! `CompletableFuture` never polls its own queue (`waitingGet` calls `helpAsyncBlocker` only
+//! on a `ForkJoinWorkerThread`).
 
 use std::collections::VecDeque;
 
@@ -524,6 +528,40 @@ mod tests {
             ]
         );
         assert_eq!(q.lengths()[1], 3, "thread 0's calls never taken");
+    }
+
+    #[test]
+    fn jdk_25_a_lone_worker_takes_turns_between_two_queues_each_time_one_empties() {
+        // `ForkJoinPool.runWorker` (JDK 25) for one worker: after each task it reads the slot
+        // at its queue's base again (`t = a[m & b]`) and takes it; only a null slot there ends
+        // the run (`if (rescan) break scan`) and starts a scan from a new xorshift origin.
+        // Nothing else moves `q.base`, so `(b = q.base) != nb` never holds: the worker leaves
+        // a queue when it is empty, never earlier. Thread 3 (queue 6) and thread 0 (queue 1),
+        // each resubmitting when its request's last call ends, get whole requests in turn.
+        let (mut q, _) = one_worker_and_ten_threads();
+        request(&mut q, 3, 0);
+        assert_eq!(q.scan(0), Some((301, true)), "more behind it: signalWork");
+        request(&mut q, 0, 0);
+        let mut taken = vec![301];
+        let mut scans = 1;
+        for _ in 0..11 {
+            let before = q.workers[0].xs;
+            let (task, _) = q.next_after_task(0).expect("a request is always queued");
+            if q.workers[0].xs != before {
+                scans += 1;
+            }
+            let ended = taken[taken.len() - 1];
+            if ended % 10 == 3 {
+                request(&mut q, ended / 100, ended / 10 % 10 + 1);
+            }
+            taken.push(task);
+        }
+        assert_eq!(
+            taken,
+            [301, 302, 303, 1, 2, 3, 311, 312, 313, 11, 12, 13],
+            "whole requests, queue 6 and queue 1 in turn"
+        );
+        assert_eq!(scans, 4, "one scan per change of queue, none in between");
     }
 
     #[test]

@@ -56,7 +56,7 @@ fn marked_best(table: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_strategy_marked_best_has_the_highest_goodput_ties_broken_by_lower_p99() {
+fn the_strategy_marked_best_has_the_highest_goodput_ties_broken_by_lower_p99_then_mean() {
     for (preset, duration) in PRESETS {
         let reports: Value =
             serde_json::from_str(&compare(preset, duration, "json")).expect("json array");
@@ -67,6 +67,7 @@ fn the_strategy_marked_best_has_the_highest_goodput_ties_broken_by_lower_p99() {
             (
                 (num(r, &["goodput_rps"]) * 100.0).round() as i64,
                 -((num(r, &["latency_ms", "p99"]) * 10.0).round() as i64),
+                -((num(r, &["latency_ms", "mean"]) * 10.0).round() as i64),
             )
         };
         let top = reports.iter().map(key).max().expect("reports");
@@ -123,4 +124,30 @@ fn instant_rejections_do_not_crown_the_bulkhead_in_virtual_threads() {
         table.contains("rejects"),
         "the rejecting pool is named: {table}"
     );
+}
+
+#[test]
+fn equal_goodput_and_p99_crown_the_lower_mean() {
+    // circuit-breaker with and without its breaker: every page is answered (the fallback) and
+    // the hang's 1.5 s timeouts set both p99s, but with the breaker the pages answer in 0.5 s
+    // while it is open: only the mean tells them apart, and the breaker must win.
+    use threadlab::report::{RunReport, best, play};
+    use threadlab::scenario::{self, Strategy};
+    use threadlab::time::Nanos;
+    let off = [
+        "services.recommendations.breaker.minimum_calls=100000".to_string(),
+        "services.recommendations.breaker.window_size=100000".to_string(),
+    ];
+    let report = |sets: &[String]| {
+        let s = scenario::load("circuit-breaker", sets).expect("preset loads");
+        RunReport::new(&s, &play(&s, Strategy::Bulkhead, Nanos::from_secs(120)))
+    };
+    let (with, without) = (report(&[]), report(&off));
+    assert_eq!(
+        (with.goodput_rps * 100.0).round(),
+        (without.goodput_rps * 100.0).round()
+    );
+    assert_eq!(with.latency_ms.p99, without.latency_ms.p99);
+    assert!(with.latency_ms.mean < without.latency_ms.mean - 300.0);
+    assert_eq!(best(&[without, with]), [1]);
 }

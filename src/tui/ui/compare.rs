@@ -10,7 +10,7 @@
 //! │   strategy       goodput   p50 ms   p99 ms  failed/s  limited by              │
 //! │ * 1 sequential   1.99k/s     1006     1006         0  tomcat pool full         │
 //! │   2 shared       69.2/s     28721    28770         0  shared pool full, queue… │
-//! │ * best: highest goodput (ties: lower p99) · failed/s = failed+timeout+refused  │
+//! │ * best: highest goodput (ties: lower p99, mean) · p50/p99 of answered          │
 //! ├ Max latency of answers per 100 ms, shared scale 0 to 28770 ms ────────────────┤
 //! │ 1 sequential ▂▂▂▂▂▂▂▂▂▂                                                       │
 //! │ 2 shared     ▇███████████                                                     │
@@ -167,10 +167,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
         lines.push(pin_row(app, pin, width));
     }
     let note = if inner.width >= 110 {
-        "* best: highest goodput, ties lower p99 · p50/p99 of answered requests · \
+        "* best: highest goodput, ties lower p99 then mean · p50/p99 of answered requests · \
          failed/s = failed + timeout + refused"
     } else {
-        "* best: highest goodput (ties: lower p99) · p50/p99 of answered requests"
+        "* best: highest goodput (ties: lower p99, mean) · p50/p99 of answered"
     };
     lines.push(Line::styled(note, p.dim));
     frame.render_widget(Paragraph::new(lines), inner);

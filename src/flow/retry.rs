@@ -178,12 +178,21 @@ impl CallSlots {
 
     /// The call an attempt's number belongs to.
     pub fn call(self, slot: u16) -> u16 {
-        slot % self.calls
+        // First attempts, nearly every call, need no division.
+        if slot < self.calls {
+            slot
+        } else {
+            slot % self.calls
+        }
     }
 
     /// Which attempt of its call a number is (0: the first).
     pub fn attempt(self, slot: u16) -> u32 {
-        u32::from(slot / self.calls)
+        if slot < self.calls {
+            0
+        } else {
+            u32::from(slot / self.calls)
+        }
     }
 
     /// The number of the next attempt of the same call.
@@ -467,6 +476,61 @@ mod tests {
         let mut none = ClientRetries::new(None);
         assert!(!none.any());
         assert_eq!(none.after(0, Outcome::Timeout), AfterAttempt::Final);
+    }
+
+    #[test]
+    fn every_attempt_of_every_call_has_a_number_that_names_both() {
+        // 3 calls: attempt a of call c is c + 3a.
+        let slots = CallSlots::new(3);
+        assert_eq!(
+            [slots.slot(0, 0), slots.slot(2, 0), slots.slot(1, 2)],
+            [0, 2, 7]
+        );
+        assert_eq!((slots.call(7), slots.attempt(7)), (1, 2));
+        assert_eq!((slots.call(2), slots.attempt(2)), (2, 0));
+        assert_eq!(slots.next(2), 5);
+        assert_eq!(slots.next(5), 8);
+        // A call's number is its own first attempt's.
+        for call in 0..3 {
+            assert_eq!(slots.slot(call, 0), call);
+        }
+    }
+
+    #[test]
+    fn a_calls_retry_follows_its_services_policy_and_budget() {
+        let policy = Retry {
+            attempts: 2,
+            backoff: backoff(100, 1.0, Jitter::None, None),
+            budget: None,
+            on: RetryOn {
+                timeout: true,
+                ..RetryOn::default()
+            },
+        };
+        let mut retries = CallRetries {
+            services: vec![ClientRetries::new(None), ClientRetries::new(Some(policy))],
+            any: true,
+        };
+        let (plain, retried) = (ServiceId(0), ServiceId(1));
+        assert!(!retries.retries(plain) && retries.retries(retried));
+        assert_eq!(
+            retries.after(plain, 0, CallResult::TimedOut),
+            AfterAttempt::Final
+        );
+        assert_eq!(
+            retries.after(retried, 0, CallResult::Failed),
+            AfterAttempt::Final
+        );
+        assert_eq!(
+            retries.after(retried, 0, CallResult::TimedOut),
+            AfterAttempt::Again
+        );
+        assert_eq!(
+            retries.after(retried, 1, CallResult::TimedOut),
+            AfterAttempt::GivesUp
+        );
+        assert_eq!(retries.pause(retried, 1, 0.5), ms(100));
+        assert_eq!(retries.pause(plain, 1, 0.5), Nanos::ZERO);
     }
 
     #[test]

@@ -300,9 +300,13 @@ impl Topology {
     /// ([`crate::flow::CallSlots`]) go where its first went.
     pub fn service_of(&self, call: u16) -> ServiceId {
         // Calls are numbered from the endpoint, so every number has a service.
-        let calls = self.call_services.len().max(1);
+        let i = call as usize;
+        let first = match self.call_services.get(i) {
+            Some(&service) => return service,
+            None => i % self.call_services.len().max(1),
+        };
         self.call_services
-            .get(call as usize % calls)
+            .get(first)
             .copied()
             .unwrap_or(ServiceId(0))
     }

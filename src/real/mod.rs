@@ -13,6 +13,7 @@ mod books;
 mod call_retry;
 mod cap;
 mod clock;
+mod cpu;
 mod executor;
 mod live;
 mod monitor;

@@ -763,10 +763,7 @@ impl World {
         // CPU time really runs: the thread spins, then waits its latency.
         let cpu = self.clock.real(svc.cpu);
         if !cpu.is_zero() {
-            let spin_start = Instant::now();
-            while spin_start.elapsed() < cpu {
-                std::hint::spin_loop();
-            }
+            super::cpu::spin(cpu);
         }
         let cut = flow::read_timeout_cut(read_timeout, latency);
         let wait = self.clock.real(cut.unwrap_or(latency));

@@ -189,7 +189,7 @@ fn the_variants_compare_takes_a_typed_variant_with_a_q_in_it() {
     tmux.wait_for("the running TUI", |s| s.contains("RUNNING"));
     tmux.keys(&["C"]);
     tmux.wait_for("the variants compare", |s| {
-        s.contains("with and without a pattern") && s.contains("server.adaptive_lifo=50")
+        s.contains("with and without a pattern") && s.contains("adaptive LIFO")
     });
     tmux.keys(&["a"]);
     tmux.wait_for("the prompt", |s| s.contains("compare with:"));

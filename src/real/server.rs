@@ -624,25 +624,20 @@ impl World {
         let service = self.service_of(call);
         if !admitted && self.guarded {
             let now = self.clock.now();
-            let admit = lock(&self.guards).admit(service, now);
-            self.arm_breaker_poll();
-            let refused = match admit {
-                Admit::Go { wait, recorded } => {
-                    calls.since[i] = recorded.then_some(now);
+            match self.admit(service, now) {
+                Ok((wait, since)) => {
+                    calls.since[i] = since;
                     if wait > Nanos::ZERO {
                         calls.retries[i] = Some((self.clock.at(now + wait), true));
                         return Ok(());
                     }
-                    None
                 }
-                Admit::NotPermitted => Some(CallResult::NotPermitted),
-                Admit::RateLimited => Some(CallResult::RateLimited),
-            };
-            if let Some(result) = refused {
-                calls.slots[i] = call;
-                let attempt = join.reopen(i);
-                join.complete(i, attempt, result, DELAYER.into());
-                return Ok(());
+                Err(result) => {
+                    calls.slots[i] = call;
+                    let attempt = join.reopen(i);
+                    join.complete(i, attempt, result, DELAYER.into());
+                    return Ok(());
+                }
             }
         }
         calls.slots[i] = call;
@@ -684,17 +679,31 @@ impl World {
             return Guarded::Go(None);
         }
         let now = self.clock.now();
-        let admit = lock(&self.guards).admit(service, now);
-        self.arm_breaker_poll();
-        match admit {
-            Admit::Go { wait, recorded } => {
+        match self.admit(service, now) {
+            Ok((wait, since)) => {
                 if wait > Nanos::ZERO && !ctx.sleep_until(self.clock.at(now + wait)).await {
                     return Guarded::Stopped;
                 }
-                Guarded::Go(recorded.then_some(now))
+                Guarded::Go(since)
             }
-            Admit::NotPermitted => Guarded::Failed(CallResult::NotPermitted),
-            Admit::RateLimited => Guarded::Failed(CallResult::RateLimited),
+            Err(result) => Guarded::Failed(result),
+        }
+    }
+
+    /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`): Ok with how long its
+    /// caller waits for a reserved permit and, when the breaker permitted it, since when; or
+    /// the result the call fails with at once.
+    fn admit(
+        self: &Arc<Self>,
+        service: ServiceId,
+        now: Nanos,
+    ) -> Result<(Nanos, Option<Nanos>), CallResult> {
+        let admit = lock(&self.guards).admit(service, now);
+        self.arm_breaker_poll();
+        match admit {
+            Admit::Go { wait, recorded } => Ok((wait, recorded.then_some(now))),
+            Admit::NotPermitted => Err(CallResult::NotPermitted),
+            Admit::RateLimited => Err(CallResult::RateLimited),
         }
     }
 

@@ -10,11 +10,12 @@
 
 use crate::flow::{AfterAttempt, CallResult};
 use crate::scenario::ServiceId;
+use crate::time::Nanos;
 
 use super::draw::{Attempts, call_retry_u};
 use super::engine::{Engine, Event, ThreadRef};
 use super::guard::Asked;
-use super::request::{Call, ReqRef, Submitting};
+use super::request::{Call, CallPhase, ReqRef, Submitting};
 
 impl Engine {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).
@@ -119,35 +120,28 @@ impl Engine {
         if !self.guards.any {
             return true;
         }
-        let now = self.now;
-        let result = match self.guards.calls.admit(service, now) {
-            crate::flow::Admit::Go { wait, recorded } => {
-                self.arm_breaker_poll();
-                let Some(req) = self.requests.get_mut(r) else {
-                    return false;
-                };
-                req.calls[call as usize].breaker_since = recorded.then_some(now);
-                if wait == crate::time::Nanos::ZERO {
-                    return true;
+        match self.admit_call(r, call, service) {
+            Ok(wait) if wait == Nanos::ZERO => true,
+            Ok(wait) => {
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.outstanding += 1;
                 }
-                req.outstanding += 1;
                 let admitted = Event::CallRetry {
                     req: r,
                     call,
                     admitted: true,
                 };
-                self.schedule(now + wait, admitted);
-                return false;
+                self.schedule(self.now + wait, admitted);
+                false
             }
-            crate::flow::Admit::NotPermitted => CallResult::NotPermitted,
-            crate::flow::Admit::RateLimited => CallResult::RateLimited,
-        };
-        self.arm_breaker_poll();
-        if let Some(req) = self.requests.get_mut(r) {
-            req.calls[call as usize].phase = super::request::CallPhase::Dropped;
+            Err(result) => {
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.calls[call as usize].phase = CallPhase::Dropped;
+                }
+                self.complete_future(r, call, result, ThreadRef::Delayer);
+                self.requests.release_if_done(r);
+                false
+            }
         }
-        self.complete_future(r, call, result, ThreadRef::Delayer);
-        self.requests.release_if_done(r);
-        false
     }
 }

@@ -47,27 +47,44 @@ impl Engine {
         if !self.guards.any {
             return Asked::Go;
         }
+        match self.admit_call(r, call, service) {
+            Ok(wait) if wait == Nanos::ZERO => Asked::Go,
+            Ok(wait) => {
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.submitting = Submitting::RateWait(call);
+                }
+                self.schedule(self.now + wait, Event::RatePermit { req: r, call });
+                Asked::Parked
+            }
+            Err(result) => {
+                self.complete_at_once(r, call, result);
+                Asked::Failed
+            }
+        }
+    }
+
+    /// `service`'s guards on call `call` of `r`, now: Ok with how long its caller waits for a
+    /// reserved permit (the breaker, if it permitted the call, hears its end), or the result
+    /// the call fails with at once.
+    pub(super) fn admit_call(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        service: ServiceId,
+    ) -> Result<Nanos, CallResult> {
         let admit = self.guards.calls.admit(service, self.now);
         self.arm_breaker_poll();
-        let result = match admit {
+        match admit {
             Admit::Go { wait, recorded } => {
                 let now = self.now;
-                let Some(req) = self.requests.get_mut(r) else {
-                    return Asked::Failed;
-                };
-                req.calls[call as usize].breaker_since = recorded.then_some(now);
-                if wait == Nanos::ZERO {
-                    return Asked::Go;
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.calls[call as usize].breaker_since = recorded.then_some(now);
                 }
-                req.submitting = Submitting::RateWait(call);
-                self.schedule(now + wait, Event::RatePermit { req: r, call });
-                return Asked::Parked;
+                Ok(wait)
             }
-            Admit::NotPermitted => CallResult::NotPermitted,
-            Admit::RateLimited => CallResult::RateLimited,
-        };
-        self.complete_at_once(r, call, result);
-        Asked::Failed
+            Admit::NotPermitted => Err(CallResult::NotPermitted),
+            Admit::RateLimited => Err(CallResult::RateLimited),
+        }
     }
 
     /// The future of call `call` completed with `result`: a call the breaker permitted tells
@@ -103,7 +120,7 @@ impl Engine {
     }
 
     /// Schedules the breakers' next timed transition, unless it is already scheduled.
-    pub(super) fn arm_breaker_poll(&mut self) {
+    fn arm_breaker_poll(&mut self) {
         let next = self.guards.calls.next_poll();
         if next.is_some() && next != self.guards.poll_at {
             self.guards.poll_at = next;

@@ -41,6 +41,15 @@ pub struct ServiceStats {
     pub retries_exhausted: u64,
 }
 
+impl ServiceStats {
+    /// Attempts per call under `[services.retry]`: (first attempts + retries) / first
+    /// attempts; None before a first attempt (or without a retry).
+    pub fn attempts_per_call(&self) -> Option<f64> {
+        (self.first_attempts > 0)
+            .then(|| (self.first_attempts + self.retries) as f64 / self.first_attempts as f64)
+    }
+}
+
 /// What the resilience patterns did (the report's `resilience` block).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResilienceCounts {

@@ -211,16 +211,13 @@ impl ResilienceReport {
             call_retries: snap
                 .services
                 .iter()
-                .filter(|s| s.stats.first_attempts > 0)
-                .map(|s| {
-                    let st = &s.stats;
+                .filter_map(|s| {
                     let report = CallRetryReport {
-                        retries: st.retries,
-                        attempts_per_call: (st.first_attempts + st.retries) as f64
-                            / st.first_attempts as f64,
-                        exhausted: st.retries_exhausted,
+                        retries: s.stats.retries,
+                        attempts_per_call: s.stats.attempts_per_call()?,
+                        exhausted: s.stats.retries_exhausted,
                     };
-                    (s.name.clone(), report)
+                    Some((s.name.clone(), report))
                 })
                 .collect(),
         }

@@ -217,8 +217,7 @@ fn guard_line(
         ));
     }
     let st = &service.stats;
-    if has.retry && st.first_attempts > 0 {
-        let per_call = (st.first_attempts + st.retries) as f64 / st.first_attempts as f64;
+    if let Some(per_call) = st.attempts_per_call().filter(|_| has.retry) {
         items.push(labelled("retried ", fmt::count(st.retries), p));
         items.push(vec![
             Span::styled(format!("{per_call:.2}"), p.text),

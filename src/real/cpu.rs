@@ -35,10 +35,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_spin_uses_at_least_its_cpu_time_of_the_thread() {
-        let before = thread_cpu().expect("the thread's CPU clock");
-        spin(Duration::from_millis(20));
-        let used = thread_cpu().expect("the thread's CPU clock") - before;
-        assert!(used >= Duration::from_millis(20), "{used:?}");
+    fn more_spinning_threads_than_cores_take_longer_than_their_cpu_time() {
+        // One more thread than the machine has cores, each spinning 40 ms of its own CPU:
+        // the cores cannot give them more than `cores` CPU-seconds a second, so the wall time
+        // is at least (cores + 1) x 40 ms / cores. A spin by the wall clock would end at 40 ms.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let cpu = Duration::from_millis(40);
+        let start = Instant::now();
+        let threads: Vec<_> = (0..=cores)
+            .map(|_| std::thread::spawn(move || spin(cpu)))
+            .collect();
+        for t in threads {
+            t.join().expect("a spinning thread");
+        }
+        let floor =
+            cpu * u32::try_from(cores + 1).unwrap_or(u32::MAX) / u32::try_from(cores).unwrap_or(1);
+        assert!(
+            start.elapsed() >= floor,
+            "{:?} < {floor:?}",
+            start.elapsed()
+        );
     }
 }

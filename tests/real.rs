@@ -1096,3 +1096,55 @@ fn real_mode_refuses_run_to_completion_cpu_scheduling_with_cpu_work() {
     let sliced = parse(&toml.replace("cpu_scheduling = \"run-to-completion\"\n", ""));
     assert!(real::check(&sliced, Strategy::Sequential, RealOptions::default()).is_ok());
 }
+
+#[test]
+fn a_request_arriving_before_its_thread_is_back_starts_a_new_one_in_both_engines() {
+    // One client, 100 ms a request, one prestarted Tomcat thread that takes 550 ms to get
+    // back to the executor after each response: request m finds the thread of request n
+    // back only when m >= n + 7 (m x 100 ms >= (n + 1) x 100 ms + 550 ms), so seven threads
+    // serve the first 1.5 s. Back at once, the one thread serves them all.
+    let text = |back: &str| {
+        format!(
+            r#"
+            [scenario]
+            name = "return to pool"
+            seed = 3
+            [load]
+            mode = "closed"
+            clients = 1
+            [server]
+            min_spare = 1
+            return_to_pool = "{back}"
+            [[services]]
+            name = "a"
+            latency = "100ms"
+            [endpoint]
+            calls = ["a"]
+            "#
+        )
+    };
+    let duration = Nanos::from_millis(1500);
+    let options = RealOptions {
+        time_scale: 0.5,
+        ..RealOptions::default()
+    };
+    let tomcat = |snap: &threadlab::sim::Snapshot| {
+        let p = snap.pools.first().expect("the server pool");
+        (
+            u64::from(p.stats.largest_pool_size),
+            p.stats.threads_created,
+        )
+    };
+    for (back, threads) in [("550ms", 7), ("0s", 1)] {
+        let s = parse(&text(back));
+        let engine = report::play(&s.without_network(), Strategy::Sequential, duration);
+        assert_eq!(tomcat(&engine.snapshot()), (threads, threads), "{back}");
+        // A stalled real thread shifts arrivals: the count must hold in one of the attempts.
+        let real: Vec<_> = (0..ATTEMPTS)
+            .map(|_| real::run(&s, Strategy::Sequential, duration, options).expect("real run"))
+            .map(|run| tomcat(&run.snapshot))
+            .take_while(|&got| got != (threads, threads))
+            .collect();
+        assert!(real.len() < ATTEMPTS, "{back}, real: {real:?}");
+    }
+}

@@ -124,9 +124,10 @@ impl PoolState {
 }
 
 impl World {
-    /// `execute(task)` on pool `pool` from a thread outside the pools.
+    /// `execute(task)` on pool `pool` from a thread outside the pools, now.
     pub(super) fn submit(self: &Arc<Self>, pool: PoolId, job: RealTask) -> Result<(), RealTask> {
-        self.submit_from(pool, job, Submitter::OUTSIDE)
+        let now = self.clock.now();
+        self.offer(pool, job, |p, id| p.submit_at(id, now))
     }
 
     /// `execute(task)` on pool `pool` from thread `who`: the job runs or waits, or comes back
@@ -137,12 +138,21 @@ impl World {
         job: RealTask,
         who: Submitter,
     ) -> Result<(), RealTask> {
+        self.offer(pool, job, |p, id| p.submit_from(id, who))
+    }
+
+    fn offer(
+        self: &Arc<Self>,
+        pool: PoolId,
+        job: RealTask,
+        admit: impl FnOnce(&mut Pool<TaskId>, TaskId) -> Admission,
+    ) -> Result<(), RealTask> {
         let p = &self.pools[pool];
         let mut st = lock(&p.state);
         let id = st.next_task;
         st.next_task += 1;
         let created = st.pool.stats().threads_created;
-        match st.pool.submit_from(id, who) {
+        match admit(&mut st.pool, id) {
             Admission::Rejected => Err(job),
             Admission::Queued => {
                 st.jobs.insert(id, job);

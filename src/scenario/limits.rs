@@ -32,7 +32,7 @@ pub const MAX_KEY_SEGMENTS: usize = 16;
 /// `load.rtt`, `load.turnaround`, `server.post_response`: beyond this it is not a network.
 pub const MAX_NETWORK_DELAY: Nanos = Nanos::from_secs(10);
 /// `server.cpu_per_request`, `server.cpu_per_rejected_connection`, `server.cpu_per_error`,
-/// `server.accept_cost`.
+/// `server.accept_cost`, `server.return_to_pool`.
 pub const MAX_CONNECTOR_CPU: Nanos = Nanos::from_secs(1);
 /// `load.syn_retries`, `load.syn_linear_timeouts`.
 pub const MAX_SYN_RETRIES: u32 = 20;

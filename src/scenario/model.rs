@@ -656,6 +656,11 @@ pub struct Connector {
     /// are taken one at a time, and a burst faster than it fills the accept queue. Its own
     /// thread's time, not counted on the cores.
     pub accept_cost: Nanos,
+    /// How long a handler thread takes, after its last read of the connection, to wait for
+    /// work again (registering the socket with the Poller, recycling the processor,
+    /// `afterExecute`). Meanwhile `TaskQueue.offer` counts it as busy, so a request arriving
+    /// then starts a new thread below `maxThreads`.
+    pub return_to_pool: Nanos,
 }
 
 impl Default for Connector {
@@ -668,6 +673,7 @@ impl Default for Connector {
             cpu_per_rejected_connection: Nanos::from_micros(250),
             cpu_per_error: Nanos::from_micros(350),
             accept_cost: Nanos::ZERO,
+            return_to_pool: Nanos::from_micros(15),
         }
     }
 }

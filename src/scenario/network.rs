@@ -111,6 +111,7 @@ pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, S
         )?,
         cpu_per_error: at_most(check, "server.cpu_per_error", &raw.cpu_per_error, MAX_CPU)?,
         accept_cost: at_most(check, "server.accept_cost", &raw.accept_cost, MAX_CPU)?,
+        return_to_pool: at_most(check, "server.return_to_pool", &raw.return_to_pool, MAX_CPU)?,
     })
 }
 

@@ -239,6 +239,9 @@ pub struct RawServer {
     /// The Acceptor thread's time per connection: latch, `accept()`, socket options and
     /// registration with the Poller.
     pub accept_cost: DurationText,
+    /// A handler thread's time from its last read of the connection to waiting for work
+    /// again; a request arriving meanwhile finds no idle thread.
+    pub return_to_pool: DurationText,
     /// A request that waited longer than this in the executor's queue is answered 503 at
     /// once instead of being served (shedding the work of clients that already left).
     pub queue_timeout: Option<DurationText>,
@@ -269,6 +272,7 @@ impl Default for RawServer {
             cpu_per_rejected_connection: DurationText::new("250us"),
             cpu_per_error: DurationText::new("350us"),
             accept_cost: DurationText::new("0s"),
+            return_to_pool: DurationText::new("15us"),
             queue_timeout: None,
             adaptive_lifo: None,
             rate_limit: None,

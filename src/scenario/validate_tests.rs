@@ -803,3 +803,14 @@ fn clients_start_together_unless_the_acceptor_has_a_cost_or_the_preset_spaces_th
         &["server.accept_cost", "0s..=1s"],
     );
 }
+
+#[test]
+fn a_handler_thread_takes_15_us_back_to_the_pool_unless_told_otherwise() {
+    let back = |sets: &[&str]| scenario(sets).server.connector.return_to_pool;
+    assert_eq!(back(&[]), Nanos::from_micros(15));
+    assert_eq!(back(&["server.return_to_pool=\"0s\""]), Nanos::ZERO);
+    assert_mentions(
+        &rejection(&["server.return_to_pool=\"2s\""]),
+        &["server.return_to_pool", "0s..=1s"],
+    );
+}

@@ -479,7 +479,7 @@ impl Engine {
 
     /// The handler thread's work after writing the response to `r` (exponential, keyed by
     /// the request), before it reads or closes the connection.
-    fn post_response(&self, r: ReqRef) -> Nanos {
+    pub(super) fn post_response(&self, r: ReqRef) -> Nanos {
         let mean = self.scenario.server.connector.post_response;
         if mean == Nanos::ZERO {
             // Nothing to draw: a zero mean is zero whatever the draw.

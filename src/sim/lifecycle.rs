@@ -132,7 +132,7 @@ impl Engine {
             req.queued_at = self.now;
         }
         let server = self.topology.server();
-        match self.pools[server].submit(Task::Handler(r)) {
+        match self.pools[server].submit_at(Task::Handler(r), self.now) {
             Admission::Started(slot) => {
                 self.net.stats.executor_requests += 1;
                 let thread = ThreadRef::Worker { pool: server, slot };
@@ -776,8 +776,20 @@ impl Engine {
             return;
         };
         req.let_handler_go();
-        if let Some(thread) = req.handler {
-            self.release_thread(thread);
+        let Some(thread) = req.handler else {
+            return;
+        };
+        self.release_thread(thread);
+        // The thread is released at the write, but it does its post-response work before it
+        // reads or closes the connection and goes back: a request arriving meanwhile does
+        // not find it idle (`TaskQueue.offer` counts it until `afterExecute`).
+        let server = self.topology.server();
+        if let ThreadRef::Worker { pool, slot } = thread
+            && pool == server
+            && self.scenario.server.connector.post_response > Nanos::ZERO
+        {
+            let done = self.now + self.post_response(r);
+            self.pools[server].busy_until(slot, done);
         }
     }
 

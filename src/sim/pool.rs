@@ -77,6 +77,9 @@ struct Worker<T> {
     alive: bool,
     /// When its current wait for work began.
     idle_since: Nanos,
+    /// When it is back waiting for work after its last task ([`Pool::busy_until`]): until
+    /// then Tomcat's executor does not count it as idle.
+    back_at: Nanos,
     /// Whether that wait is `poll(keepAlive)` (true) or `take()` (false).
     timed: bool,
     /// A keep-alive check for this worker is scheduled. At most one is pending per worker,
@@ -194,10 +197,20 @@ impl<T: Copy> Pool<T> {
     /// Offers a task from thread `who`. Only the common pool looks at the submitter: its
     /// probe picks the submission queue.
     pub fn submit_from(&mut self, task: T, who: Submitter) -> Admission {
+        self.offer(task, who, Nanos::NEVER)
+    }
+
+    /// Offers a task at `now`: Tomcat's executor does not count a thread still on its way
+    /// back from its last task as idle (see [`Pool::busy_until`]).
+    pub fn submit_at(&mut self, task: T, now: Nanos) -> Admission {
+        self.offer(task, Submitter::OUTSIDE, now)
+    }
+
+    fn offer(&mut self, task: T, who: Submitter, now: Nanos) -> Admission {
         let admission = match self.spec.kind {
             PoolKind::PerTask => Admission::Started(self.start_new(task)),
             PoolKind::ThreadPool => self.submit_thread_pool(task),
-            PoolKind::Tomcat => self.submit_tomcat(task),
+            PoolKind::Tomcat => self.submit_tomcat(task, now),
             PoolKind::ForkJoin => self.submit_fork_join(task, who),
         };
         match admission {
@@ -246,11 +259,23 @@ impl<T: Copy> Pool<T> {
     }
 
     /// Tomcat's executor: `TaskQueue.offer` returns false while `poolSize < maxThreads` and no
-    /// thread is idle, which makes the JDK algorithm create a thread before queueing.
-    fn submit_tomcat(&mut self, task: T) -> Admission {
-        if let Some(slot) = self.idle.pop_front() {
-            self.run_on(slot, task);
-            return Admission::Started(slot);
+    /// thread is idle, which makes the JDK algorithm create a thread before queueing. "Idle"
+    /// is `submittedCount <= poolSize`, and `submittedCount` drops only in `afterExecute`:
+    /// a thread released before its work was over still counts as busy, so a request
+    /// arriving then starts a new thread. With the pool at its maximum the request is
+    /// queued, and that thread takes it as it gets back (threadlab hands it over at once).
+    fn submit_tomcat(&mut self, task: T, now: Nanos) -> Admission {
+        let first_back = self
+            .idle
+            .front()
+            .and_then(|&slot| self.workers.get(slot as usize))
+            .is_some_and(|w| w.back_at <= now);
+        if first_back || self.alive >= self.spec.max {
+            // The idle longest is the first back: FIFO order is also the order of return.
+            if let Some(slot) = self.idle.pop_front() {
+                self.run_on(slot, task);
+                return Admission::Started(slot);
+            }
         }
         if self.alive < self.spec.max {
             return Admission::Started(self.start_new(task));
@@ -482,6 +507,7 @@ impl<T: Copy> Pool<T> {
             return AfterTask::Exited;
         };
         worker.idle_since = now;
+        worker.back_at = now + self.spec.return_to_pool;
         worker.timed = timed;
         let check_at = (timed && !worker.check_pending).then(|| {
             worker.check_pending = true;
@@ -602,6 +628,19 @@ impl<T: Copy> Pool<T> {
         slot
     }
 
+    /// An idle worker released before its thread's work was over (Tomcat's handler thread,
+    /// released when it writes its response, does its post-response work until `at`): it
+    /// is back waiting for work `return_to_pool` after that.
+    pub fn busy_until(&mut self, slot: Slot, at: Nanos) {
+        let back = at + self.spec.return_to_pool;
+        if let Some(w) = self.workers.get_mut(slot as usize)
+            && w.alive
+            && w.task.is_none()
+        {
+            w.back_at = w.back_at.max(back);
+        }
+    }
+
     /// A busy worker goes on to another task without returning to the pool (Tomcat's
     /// handler thread serving a kept-alive connection's next request at once).
     pub fn replace_task(&mut self, slot: Slot, task: T) {
@@ -626,6 +665,7 @@ impl<T: Copy> Pool<T> {
             task,
             alive: true,
             idle_since: Nanos::ZERO,
+            back_at: Nanos::ZERO,
             timed: false,
             check_pending: false,
             signalled: false,
@@ -723,6 +763,7 @@ mod tests {
             jdk: crate::scenario::Jdk::V21,
             seed: 1,
             lifo_above: None,
+            return_to_pool: Nanos::ZERO,
         }
     }
 
@@ -1109,6 +1150,55 @@ mod tests {
         }
         assert_eq!(pool.pool_size(), 4);
         assert_eq!(pool.stats().rejected, 0);
+    }
+
+    /// Submits at `now` a task that must start; returns the number of its thread.
+    fn start_at(pool: &mut Pool<u32>, task: u32, now: Nanos) -> u32 {
+        match pool.submit_at(task, now) {
+            Admission::Started(slot) => pool.thread_number(slot),
+            other => panic!("task {task}: expected Started, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn tomcat_does_not_count_a_thread_on_its_way_back_as_idle() {
+        // minSpare 1, maxThreads 3, 15 us from a thread's last read to waiting for work.
+        let us = Nanos::from_micros;
+        let mut pool = Pool::new(PoolSpec {
+            return_to_pool: us(15),
+            ..spec(PoolKind::Tomcat, 1, 3, None)
+        });
+        let one = start(&mut pool, 1);
+        goes_idle(&mut pool, one, secs(1));
+        // 10 us after thread 1's task ended it still counts as submitted: a new thread.
+        assert_eq!(start_at(&mut pool, 2, secs(1) + us(10)), 2);
+        // At 15 us it is back, and the idle longest is the one that runs the next task.
+        assert_eq!(pool.idle_count(), 1);
+        assert_eq!(start_at(&mut pool, 3, secs(1) + us(15)), 1);
+        // A thread released at its write but busy until 2 s + 100 us (its post-response
+        // work) is back at 2 s + 115 us.
+        let first = (0..3)
+            .find(|&s| pool.task_of(s) == Some(3))
+            .expect("task 3 runs");
+        goes_idle(&mut pool, first, secs(2));
+        pool.busy_until(first, secs(2) + us(100));
+        assert_eq!(start_at(&mut pool, 4, secs(2) + us(114)), 3, "not back yet");
+        // At maxThreads the task is not queued behind a thread on its way back: that
+        // thread takes it.
+        let slot = match pool.submit_at(5, secs(2) + us(114)) {
+            Admission::Started(slot) => slot,
+            other => panic!("expected the returning thread to take it, got {other:?}"),
+        };
+        assert_eq!(pool.thread_number(slot), 1);
+        assert_eq!(pool.stats().largest_pool_size, 3);
+        // Without a time (`submit`) every idle thread counts as back, as before.
+        let mut plain = Pool::new(PoolSpec {
+            return_to_pool: us(15),
+            ..spec(PoolKind::Tomcat, 1, 3, None)
+        });
+        let only = start(&mut plain, 1);
+        goes_idle(&mut plain, only, secs(1));
+        assert_eq!(start_number(&mut plain, 2), 1);
     }
 
     #[test]

@@ -22,6 +22,7 @@ fn fork_join(jdk: Jdk, parallelism: u32) -> Pool<u32> {
         jdk,
         seed: 7,
         lifo_above: None,
+        return_to_pool: Nanos::ZERO,
     })
 }
 

@@ -54,6 +54,9 @@ pub struct PoolSpec {
     /// Adaptive LIFO: while more than this many tasks wait, a free thread takes the newest
     /// (the server's executor under `server.adaptive_lifo`); `None`: always the oldest.
     pub lifo_above: Option<u32>,
+    /// How long a worker whose task ended takes to wait for work again (Tomcat's
+    /// `server.return_to_pool`; zero for every other pool).
+    pub return_to_pool: Nanos,
 }
 
 /// Up to JDK 21, `CompletableFuture` runs async work on a new thread per task when the common
@@ -86,6 +89,7 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
                 jdk: scenario.jdk,
                 seed: scenario.seed,
                 lifo_above: None,
+                return_to_pool: Nanos::ZERO,
             }
         }
         PoolRole::Unbounded => match scenario.strategy.unbounded_threads {
@@ -108,6 +112,7 @@ pub fn pool_spec(scenario: &Scenario, role: PoolRole) -> PoolSpec {
                 jdk: scenario.jdk,
                 seed: scenario.seed,
                 lifo_above: None,
+                return_to_pool: Nanos::ZERO,
             }
         }
     }
@@ -131,6 +136,7 @@ fn server_spec(scenario: &Scenario) -> PoolSpec {
             jdk: scenario.jdk,
             seed: scenario.seed,
             lifo_above: server.adaptive_lifo,
+            return_to_pool: server.connector.return_to_pool,
         },
         // Spring Boot's TomcatVirtualThreadsWebServerFactoryCustomizer: a virtual thread per
         // request named from "tomcat-handler-0".
@@ -159,6 +165,7 @@ fn per_task(
         jdk: scenario.jdk,
         seed: scenario.seed,
         lifo_above: None,
+        return_to_pool: Nanos::ZERO,
     }
 }
 

@@ -37,8 +37,11 @@ fn both(
     scale: f64,
     timing: Timing,
 ) -> (RunReport, RealReport) {
-    // The real engine does not model TCP (round trips, the keep-alive fast path).
-    let sim = RunReport::new(s, &report::play(&s.without_network(), strategy, duration));
+    // The real engine plays round trips, not the connector's CPU or the keep-alive fast path.
+    let sim = RunReport::new(
+        s,
+        &report::play(&s.as_played_for_real(), strategy, duration),
+    );
     let options = RealOptions {
         time_scale: scale,
         ..RealOptions::default()
@@ -407,6 +410,7 @@ fn one_permit_in_both(count: u32, latency: &str, max_wait: &str) -> (RunReport, 
     [load]
     mode = "batch"
     count = {count}
+    rtt = "0s"
     [[services]]
     name = "svc"
     latency = "{latency}"
@@ -490,18 +494,55 @@ fn real_mode_plays_the_round_trip_as_the_simulation_does() {
     panic!("timing disagreed with the simulation in {ATTEMPTS} real runs: {failures:#?}");
 }
 
-/// The clients never answered and the SYNs dropped, for a run's report.
+/// The clients never answered and the handshakes dropped (SYNs and ACKs), for a run's
+/// report.
 fn starved(r: &RunReport) -> (u32, u64) {
     let never = r.clients.as_ref().map_or(u32::MAX, |c| c.never_answered);
-    let drops = r.connections.as_ref().map_or(u64::MAX, |c| c.syn_drops);
+    let drops = r
+        .connections
+        .as_ref()
+        .map_or(u64::MAX, |c| c.syn_drops + c.ack_overflows);
     (never, drops)
+}
+
+/// Ten requests at once with no round trip.
+const BURST_NO_RTT: &str = "mode = \"batch\"\ncount = 10\nrtt = \"0s\"";
+
+#[test]
+fn syns_that_come_together_are_answered_and_their_acks_overflow_in_both_engines() {
+    // Ten requests at once on 2 connections with acceptCount 2, 10 ms away, 150 ms calls: 2
+    // accepted and 3 queued at their SYNs (5 ms); the other 5 SYNs find only handshakes in
+    // flight and are answered, and their ACKs (15 ms) find the queue full. Their requests
+    // come again at 215 ms, when one queued connection still waits: 2 get in, 3 overflow
+    // again and come back at 615 ms with room for all. 8 ACKs dropped, no SYN.
+    let load = "mode = \"batch\"\ncount = 10\nrtt = \"10ms\"";
+    let server = "threads = 10\nmax_connections = 2\naccept_count = 2";
+    let s = parse(&support::one_call(load, server).replace("100ms", "150ms"));
+    let (sim, real) = both(
+        &s,
+        Strategy::Sequential,
+        Nanos::from_secs(3),
+        0.2,
+        max_latency,
+    );
+    let drops = |r: &RunReport| {
+        r.connections
+            .as_ref()
+            .map(|c| (c.syn_drops, c.ack_overflows))
+    };
+    assert_eq!(drops(&sim), Some((0, 8)));
+    assert_eq!(drops(&real.run), Some((0, 8)));
+    assert_eq!((sim.requests.success, real.run.requests.success), (10, 10));
 }
 
 #[test]
 fn overload_starves_the_same_clients_in_both_engines() {
     // 50 keep-alive clients on 20 connections + acceptCount 5: 20 hold their connections for
-    // good, 6 wait in the accept queue and 24 have their SYNs dropped and retransmitted for
-    // the whole run. Nothing is refused; 30 clients are never answered, in both engines.
+    // good, 6 wait in the accept queue and 24 have their handshakes dropped and retransmit
+    // for the whole run. Nothing is refused; 30 clients are never answered, in both engines.
+    // The simulated clients start at the same instant, so their SYNs all see the same room
+    // and their ACKs overflow (11 tries each in 30 s); the real ones start microseconds
+    // apart, so most SYNs see the queue full and are dropped (9 tries each).
     let s = scenario("overload", &[]);
     let (sim, real) = both(
         &s,
@@ -510,8 +551,13 @@ fn overload_starves_the_same_clients_in_both_engines() {
         0.1,
         throughput_and_mean,
     );
-    assert_eq!(starved(&sim), (30, 216));
-    assert_eq!(starved(&real.run), starved(&sim));
+    assert_eq!(starved(&sim), (30, 24 * 11));
+    let (never, drops) = starved(&real.run);
+    assert_eq!(never, 30);
+    assert!(
+        (24 * 9..=24 * 11).contains(&drops),
+        "{drops} handshakes dropped"
+    );
     assert_eq!((real.run.requests.refused, sim.requests.refused), (0, 0));
     let connections = |r: &RunReport| r.connections.as_ref().map(|c| c.accept_queue_max);
     assert_eq!(connections(&real.run), Some(6));
@@ -519,12 +565,13 @@ fn overload_starves_the_same_clients_in_both_engines() {
 
 #[test]
 fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
-    // Ten requests at once on 2 connections with acceptCount 2: 2 accepted, 3 queued (the
-    // queue holds acceptCount + 1), 5 SYNs dropped. Each call takes 100 ms on a connection
-    // of its own, so the queued ones finish at 200, 200 and 300 ms, and the dropped ones,
-    // sent again 1 s later, at 1.1, 1.1, 1.2, 1.2 and 1.3 s.
+    // Ten requests at once on 2 connections with acceptCount 2, no round trip (each
+    // handshake completes as its SYN arrives): 2 accepted, 3 queued (the queue holds
+    // acceptCount + 1), 5 SYNs dropped. Each call takes 100 ms on a connection of its own,
+    // so the queued ones finish at 200, 200 and 300 ms, and the dropped ones, sent again
+    // 1 s later, at 1.1, 1.1, 1.2, 1.2 and 1.3 s.
     let server = "threads = 10\nmax_connections = 2\naccept_count = 2";
-    let s = parse(&support::tomcat_scenario(10, server));
+    let s = parse(&support::one_call(BURST_NO_RTT, server));
     let (sim, real) = both(
         &s,
         Strategy::Sequential,
@@ -544,14 +591,18 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
 
 #[test]
 fn a_burst_faster_than_the_acceptor_overflows_the_accept_queue_in_both_engines() {
-    // Seven connections at once, acceptCount 3 (4 places), Tomcat's acceptor 100 ms a
-    // connection, slots and threads to spare. All 4 handshakes that fit queue first; the
+    // Seven connections at once with no round trip, acceptCount 3 (4 places), Tomcat's
+    // acceptor 100 ms a connection, slots and threads to spare. All 4 handshakes that fit
+    // queue first; the
     // acceptor hands them to the poller at 100, 200, 300 and 400 ms, holding each one's place
     // until then, so the other 3 SYNs are dropped. Each call takes 100 ms: answered at 200,
     // 300, 400, 500 ms. The dropped SYNs come back at 1 s to an empty queue and are handed on
     // at 1.1, 1.2, 1.3 s: answered at 1.2, 1.3, 1.4 s. Mean 5300 / 7 ms.
     let server = "threads = 10\naccept_count = 3\naccept_cost = \"100ms\"";
-    let s = parse(&support::tomcat_scenario(7, server));
+    let s = parse(&support::one_call(
+        &BURST_NO_RTT.replace("count = 10", "count = 7"),
+        server,
+    ));
     let (sim, real) = both(
         &s,
         Strategy::Sequential,
@@ -609,9 +660,12 @@ fn clients_connecting_faster_than_the_acceptor_lose_every_other_syn_in_both_engi
     );
 }
 
-/// One closed client and a 100 ms call, with these `[[load.phases]]` (TOML array items).
+/// One closed client with no round trip or turnaround and a 100 ms call, with these `[[load.phases]]`
+/// (TOML array items).
 fn phased_clients(phases: &str) -> Scenario {
-    let load = format!("mode = \"closed\"\nclients = 1\nphases = [{phases}]");
+    let load = format!(
+        "mode = \"closed\"\nclients = 1\nrtt = \"0s\"\nturnaround = \"0s\"\nphases = [{phases}]"
+    );
     parse(&support::one_call(&load, "threads = 10"))
 }
 

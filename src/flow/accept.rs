@@ -2,11 +2,20 @@
 //! `maxConnections`, its single Acceptor thread, the listen socket's accept queue, and the
 //! client's SYN retransmits.
 //!
-//! The kernel completes every handshake itself (`tcp_conn_request`) and puts the connection in
-//! the listen socket's accept queue, which holds `acceptCount + 1` of them
-//! (`sk_acceptq_is_full` tests `>`); a SYN that finds it full is dropped without an answer,
-//! and the client retransmits it on its RTO schedule until `connect()` fails with `ETIMEDOUT`
-//! or its own connect timeout. Nothing is refused: a full backlog only makes connecting slow.
+//! The kernel completes every handshake itself and puts the connection in the listen
+//! socket's accept queue, which holds `acceptCount + 1` of them (`sk_acceptq_is_full` tests
+//! `>`). It looks at the queue twice. A SYN that finds it full of completed handshakes is
+//! dropped without an answer (`tcp_conn_request`), and the client retransmits it on its RTO
+//! schedule until `connect()` fails with `ETIMEDOUT` or its own connect timeout. A SYN that
+//! finds room is answered, and the client's ACK, one round trip later, must find room again
+//! (`tcp_check_req` -> `inet_csk_complete_hashdance`): SYNs that arrive together all see the
+//! same room, and the ACKs beyond it are dropped (`exit_overflow`, counted in
+//! `ListenOverflows` like the dropped SYNs). Those clients' `connect()` has returned: they
+//! send their request, which is dropped too, and get in only when a retransmitted request
+//! (from 200 ms, doubling) or an ACK to the server's retransmitted SYN-ACK (1, 3, 7, 15,
+//! 31 s) finds room ([`ack_retry`]). Nothing is refused: a full backlog only makes connecting
+//! slow, until the server forgets the handshake (63 s) and answers the next retransmit with
+//! a reset.
 //!
 //! Tomcat's Acceptor (`Acceptor.run`) is one thread that loops: it counts a connection up the
 //! latch (`countUpOrAwaitConnection`, so a kept-alive connection holds its slot while idle),
@@ -31,8 +40,22 @@ pub enum Syn {
     /// The handshake completed and the connection waits in the accept queue: its request is
     /// sent and waits there too, until the acceptor takes it ([`Listener::wake`]).
     Queued,
+    /// The SYN is answered, but the queue's places are all taken by handshakes still in
+    /// flight: the client's ACK, a round trip later, decides ([`Listener::ack`]).
+    Answered,
     /// The accept queue was full: no answer; the client retransmits ([`syn_retry`]).
     Dropped,
+}
+
+/// What became of a client's ACK (with its request, or alone) at the listen socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ack {
+    /// The acceptor took the connection at once (only with no accept cost).
+    Accepted,
+    /// The connection waits in the accept queue.
+    Queued,
+    /// The queue was full: dropped; the client tries again ([`ack_retry`]).
+    Overflow,
 }
 
 /// What the acceptor does when woken ([`Listener::wake`]).
@@ -47,12 +70,15 @@ pub enum Wake<T> {
     Idle,
 }
 
-/// A connection the acceptor has handed to the poller, with the time its SYN reached the
-/// listen socket (its request arrives one round trip after that).
+/// A connection the acceptor has handed to the poller, with the time its request reaches
+/// the server (one round trip after its SYN, or a retransmit's arrival).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handed<T> {
     pub connection: T,
-    pub syn_at: Nanos,
+    pub request_at: Nanos,
+    /// When its handshake's ACK reached the listen socket: from then it counts as completed
+    /// in the SYN's check.
+    acked_at: Nanos,
 }
 
 /// Tomcat's connection latch, its Acceptor, and the accept queue in front of them, holding
@@ -63,6 +89,8 @@ pub struct Listener<T> {
     max_connections: u32,
     capacity: usize,
     accept_cost: Nanos,
+    /// The clients' round trip: a handshake queued at its SYN completes this much later.
+    rtt: Nanos,
     open: u32,
     queue: VecDeque<Handed<T>>,
     queue_max: u32,
@@ -72,10 +100,11 @@ pub struct Listener<T> {
 
 impl<T> Listener<T> {
     /// The listener of a server with `maxConnections`, `acceptCount` and the connector's
-    /// accept cost (see [`Server`]).
-    pub fn new(server: &Server) -> Self {
+    /// accept cost (see [`Server`]), for clients `rtt` away.
+    pub fn new(server: &Server, rtt: Nanos) -> Self {
         Self::sized(server.max_connections, server.accept_count)
             .with_accept_cost(server.connector.accept_cost)
+            .with_rtt(rtt)
     }
 
     /// A listener with room for `max_connections` accepted and `accept_count + 1` waiting,
@@ -85,6 +114,7 @@ impl<T> Listener<T> {
             max_connections,
             capacity: accept_count as usize + 1,
             accept_cost: Nanos::ZERO,
+            rtt: Nanos::ZERO,
             open: 0,
             queue: VecDeque::new(),
             queue_max: 0,
@@ -102,22 +132,52 @@ impl<T> Listener<T> {
     /// A SYN reaches the listen socket at `now`. With no accept cost the acceptor takes the
     /// connection when a slot is free and nobody waits before it; otherwise the connection
     /// waits in the accept queue while there is room (the caller then wakes the acceptor).
+    /// The kernel drops the SYN only when the queue is full of completed handshakes; when
+    /// handshakes still in flight fill it, the SYN is answered and its ACK decides.
     pub fn syn(&mut self, connection: T, now: Nanos) -> Syn {
-        let instant = self.accept_cost == Nanos::ZERO;
-        if instant && self.open < self.max_connections && self.queue.is_empty() {
+        if self.takes_at_once() {
             self.open += 1;
             Syn::Accepted
         } else if self.queue.len() < self.capacity {
-            self.queue.push_back(Handed {
-                connection,
-                syn_at: now,
-            });
-            let len = u32::try_from(self.queue.len()).unwrap_or(u32::MAX);
-            self.queue_max = self.queue_max.max(len);
+            let done = now + self.rtt;
+            self.enqueue(connection, done, done);
             Syn::Queued
+        } else if self.queue.iter().filter(|h| h.acked_at <= now).count() < self.capacity {
+            Syn::Answered
         } else {
             Syn::Dropped
         }
+    }
+
+    /// A client's ACK reaches the listen socket at `now`, its request arriving at
+    /// `request_at` (with the ACK, or on a later retransmit): the connection is accepted at
+    /// once, queued, or dropped when the queue is full.
+    pub fn ack(&mut self, connection: T, now: Nanos, request_at: Nanos) -> Ack {
+        if self.takes_at_once() {
+            self.open += 1;
+            Ack::Accepted
+        } else if self.queue.len() < self.capacity {
+            self.enqueue(connection, now, request_at);
+            Ack::Queued
+        } else {
+            Ack::Overflow
+        }
+    }
+
+    /// With no accept cost, a slot free and nobody waiting, the acceptor takes a completed
+    /// handshake the instant it completes.
+    fn takes_at_once(&self) -> bool {
+        self.accept_cost == Nanos::ZERO && self.open < self.max_connections && self.queue.is_empty()
+    }
+
+    fn enqueue(&mut self, connection: T, acked_at: Nanos, request_at: Nanos) {
+        self.queue.push_back(Handed {
+            connection,
+            request_at,
+            acked_at,
+        });
+        let len = u32::try_from(self.queue.len()).unwrap_or(u32::MAX);
+        self.queue_max = self.queue_max.max(len);
     }
 
     /// A connection closed: its slot frees (the latch counts down).
@@ -152,6 +212,14 @@ impl<T> Listener<T> {
             return None;
         }
         self.queue.pop_front()
+    }
+
+    /// The same listener for clients `rtt` away: a handshake answered at its SYN completes
+    /// that much later.
+    #[must_use]
+    pub fn with_rtt(mut self, rtt: Nanos) -> Self {
+        self.rtt = rtt;
+        self
     }
 
     /// The acceptor's cost per connection.
@@ -193,6 +261,93 @@ pub enum SynRetry {
     /// `connect()` fails at this time (the kernel's retries ran out, or the client's connect
     /// timeout came first): the client counts a timeout.
     Fails { at: Nanos },
+}
+
+/// The client's next try after its `tries`-th dropped ACK ([`Ack::Overflow`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckRetry {
+    /// Its request, retransmitted on the client's RTO, reaches the listen socket at `at`
+    /// (and completes the handshake if there is room).
+    Data { at: Nanos },
+    /// The server's retransmitted SYN-ACK makes the client ACK again: the ACK reaches the
+    /// listen socket at `at`; the request follows on its next retransmit, at `request_at`.
+    Ack { at: Nanos, request_at: Nanos },
+    /// The server forgot the handshake (`tcp_synack_retries` ran out): the retransmit that
+    /// arrives at `at` is answered with a reset.
+    Reset { at: Nanos },
+}
+
+/// The server's SYN-ACK retransmits (`tcp_synack_retries`).
+const SYNACK_RETRIES: u32 = 5;
+/// The client's first RTO once connected (`TCP_RTO_MIN`: a round trip far below it).
+const RTO_MIN: Nanos = Nanos::from_millis(200);
+/// `TCP_RTO_MAX`.
+const RTO_MAX: Nanos = Nanos::from_secs(120);
+
+/// When the client's `i`-th retransmit of its request reaches the server, for a request
+/// that first reached it at `first`: the RTO starts at 200 ms and doubles, capped at 120 s.
+fn data_retransmit(first: Nanos, i: u32) -> Nanos {
+    (0..i).fold(first, |t, k| {
+        let rto = RTO_MIN
+            .0
+            .checked_shl(k)
+            .filter(|&ns| ns <= RTO_MAX.0)
+            .map_or(RTO_MAX, Nanos);
+        t + rto
+    })
+}
+
+/// The client's next try after its `tries`-th dropped ACK, for a handshake whose SYN reached
+/// the listen socket at `syn_at`, `rtt` away: its request's retransmits (the first request
+/// reached the server with the ACK, at `syn_at + rtt`) and its ACKs to the server's SYN-ACK
+/// retransmits (sent 1, 3, 7, 15 and 31 s after the SYN), in time order; the ACK that
+/// coincides with a retransmitted request adds nothing. The handshake is forgotten at 63 s.
+pub fn ack_retry(rtt: Nanos, syn_at: Nanos, tries: u32) -> AckRetry {
+    let first = syn_at + rtt;
+    let forgotten = syn_at + syn_elapsed(SYNACK_RETRIES + 1, 0);
+    let (mut i, mut j) = (1, 1);
+    let mut n = 0;
+    loop {
+        let data = data_retransmit(first, i);
+        let synack = (j <= SYNACK_RETRIES).then(|| syn_at + syn_elapsed(j, 0) + rtt);
+        let next = match synack {
+            Some(at) if at < data => {
+                j += 1;
+                AckRetry::Ack {
+                    at,
+                    request_at: data,
+                }
+            }
+            Some(at) => {
+                if at == data {
+                    j += 1;
+                }
+                i += 1;
+                AckRetry::Data { at: data }
+            }
+            None => {
+                i += 1;
+                AckRetry::Data { at: data }
+            }
+        };
+        let at = match next {
+            AckRetry::Data { at } | AckRetry::Ack { at, .. } | AckRetry::Reset { at } => at,
+        };
+        if at >= forgotten {
+            // The next request retransmit after the handshake was forgotten meets a reset.
+            let mut k = 1;
+            while data_retransmit(first, k) < forgotten {
+                k += 1;
+            }
+            return AckRetry::Reset {
+                at: data_retransmit(first, k),
+            };
+        }
+        n += 1;
+        if n >= tries {
+            return next;
+        }
+    }
 }
 
 /// The client's next step after its `drops`-th dropped SYN, for a first SYN sent at `sent`.
@@ -319,7 +474,7 @@ mod tests {
         assert_eq!(l.syn(7, Nanos::from_millis(50)), Syn::Dropped);
         assert_eq!((l.open(), l.queued()), (1, 4), "the latch counts up first");
         let first = l.accepted().expect("the oldest");
-        assert_eq!((first.connection, first.syn_at), (0, Nanos::ZERO));
+        assert_eq!((first.connection, first.request_at), (0, Nanos::ZERO));
         // The k-th connection goes to the poller at k x 100 ms.
         let ms = |n| Nanos::from_millis(n);
         assert_eq!(drain(&mut l, c), [(1, ms(200)), (2, ms(300)), (3, ms(400))]);
@@ -348,6 +503,69 @@ mod tests {
         let at = Nanos::from_millis(500);
         assert_eq!(drain(&mut l, at), [(1, at + c)]);
         assert_eq!(l.accepted(), None, "no turn in progress");
+    }
+
+    #[test]
+    fn syns_that_arrive_together_see_the_same_room_and_the_acks_beyond_it_overflow() {
+        // One slot (taken), acceptCount 1 (2 places), clients 40 us away. Four SYNs at
+        // once: two take the places, their handshakes in flight; the other two are answered
+        // all the same (no handshake has completed yet), and their ACKs at 40 us find the
+        // queue full.
+        let us = Nanos::from_micros;
+        let mut l = Listener::sized(1, 1).with_rtt(us(40));
+        assert_eq!(l.syn(9, Nanos::ZERO), Syn::Accepted);
+        let fates: Vec<Syn> = (0..4).map(|i| l.syn(i, Nanos::ZERO)).collect();
+        assert_eq!(
+            fates,
+            [Syn::Queued, Syn::Queued, Syn::Answered, Syn::Answered]
+        );
+        assert_eq!(l.ack(2, us(40), us(40)), Ack::Overflow);
+        assert_eq!(l.ack(3, us(40), us(40)), Ack::Overflow);
+        // Once those two handshakes have completed, a SYN finds the queue full: dropped.
+        assert_eq!(l.syn(4, us(40)), Syn::Dropped);
+        // A close lets the oldest in; a retransmitted request then finds its place.
+        l.close();
+        assert_eq!(take(&mut l), Some(0));
+        let at = Nanos::from_millis(200);
+        assert_eq!(l.ack(2, at, at), Ack::Queued);
+        assert_eq!(l.ack(3, at, at), Ack::Overflow);
+        assert_eq!(l.queued(), 2);
+    }
+
+    #[test]
+    fn an_overflowed_handshake_retries_with_its_request_and_the_servers_syn_acks() {
+        // SYN at 0, 1 ms round trip: the request first reaches the server at 1 ms; its
+        // retransmits 200, 400, 800, 1,600 ms ... apart arrive at 201, 601, 1,401, 3,001,
+        // 6,201, 12,601, 25,401, 51,001 ms; the ACKs to the SYN-ACKs sent at 1, 3, 7, 15 and
+        // 31 s arrive 1 ms after them, the one at 3,001 ms with a request retransmit.
+        let ms = Nanos::from_millis;
+        let rtt = ms(1);
+        let tries: Vec<AckRetry> = (1..=13).map(|k| ack_retry(rtt, Nanos::ZERO, k)).collect();
+        let data = |at| AckRetry::Data { at: ms(at) };
+        let ack = |at, request_at| AckRetry::Ack {
+            at: ms(at),
+            request_at: ms(request_at),
+        };
+        assert_eq!(
+            tries,
+            [
+                data(201),
+                data(601),
+                ack(1_001, 1_401),
+                data(1_401),
+                data(3_001),
+                data(6_201),
+                ack(7_001, 12_601),
+                data(12_601),
+                ack(15_001, 25_401),
+                data(25_401),
+                ack(31_001, 51_001),
+                data(51_001),
+                // The handshake is forgotten at 63 s: the retransmit at 102,201 ms meets a
+                // reset.
+                AckRetry::Reset { at: ms(102_201) },
+            ]
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::flow::accept::{Syn, SynRetry, Wake, syn_retry};
+use crate::flow::accept::{Ack, AckRetry, Syn, SynRetry, Wake, ack_retry, syn_retry};
 use crate::flow::permit::Acquire;
 use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
@@ -113,12 +113,50 @@ impl World {
             // An idle acceptor starts on it now; a busy one, or one waiting for a slot, comes
             // to it after its turn (`accepted`) or a close (`close_connection`).
             Syn::Queued => self.wake_acceptor(at),
+            Syn::Answered => self.after(at + link.rtt, move |w| w.ack(req, at + link.rtt, at, 0)),
             Syn::Dropped => match syn_retry(&link, req.arrival, drops + 1) {
                 SynRetry::Retransmit { at } => {
                     let at = at + half;
                     self.after(at, move |w| w.syn(req, at, drops + 1));
                 }
                 SynRetry::Fails { at } => self.after(at, move |w| w.connect_failed(&req)),
+            },
+        }
+    }
+
+    /// The client's ACK of the handshake whose SYN reached the listen socket at `syn_at`
+    /// reaches it at `at`, after `drops` dropped ones: [`crate::flow::accept`] decides, and
+    /// [`ack_retry`] says when the client tries again, as in the engine.
+    fn ack(self: &Arc<Self>, req: Arc<Req>, at: Nanos, syn_at: Nanos, drops: u32) {
+        if req.client_has_outcome() {
+            return;
+        }
+        let rtt = self.scenario.load.link.rtt;
+        let request_at = match drops {
+            0 => at,
+            _ => match ack_retry(rtt, syn_at, drops) {
+                AckRetry::Ack { request_at, .. } => request_at,
+                AckRetry::Data { .. } | AckRetry::Reset { .. } => at,
+            },
+        };
+        let fate = {
+            let mut net = lock(&self.net);
+            let fate = net.listener.ack(Arc::clone(&req), at, request_at);
+            match fate {
+                Ack::Overflow => net.stats.ack_overflows += 1,
+                Ack::Queued => net.stats.accept_queue_max = net.listener.queue_max(),
+                Ack::Accepted => {}
+            }
+            fate
+        };
+        match fate {
+            Ack::Accepted => self.after(request_at, move |w| w.dispatch(req)),
+            Ack::Queued => self.wake_acceptor(at),
+            Ack::Overflow => match ack_retry(rtt, syn_at, drops + 1) {
+                AckRetry::Data { at } | AckRetry::Ack { at, .. } => {
+                    self.after(at, move |w| w.ack(req, at, syn_at, drops + 1));
+                }
+                AckRetry::Reset { at } => self.after(at, move |w| w.refuse(&req)),
             },
         }
     }
@@ -198,10 +236,7 @@ impl World {
         let Some(handed) = handed else {
             return;
         };
-        let (req, request_at) = (
-            handed.connection,
-            handed.syn_at + self.scenario.load.link.rtt,
-        );
+        let (req, request_at) = (handed.connection, handed.request_at);
         self.after(request_at.max(at), move |w| w.dispatch(req));
     }
 

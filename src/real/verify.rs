@@ -114,9 +114,9 @@ pub fn verify(
     tolerance: f64,
 ) -> Result<Verification, RealError> {
     super::check(scenario, strategy, options)?;
-    // The real engine does not model TCP: the simulation it is held against leaves the
-    // connection layer's costs out too.
-    let engine = crate::report::play(&scenario.without_network(), strategy, duration);
+    // The real engine plays round trips but not the connector's CPU or the keep-alive fast
+    // path: the simulation it is held against leaves those out too.
+    let engine = crate::report::play(&scenario.as_played_for_real(), strategy, duration);
     let sim = RunReport::new(scenario, &engine);
     let real = super::run(scenario, strategy, duration, options)?.report(scenario);
     let (figures, mut notes) = compare(scenario, &sim, &real.run);

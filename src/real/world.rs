@@ -359,7 +359,7 @@ impl World {
             topology: setup.topology,
             pools: setup.pools,
             net: Mutex::new(RealNet {
-                listener: Listener::new(&scenario.server),
+                listener: Listener::new(&scenario.server, scenario.load.link.rtt),
                 stats: NetStats::default(),
                 connect: LatencyHistogram::default(),
                 clients: match scenario.load.mode {

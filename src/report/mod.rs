@@ -267,6 +267,9 @@ pub struct ConnectionsReport {
     pub turnaround_ms: f64,
     /// SYNs the full accept queue dropped (each costs its client a retransmit timeout).
     pub syn_drops: u64,
+    /// Handshakes' ACKs dropped because the queue filled after their SYN was answered: the
+    /// client believes it is connected and waits for its request's retransmits.
+    pub ack_overflows: u64,
     /// Time from a connection's first SYN to its completed handshake.
     pub connect_ms: LatencySummary,
     /// `connect()` calls that failed (SYN retries exhausted, or the client's connect timeout).
@@ -302,6 +305,7 @@ fn connections(
         client: link.client.name(),
         turnaround_ms: link.turnaround.as_millis_f64(),
         syn_drops: s.syn_drops,
+        ack_overflows: s.ack_overflows,
         connect_ms: net.connect,
         connect_failures: s.connect_failures,
         fast_path_requests: s.fast_path_requests,

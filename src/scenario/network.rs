@@ -29,6 +29,18 @@ impl super::model::Scenario {
     }
 }
 
+impl super::model::Scenario {
+    /// What a real run of the scenario plays: the round trip and the clients' turnaround
+    /// (the real engine sleeps them), but not the connector's CPU, the post-response work
+    /// or the error report's CPU (see [`Self::without_network`]). What a real run is
+    /// compared with.
+    pub fn as_played_for_real(&self) -> Self {
+        let mut s = self.without_network();
+        s.load.link = self.load.link;
+        s
+    }
+}
+
 pub(super) fn link(check: &Checker, raw: &RawLoad) -> Result<Link, ScenarioError> {
     let timeout_mode = check.one_of(
         "load.timeout_mode",

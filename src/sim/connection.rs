@@ -24,7 +24,7 @@ use super::engine::{Engine, Event, Task, ThreadName, ThreadRef};
 use super::request::ReqRef;
 use super::resources::CpuJob;
 use super::{Detail, FailReason};
-use crate::flow::accept::{Listener, Syn, SynRetry, Wake, syn_retry};
+use crate::flow::accept::{Ack, AckRetry, Listener, Syn, SynRetry, Wake, ack_retry, syn_retry};
 
 /// The connections between the clients and the server.
 #[derive(Debug, Clone)]
@@ -90,6 +90,9 @@ impl ClientTally {
 pub struct NetStats {
     /// SYNs dropped because the accept queue was full.
     pub syn_drops: u64,
+    /// Handshakes' ACKs dropped because the accept queue filled after their SYN (the other
+    /// half of Linux's `ListenOverflows`).
+    pub ack_overflows: u64,
     /// Connection attempts that failed (kernel `ETIMEDOUT` or the client's connect timeout).
     pub connect_failures: u64,
     /// Requests a handler thread read right after its previous response, bypassing the
@@ -157,9 +160,9 @@ impl ClientsSnapshot {
 }
 
 impl Net {
-    pub fn new(server: &crate::scenario::Server) -> Self {
+    pub fn new(server: &crate::scenario::Server, rtt: Nanos) -> Self {
         Net {
-            listener: Listener::new(server),
+            listener: Listener::new(server, rtt),
             closing: BinaryHeap::new(),
             clients: Vec::new(),
             stats: NetStats::default(),
@@ -265,7 +268,68 @@ impl Engine {
                     self.on_accept();
                 }
             }
+            Syn::Answered => {
+                // `connect()` returns at the SYN-ACK; the ACK and the request decide.
+                self.connected(r);
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.syn_at = self.now;
+                    req.ack_drops = 0;
+                }
+                let at = self.now + self.scenario.load.link.rtt;
+                self.schedule(at, Event::Ack { req: r });
+            }
             Syn::Dropped => self.drop_syn(r),
+        }
+    }
+
+    /// The client's ACK reaches the listen socket: with its request (the handshake's ACK,
+    /// or a retransmitted request), or alone (answering a retransmitted SYN-ACK), its
+    /// request following at its next retransmit.
+    pub(super) fn on_ack(&mut self, r: ReqRef) {
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        if req.answered() {
+            self.abandon(r);
+            return;
+        }
+        let rtt = self.scenario.load.link.rtt;
+        let (syn_at, drops) = (req.syn_at, u32::from(req.ack_drops));
+        let request_at = match drops {
+            0 => self.now,
+            _ => match ack_retry(rtt, syn_at, drops) {
+                AckRetry::Ack { request_at, .. } => request_at,
+                AckRetry::Data { .. } | AckRetry::Reset { .. } => self.now,
+            },
+        };
+        self.retire_closes();
+        match self.net.listener.ack(r, self.now, request_at) {
+            Ack::Accepted if request_at > self.now => {
+                self.schedule(request_at, Event::Dispatch { req: r });
+            }
+            Ack::Accepted => self.dispatch(r),
+            Ack::Queued => {
+                self.closes_become_events();
+                self.net.stats.accept_queue_max = self.net.listener.queue_max();
+                if self.net.listener.accept_cost() > Nanos::ZERO {
+                    self.on_accept();
+                }
+            }
+            Ack::Overflow => {
+                self.net.stats.ack_overflows += 1;
+                let Some(req) = self.requests.get_mut(r) else {
+                    return;
+                };
+                req.ack_drops = req.ack_drops.saturating_add(1);
+                match ack_retry(rtt, syn_at, u32::from(req.ack_drops)) {
+                    AckRetry::Data { at } | AckRetry::Ack { at, .. } => {
+                        self.schedule(at, Event::Ack { req: r });
+                    }
+                    AckRetry::Reset { at } => {
+                        self.schedule(at, Event::HandshakeReset { req: r });
+                    }
+                }
+            }
         }
     }
 
@@ -372,7 +436,7 @@ impl Engine {
         let Some(handed) = handed else {
             return;
         };
-        let request_at = handed.syn_at + self.scenario.load.link.rtt;
+        let request_at = handed.request_at;
         if request_at > self.now {
             self.schedule(
                 request_at,

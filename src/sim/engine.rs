@@ -86,6 +86,11 @@ pub(super) enum Event {
     Syn { req: ReqRef },
     /// `connect()` fails for this request's connection.
     ConnectFailed { req: ReqRef },
+    /// The client's ACK (with its request, or to a retransmitted SYN-ACK) reaches the listen
+    /// socket, whose queue may have filled since the SYN.
+    Ack { req: ReqRef },
+    /// The server answers a retransmit of a handshake it has forgotten with a reset.
+    HandshakeReset { req: ReqRef },
     /// The request of a just-accepted connection reaches the server.
     Dispatch { req: ReqRef },
     /// The server's own CPU work on a request ends: its handler goes on to the calls.
@@ -240,7 +245,7 @@ impl Engine {
             client_target,
             rate_changed_at: Nanos::ZERO,
             arrival_generation: 0,
-            net: super::connection::Net::new(&scenario.server),
+            net: super::connection::Net::new(&scenario.server, scenario.load.link.rtt),
             book: Book::new(scenario.services.len(), topology_pools),
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
@@ -628,6 +633,8 @@ impl Engine {
             Event::Accept => self.on_accept(),
             Event::Accepted => self.on_accepted(),
             Event::Syn { req } => self.on_syn(req),
+            Event::Ack { req } => self.on_ack(req),
+            Event::HandshakeReset { req } => self.refuse(req),
             Event::ConnectFailed { req } => self.on_connect_failed(req),
             Event::Dispatch { req } => self.on_dispatch(req),
             Event::HandlerCpuDone { req } => self.on_handler_cpu_done(req),

@@ -275,6 +275,10 @@ pub(super) struct Request {
     pub outstanding: u32,
     /// SYNs of its connection the listen socket dropped so far (a full accept queue).
     pub syn_drops: u8,
+    /// ACKs of its handshake the listen socket dropped so far (the queue filled between its
+    /// SYN and its ACK), and when that SYN reached it.
+    pub ack_drops: u8,
+    pub syn_at: Nanos,
     /// It travels on a connection Tomcat has accepted (it holds a `maxConnections` slot).
     pub holds_conn: bool,
     /// Its place among the requests of its connection (from 1).
@@ -336,6 +340,8 @@ impl Request {
             verdict: Verdict::default(),
             outstanding: 0,
             syn_drops: 0,
+            ack_drops: 0,
+            syn_at: Nanos::ZERO,
             holds_conn: false,
             conn_uses: 0,
             calls,

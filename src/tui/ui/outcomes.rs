@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
 use crate::metrics::Outcome;
-use crate::sim::Snapshot;
+use crate::sim::{NetSnapshot, Snapshot};
 use crate::tui::app::App;
 use crate::tui::theme::Palette;
 
@@ -120,10 +120,14 @@ fn line_parts(snapshot: &Snapshot) -> Vec<String> {
         parts.push(format!("late {}", fmt::count(snapshot.late_responses)));
     }
     parts.extend(longest_wait(snapshot));
-    if let Some(net) = snapshot.net.as_ref().filter(|n| n.stats.syn_drops > 0) {
+    let dropped = |n: &&NetSnapshot| n.stats.syn_drops + n.stats.ack_overflows > 0;
+    if let Some(net) = snapshot.net.as_ref().filter(dropped) {
+        let mut text = format!("SYN drops {}", fmt::count(net.stats.syn_drops));
+        if net.stats.ack_overflows > 0 {
+            text += &format!(" · ACK drops {}", fmt::count(net.stats.ack_overflows));
+        }
         parts.push(format!(
-            "SYN drops {} (connect p99 {} ms)",
-            fmt::count(net.stats.syn_drops),
+            "{text} (connect p99 {} ms)",
             fmt::ms(net.connect.p99)
         ));
     }

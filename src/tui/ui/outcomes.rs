@@ -23,10 +23,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     frame.render_widget(block, area);
 
     let mut lines = counter_rows(p, snapshot, inner.width);
-    lines.push(Line::styled(
-        rates_and_connections(snapshot, inner.width),
-        p.dim,
-    ));
+    let rows = usize::from(inner.height).saturating_sub(lines.len()).max(1);
+    for text in rates_and_connections(snapshot, inner.width, rows) {
+        lines.push(Line::styled(text, p.dim));
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -70,22 +70,32 @@ fn counter_rows(p: &Palette, snapshot: &Snapshot, width: u16) -> Vec<Line<'stati
 }
 
 /// Starving clients, the failures' own rates, then answered requests, open connections, the
-/// accept queue, late responses and dropped SYNs: as many whole parts as fit in `width`
-/// columns, so a number is never cut (`answered 90` must not read `answered 9`).
-fn rates_and_connections(snapshot: &Snapshot, width: u16) -> String {
-    let mut line = String::new();
+/// accept queue, late responses and dropped handshakes: as many whole parts as fit in
+/// `rows` lines of `width` columns, in that order, so a number is never cut (`answered 90`
+/// must not read `answered 9`).
+fn rates_and_connections(snapshot: &Snapshot, width: u16, rows: usize) -> Vec<String> {
+    let width = usize::from(width);
+    let mut lines = vec![String::new()];
     for part in line_parts(snapshot) {
+        let Some(line) = lines.last_mut() else {
+            break;
+        };
         let next = if line.is_empty() {
             format!(" {part}")
         } else {
             format!(" · {part}")
         };
-        if line.chars().count() + next.chars().count() > usize::from(width) {
+        if line.chars().count() + next.chars().count() <= width {
+            line.push_str(&next);
+            continue;
+        }
+        let fresh = format!(" {part}");
+        if lines.len() >= rows || fresh.chars().count() > width {
             break;
         }
-        line.push_str(&next);
+        lines.push(fresh);
     }
-    line
+    lines
 }
 
 /// The parts of the line under the counters, most important first.
@@ -122,12 +132,18 @@ fn line_parts(snapshot: &Snapshot) -> Vec<String> {
     parts.extend(longest_wait(snapshot));
     let dropped = |n: &&NetSnapshot| n.stats.syn_drops + n.stats.ack_overflows > 0;
     if let Some(net) = snapshot.net.as_ref().filter(dropped) {
-        let mut text = format!("SYN drops {}", fmt::count(net.stats.syn_drops));
-        if net.stats.ack_overflows > 0 {
-            text += &format!(" · ACK drops {}", fmt::count(net.stats.ack_overflows));
-        }
+        let counts = [
+            ("SYN", net.stats.syn_drops),
+            ("ACK", net.stats.ack_overflows),
+        ];
+        let text: Vec<String> = counts
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(what, n)| format!("{what} drops {}", fmt::count(*n)))
+            .collect();
         parts.push(format!(
-            "{text} (connect p99 {} ms)",
+            "{} (connect p99 {} ms)",
+            text.join(" · "),
             fmt::ms(net.connect.p99)
         ));
     }

@@ -469,8 +469,9 @@ impl Engine {
     }
 
     /// Whether the connection of request `r`, just answered with `outcome`, stays open for its
-    /// client's next request; records that on the client. A connection not kept is closed.
-    pub(super) fn settle_connection(&mut self, r: ReqRef, outcome: Outcome) -> bool {
+    /// client's next request; records that on the client. A connection not kept is closed
+    /// once the thread's post-response work (`post`) is done.
+    pub(super) fn settle_connection(&mut self, r: ReqRef, outcome: Outcome, post: Nanos) -> bool {
         let Some(req) = self.requests.get(r) else {
             return false;
         };
@@ -496,7 +497,6 @@ impl Engine {
                 if holds {
                     // The thread closes the socket after its post-response work; only then
                     // does the latch count down and the acceptor take the next connection.
-                    let post = self.post_response(r);
                     if post == Nanos::ZERO {
                         self.close_connection();
                     } else if !self.net.listener.has_waiting() {
@@ -554,12 +554,13 @@ impl Engine {
     }
 
     /// The fast-path race: the handler thread, after writing the response, reads the
-    /// connection again after its post-response work; the client's next request gets there
-    /// after a round trip, its turnaround and its think time. True when the request wins.
-    pub(super) fn wins_fast_path(&self, r: ReqRef, next_arrival: Nanos) -> bool {
+    /// connection again after its post-response work (`post`); the client's next request
+    /// gets there after a round trip, its turnaround and its think time. True when the
+    /// request wins.
+    pub(super) fn wins_fast_path(&self, next_arrival: Nanos, post: Nanos) -> bool {
         // Strictly before: a thread that reads again at once cannot find a request its
         // client has not yet been answered for.
-        self.requests.get(r).is_some() && next_arrival < self.now + self.post_response(r)
+        next_arrival < self.now + post
     }
 
     /// When a client's next request reaches the server: the client saw the outcome of `r`

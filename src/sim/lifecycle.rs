@@ -736,7 +736,9 @@ impl Engine {
             req.handler,
             req.client,
         );
-        let kept = self.settle_connection(r, outcome);
+        // One draw for the handler's post-response work: the race, the close, its way back.
+        let post = self.post_response(r);
+        let kept = self.settle_connection(r, outcome, post);
         let next = if answered {
             self.book.late_responses += 1;
             // Its client has gone: the thread's time on it was for nobody.
@@ -750,10 +752,13 @@ impl Engine {
             self.client_outcome(r, outcome, name, detail)
         };
         if handler_held {
-            let fast = kept && next.is_some_and(|at| self.wins_fast_path(r, at));
+            let fast = kept && next.is_some_and(|at| self.wins_fast_path(at, post));
             match (fast, handler, client) {
                 (true, Some(thread), Some(c)) => self.keep_handler_for(r, thread, c),
-                _ => self.release_handler(r),
+                _ => {
+                    self.release_handler(r);
+                    self.busy_after_response(handler, post);
+                }
             }
         }
         self.requests.release_if_done(r);
@@ -776,20 +781,21 @@ impl Engine {
             return;
         };
         req.let_handler_go();
-        let Some(thread) = req.handler else {
-            return;
-        };
-        self.release_thread(thread);
-        // The thread is released at the write, but it does its post-response work before it
-        // reads or closes the connection and goes back: a request arriving meanwhile does
-        // not find it idle (`TaskQueue.offer` counts it until `afterExecute`).
+        if let Some(thread) = req.handler {
+            self.release_thread(thread);
+        }
+    }
+
+    /// A handler thread released at its response's write does its post-response work
+    /// (`post`) before it reads or closes the connection and goes back: a request arriving
+    /// meanwhile does not find it idle (`TaskQueue.offer` counts it until `afterExecute`).
+    fn busy_after_response(&mut self, handler: Option<ThreadRef>, post: Nanos) {
         let server = self.topology.server();
-        if let ThreadRef::Worker { pool, slot } = thread
+        if let Some(ThreadRef::Worker { pool, slot }) = handler
             && pool == server
-            && self.scenario.server.connector.post_response > Nanos::ZERO
+            && post > Nanos::ZERO
         {
-            let done = self.now + self.post_response(r);
-            self.pools[server].busy_until(slot, done);
+            self.pools[server].busy_until(slot, self.now + post);
         }
     }
 

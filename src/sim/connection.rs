@@ -260,13 +260,8 @@ impl Engine {
                 self.schedule(at, Event::Dispatch { req: r });
             }
             Syn::Queued => {
-                self.closes_become_events();
-                self.net.stats.accept_queue_max = self.net.listener.queue_max();
                 self.connected(r);
-                if self.net.listener.accept_cost() > Nanos::ZERO {
-                    // Every handshake queues first; an idle acceptor starts on it now.
-                    self.on_accept();
-                }
+                self.waits_for_acceptor();
             }
             Syn::Answered => {
                 // `connect()` returns at the SYN-ACK; the ACK and the request decide.
@@ -279,6 +274,16 @@ impl Engine {
                 self.schedule(at, Event::Ack { req: r });
             }
             Syn::Dropped => self.drop_syn(r),
+        }
+    }
+
+    /// A connection joined the accept queue: closes must now wake the acceptor, and with an
+    /// accept cost (every handshake queues first) an idle acceptor starts on it now.
+    fn waits_for_acceptor(&mut self) {
+        self.closes_become_events();
+        self.net.stats.accept_queue_max = self.net.listener.queue_max();
+        if self.net.listener.accept_cost() > Nanos::ZERO {
+            self.on_accept();
         }
     }
 
@@ -308,13 +313,7 @@ impl Engine {
                 self.schedule(request_at, Event::Dispatch { req: r });
             }
             Ack::Accepted => self.dispatch(r),
-            Ack::Queued => {
-                self.closes_become_events();
-                self.net.stats.accept_queue_max = self.net.listener.queue_max();
-                if self.net.listener.accept_cost() > Nanos::ZERO {
-                    self.on_accept();
-                }
-            }
+            Ack::Queued => self.waits_for_acceptor(),
             Ack::Overflow => {
                 self.net.stats.ack_overflows += 1;
                 let Some(req) = self.requests.get_mut(r) else {

@@ -7,8 +7,17 @@ mod tmux;
 
 use tmux::Tmux;
 
+/// The file holding the TUI's process id, removed when the test is done with it.
+struct PidFile(std::path::PathBuf);
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// Starts `threadlab tui <args>` in the shell; returns the file holding its process id.
-fn start_tui(tmux: &Tmux, name: &str, args: &str) -> std::path::PathBuf {
+fn start_tui(tmux: &Tmux, name: &str, args: &str) -> PidFile {
     let pid_file =
         std::env::temp_dir().join(format!("threadlab-{name}-{}.pid", std::process::id()));
     let bin = env!("CARGO_BIN_EXE_threadlab");
@@ -17,11 +26,11 @@ fn start_tui(tmux: &Tmux, name: &str, args: &str) -> std::path::PathBuf {
         pid_file.display()
     ));
     tmux.wait_for("the running TUI", |s| s.contains("RUNNING"));
-    pid_file
+    PidFile(pid_file)
 }
 
-fn kill(signal: &str, pid_file: &std::path::Path) {
-    let pid = std::fs::read_to_string(pid_file).expect("pid file");
+fn kill(signal: &str, pid_file: &PidFile) {
+    let pid = std::fs::read_to_string(&pid_file.0).expect("pid file");
     let status = std::process::Command::new("kill")
         .args([&format!("-{signal}"), pid.trim()])
         .status()

@@ -672,6 +672,7 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
                 "clients",
                 "think",
                 "keep_alive",
+                "connect_spacing",
                 "phases",
                 "retry",
                 "breaker",

@@ -669,3 +669,24 @@ fn an_accept_count_tomcat_ignores_is_ignored_and_said_so() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_closed_load_takes_connect_spacing_and_a_runs_load_says_it_has_no_clients() {
+    let spaced = [
+        "run",
+        "overload",
+        "--duration",
+        "1s",
+        "--set",
+        "load.connect_spacing=\"1ms\"",
+    ];
+    let out = threadlab(&spaced);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = threadlab(&["run", "ironthread", "--set", "load.clients=5"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("a runs load has no clients"),
+        "{}",
+        stderr_of(&out)
+    );
+}

@@ -354,3 +354,32 @@ fn a_storm_of_rejections_names_the_semaphore_and_the_cores_that_bound_it() {
     let r = RunReport::new(&s, &engine);
     assert_eq!(report::limited_by(&s, &r), "tomcat full, queue 200");
 }
+
+#[test]
+fn overflowed_handshakes_end_in_one_outcome_each_reset_when_forgotten_or_given_up_on() {
+    // Connection: close for 150 s: clients whose ACK overflowed retransmit until they get in,
+    // or until the server forgets the handshake at 63 s and resets their next retransmit
+    // (Refused); with a 5 s client timeout they give up first (Timeout) and the retransmits
+    // still scheduled find nobody. Either way every request sent ends once.
+    for (sets, refused, timeouts) in [
+        (&["load.keep_alive=false"][..], true, false),
+        (
+            &["load.keep_alive=false", "load.timeout=\"5s\""][..],
+            false,
+            true,
+        ),
+    ] {
+        let r = run(BACKLOG, sets, 150);
+        let q = &r.requests;
+        let ended = q.success + q.partial + q.failed + q.timeout + q.refused;
+        assert_eq!(q.sent, ended + q.in_flight, "{sets:?}: {q:?}");
+        assert!(
+            q.in_flight <= 50,
+            "{sets:?}: one request per client at most"
+        );
+        assert_eq!(q.refused > 0, refused, "{sets:?}: {q:?}");
+        assert_eq!(q.timeout > 0, timeouts, "{sets:?}: {q:?}");
+        let conn = r.connections.expect("simulated");
+        assert!(conn.ack_overflows > 0, "{sets:?}: {conn:?}");
+    }
+}

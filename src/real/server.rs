@@ -22,7 +22,7 @@ use super::world::{
 };
 
 /// The handler's view of its request so far.
-type Progress = Verdict<String>;
+type HandlerVerdict = Verdict<String>;
 
 /// What a rejected submission left behind.
 enum Rejected {
@@ -285,7 +285,7 @@ impl World {
     /// The handler: each stage in turn, then the response.
     async fn handle<C: Ctx>(self: &Arc<Self>, ctx: &C, req: Arc<Req>, me: &str) -> Deferred {
         let _unused = req.handler.set(me.to_string());
-        let mut progress = Progress::default();
+        let mut progress = HandlerVerdict::default();
         let now = self.clock.now();
         let _unused = req.handler_at.set(now);
         let waited = now.saturating_sub(req.queued_at.get().copied().unwrap_or(now));
@@ -333,7 +333,7 @@ impl World {
         ctx: &C,
         req: &Arc<Req>,
         stage: usize,
-        progress: &mut Progress,
+        progress: &mut HandlerVerdict,
         me: &str,
     ) -> StageEnd {
         if req.strategy.calls_inline() {
@@ -382,7 +382,7 @@ impl World {
         req: &Arc<Req>,
         launch: Launch<'_>,
         calls: &mut StageCalls,
-        progress: &mut Progress,
+        progress: &mut HandlerVerdict,
     ) -> Result<(), StageEnd> {
         let i = launch.index;
         let call = calls.slots[i];
@@ -420,7 +420,7 @@ impl World {
         ctx: &C,
         req: &Arc<Req>,
         stage: usize,
-        progress: &mut Progress,
+        progress: &mut HandlerVerdict,
         me: &str,
     ) -> StageEnd {
         let services = &self.scenario.endpoint.stages[stage];
@@ -530,7 +530,7 @@ impl World {
         ctx: &C,
         pool: PoolId,
         task: RealTask,
-        progress: &mut Progress,
+        progress: &mut HandlerVerdict,
         me: &str,
     ) -> Rejected {
         let RealTask::Call(c) = task else {
@@ -584,7 +584,7 @@ impl World {
         join: &Arc<StageJoin>,
         services: &[ServiceId],
         calls: &mut StageCalls,
-        progress: &mut Progress,
+        progress: &mut HandlerVerdict,
     ) -> StageEnd {
         let mut pending = services.len();
         loop {
@@ -650,7 +650,7 @@ impl World {
         join: &Arc<StageJoin>,
         i: usize,
         calls: &mut StageCalls,
-        progress: &mut Progress,
+        progress: &mut HandlerVerdict,
     ) -> Result<(), StageEnd> {
         let admitted = calls.retries[i]
             .take()
@@ -699,7 +699,13 @@ impl World {
     }
 
     /// A call's future completed: fallback or failure, and who completed it.
-    fn complete(&self, p: &mut Progress, service: ServiceId, result: CallResult, thread: String) {
+    fn complete(
+        &self,
+        p: &mut HandlerVerdict,
+        service: ServiceId,
+        result: CallResult,
+        thread: String,
+    ) {
         let has_fallback = self.scenario.service(service).fallback.is_some();
         if p.complete(service, has_fallback, result, thread) == Completion::FellBack {
             lock(&self.books).book.services[service.0].fallbacks += 1;
@@ -821,7 +827,7 @@ impl World {
         Some(result)
     }
 
-    fn respond(&self, req: &Arc<Req>, p: &Progress, me: &str) -> Deferred {
+    fn respond(&self, req: &Arc<Req>, p: &HandlerVerdict, me: &str) -> Deferred {
         req.set_server_done();
         let (outcome, detail) = p.outcome();
         let thread = p

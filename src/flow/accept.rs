@@ -277,6 +277,15 @@ pub enum AckRetry {
     Reset { at: Nanos },
 }
 
+impl AckRetry {
+    /// When the try reaches the server.
+    pub fn at(self) -> Nanos {
+        match self {
+            AckRetry::Data { at } | AckRetry::Ack { at, .. } | AckRetry::Reset { at } => at,
+        }
+    }
+}
+
 /// The server's SYN-ACK retransmits (`tcp_synack_retries`).
 const SYNACK_RETRIES: u32 = 5;
 /// The client's first RTO once connected (`TCP_RTO_MIN`: a round trip far below it).
@@ -304,49 +313,42 @@ fn data_retransmit(first: Nanos, i: u32) -> Nanos {
 /// coincides with a retransmitted request adds nothing. The handshake is forgotten at 63 s.
 pub fn ack_retry(rtt: Nanos, syn_at: Nanos, tries: u32) -> AckRetry {
     let first = syn_at + rtt;
+    let data = |i| data_retransmit(first, i);
+    let synacks: Vec<Nanos> = (1..=SYNACK_RETRIES)
+        .map(|j| syn_at + syn_elapsed(j, 0) + rtt)
+        .collect();
+    // Between two request retransmits, the ACKs answering SYN-ACKs, then the later request.
+    let mut in_order = (1..).flat_map(|i| {
+        let (from, to) = (data(i - 1), data(i));
+        synacks
+            .iter()
+            .filter(move |&&at| from < at && at < to)
+            .map(move |&at| AckRetry::Ack { at, request_at: to })
+            .chain(std::iter::once(AckRetry::Data { at: to }))
+    });
     let forgotten = syn_at + syn_elapsed(SYNACK_RETRIES + 1, 0);
-    let (mut i, mut j) = (1, 1);
-    let mut n = 0;
-    loop {
-        let data = data_retransmit(first, i);
-        let synack = (j <= SYNACK_RETRIES).then(|| syn_at + syn_elapsed(j, 0) + rtt);
-        let next = match synack {
-            Some(at) if at < data => {
-                j += 1;
-                AckRetry::Ack {
-                    at,
-                    request_at: data,
-                }
-            }
-            Some(at) => {
-                if at == data {
-                    j += 1;
-                }
-                i += 1;
-                AckRetry::Data { at: data }
-            }
-            None => {
-                i += 1;
-                AckRetry::Data { at: data }
-            }
-        };
-        let at = match next {
-            AckRetry::Data { at } | AckRetry::Ack { at, .. } | AckRetry::Reset { at } => at,
-        };
-        if at >= forgotten {
-            // The next request retransmit after the handshake was forgotten meets a reset.
-            let mut k = 1;
-            while data_retransmit(first, k) < forgotten {
-                k += 1;
-            }
-            return AckRetry::Reset {
-                at: data_retransmit(first, k),
-            };
-        }
-        n += 1;
-        if n >= tries {
-            return next;
-        }
+    match in_order.nth(tries.saturating_sub(1) as usize) {
+        Some(next) if next.at() < forgotten => next,
+        // The first request retransmit after the handshake was forgotten meets a reset.
+        _ => AckRetry::Reset {
+            at: (1..)
+                .map(data)
+                .find(|&at| at >= forgotten)
+                .unwrap_or(forgotten),
+        },
+    }
+}
+
+/// When the request of a handshake's try reaches the server: with the ACK that arrives at
+/// `at` (its first ACK, `drops` = 0, or a retransmitted request), or on the retransmit after
+/// an ACK that answers a SYN-ACK ([`AckRetry::Ack`]).
+pub fn request_of_try(rtt: Nanos, syn_at: Nanos, drops: u32, at: Nanos) -> Nanos {
+    match drops {
+        0 => at,
+        _ => match ack_retry(rtt, syn_at, drops) {
+            AckRetry::Ack { request_at, .. } => request_at,
+            AckRetry::Data { .. } | AckRetry::Reset { .. } => at,
+        },
     }
 }
 

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::flow::accept::{Ack, AckRetry, Syn, SynRetry, Wake, ack_retry, syn_retry};
+use crate::flow::accept::{
+    Ack, AckRetry, Syn, SynRetry, Wake, ack_retry, request_of_try, syn_retry,
+};
 use crate::flow::permit::Acquire;
 use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
@@ -132,13 +134,7 @@ impl World {
             return;
         }
         let rtt = self.scenario.load.link.rtt;
-        let request_at = match drops {
-            0 => at,
-            _ => match ack_retry(rtt, syn_at, drops) {
-                AckRetry::Ack { request_at, .. } => request_at,
-                AckRetry::Data { .. } | AckRetry::Reset { .. } => at,
-            },
-        };
+        let request_at = request_of_try(rtt, syn_at, drops, at);
         let fate = {
             let mut net = lock(&self.net);
             let fate = net.listener.ack(Arc::clone(&req), at, request_at);

@@ -24,7 +24,9 @@ use super::engine::{Engine, Event, Task, ThreadName, ThreadRef};
 use super::request::ReqRef;
 use super::resources::CpuJob;
 use super::{Detail, FailReason};
-use crate::flow::accept::{Ack, AckRetry, Listener, Syn, SynRetry, Wake, ack_retry, syn_retry};
+use crate::flow::accept::{
+    Ack, AckRetry, Listener, Syn, SynRetry, Wake, ack_retry, request_of_try, syn_retry,
+};
 
 /// The connections between the clients and the server.
 #[derive(Debug, Clone)]
@@ -291,22 +293,15 @@ impl Engine {
     /// or a retransmitted request), or alone (answering a retransmitted SYN-ACK), its
     /// request following at its next retransmit.
     pub(super) fn on_ack(&mut self, r: ReqRef) {
+        if !self.still_wanted(r) {
+            return;
+        }
         let Some(req) = self.requests.get(r) else {
             return;
         };
-        if req.answered() {
-            self.abandon(r);
-            return;
-        }
         let rtt = self.scenario.load.link.rtt;
         let (syn_at, drops) = (req.syn_at, u32::from(req.ack_drops));
-        let request_at = match drops {
-            0 => self.now,
-            _ => match ack_retry(rtt, syn_at, drops) {
-                AckRetry::Ack { request_at, .. } => request_at,
-                AckRetry::Data { .. } | AckRetry::Reset { .. } => self.now,
-            },
-        };
+        let request_at = request_of_try(rtt, syn_at, drops, self.now);
         self.retire_closes();
         match self.net.listener.ack(r, self.now, request_at) {
             Ack::Accepted if request_at > self.now => {
@@ -360,20 +355,27 @@ impl Engine {
 
     /// A retransmitted SYN reaches the server, unless its client has given up meanwhile.
     pub(super) fn on_syn(&mut self, r: ReqRef) {
+        if self.still_wanted(r) {
+            self.syn(r);
+        }
+    }
+
+    /// Whether a connection attempt's client still waits for it; one whose client gave up
+    /// meanwhile is abandoned (the server never sees it).
+    fn still_wanted(&mut self, r: ReqRef) -> bool {
         match self.requests.get(r) {
-            Some(req) if !req.answered() => self.syn(r),
-            Some(_) => self.abandon(r),
-            None => {}
+            Some(req) if !req.answered() => true,
+            Some(_) => {
+                self.abandon(r);
+                false
+            }
+            None => false,
         }
     }
 
     /// `connect()` failed: the client counts a timeout and tries again with a new connection.
     pub(super) fn on_connect_failed(&mut self, r: ReqRef) {
-        let Some(req) = self.requests.get(r) else {
-            return;
-        };
-        if req.answered() {
-            self.abandon(r);
+        if !self.still_wanted(r) {
             return;
         }
         self.net.stats.connect_failures += 1;

@@ -39,22 +39,39 @@ struct FifoLane<E> {
     entries: VecDeque<Entry<E>>,
 }
 
+/// An event with its (time, sequence) packed into one integer, time in the high half, so
+/// the heap orders entries with one comparison.
 #[derive(Debug)]
 struct Entry<E> {
-    time: Nanos,
-    seq: u64,
+    order: u128,
     event: E,
 }
 
 impl<E> Entry<E> {
-    fn key(&self) -> (Nanos, u64) {
-        (self.time, self.seq)
+    fn new(time: Nanos, seq: u64, event: E) -> Self {
+        Entry {
+            order: (u128::from(time.0) << 64) | u128::from(seq),
+            event,
+        }
     }
+
+    fn time(&self) -> Nanos {
+        Nanos((self.order >> 64) as u64)
+    }
+
+    fn key(&self) -> (Nanos, u64) {
+        unpack(self.order)
+    }
+}
+
+/// The (time, sequence) packed in an entry's order.
+fn unpack(order: u128) -> (Nanos, u64) {
+    (Nanos((order >> 64) as u64), order as u64)
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
+        self.order == other.order
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -65,7 +82,7 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.key().cmp(&other.key())
+        self.order.cmp(&other.order)
     }
 }
 
@@ -103,7 +120,7 @@ impl<E> EventQueue<E> {
 
     /// Pushes an event kept aside under the sequence number reserved for it.
     pub fn push_reserved(&mut self, time: Nanos, seq: u64, event: E) {
-        self.heap.push(Reverse(Entry { time, seq, event }));
+        self.heap.push(Reverse(Entry::new(time, seq, event)));
     }
 
     /// The (time, sequence) of the last popped event: an event kept aside whose key is below
@@ -115,7 +132,7 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, time: Nanos, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let entry = Entry { time, seq, event };
+        let entry = Entry::new(time, seq, event);
         if self.in_lanes == 0 && self.heap.len() < DEEP_HEAP {
             self.heap.push(Reverse(entry));
             return;
@@ -127,7 +144,7 @@ impl<E> EventQueue<E> {
         };
         match lane.map(|i| &mut self.lanes[i].entries) {
             // A lane stays sorted: an entry joins it only behind an earlier one.
-            Some(q) if q.back().is_none_or(|b| b.time <= time) => {
+            Some(q) if q.back().is_none_or(|b| b.time() <= time) => {
                 q.push_back(entry);
                 self.in_lanes += 1;
             }
@@ -145,7 +162,7 @@ impl<E> EventQueue<E> {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.beside = Some(Entry { time, seq, event });
+        self.beside = Some(Entry::new(time, seq, event));
     }
 
     /// An empty lane (or a new one) given to `delay`.
@@ -166,23 +183,22 @@ impl<E> EventQueue<E> {
 
     #[inline]
     fn head(&self) -> Option<(Head, (Nanos, u64))> {
-        let mut best = self.heap.peek().map(|Reverse(e)| (Head::Heap, e.key()));
+        let mut best = self.heap.peek().map(|Reverse(e)| (Head::Heap, e.order));
         if let Some(e) = &self.beside
-            && best.is_none_or(|(_, key)| e.key() < key)
+            && best.is_none_or(|(_, order)| e.order < order)
         {
-            best = Some((Head::Beside, e.key()));
+            best = Some((Head::Beside, e.order));
         }
-        if self.in_lanes == 0 {
-            return best;
-        }
-        for (i, lane) in self.lanes.iter().enumerate() {
-            if let Some(front) = lane.entries.front()
-                && best.is_none_or(|(_, key)| front.key() < key)
-            {
-                best = Some((Head::Lane(i), front.key()));
+        if self.in_lanes > 0 {
+            for (i, lane) in self.lanes.iter().enumerate() {
+                if let Some(front) = lane.entries.front()
+                    && best.is_none_or(|(_, order)| front.order < order)
+                {
+                    best = Some((Head::Lane(i), front.order));
+                }
             }
         }
-        best
+        best.map(|(head, order)| (head, unpack(order)))
     }
 
     #[inline]
@@ -226,9 +242,10 @@ impl<E> EventQueue<E> {
                 self.lanes[i].entries.pop_front()
             }
         }?;
-        self.now = entry.time;
-        self.last = entry.key();
-        Some((entry.time, entry.event))
+        let (time, seq) = entry.key();
+        self.now = time;
+        self.last = (time, seq);
+        Some((time, entry.event))
     }
 }
 

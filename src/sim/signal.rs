@@ -9,7 +9,7 @@ use crate::topology::PoolId;
 
 impl Engine {
     /// Schedules the scans of the workers the last event released.
-    #[inline]
+    #[inline(always)]
     pub(super) fn schedule_signals(&mut self) {
         // Only the common pool signals (`ForkJoinPool.signalWork`): the other pools are not
         // looked at after every event, and nothing more is done while none has signalled.
@@ -22,6 +22,8 @@ impl Engine {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn schedule_released_workers(&mut self) {
         for i in 0..self.fork_join_pools.len() {
             let pool = self.fork_join_pools[i];

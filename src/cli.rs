@@ -254,7 +254,7 @@ pub fn compare_against(
     })?;
     threadlab::progress::catch_ctrl_c();
     let play = |s: &threadlab::scenario::Scenario, strategy: Strategy, d| {
-        let engine = threadlab::sim::Engine::new(s, strategy);
+        let engine = threadlab::sim::Engine::new(s, strategy).unwatched();
         let unobserved = &mut threadlab::progress::unobserved;
         let (engine, done) = threadlab::progress::play_engine(engine, d, None, unobserved);
         crate::no_stall(&engine)?;

@@ -712,7 +712,12 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
-    let engine = new_engine(&s, strategy, output.trace.is_some().then_some(1));
+    let engine = new_engine(
+        &s,
+        strategy,
+        output.trace.is_some().then_some(1),
+        chart.is_some(),
+    );
     // The chart's series are sampled only when a chart is drawn.
     let (engine, complete) = if chart.is_some() {
         progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t))
@@ -760,12 +765,19 @@ fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Re
 
 /// A new engine for `strategy`, recording its thread timelines when a trace is wanted: its
 /// share of the file's span limit, with `runs` runs in the file.
-fn new_engine(s: &Scenario, strategy: Strategy, traced: Option<usize>) -> threadlab::sim::Engine {
-    if let Some(runs) = traced {
+/// The engine of a headless run: a chart reads the rolling window, nothing else does.
+fn new_engine(
+    s: &Scenario,
+    strategy: Strategy,
+    traced: Option<usize>,
+    charted: bool,
+) -> threadlab::sim::Engine {
+    let engine = if let Some(runs) = traced {
         report::perfetto::traced_share(s, strategy, runs)
     } else {
         threadlab::sim::Engine::new(s, strategy)
-    }
+    };
+    if charted { engine } else { engine.unwatched() }
 }
 
 /// `--trace FILE`: the runs' thread timelines as a Perfetto / Chrome trace.
@@ -831,7 +843,7 @@ fn compare_output(
         .par_iter()
         .map(|&strategy| {
             let mut rec = timeline::Recorder::new(strategy, duration);
-            let engine = new_engine(s, strategy, traced.then_some(strategies.len()));
+            let engine = new_engine(s, strategy, traced.then_some(strategies.len()), charted);
             let (engine, done) = if charted {
                 progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
             } else {

@@ -77,7 +77,8 @@ pub struct Book {
     latency: LatencyHistogram,
     /// ...and the time to failure of the others (failed, timeout, refused).
     failed_latency: LatencyHistogram,
-    window: RollingHistogram,
+    /// The latencies of the last seconds, for a live view (none when nobody watches).
+    window: Option<RollingHistogram>,
     /// Each service's counters, indexed like the scenario's services.
     pub services: Vec<ServiceStats>,
     /// Responses that arrived after their client had timed out.
@@ -118,7 +119,7 @@ impl Book {
             outcomes: OutcomeCounts::default(),
             latency: LatencyHistogram::default(),
             failed_latency: LatencyHistogram::default(),
-            window: RollingHistogram::new(10, Nanos::from_secs(1)),
+            window: Some(RollingHistogram::new(10, Nanos::from_secs(1))),
             services: vec![ServiceStats::default(); services],
             late_responses: 0,
             resilience: ResilienceCounts::default(),
@@ -162,6 +163,12 @@ impl Book {
         self.sent += 1;
     }
 
+    /// Keeps no rolling window of recent latencies: a run nobody watches live reports the
+    /// whole run's figures only.
+    pub fn unwatched(&mut self) {
+        self.window = None;
+    }
+
     /// A client saw `outcome` at `now`, `latency` after its request went out.
     pub fn record(&mut self, now: Nanos, latency: Nanos, outcome: Outcome) {
         self.accumulate(now);
@@ -171,7 +178,9 @@ impl Book {
         // pull the latency of the requests that were answered towards zero.
         if outcome.is_answered() {
             self.latency.record(latency);
-            self.window.record(now, latency);
+            if let Some(window) = &mut self.window {
+                window.record(now, latency);
+            }
             count_in_second(&mut self.goodput, now);
         } else {
             self.failed_latency.record(latency);
@@ -221,8 +230,14 @@ impl Book {
             resilience: self.resilience,
             latency: self.latency.summary(),
             failed_latency: self.failed_latency.summary(),
-            window: self.window.summary(now),
-            window_len: self.window.window(),
+            window: self
+                .window
+                .as_ref()
+                .map_or_else(LatencySummary::default, |w| w.summary(now)),
+            window_len: self
+                .window
+                .as_ref()
+                .map_or(Nanos::ZERO, RollingHistogram::window),
         }
     }
 }

@@ -56,7 +56,7 @@ pub use table::{run_table, run_table_measured};
 
 /// Plays `scenario` under `strategy` for `duration` (or until a finite load ends).
 pub fn play(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Engine {
-    let mut engine = Engine::new(scenario, strategy);
+    let mut engine = Engine::new(scenario, strategy).unwatched();
     engine.run_until(duration);
     engine
 }

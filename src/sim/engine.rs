@@ -174,6 +174,8 @@ pub struct Engine {
     pub(super) sample_interval: Nanos,
     pub(super) next_sample_at: Nanos,
     pub(super) log: std::collections::VecDeque<LogEntry>,
+    /// The most entries the log keeps: [`LOG_CAPACITY`], or none when nobody watches.
+    pub(super) log_capacity: usize,
     /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
     pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
@@ -250,6 +252,7 @@ impl Engine {
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
             log: std::collections::VecDeque::new(),
+            log_capacity: LOG_CAPACITY,
             runs: Vec::new(),
             events_processed: 0,
             next: None,
@@ -508,6 +511,15 @@ impl Engine {
     /// Stalled or over its cap: the engine does nothing more.
     pub fn halted(&self) -> bool {
         self.stalled() || self.over_cap()
+    }
+
+    /// Keeps nothing only a live view shows (the log of recent requests, the rolling window
+    /// of latencies): for headless runs, whose reports never read them. Every figure a report
+    /// reads is the same.
+    pub fn unwatched(mut self) -> Self {
+        self.log_capacity = 0;
+        self.book.unwatched();
+        self
     }
 
     /// Sends every event through the queue, so a test can check that skipping it changes

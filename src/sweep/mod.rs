@@ -245,8 +245,9 @@ fn play_point(point: &Point, strategy: Strategy) -> Option<PointReport> {
         return None;
     }
     let s = &point.scenario;
+    let engine = crate::sim::Engine::new(s, strategy).unwatched();
     let (engine, complete) =
-        progress::play(s, strategy, s.duration, None, &mut progress::unobserved);
+        progress::play_engine(engine, s.duration, None, &mut progress::unobserved);
     if !complete {
         return None;
     }

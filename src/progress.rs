@@ -88,9 +88,10 @@ impl Progress {
     }
 }
 
-/// Looks at the engine before each step with the time of its first event, and once more at
-/// the end (with a time just past the limit): how charts sample the run without changing it.
-/// It returns the next time it will look at: a step handles no event after it.
+/// Looks at the engine before a step with the time of its first event, and once more at the
+/// end (with a time just past the limit): how charts sample the run without changing it. It
+/// returns the next time it will look at: no event after it is handled before it looks
+/// again, and the events up to it are handled without asking it.
 pub type Observer<'a> = &'a mut dyn FnMut(&Engine, Nanos) -> Nanos;
 
 /// Plays `scenario` like [`crate::report::play`], event for event the same, but stops
@@ -114,19 +115,23 @@ pub fn play_engine(
     progress: Option<&Progress>,
     observe: Observer<'_>,
 ) -> (Engine, bool) {
-    let mut events = 0u64;
+    // Steps come in batches up to the time the observer looks again, each batch ending
+    // at the next Ctrl-C and progress check.
+    let mut since_check = 0u64;
     while !engine.is_finished() {
         match engine.next_event_time() {
             Some(t) if t <= limit => {
                 let look = observe(&engine, t);
-                if !engine.step_within(look.min(limit)) {
+                let steps = engine.steps_within(look.min(limit), CHECK_EVERY - since_check);
+                if steps == 0 {
                     break;
                 }
+                since_check += steps;
             }
             _ => break,
         }
-        events += 1;
-        if events.is_multiple_of(CHECK_EVERY) {
+        if since_check == CHECK_EVERY {
+            since_check = 0;
             if interrupted() {
                 return (engine, false);
             }

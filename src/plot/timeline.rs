@@ -241,6 +241,31 @@ mod tests {
     }
 
     #[test]
+    fn a_chart_that_looks_before_every_step_draws_what_batches_of_steps_draw() {
+        // The play loop steps through every event up to the recorder's next sample without
+        // asking it again; a recorder asked before each single step must see the same.
+        let s = scenario::load("erlang-c", &[]).expect("built-in preset");
+        let duration = Nanos::from_secs(20);
+        let mut rec = Recorder::new(Strategy::Sequential, duration);
+        let mut engine = crate::sim::Engine::new(&s, Strategy::Sequential);
+        while let Some(t) = engine.next_event_time().filter(|&t| t <= duration) {
+            let look = rec.observe(&engine, t);
+            assert!(engine.step_within(look.min(duration)));
+        }
+        engine.advance_to(duration);
+        rec.observe(&engine, engine.now().saturating_add(Nanos(1)));
+        let stepped = (rec.finish(), engine.events_processed());
+        let mut rec = Recorder::new(Strategy::Sequential, duration);
+        let engine = crate::sim::Engine::new(&s, Strategy::Sequential);
+        let observe = &mut |e: &crate::sim::Engine, t| rec.observe(e, t);
+        let (engine, complete) = crate::progress::play_engine(engine, duration, None, observe);
+        assert!(complete);
+        let batched = (rec.finish(), engine.events_processed());
+        assert!(batched.0.t_s.len() >= 20, "{}", batched.0.t_s.len());
+        assert_eq!(stepped, batched);
+    }
+
+    #[test]
     fn a_strategy_without_answers_has_no_p99_rather_than_zero() {
         // The common pool starves under bulkhead-containment: after ~33 s no request is
         // answered, and its p99 must not read 0 ms, the fastest of all.

@@ -13,8 +13,10 @@ use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
 use super::draw::{Attempts, call_retry_u};
-use super::engine::{Engine, Event, ThreadRef};
-use super::guard::Asked;
+use super::engine::Engine;
+use super::event::Event;
+use super::handles::ThreadRef;
+use super::parts::guards::Asked;
 use super::request::{Call, CallPhase, ReqRef, Submitting};
 
 impl Engine {

@@ -4,7 +4,9 @@ use crate::scenario::{
     LoadMode, MAX_CLIENTS, MAX_QUEUE, MAX_RATE, MAX_THREADS, PhaseChange, ServiceId, Strategy,
 };
 
-use super::engine::{Engine, Event, PoolId, Task, ThreadRef};
+use super::engine::{Engine, PoolId};
+use super::event::Event;
+use super::handles::{Task, ThreadRef};
 use super::pool::PoolKind;
 use super::{Fault, LogEntry, PoolSnapshot};
 use crate::topology::{StoreError, Topology};

@@ -12,123 +12,19 @@ use crate::time::Nanos;
 pub use crate::topology::PoolId;
 use crate::topology::{Pools, Topology};
 
+use super::event::Event;
 use super::event::EventQueue;
-use super::pool::{KeepAlive, Pool, Slot, Submitter};
+use super::handles::Task;
+use super::handles::ThreadName;
+use super::handles::ThreadRef;
+use super::parts::cpu::{Cpu, ResourceState};
+use super::parts::guards::Guards;
+use super::parts::net::ClosedClient;
+use super::parts::net::Net;
+use super::parts::retries::Retries;
+use super::pool::{KeepAlive, Pool, Submitter};
 use super::request::{ReqRef, Requests};
-use super::resources::{Cpu, ResourceState};
-use super::semaphore::Permits;
 use super::{Fault, LogEntry, RunRow};
-
-/// A thread that can run work or complete a future.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ThreadRef {
-    Worker {
-        pool: PoolId,
-        slot: Slot,
-    },
-    /// `CompletableFutureDelayScheduler`: the thread that fires `orTimeout`.
-    Delayer,
-}
-
-/// A thread's identity for logs: its pool and number survive the worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ThreadName {
-    Worker { pool: PoolId, number: u32 },
-    Delayer,
-    None,
-}
-
-/// What a pool's tasks are: a request's handler or one call of a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Task {
-    Handler(ReqRef),
-    Call(ReqRef, u16),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Event {
-    /// The load generator issues its next request (open, runs and batch modes). Arrivals of
-    /// an older generation were superseded by a rate change.
-    Arrival { generation: u32 },
-    /// A closed-loop client sends its next request.
-    ClientSend { client: u32 },
-    /// A call's latency has elapsed (on the thread its request records).
-    CallEnd { req: ReqRef, call: u16 },
-    /// `orTimeout` fires for a call.
-    CallTimeout { req: ReqRef, call: u16 },
-    /// The client gives up on a request.
-    ClientTimeout { req: ReqRef },
-    /// An idle worker's `poll(keepAlive)` may have timed out.
-    /// (A `PoolId` is a `u32`, which keeps events, and so the heap, small.)
-    KeepAlive { pool: PoolId, slot: Slot },
-    /// A call's CPU burst ends.
-    CpuDone { req: ReqRef, call: u16 },
-    /// A call's time slice ends with CPU work left (`time-sliced` scheduling).
-    SliceEnd { req: ReqRef, call: u16 },
-    /// The submitter of a request has created a platform thread.
-    SpawnDone { req: ReqRef },
-    /// A call waiting for a connection gives up.
-    ConnTimeout { req: ReqRef, call: u16 },
-    /// A caller waiting for a semaphore bulkhead's permit gives up.
-    PermitTimeout { req: ReqRef, call: u16 },
-    /// A blocked handler wakes from `join()`: its stage's futures are all complete. The
-    /// wake-up is its own event, so the worker that completed the last future is back in its
-    /// pool first, as in the JVM (the worker returns to `getTask()` while the handler is
-    /// only being unparked).
-    StageDone { req: ReqRef },
-    /// A server thread takes a queued request (after finishing its previous one).
-    StartHandler { req: ReqRef, slot: Slot },
-    /// The acceptor looks at the accept queue (a connection closed, or one queued).
-    Accept,
-    /// The acceptor's turn on a connection ends (`server.accept_cost` after it began).
-    Accepted,
-    /// A (retransmitted) SYN of this request's connection reaches the server.
-    Syn { req: ReqRef },
-    /// `connect()` fails for this request's connection.
-    ConnectFailed { req: ReqRef },
-    /// The client's ACK (with its request, or to a retransmitted SYN-ACK) reaches the listen
-    /// socket, whose queue may have filled since the SYN.
-    Ack { req: ReqRef },
-    /// The server answers a retransmit of a handshake it has forgotten with a reset.
-    HandshakeReset { req: ReqRef },
-    /// The request of a just-accepted connection reaches the server.
-    Dispatch { req: ReqRef },
-    /// The server's own CPU work on a request ends: its handler goes on to the calls.
-    HandlerCpuDone { req: ReqRef },
-    /// The server has closed a refused connection (`maxQueueSize`).
-    ResetDone { req: ReqRef },
-    /// The container has logged a failed request's exception and rendered its error page.
-    ErrorCpuDone { req: ReqRef },
-    /// A handler thread closed its connection after the response.
-    ConnectionClosed,
-    /// The keep-alive check of a client's connection (at most one pending per client).
-    IdleTimeout { client: u32 },
-    /// A common-pool worker that `signalWork` woke or started runs its scan.
-    Signalled { pool: PoolId, slot: Slot },
-    /// A finite load's answer reaches its client (half a round trip after the server wrote
-    /// it): the load has not finished before. Nothing else happens.
-    AnswerArrives,
-    /// The load changes as `[[load.phases]]` entry `index` says.
-    Phase { index: u32 },
-    /// A client sends a request again (`[load.retry]`): its attempt waits in `retrying`.
-    Retry { slot: u32 },
-    /// A caller's reserved rate-limiter permit is due: its call goes on.
-    RatePermit { req: ReqRef, call: u16 },
-    /// Attempt `call` of a retried call (`[services.retry]`) is made now, its pause over;
-    /// `admitted` once its guards have let it through (a limiter's permit was waited for).
-    CallRetry {
-        req: ReqRef,
-        call: u16,
-        admitted: bool,
-    },
-    /// The endpoint's rate limiter's reserved permit is due: the handler serves the request.
-    DoorPermit { req: ReqRef },
-    /// `[[faults]]` entry `index` starts, or ends (`heal`).
-    TimedFault { index: u32, heal: bool },
-    /// A circuit breaker changes state by itself now (automatic half-open, half-open's
-    /// maximum wait).
-    BreakerPoll,
-}
 
 pub use crate::metrics::ServiceStats;
 
@@ -141,6 +37,9 @@ pub const LOG_CAPACITY: usize = 500;
 /// (a batch fanning out at t = 0) stays far below it: the up-front cost estimate caps the calls
 /// in flight at [`crate::scenario::MAX_CALLS_IN_FLIGHT`].
 pub const STALL_EVENTS: u64 = 50_000_000;
+
+/// Each service's semaphore bulkhead; a waiter is a request's call.
+pub(super) type Permits = crate::flow::permit::Semaphore<(ReqRef, u16)>;
 
 /// The deterministic discrete-event engine playing one scenario.
 #[derive(Debug)]
@@ -167,7 +66,7 @@ pub struct Engine {
     pub(super) arrival_generation: u32,
 
     /// Connections: Tomcat's `LimitLatch`, the accept queue, the clients' connections.
-    pub(super) net: super::connection::Net,
+    pub(super) net: Net,
 
     /// Measurements, kept as a real run keeps them.
     pub(super) book: Book,
@@ -209,9 +108,9 @@ pub struct Engine {
     /// Thread timelines, when recorded (off by default: see `trace.rs`).
     pub(super) trace: Option<Box<super::trace::Timeline>>,
     /// The clients' retries: the budget and the attempts waiting to be sent.
-    pub(super) retries: super::retry::Retries,
+    pub(super) retries: Retries,
     /// Each service's circuit breaker and rate limiter.
-    pub(super) guards: super::guard::Guards,
+    pub(super) guards: Guards,
     /// Each service's `[services.retry]`, and how the attempts of calls are numbered.
     pub(super) call_retries: crate::flow::CallRetries,
     pub(super) slots: crate::flow::CallSlots,
@@ -247,7 +146,7 @@ impl Engine {
             client_target,
             rate_changed_at: Nanos::ZERO,
             arrival_generation: 0,
-            net: super::connection::Net::new(&scenario.server, scenario.load.link.rtt),
+            net: Net::new(&scenario.server, scenario.load.link.rtt),
             book: Book::new(scenario.services.len(), topology_pools),
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
@@ -271,8 +170,8 @@ impl Engine {
                 scenario.services.len()
             ],
             trace: None,
-            retries: super::retry::Retries::new(scenario.load.retry),
-            guards: super::guard::Guards::new(scenario),
+            retries: Retries::new(scenario.load.retry),
+            guards: Guards::new(scenario),
             call_retries: crate::flow::CallRetries::new(scenario),
             slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),
         };
@@ -309,7 +208,7 @@ impl Engine {
             }
             LoadMode::Open { .. } => self.schedule_next_arrival(),
             LoadMode::Closed { clients, .. } => {
-                let client = super::connection::ClosedClient {
+                let client = ClosedClient {
                     active: true,
                     ..Default::default()
                 };

@@ -12,6 +12,96 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::time::Nanos;
 
+use super::handles::ReqRef;
+use super::handles::Slot;
+use crate::topology::PoolId;
+
+/// What happens at an instant of the simulation: the engine handles each in `handle`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Event {
+    /// The load generator issues its next request (open, runs and batch modes). Arrivals of
+    /// an older generation were superseded by a rate change.
+    Arrival { generation: u32 },
+    /// A closed-loop client sends its next request.
+    ClientSend { client: u32 },
+    /// A call's latency has elapsed (on the thread its request records).
+    CallEnd { req: ReqRef, call: u16 },
+    /// `orTimeout` fires for a call.
+    CallTimeout { req: ReqRef, call: u16 },
+    /// The client gives up on a request.
+    ClientTimeout { req: ReqRef },
+    /// An idle worker's `poll(keepAlive)` may have timed out.
+    /// (A `PoolId` is a `u32`, which keeps events, and so the heap, small.)
+    KeepAlive { pool: PoolId, slot: Slot },
+    /// A call's CPU burst ends.
+    CpuDone { req: ReqRef, call: u16 },
+    /// A call's time slice ends with CPU work left (`time-sliced` scheduling).
+    SliceEnd { req: ReqRef, call: u16 },
+    /// The submitter of a request has created a platform thread.
+    SpawnDone { req: ReqRef },
+    /// A call waiting for a connection gives up.
+    ConnTimeout { req: ReqRef, call: u16 },
+    /// A caller waiting for a semaphore bulkhead's permit gives up.
+    PermitTimeout { req: ReqRef, call: u16 },
+    /// A blocked handler wakes from `join()`: its stage's futures are all complete. The
+    /// wake-up is its own event, so the worker that completed the last future is back in its
+    /// pool first, as in the JVM (the worker returns to `getTask()` while the handler is
+    /// only being unparked).
+    StageDone { req: ReqRef },
+    /// A server thread takes a queued request (after finishing its previous one).
+    StartHandler { req: ReqRef, slot: Slot },
+    /// The acceptor looks at the accept queue (a connection closed, or one queued).
+    Accept,
+    /// The acceptor's turn on a connection ends (`server.accept_cost` after it began).
+    Accepted,
+    /// A (retransmitted) SYN of this request's connection reaches the server.
+    Syn { req: ReqRef },
+    /// `connect()` fails for this request's connection.
+    ConnectFailed { req: ReqRef },
+    /// The client's ACK (with its request, or to a retransmitted SYN-ACK) reaches the listen
+    /// socket, whose queue may have filled since the SYN.
+    Ack { req: ReqRef },
+    /// The server answers a retransmit of a handshake it has forgotten with a reset.
+    HandshakeReset { req: ReqRef },
+    /// The request of a just-accepted connection reaches the server.
+    Dispatch { req: ReqRef },
+    /// The server's own CPU work on a request ends: its handler goes on to the calls.
+    HandlerCpuDone { req: ReqRef },
+    /// The server has closed a refused connection (`maxQueueSize`).
+    ResetDone { req: ReqRef },
+    /// The container has logged a failed request's exception and rendered its error page.
+    ErrorCpuDone { req: ReqRef },
+    /// A handler thread closed its connection after the response.
+    ConnectionClosed,
+    /// The keep-alive check of a client's connection (at most one pending per client).
+    IdleTimeout { client: u32 },
+    /// A common-pool worker that `signalWork` woke or started runs its scan.
+    Signalled { pool: PoolId, slot: Slot },
+    /// A finite load's answer reaches its client (half a round trip after the server wrote
+    /// it): the load has not finished before. Nothing else happens.
+    AnswerArrives,
+    /// The load changes as `[[load.phases]]` entry `index` says.
+    Phase { index: u32 },
+    /// A client sends a request again (`[load.retry]`): its attempt waits in `retrying`.
+    Retry { slot: u32 },
+    /// A caller's reserved rate-limiter permit is due: its call goes on.
+    RatePermit { req: ReqRef, call: u16 },
+    /// Attempt `call` of a retried call (`[services.retry]`) is made now, its pause over;
+    /// `admitted` once its guards have let it through (a limiter's permit was waited for).
+    CallRetry {
+        req: ReqRef,
+        call: u16,
+        admitted: bool,
+    },
+    /// The endpoint's rate limiter's reserved permit is due: the handler serves the request.
+    DoorPermit { req: ReqRef },
+    /// `[[faults]]` entry `index` starts, or ends (`heal`).
+    TimedFault { index: u32, heal: bool },
+    /// A circuit breaker changes state by itself now (automatic half-open, half-open's
+    /// maximum wait).
+    BreakerPoll,
+}
+
 /// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap.
 const MAX_LANES: usize = 12;
 

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 
 use crate::scenario::Jdk;
 
-use super::pool::Slot;
+use super::handles::Slot;
 
 /// `ThreadLocalRandom.PROBE_INCREMENT`: the Weyl step between threads' first probes.
 const PROBE_INCREMENT: u32 = 0x9e37_79b9;

@@ -3,43 +3,14 @@
 //! reserved permit parks the caller until it is due, and a breaker's timed transitions get
 //! an event.
 
-use crate::flow::{Admit, CallGuards, CallResult};
-use crate::scenario::{Scenario, ServiceId};
+use crate::flow::{Admit, CallResult};
+use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
-use super::engine::{Engine, Event};
+use super::engine::Engine;
+use super::event::Event;
+use super::parts::guards::Asked;
 use super::request::{ReqRef, Submitting};
-
-/// The guards and the one breaker poll the queue holds, if any.
-#[derive(Debug, Clone)]
-pub(super) struct Guards {
-    pub calls: CallGuards,
-    /// Whether any service has a guard (else nothing is asked).
-    pub any: bool,
-    /// When the pending `BreakerPoll` event is due.
-    poll_at: Option<Nanos>,
-}
-
-impl Guards {
-    pub fn new(scenario: &Scenario) -> Self {
-        let calls = CallGuards::new(scenario);
-        Guards {
-            any: calls.any(),
-            calls,
-            poll_at: None,
-        }
-    }
-}
-
-/// What the submitter does with a call after asking its guards.
-pub(super) enum Asked {
-    /// Make the call now.
-    Go,
-    /// It failed at once (breaker open, or no rate-limiter permit): go on with the next.
-    Failed,
-    /// The submitter is parked until the permit is due.
-    Parked,
-}
 
 impl Engine {
     /// Asks `service`'s guards whether call `call` of `r` may be made now.

@@ -7,8 +7,11 @@ use crate::scenario::{LoadMode, Ramp, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::draw::{Attempts, arrival_exp, call_draw};
-use super::engine::{Engine, Event, PoolId, Task, ThreadName, ThreadRef};
-use super::guard::Asked;
+use super::engine::{Engine, PoolId};
+use super::event::Event;
+use super::handles::{Task, ThreadName, ThreadRef};
+use super::parts::cpu::CpuJob;
+use super::parts::guards::Asked;
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, LogEntry, RunRow};
@@ -204,7 +207,7 @@ impl Engine {
         if cost == Nanos::ZERO {
             self.begin_stage(r);
         } else {
-            self.run_on_core(super::resources::CpuJob::Handler(r), cost);
+            self.run_on_core(CpuJob::Handler(r), cost);
         }
     }
 
@@ -710,7 +713,7 @@ impl Engine {
             // The exception reaches the container, which logs it and renders the error page
             // before the 500 is written. The request stays alive (`outstanding`) meanwhile.
             req.outstanding += 1;
-            self.run_on_core(super::resources::CpuJob::Error(r), cost);
+            self.run_on_core(CpuJob::Error(r), cost);
             return;
         }
         self.write_response(r);

@@ -12,7 +12,9 @@ mod engine;
 mod event;
 mod forkjoin;
 mod guard;
+mod handles;
 mod lifecycle;
+mod parts;
 pub mod pool;
 mod request;
 mod resources;
@@ -28,9 +30,10 @@ pub use crate::metrics::SeriesSnapshot;
 pub use crate::metrics::ServiceStats;
 pub use crate::topology::PoolId;
 pub use command::{Command, CommandError, SizeKnob, size_commands};
-pub use connection::{ClientTally, ClientsSnapshot, NetSnapshot, NetStats};
-pub use engine::{Engine, STALL_EVENTS, ThreadName};
+pub use engine::{Engine, STALL_EVENTS};
+pub use handles::ThreadName;
 pub use lifecycle::arrival_gap;
+pub use parts::net::{ClientTally, ClientsSnapshot, NetSnapshot, NetStats};
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine, RunView,
     ServiceSnapshot, Snapshot, VIRTUAL_STACK_BYTES, per_second, service_snapshots, status_text,

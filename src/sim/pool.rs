@@ -35,8 +35,7 @@ pub const FORK_JOIN_WAKE: Nanos = Nanos(50_000);
 /// estimate, replaced by the scenario's `spawn_cost` when it sets one).
 pub const FORK_JOIN_START: Nanos = Nanos(100_000);
 
-/// A worker's slot in its pool. Slots are reused after a worker dies; names are not.
-pub type Slot = u32;
+pub use super::handles::Slot;
 
 /// What `submit` did with a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

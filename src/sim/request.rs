@@ -6,13 +6,8 @@ use crate::flow::Verdict;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
 
-use super::engine::ThreadRef;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ReqRef {
-    pub slot: u32,
-    pub generation: u32,
-}
+pub use super::handles::ReqRef;
+use super::handles::ThreadRef;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum CallPhase {

@@ -4,78 +4,15 @@
 //! running there: Tomcat is not told); it keeps the request's id and first send time, and
 //! draws anew through its attempt number.
 
-use crate::flow::{AfterAttempt, ClientRetries};
+use crate::flow::AfterAttempt;
 use crate::metrics::Outcome;
-use crate::scenario::Retry;
 use crate::time::Nanos;
 
 use super::draw::retry_u;
-use super::engine::{Engine, Event};
+use super::engine::Engine;
+use super::event::Event;
+use super::parts::retries::Waiting;
 use super::request::{Client, ReqRef};
-
-/// An attempt waiting for its pause to end.
-#[derive(Debug, Clone, Copy)]
-struct Waiting {
-    id: u64,
-    attempt: u32,
-    first_sent: Nanos,
-    client: Option<u32>,
-    /// The previous attempt's outcome: the request's, should its client stop first.
-    last: Outcome,
-}
-
-/// The clients' retry decisions (`flow::ClientRetries`, shared with the real engine) and the
-/// attempts waiting to be sent.
-#[derive(Debug, Clone)]
-pub(super) struct Retries {
-    decide: ClientRetries,
-    waiting: Vec<Option<Waiting>>,
-    free: Vec<u32>,
-}
-
-impl Retries {
-    pub fn new(policy: Option<Retry>) -> Self {
-        Retries {
-            decide: ClientRetries::new(policy),
-            waiting: Vec::new(),
-            free: Vec::new(),
-        }
-    }
-
-    /// A first attempt goes out (it feeds the budget).
-    pub fn first_attempt(&mut self) {
-        self.decide.first_attempt();
-    }
-
-    /// What follows attempt `attempt` (0: the first) ending in `outcome`.
-    pub fn after(&mut self, attempt: u32, outcome: Outcome) -> AfterAttempt {
-        self.decide.after(attempt, outcome)
-    }
-
-    /// The pause before attempt `attempt` (from 1), jittered by `u`.
-    fn pause(&self, attempt: u32, u: f64) -> Nanos {
-        self.decide.pause(attempt, u)
-    }
-
-    fn park(&mut self, w: Waiting) -> u32 {
-        match self.free.pop() {
-            Some(slot) => {
-                self.waiting[slot as usize] = Some(w);
-                slot
-            }
-            None => {
-                self.waiting.push(Some(w));
-                u32::try_from(self.waiting.len() - 1).unwrap_or(u32::MAX)
-            }
-        }
-    }
-
-    fn take(&mut self, slot: u32) -> Option<Waiting> {
-        let w = self.waiting.get_mut(slot as usize)?.take()?;
-        self.free.push(slot);
-        Some(w)
-    }
-}
 
 impl Engine {
     /// The client of `r` saw `outcome` at `seen`: if it sends again, the next attempt is

@@ -4,14 +4,13 @@
 //! `BulkheadFullException` without running (its fallback, if any, applies).
 
 use crate::flow::CallResult;
-use crate::flow::permit::{Acquire, Semaphore};
+use crate::flow::permit::Acquire;
 use crate::scenario::ServiceId;
 
-use super::engine::{Engine, Event, ThreadRef};
+use super::engine::Engine;
+use super::event::Event;
+use super::handles::ThreadRef;
 use super::request::{CallPhase, Permit, ReqRef, Submitting};
-
-/// One service's semaphore; a waiter is a request's call.
-pub(super) type Permits = Semaphore<(ReqRef, u16)>;
 
 impl Engine {
     /// `bulkhead.executeSupplier(call)` on the handler thread.

@@ -2,7 +2,9 @@
 //! lists them, the engine schedules their scans, and a scan's outcome is handled like the
 //! end of a task.
 
-use super::engine::{Engine, Event, Task};
+use super::engine::Engine;
+use super::event::Event;
+use super::handles::Task;
 use super::pool::{AfterTask, Slot};
 use crate::time::Nanos;
 use crate::topology::PoolId;

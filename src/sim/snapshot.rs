@@ -6,6 +6,7 @@ use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 
 use super::engine::{Engine, PoolId, ServiceStats};
+use super::parts::net::NetSnapshot;
 use super::pool::{Pool, PoolKind, PoolStats};
 use super::{Detail, FailReason, Fault, LogEntry, RunRow};
 use crate::metrics::Book;
@@ -51,7 +52,7 @@ pub struct Snapshot {
     pub backlog: u32,
     /// The simulated connection layer: SYN drops, connect times, the keep-alive fast path,
     /// how fairly closed clients were served. `None` for a real run, which does not model it.
-    pub net: Option<super::connection::NetSnapshot>,
+    pub net: Option<NetSnapshot>,
     pub pools: Vec<PoolSnapshot>,
     pub services: Vec<ServiceSnapshot>,
     pub series: SeriesSnapshot,

@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
-use super::engine::PoolId;
 use super::pool::Slot;
 use super::request::ReqRef;
+use crate::topology::PoolId;
 
 /// How much of the run a timeline keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 
 use crate::time::Nanos;
 
-use super::engine::{Engine, PoolId, ThreadRef};
+use super::engine::{Engine, PoolId};
+use super::handles::ThreadRef;
 use super::request::ReqRef;
 use super::trace::{HANDLER, LaneKey, Retention, Sample, Span, SpanKind, Timeline};
 

@@ -41,6 +41,41 @@ pub const STALL_EVENTS: u64 = 50_000_000;
 /// Each service's semaphore bulkhead; a waiter is a request's call.
 pub(super) type Permits = crate::flow::permit::Semaphore<(ReqRef, u16)>;
 
+/// The event kept aside while another is handled (see [`Engine::schedule`]), if any: its key
+/// says whether there is one, so the event itself is always a whole value. (As an `Option`
+/// of the triple, the event's tag would carry the `None`, and each move in or out would copy
+/// the tag and the rest apart, which the next read of the whole stalls on.)
+#[derive(Debug, Clone, Copy)]
+pub(super) struct KeptAside {
+    key: Option<(Nanos, u64)>,
+    event: Event,
+}
+
+impl Default for KeptAside {
+    fn default() -> Self {
+        KeptAside {
+            key: None,
+            event: Event::Accept,
+        }
+    }
+}
+
+impl KeptAside {
+    fn key(&self) -> Option<(Nanos, u64)> {
+        self.key
+    }
+
+    fn put(&mut self, at: Nanos, seq: u64, event: Event) {
+        self.key = Some((at, seq));
+        self.event = event;
+    }
+
+    #[inline]
+    fn take(&mut self) -> Option<(Nanos, u64, Event)> {
+        self.key.take().map(|(at, seq)| (at, seq, self.event))
+    }
+}
+
 /// The deterministic discrete-event engine playing one scenario.
 #[derive(Debug)]
 pub struct Engine {
@@ -82,7 +117,7 @@ pub struct Engine {
     /// it is handled right after that one, without the queue, when nothing pending comes
     /// before it (see [`Engine::schedule`]). Its sequence number is reserved, so it keeps its
     /// place.
-    pub(super) next: Option<(Nanos, u64, Event)>,
+    pub(super) next: KeptAside,
     /// True while [`Engine::step`] handles an event (only then can an event be folded).
     pub(super) handling: bool,
     /// How far the clock may move while one step folds events: the caller's limit (see
@@ -154,7 +189,7 @@ impl Engine {
             log_capacity: LOG_CAPACITY,
             runs: Vec::new(),
             events_processed: 0,
-            next: None,
+            next: KeptAside::default(),
             handling: false,
             horizon: Nanos::ZERO,
             events_folded: 0,
@@ -331,16 +366,17 @@ impl Engine {
     /// [`Engine::handle_next`]): the order of events is exactly the queue's.
     pub(super) fn schedule(&mut self, at: Nanos, event: Event) {
         if self.folding && self.handling && at <= self.horizon {
-            match self.next {
+            match self.next.key() {
                 None => {
                     let seq = self.events.reserve_seq();
-                    self.next = Some((at, seq, event));
+                    self.next.put(at, seq, event);
                     return;
                 }
                 // Earlier than the one kept aside: that one goes to the queue, in its place.
-                Some((kept_at, kept_seq, kept)) if at < kept_at => {
+                Some((kept_at, kept_seq)) if at < kept_at => {
+                    let kept = self.next.event;
                     let seq = self.events.reserve_seq();
-                    self.next = Some((at, seq, event));
+                    self.next.put(at, seq, event);
                     self.events.push_reserved(kept_at, kept_seq, kept);
                     return;
                 }

@@ -323,6 +323,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Pops the event at `head`, from [`EventQueue::peek_head`] with no push since.
+    #[inline]
     pub fn pop_head(&mut self, head: Head) -> Option<(Nanos, E)> {
         let entry = match head {
             Head::Heap => self.heap.pop().map(|Reverse(e)| e),

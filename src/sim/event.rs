@@ -108,6 +108,11 @@ const MAX_LANES: usize = 12;
 /// Below this many pending events the heap is shallow and cheaper than any lane.
 const DEEP_HEAP: usize = 4096;
 
+/// How many of the last delays sent to the heap are remembered: a delay seen again among
+/// them gets a lane, one seen once (a random latency) does not take a lane from the fixed
+/// delays that repeat.
+const RECENT_DELAYS: usize = 8;
+
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
@@ -121,6 +126,9 @@ pub struct EventQueue<E> {
     now: Nanos,
     /// The (time, sequence) of the last popped event.
     last: (Nanos, u64),
+    /// The last delays that found no lane (see [`RECENT_DELAYS`]), and where the next goes.
+    recent: [u64; RECENT_DELAYS],
+    recent_at: usize,
 }
 
 #[derive(Debug)]
@@ -186,6 +194,8 @@ impl<E> Default for EventQueue<E> {
             next_seq: 0,
             now: Nanos::ZERO,
             last: (Nanos::ZERO, 0),
+            recent: [u64::MAX; RECENT_DELAYS],
+            recent_at: 0,
         }
     }
 }
@@ -210,7 +220,7 @@ impl<E> EventQueue<E> {
 
     /// Pushes an event kept aside under the sequence number reserved for it.
     pub fn push_reserved(&mut self, time: Nanos, seq: u64, event: E) {
-        self.heap.push(Reverse(Entry::new(time, seq, event)));
+        self.push_entry(Entry::new(time, seq, event));
     }
 
     /// The (time, sequence) of the last popped event: an event kept aside whose key is below
@@ -222,19 +232,29 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, time: Nanos, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let entry = Entry::new(time, seq, event);
+        self.push_entry(Entry::new(time, seq, event));
+    }
+
+    /// Puts `entry` in the heap, or, once the queue is deep, in the lane of its delay.
+    fn push_entry(&mut self, entry: Entry<E>) {
         if self.in_lanes == 0 && self.heap.len() < DEEP_HEAP {
             self.heap.push(Reverse(entry));
             return;
         }
-        let delay = time.0.saturating_sub(self.now.0);
+        let delay = entry.time().0.saturating_sub(self.now.0);
         let lane = match self.lanes.iter().position(|l| l.delay == delay) {
             Some(i) => Some(i),
-            None => self.free_lane(delay),
+            None if self.recent.contains(&delay) => self.free_lane(delay),
+            None => {
+                self.recent[self.recent_at] = delay;
+                self.recent_at = (self.recent_at + 1) % RECENT_DELAYS;
+                None
+            }
         };
         match lane.map(|i| &mut self.lanes[i].entries) {
-            // A lane stays sorted: an entry joins it only behind an earlier one.
-            Some(q) if q.back().is_none_or(|b| b.time() <= time) => {
+            // A lane stays sorted: an entry joins it only behind an earlier one (an event
+            // kept aside carries a sequence number older than the ones pushed since).
+            Some(q) if q.back().is_none_or(|b| b.order <= entry.order) => {
                 q.push_back(entry);
                 self.in_lanes += 1;
             }
@@ -389,6 +409,48 @@ mod tests {
         q.push(Nanos(5), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd', 'e']);
+    }
+
+    #[test]
+    fn events_kept_aside_join_the_lanes_in_their_place_and_random_delays_take_none() {
+        // Past DEEP_HEAP: a fixed delay pushed again gets a lane, whether pushed at once or
+        // kept aside first under a reserved (older) sequence number; delays seen once stay in
+        // the heap. Each event is its own sequence number, so the pops must come out sorted.
+        let mut q = EventQueue::default();
+        let mut expected = Vec::new();
+        let push = |q: &mut EventQueue<u64>, expected: &mut Vec<(Nanos, u64)>, at: Nanos| {
+            let seq = q.next_seq;
+            q.push(at, seq);
+            expected.push((at, seq));
+        };
+        for i in 0..DEEP_HEAP as u64 {
+            push(&mut q, &mut expected, Nanos(1_000_000 + i));
+        }
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut kept = Vec::new();
+        for round in 0..200u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let seq = q.reserve_seq();
+            push(&mut q, &mut expected, Nanos(500 * (round / 50 + 1)));
+            push(&mut q, &mut expected, Nanos(500_000 + x % 400_000));
+            // Every other kept event waits for the next round, as one kept aside while
+            // later events are scheduled does.
+            kept.push((Nanos(700 * (round / 50 + 1)), seq));
+            if round % 2 == 1 {
+                for (at, seq) in kept.drain(..) {
+                    q.push_reserved(at, seq, seq);
+                    expected.push((at, seq));
+                }
+            }
+        }
+        // All but the first of each of the 8 fixed delays (4 pushed, 4 kept aside).
+        assert_eq!(q.in_lanes, 400 - 8);
+        assert_eq!(q.lanes.len(), 8, "random delays took lanes");
+        let popped: Vec<(Nanos, u64)> = std::iter::from_fn(|| q.pop()).collect();
+        expected.sort();
+        assert_eq!(popped, expected);
     }
 
     #[test]

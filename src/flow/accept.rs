@@ -352,6 +352,94 @@ pub fn request_of_try(rtt: Nanos, syn_at: Nanos, drops: u32, at: Nanos) -> Nanos
     }
 }
 
+/// What follows the fate of a SYN or an ACK at the listen socket, for either engine to carry
+/// out at the time it names (the simulation as an event, the real engine as a timer): the
+/// one reading of [`Syn`], [`Ack`] and the retransmit schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Then {
+    /// The connection's request reaches the poller, which hands it to the executor, at `at`
+    /// (as its own step, even when that is now).
+    Dispatch { at: Nanos },
+    /// The request is there already: the poller hands it on now.
+    DispatchNow,
+    /// The connection waits in the accept queue: the acceptor may start on it now.
+    WakeAcceptor,
+    /// The client's ACK (with its request, or answering a retransmitted SYN-ACK) reaches the
+    /// listen socket at `at`, for the handshake whose SYN came at `syn_at`, after `drops`
+    /// dropped ACKs.
+    Ack {
+        at: Nanos,
+        syn_at: Nanos,
+        drops: u32,
+    },
+    /// The client's SYN, sent again after `drops` dropped ones, reaches the server at `at`.
+    Syn { at: Nanos, drops: u32 },
+    /// `connect()` fails at `at`: the client counts a timeout.
+    ConnectFails { at: Nanos },
+    /// The server answers a retransmit of the handshake it forgot with a reset at `at`.
+    Reset { at: Nanos },
+}
+
+impl Then {
+    /// After a SYN that reached the listen socket at `at` met `fate`: the connection's first
+    /// SYN was sent at `sent`, and `drops` SYNs of it were dropped before this one.
+    pub fn after_syn(fate: Syn, link: &Link, at: Nanos, sent: Nanos, drops: u32) -> Then {
+        match fate {
+            // The request follows the handshake one round trip later.
+            Syn::Accepted => Then::Dispatch { at: at + link.rtt },
+            Syn::Queued => Then::WakeAcceptor,
+            // `connect()` returns at the SYN-ACK; the ACK and the request decide.
+            Syn::Answered => Then::Ack {
+                at: at + link.rtt,
+                syn_at: at,
+                drops: 0,
+            },
+            Syn::Dropped => match syn_retry(link, sent, drops + 1) {
+                SynRetry::Retransmit { at } => Then::Syn {
+                    at: at + Nanos(link.rtt.0 / 2),
+                    drops: drops + 1,
+                },
+                SynRetry::Fails { at } => Then::ConnectFails { at },
+            },
+        }
+    }
+
+    /// After the ACK of the handshake whose SYN came at `syn_at`, after `drops` dropped ones,
+    /// reached the listen socket at `now` and met `fate`; its request arrives at
+    /// `request_at` ([`request_of_try`]).
+    pub fn after_ack(
+        fate: Ack,
+        rtt: Nanos,
+        syn_at: Nanos,
+        drops: u32,
+        request_at: Nanos,
+        now: Nanos,
+    ) -> Then {
+        match fate {
+            Ack::Accepted if request_at > now => Then::Dispatch { at: request_at },
+            Ack::Accepted => Then::DispatchNow,
+            Ack::Queued => Then::WakeAcceptor,
+            Ack::Overflow => match ack_retry(rtt, syn_at, drops + 1) {
+                AckRetry::Data { at } | AckRetry::Ack { at, .. } => Then::Ack {
+                    at,
+                    syn_at,
+                    drops: drops + 1,
+                },
+                AckRetry::Reset { at } => Then::Reset { at },
+            },
+        }
+    }
+
+    /// After the acceptor handed on a connection whose request arrives at `request_at`.
+    pub fn after_accepted(request_at: Nanos, now: Nanos) -> Then {
+        if request_at > now {
+            Then::Dispatch { at: request_at }
+        } else {
+            Then::DispatchNow
+        }
+    }
+}
+
 /// The client's next step after its `drops`-th dropped SYN, for a first SYN sent at `sent`.
 pub fn syn_retry(link: &Link, sent: Nanos, drops: u32) -> SynRetry {
     let linear = link.syn_linear_timeouts;
@@ -593,5 +681,61 @@ mod tests {
                 at: sent + Nanos::from_millis(2_500)
             }
         );
+    }
+
+    #[test]
+    fn what_follows_a_syn_or_an_ack_is_read_once_for_both_engines() {
+        // A 2 ms round trip, a connection first sent at 10 s whose SYN reaches the server at
+        // 10.001 s.
+        let ms = Nanos::from_millis;
+        let link = Link {
+            rtt: ms(2),
+            ..Link::default()
+        };
+        let (sent, at) = (secs(10), secs(10) + ms(1));
+        let after = |fate, drops| Then::after_syn(fate, &link, at, sent, drops);
+        assert_eq!(after(Syn::Accepted, 0), Then::Dispatch { at: at + ms(2) });
+        assert_eq!(after(Syn::Queued, 0), Then::WakeAcceptor);
+        let ack = Then::Ack {
+            at: at + ms(2),
+            syn_at: at,
+            drops: 0,
+        };
+        assert_eq!(after(Syn::Answered, 0), ack);
+        // The first drop: sent again 1 s after the first SYN, half a round trip away; the
+        // eleventh: connect() fails at 141 s after it.
+        let syn = Then::Syn {
+            at: secs(11) + ms(1),
+            drops: 1,
+        };
+        assert_eq!(after(Syn::Dropped, 0), syn);
+        let fails = Then::ConnectFails { at: secs(141) };
+        assert_eq!(after(Syn::Dropped, 10), fails);
+        // The ACK of a SYN at 0 with a 1 ms round trip, arriving at 1 ms: accepted, its request
+        // is there (or follows later); overflowed, the request's retransmit comes at 201 ms,
+        // and the 13th try meets the reset of the forgotten handshake.
+        let rtt = ms(1);
+        let after = |fate, drops, request_at| {
+            Then::after_ack(fate, rtt, Nanos::ZERO, drops, request_at, ms(1))
+        };
+        assert_eq!(after(Ack::Accepted, 0, ms(1)), Then::DispatchNow);
+        assert_eq!(
+            after(Ack::Accepted, 2, ms(1_401)),
+            Then::Dispatch { at: ms(1_401) }
+        );
+        assert_eq!(after(Ack::Queued, 0, ms(1)), Then::WakeAcceptor);
+        let again = Then::Ack {
+            at: ms(201),
+            syn_at: Nanos::ZERO,
+            drops: 1,
+        };
+        assert_eq!(after(Ack::Overflow, 0, ms(1)), again);
+        let reset = Then::Reset { at: ms(102_201) };
+        assert_eq!(after(Ack::Overflow, 12, ms(1)), reset);
+        assert_eq!(
+            Then::after_accepted(ms(5), ms(3)),
+            Then::Dispatch { at: ms(5) }
+        );
+        assert_eq!(Then::after_accepted(ms(3), ms(3)), Then::DispatchNow);
     }
 }

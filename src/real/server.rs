@@ -5,9 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::flow::accept::{
-    Ack, AckRetry, Syn, SynRetry, Wake, ack_retry, request_of_try, syn_retry,
-};
+use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
 use crate::flow::permit::Acquire;
 use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
@@ -109,20 +107,25 @@ impl World {
             }
             fate
         };
-        match fate {
-            // The request follows the handshake one round trip later.
-            Syn::Accepted => self.after(at + link.rtt, move |w| w.dispatch(req)),
+        let then = Then::after_syn(fate, &link, at, req.arrival, drops);
+        self.carry_out(req, then, at);
+    }
+
+    /// Carries out, from scenario time `now`, what the connection layer said follows
+    /// (`flow::accept::Then`), as the engine does.
+    fn carry_out(self: &Arc<Self>, req: Arc<Req>, then: Then, now: Nanos) {
+        match then {
+            Then::Dispatch { at } => self.after(at, move |w| w.dispatch(req)),
+            Then::DispatchNow => self.dispatch(req),
             // An idle acceptor starts on it now; a busy one, or one waiting for a slot, comes
             // to it after its turn (`accepted`) or a close (`close_connection`).
-            Syn::Queued => self.wake_acceptor(at),
-            Syn::Answered => self.after(at + link.rtt, move |w| w.ack(req, at + link.rtt, at, 0)),
-            Syn::Dropped => match syn_retry(&link, req.arrival, drops + 1) {
-                SynRetry::Retransmit { at } => {
-                    let at = at + half;
-                    self.after(at, move |w| w.syn(req, at, drops + 1));
-                }
-                SynRetry::Fails { at } => self.after(at, move |w| w.connect_failed(&req)),
-            },
+            Then::WakeAcceptor => self.wake_acceptor(now),
+            Then::Ack { at, syn_at, drops } => {
+                self.after(at, move |w| w.ack(req, at, syn_at, drops));
+            }
+            Then::Syn { at, drops } => self.after(at, move |w| w.syn(req, at, drops)),
+            Then::ConnectFails { at } => self.after(at, move |w| w.connect_failed(&req)),
+            Then::Reset { at } => self.after(at, move |w| w.refuse(&req)),
         }
     }
 
@@ -145,16 +148,8 @@ impl World {
             }
             fate
         };
-        match fate {
-            Ack::Accepted => self.after(request_at, move |w| w.dispatch(req)),
-            Ack::Queued => self.wake_acceptor(at),
-            Ack::Overflow => match ack_retry(rtt, syn_at, drops + 1) {
-                AckRetry::Data { at } | AckRetry::Ack { at, .. } => {
-                    self.after(at, move |w| w.ack(req, at, syn_at, drops + 1));
-                }
-                AckRetry::Reset { at } => self.after(at, move |w| w.refuse(&req)),
-            },
-        }
+        let then = Then::after_ack(fate, rtt, syn_at, drops, request_at, at);
+        self.carry_out(req, then, at);
     }
 
     /// Runs `then` at scenario time `at` (at once when that has come), unless the run stops
@@ -232,8 +227,8 @@ impl World {
         let Some(handed) = handed else {
             return;
         };
-        let (req, request_at) = (handed.connection, handed.request_at);
-        self.after(request_at.max(at), move |w| w.dispatch(req));
+        let then = Then::after_accepted(handed.request_at, at);
+        self.carry_out(handed.connection, then, at);
     }
 
     /// Tomcat's poller closes a kept-alive connection idle for `keepAliveTimeout`.

@@ -27,9 +27,7 @@ use super::parts::net::ClientsSnapshot;
 use super::parts::net::NetSnapshot;
 use super::request::ReqRef;
 use super::{Detail, FailReason};
-use crate::flow::accept::{
-    Ack, AckRetry, Syn, SynRetry, Wake, ack_retry, request_of_try, syn_retry,
-};
+use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
 
 impl Engine {
     pub(super) fn half_rtt(&self) -> Nanos {
@@ -112,29 +110,43 @@ impl Engine {
     /// A SYN reaches the listen socket.
     fn syn(&mut self, r: ReqRef) {
         self.retire_closes();
-        match self.net.listener.syn(r, self.now) {
-            Syn::Accepted => {
-                // The request follows the handshake one round trip later.
-                self.connected(r);
-                let at = self.now + self.scenario.load.link.rtt;
-                self.schedule(at, Event::Dispatch { req: r });
-            }
-            Syn::Queued => {
-                self.connected(r);
-                self.waits_for_acceptor();
-            }
-            Syn::Answered => {
-                // `connect()` returns at the SYN-ACK; the ACK and the request decide.
-                self.connected(r);
-                if let Some(req) = self.requests.get_mut(r) {
-                    req.syn_at = self.now;
-                    req.ack_drops = 0;
-                }
-                let at = self.now + self.scenario.load.link.rtt;
-                self.schedule(at, Event::Ack { req: r });
-            }
-            Syn::Dropped => self.drop_syn(r),
+        let fate = self.net.listener.syn(r, self.now);
+        if fate == Syn::Dropped {
+            self.net.stats.syn_drops += 1;
+        } else {
+            self.connected(r);
         }
+        let Some(req) = self.requests.get(r) else {
+            return;
+        };
+        let (sent, drops) = (req.arrival, u32::from(req.syn_drops));
+        let then = Then::after_syn(fate, &self.scenario.load.link, self.now, sent, drops);
+        self.carry_out(r, then);
+    }
+
+    /// Carries out what the connection layer said follows (`flow::accept::Then`).
+    fn carry_out(&mut self, r: ReqRef, then: Then) {
+        let event = match then {
+            Then::Dispatch { at } => (at, Event::Dispatch { req: r }),
+            Then::DispatchNow => return self.on_dispatch(r),
+            Then::WakeAcceptor => return self.waits_for_acceptor(),
+            Then::Ack { at, syn_at, drops } => {
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.syn_at = syn_at;
+                    req.ack_drops = u8::try_from(drops).unwrap_or(u8::MAX);
+                }
+                (at, Event::Ack { req: r })
+            }
+            Then::Syn { at, drops } => {
+                if let Some(req) = self.requests.get_mut(r) {
+                    req.syn_drops = u8::try_from(drops).unwrap_or(u8::MAX);
+                }
+                (at, Event::Syn { req: r })
+            }
+            Then::ConnectFails { at } => (at, Event::ConnectFailed { req: r }),
+            Then::Reset { at } => (at, Event::HandshakeReset { req: r }),
+        };
+        self.schedule(event.0, event.1);
     }
 
     /// A connection joined the accept queue: closes must now wake the acceptor, and with an
@@ -161,28 +173,12 @@ impl Engine {
         let (syn_at, drops) = (req.syn_at, u32::from(req.ack_drops));
         let request_at = request_of_try(rtt, syn_at, drops, self.now);
         self.retire_closes();
-        match self.net.listener.ack(r, self.now, request_at) {
-            Ack::Accepted if request_at > self.now => {
-                self.schedule(request_at, Event::Dispatch { req: r });
-            }
-            Ack::Accepted => self.dispatch(r),
-            Ack::Queued => self.waits_for_acceptor(),
-            Ack::Overflow => {
-                self.net.stats.ack_overflows += 1;
-                let Some(req) = self.requests.get_mut(r) else {
-                    return;
-                };
-                req.ack_drops = req.ack_drops.saturating_add(1);
-                match ack_retry(rtt, syn_at, u32::from(req.ack_drops)) {
-                    AckRetry::Data { at } | AckRetry::Ack { at, .. } => {
-                        self.schedule(at, Event::Ack { req: r });
-                    }
-                    AckRetry::Reset { at } => {
-                        self.schedule(at, Event::HandshakeReset { req: r });
-                    }
-                }
-            }
+        let fate = self.net.listener.ack(r, self.now, request_at);
+        if fate == Ack::Overflow {
+            self.net.stats.ack_overflows += 1;
         }
+        let then = Then::after_ack(fate, rtt, syn_at, drops, request_at, self.now);
+        self.carry_out(r, then);
     }
 
     /// The handshake completed: `connect()` returns and the client sends its request.
@@ -191,23 +187,6 @@ impl Engine {
         if let Some(req) = self.requests.get_mut(r) {
             req.conn_uses = 1;
             self.net.connect.record(now.saturating_sub(req.arrival));
-        }
-    }
-
-    /// The accept queue was full: no answer to the SYN. The client retransmits it on its RTO
-    /// schedule, or gives up.
-    fn drop_syn(&mut self, r: ReqRef) {
-        self.net.stats.syn_drops += 1;
-        let link = self.scenario.load.link;
-        let half = self.half_rtt();
-        let Some(req) = self.requests.get_mut(r) else {
-            return;
-        };
-        req.syn_drops = req.syn_drops.saturating_add(1);
-        let (sent, drops) = (req.arrival, u32::from(req.syn_drops));
-        match syn_retry(&link, sent, drops) {
-            SynRetry::Fails { at } => self.schedule(at, Event::ConnectFailed { req: r }),
-            SynRetry::Retransmit { at } => self.schedule(at + half, Event::Syn { req: r }),
         }
     }
 
@@ -295,17 +274,8 @@ impl Engine {
         let Some(handed) = handed else {
             return;
         };
-        let request_at = handed.request_at;
-        if request_at > self.now {
-            self.schedule(
-                request_at,
-                Event::Dispatch {
-                    req: handed.connection,
-                },
-            );
-        } else {
-            self.on_dispatch(handed.connection);
-        }
+        let then = Then::after_accepted(handed.request_at, self.now);
+        self.carry_out(handed.connection, then);
     }
 
     /// The executor's queue is full (`maxQueueSize`): the poller closes the connection

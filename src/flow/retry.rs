@@ -150,9 +150,7 @@ impl CallRetries {
     }
 }
 
-/// The most numbers the attempts of one request's calls may take: calls per request times
-/// the most attempts of any `[services.retry]` (a call's number is a `u16`).
-pub const MAX_CALL_ATTEMPTS: usize = u16::MAX as usize + 1;
+pub use crate::scenario::MAX_CALL_ATTEMPTS;
 
 /// Numbers for every attempt of every call of a request: attempt `a` of call `c` (its index in
 /// the endpoint, of `calls`) is `c + a x calls`, so attempt 0 keeps the call's own number and

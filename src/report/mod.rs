@@ -694,4 +694,30 @@ mod tests {
         assert_eq!(left.len(), 1, "{left:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn a_run_nobody_watches_reports_every_figure_a_watched_one_does() {
+        // Headless runs keep no log and no rolling window: the report must not change, and
+        // the live view's state must really be gone (or the saving is not made).
+        for (preset, strategy) in [
+            ("erlang-c", crate::scenario::Strategy::Sequential),
+            ("overload", crate::scenario::Strategy::Bulkhead),
+        ] {
+            let s = crate::scenario::load(preset, &[]).expect("preset loads");
+            let played = |e: crate::sim::Engine| {
+                let mut e = e;
+                e.run_until(crate::time::Nanos::from_secs(5));
+                e
+            };
+            let watched = played(crate::sim::Engine::new(&s, strategy));
+            let unwatched = played(crate::sim::Engine::new(&s, strategy).unwatched());
+            let report = |e: &crate::sim::Engine| {
+                serde_json::to_string(&super::RunReport::new(&s, e)).expect("serialises")
+            };
+            assert_eq!(report(&watched), report(&unwatched), "{preset}");
+            let (seen, unseen) = (watched.snapshot(), unwatched.snapshot());
+            assert!(seen.window.count > 0 && !seen.log.is_empty(), "{preset}");
+            assert_eq!((unseen.window.count, unseen.log.len()), (0, 0), "{preset}");
+        }
+    }
 }

@@ -17,6 +17,9 @@ pub const MAX_CLIENTS: u32 = 1_000_000;
 pub const MAX_RATE: f64 = 1_000_000.0;
 /// Most downstream calls one request makes (services × fan-out).
 pub const MAX_CALLS: usize = 10_000;
+/// The most numbers the attempts of one request's calls may take: calls per request times
+/// the most attempts of any `[services.retry]` (a call's number is a `u16`).
+pub const MAX_CALL_ATTEMPTS: usize = u16::MAX as usize + 1;
 /// Most services a preset may declare.
 pub const MAX_SERVICES: usize = 1_000;
 /// Longest name (scenario, service, pool) in characters.

@@ -18,7 +18,9 @@ use super::resilience::{
     Backoff, BreakerConfig, BreakerWindow, Jitter, RateLimiterConfig, Retry, RetryOn,
 };
 // LARGE: counts that only memory limits (connections, queue slots).
-use super::limits::{MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list};
+use super::limits::{
+    MAX_CALL_ATTEMPTS, MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list,
+};
 
 /// Tomcat's `acceptCount` when none (or one of 0 or less, which it ignores) is set.
 pub const TOMCAT_ACCEPT_COUNT: u32 = 100;
@@ -910,7 +912,7 @@ fn fan_out(
 }
 
 /// Every attempt of every call of a request has a number of its own: the calls per request
-/// times the most attempts of a `[services.retry]` stay within [`crate::flow::MAX_CALL_ATTEMPTS`].
+/// times the most attempts of a `[services.retry]` stay within [`MAX_CALL_ATTEMPTS`].
 fn call_attempts(
     check: &Checker,
     services: &[Service],
@@ -920,15 +922,15 @@ fn call_attempts(
     for (i, s) in services.iter().enumerate() {
         let Some(retry) = &s.retry else { continue };
         let slots = calls * retry.attempts as usize;
-        if slots > crate::flow::MAX_CALL_ATTEMPTS {
-            let most = crate::flow::MAX_CALL_ATTEMPTS / calls.max(1);
+        if slots > MAX_CALL_ATTEMPTS {
+            let most = MAX_CALL_ATTEMPTS / calls.max(1);
             return Err(check.invalid(
                 &format!("services[{i}].retry.attempts"),
                 retry.attempts,
                 format!(
                     "is out of range with {calls} calls per request: allowed 1..={most} \
                      (calls x attempts at most {})",
-                    crate::flow::MAX_CALL_ATTEMPTS
+                    MAX_CALL_ATTEMPTS
                 ),
             ));
         }

@@ -897,32 +897,6 @@ mod tests {
     }
 
     #[test]
-    fn a_run_nobody_watches_reports_every_figure_a_watched_one_does() {
-        // Headless runs keep no log and no rolling window: the report must not change, and
-        // the live view's state must really be gone (or the saving is not made).
-        for (preset, strategy) in [
-            ("erlang-c", Strategy::Sequential),
-            ("overload", Strategy::Bulkhead),
-        ] {
-            let s = crate::scenario::load(preset, &[]).expect("preset loads");
-            let played = |e: Engine| {
-                let mut e = e;
-                e.run_until(Nanos::from_secs(5));
-                e
-            };
-            let watched = played(Engine::new(&s, strategy));
-            let unwatched = played(Engine::new(&s, strategy).unwatched());
-            let report = |e: &Engine| {
-                serde_json::to_string(&crate::report::RunReport::new(&s, e)).expect("serialises")
-            };
-            assert_eq!(report(&watched), report(&unwatched), "{preset}");
-            let (seen, unseen) = (watched.snapshot(), unwatched.snapshot());
-            assert!(seen.window.count > 0 && !seen.log.is_empty(), "{preset}");
-            assert_eq!((unseen.window.count, unseen.log.len()), (0, 0), "{preset}");
-        }
-    }
-
-    #[test]
     fn events_stay_small_so_the_heap_stays_in_cache() {
         assert!(
             std::mem::size_of::<Event>() <= 16,

@@ -364,6 +364,13 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
+    /// The next of a xorshift sequence: arbitrary times and delays, the same every run.
+    fn xorshift(x: &mut u64) {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+    }
+
     #[test]
     fn equal_times_pop_in_scheduling_order() {
         let mut q = EventQueue::default();
@@ -382,9 +389,7 @@ mod tests {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut pending = Vec::new();
         for round in 0..3_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let at = q.now + Nanos(x % 64);
             q.push(at, round);
             pending.push((at, round));
@@ -429,9 +434,7 @@ mod tests {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut kept = Vec::new();
         for round in 0..200u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let seq = q.reserve_seq();
             push(&mut q, &mut expected, Nanos(500 * (round / 50 + 1)));
             push(&mut q, &mut expected, Nanos(500_000 + x % 400_000));
@@ -464,9 +467,7 @@ mod tests {
         let mut now = Nanos::ZERO;
         let mut popped = Vec::new();
         for round in 0..40_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let delay = match x % 4 {
                 0 => 1_000,
                 1 => 250_000,

@@ -12,15 +12,11 @@ use crate::time::Nanos;
 pub use crate::topology::PoolId;
 use crate::topology::{Pools, Topology};
 
-use super::event::Event;
-use super::event::EventQueue;
-use super::handles::Task;
-use super::handles::ThreadName;
-use super::handles::ThreadRef;
+use super::event::{Event, EventQueue};
+use super::handles::{Task, ThreadName, ThreadRef};
 use super::parts::cpu::{Cpu, ResourceState};
 use super::parts::guards::Guards;
-use super::parts::net::ClosedClient;
-use super::parts::net::Net;
+use super::parts::net::{ClosedClient, Net};
 use super::parts::retries::Retries;
 use super::pool::{KeepAlive, Pool, Submitter};
 use super::request::{ReqRef, Requests};

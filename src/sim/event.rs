@@ -12,8 +12,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::time::Nanos;
 
-use super::handles::ReqRef;
-use super::handles::Slot;
+use super::handles::{ReqRef, Slot};
 use crate::topology::PoolId;
 
 /// What happens at an instant of the simulation: the engine handles each in `handle`.

@@ -1,7 +1,7 @@
 //! A read-only picture of the engine at one instant: everything the TUI and the reports
 //! show. The engine computes every figure; readers only format.
 
-use crate::metrics::{LatencySummary, Outcome, OutcomeCounts, SeriesSnapshot};
+use crate::metrics::{Book, LatencySummary, Outcome, OutcomeCounts, Sampler, SeriesSnapshot};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 
@@ -9,8 +9,6 @@ use super::engine::{Engine, PoolId, ServiceStats};
 use super::parts::net::NetSnapshot;
 use super::pool::{Pool, PoolKind, PoolStats};
 use super::{Detail, FailReason, Fault, LogEntry, RunRow};
-use crate::metrics::Book;
-use crate::metrics::Sampler;
 use crate::topology::Topology;
 
 /// The engine at one instant.

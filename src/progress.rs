@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::scenario::{Scenario, Strategy};
 use crate::sim::Engine;
 use crate::time::Nanos;
 
@@ -94,21 +93,10 @@ impl Progress {
 /// again, and the events up to it are handled without asking it.
 pub type Observer<'a> = &'a mut dyn FnMut(&Engine, Nanos) -> Nanos;
 
-/// Plays `scenario` like [`crate::report::play`], event for event the same, but stops
-/// early on Ctrl-C. Returns the engine and whether it reached the end.
-pub fn play(
-    scenario: &Scenario,
-    strategy: Strategy,
-    limit: Nanos,
-    progress: Option<&Progress>,
-    observe: Observer<'_>,
-) -> (Engine, bool) {
-    play_engine(Engine::new(scenario, strategy), limit, progress, observe)
-}
-
-/// [`play`] on an engine already set up (for example recording its thread timelines). An
-/// engine that halts (stalled, or at its cap of requests in flight: [`Engine::halted`]) ends
-/// the play there, not complete.
+/// Plays `engine` up to `limit` like [`crate::report::play`], event for event the same, but
+/// stops early on Ctrl-C. Returns the engine and whether it reached the end. An engine that
+/// halts (stalled, or at its cap of requests in flight: [`Engine::halted`]) ends the play
+/// there, not complete.
 pub fn play_engine(
     mut engine: Engine,
     limit: Nanos,

@@ -35,7 +35,7 @@ pub struct StrategySeries {
     pub pools: Vec<PoolTrack>,
 }
 
-/// Records a [`StrategySeries`] as an observer of [`crate::progress::play`].
+/// Records a [`StrategySeries`] as an observer of [`crate::progress::play_engine`].
 #[derive(Debug)]
 pub struct Recorder {
     every: Nanos,
@@ -215,7 +215,8 @@ mod tests {
         let s = scenario::load(preset, &[]).expect("built-in preset");
         let duration = Nanos::from_secs(secs);
         let mut rec = Recorder::new(strategy, duration);
-        crate::progress::play(&s, strategy, duration, None, &mut |e, t| rec.observe(e, t));
+        let engine = crate::sim::Engine::new(&s, strategy);
+        crate::progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t));
         rec.finish()
     }
 

@@ -95,8 +95,7 @@ pub struct Listener<T> {
     /// keeping only entries no later-queued one completes after, so the front is the latest
     /// ACK time of all the queue holds (a sliding-window maximum).
     latest: VecDeque<(u64, Nanos)>,
-    /// Connections ever queued, and ever taken off the queue.
-    queued_ever: u64,
+    /// Connections ever taken off the queue: the place of the queue's oldest.
     taken_ever: u64,
     queue_max: u32,
     /// The acceptor is in its turn on the queue's oldest connection.
@@ -123,7 +122,6 @@ impl<T> Listener<T> {
             open: 0,
             queue: VecDeque::new(),
             latest: VecDeque::new(),
-            queued_ever: 0,
             taken_ever: 0,
             queue_max: 0,
             accepting: false,
@@ -188,8 +186,8 @@ impl<T> Listener<T> {
         while self.latest.back().is_some_and(|&(_, at)| at <= acked_at) {
             self.latest.pop_back();
         }
-        self.latest.push_back((self.queued_ever, acked_at));
-        self.queued_ever += 1;
+        let place = self.taken_ever + self.queue.len() as u64;
+        self.latest.push_back((place, acked_at));
         self.queue.push_back(Handed {
             connection,
             request_at,
@@ -448,8 +446,7 @@ impl Then {
         now: Nanos,
     ) -> Then {
         match fate {
-            Ack::Accepted if request_at > now => Then::Dispatch { at: request_at },
-            Ack::Accepted => Then::DispatchNow,
+            Ack::Accepted => Then::after_accepted(request_at, now),
             Ack::Queued => Then::WakeAcceptor,
             Ack::Overflow => match ack_retry(rtt, syn_at, drops + 1) {
                 AckRetry::Data { at } | AckRetry::Ack { at, .. } => Then::Ack {
@@ -462,7 +459,8 @@ impl Then {
         }
     }
 
-    /// After the acceptor handed on a connection whose request arrives at `request_at`.
+    /// After a connection was accepted (or handed on by the acceptor) at `now`, its request
+    /// arriving at `request_at`.
     pub fn after_accepted(request_at: Nanos, now: Nanos) -> Then {
         if request_at > now {
             Then::Dispatch { at: request_at }

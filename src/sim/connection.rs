@@ -125,7 +125,7 @@ impl Engine {
 
     /// Carries out what the connection layer said follows (`flow::accept::Then`).
     fn carry_out(&mut self, r: ReqRef, then: Then) {
-        let event = match then {
+        let (at, event) = match then {
             Then::Dispatch { at } => (at, Event::Dispatch { req: r }),
             Then::DispatchNow => return self.on_dispatch(r),
             Then::WakeAcceptor => return self.waits_for_acceptor(),
@@ -145,7 +145,7 @@ impl Engine {
             Then::ConnectFails { at } => (at, Event::ConnectFailed { req: r }),
             Then::Reset { at } => (at, Event::HandshakeReset { req: r }),
         };
-        self.schedule(event.0, event.1);
+        self.schedule(at, event);
     }
 
     /// A connection joined the accept queue: closes must now wake the acceptor, and with an

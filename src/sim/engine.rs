@@ -57,10 +57,6 @@ impl Default for KeptAside {
 }
 
 impl KeptAside {
-    fn key(&self) -> Option<(Nanos, u64)> {
-        self.key
-    }
-
     fn put(&mut self, at: Nanos, seq: u64, event: Event) {
         self.key = Some((at, seq));
         self.event = event;
@@ -362,7 +358,7 @@ impl Engine {
     /// [`Engine::handle_next`]): the order of events is exactly the queue's.
     pub(super) fn schedule(&mut self, at: Nanos, event: Event) {
         if self.folding && self.handling && at <= self.horizon {
-            match self.next.key() {
+            match self.next.key {
                 None => {
                     let seq = self.events.reserve_seq();
                     self.next.put(at, seq, event);

@@ -982,10 +982,10 @@ impl Engine {
     }
 
     pub(super) fn push_log(&mut self, entry: LogEntry) {
-        if self.log.len() >= self.log_capacity {
-            if self.log_capacity == 0 {
-                return;
-            }
+        if self.log_capacity == 0 {
+            return;
+        }
+        if self.log.len() == self.log_capacity {
             self.log.pop_front();
         }
         self.log.push_back(entry);

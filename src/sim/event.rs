@@ -153,7 +153,7 @@ impl<E> Entry<E> {
     }
 
     fn time(&self) -> Nanos {
-        Nanos((self.order >> 64) as u64)
+        self.key().0
     }
 
     fn key(&self) -> (Nanos, u64) {

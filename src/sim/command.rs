@@ -430,7 +430,7 @@ impl Engine {
     }
 
     fn set_rate(&mut self, rate: f64) -> Result<String, CommandError> {
-        let LoadMode::Open { rate: old, .. } = self.load else {
+        let LoadMode::Open { rate: old, .. } = self.load.mode else {
             return Err(CommandError::NotOpenLoad);
         };
         if !(rate.is_finite() && rate > 0.0) {
@@ -449,10 +449,8 @@ impl Engine {
                 piles_up,
             });
         }
-        self.load = LoadMode::Open { rate, ramp: None };
-        self.scenario.load.mode = self.load.clone();
-        self.rate_changed_at = self.now;
-        self.arrival_generation = self.arrival_generation.wrapping_add(1);
+        self.load.set_rate(rate, self.now);
+        self.scenario.load.mode = self.load.mode.clone();
         self.schedule_next_arrival();
         let bound = if wanted > rate {
             format!(" (the most allowed{why})")
@@ -485,7 +483,7 @@ impl Engine {
         let LoadMode::Closed {
             clients: old,
             think,
-        } = self.load
+        } = self.load.mode
         else {
             return Err(CommandError::NotClosedLoad);
         };
@@ -493,9 +491,8 @@ impl Engine {
             return Err(CommandError::NoClients);
         }
         let (wanted, n) = (n, bounded("clients", old, n, MAX_CLIENTS)?);
-        self.load = LoadMode::Closed { clients: n, think };
-        self.scenario.load.mode = self.load.clone();
-        self.client_target = n;
+        self.load.set_clients(n, think);
+        self.scenario.load.mode = self.load.mode.clone();
         if self.net.clients.len() < n as usize {
             self.net.clients.resize(n as usize, Default::default());
         }

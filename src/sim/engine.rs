@@ -16,11 +16,12 @@ use super::event::{Event, EventQueue};
 use super::handles::{Task, ThreadName, ThreadRef};
 use super::parts::cpu::{Cpu, ResourceState};
 use super::parts::guards::Guards;
+use super::parts::load::Load;
 use super::parts::net::{ClosedClient, Net};
 use super::parts::retries::Retries;
 use super::pool::{KeepAlive, Pool, Submitter};
 use super::request::{ReqRef, Requests};
-use super::{Fault, LogEntry, RunRow};
+use super::{Fault, LogEntry};
 
 pub use crate::metrics::ServiceStats;
 
@@ -84,13 +85,8 @@ pub struct Engine {
     pub(super) requests: Requests,
     pub(super) faults: Vec<Option<Fault>>,
 
-    // Load.
-    pub(super) load: LoadMode,
-    pub(super) next_id: u64,
-    pub(super) client_target: u32,
-    /// Open load: when the current rate (and ramp) took effect.
-    pub(super) rate_changed_at: Nanos,
-    pub(super) arrival_generation: u32,
+    /// The load generator: what the clients do, ids, the open load's rate epoch.
+    pub(super) load: Load,
 
     /// Connections: Tomcat's `LimitLatch`, the accept queue, the clients' connections.
     pub(super) net: Net,
@@ -102,8 +98,6 @@ pub struct Engine {
     pub(super) log: std::collections::VecDeque<LogEntry>,
     /// The most entries the log keeps: [`LOG_CAPACITY`], or none when nobody watches.
     pub(super) log_capacity: usize,
-    /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
-    pub(super) runs: Vec<RunRow>,
     pub(super) events_processed: u64,
     /// The earliest event scheduled while an event is handled, due by [`Engine::horizon`]:
     /// it is handled right after that one, without the queue, when nothing pending comes
@@ -119,8 +113,6 @@ pub struct Engine {
     pub(super) events_folded: u64,
     /// Whether events may skip the queue: always, unless a test turns it off.
     pub(super) folding: bool,
-    /// When the latest answer reached its client: a finite load ends there.
-    pub(super) last_answer: Nanos,
     /// Events handled since simulated time last moved; see [`STALL_EVENTS`].
     pub(super) events_at_now: u64,
     /// The watchdog's limit: [`STALL_EVENTS`] unless lowered to test it.
@@ -154,10 +146,6 @@ impl Engine {
             .filter(|(_, p)| p.spec().kind == crate::topology::PoolKind::ForkJoin)
             .map(|(id, _)| id)
             .collect();
-        let client_target = match scenario.load.mode {
-            LoadMode::Closed { clients, .. } => clients,
-            _ => 0,
-        };
         let mut engine = Engine {
             scenario: scenario.clone(),
             strategy,
@@ -168,25 +156,19 @@ impl Engine {
             fork_join_pools,
             requests: Requests::new(scenario.endpoint.call_count()),
             faults: vec![None; scenario.services.len()],
-            load: scenario.load.mode.clone(),
-            next_id: 1,
-            client_target,
-            rate_changed_at: Nanos::ZERO,
-            arrival_generation: 0,
+            load: Load::new(&scenario.load.mode),
             net: Net::new(&scenario.server, scenario.load.link.rtt),
             book: Book::new(scenario.services.len(), topology_pools),
             sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
             log: std::collections::VecDeque::new(),
             log_capacity: LOG_CAPACITY,
-            runs: Vec::new(),
             events_processed: 0,
             next: KeptAside::default(),
             handling: false,
             horizon: Nanos::ZERO,
             events_folded: 0,
             folding: true,
-            last_answer: Nanos::ZERO,
             events_at_now: 0,
             stall_events: STALL_EVENTS,
             in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
@@ -224,7 +206,7 @@ impl Engine {
             }
         }
         let half = Nanos(self.scenario.load.link.rtt.0 / 2);
-        match self.load {
+        match self.load.mode {
             LoadMode::Runs { .. } | LoadMode::Batch { .. } => {
                 self.schedule(half, Event::Arrival { generation: 0 });
             }
@@ -558,22 +540,13 @@ impl Engine {
     /// True when a finite load (`runs`, `batch`, `trace`) has issued every request, each has
     /// ended and its answer has reached the client.
     pub fn is_finished(&self) -> bool {
-        self.now >= self.last_answer && self.all_ended()
+        self.now >= self.load.last_answer && self.all_ended()
     }
 
     /// Whether a finite load has issued every request and each has ended (at the server).
     fn all_ended(&self) -> bool {
-        match self.load {
-            LoadMode::Runs { count } | LoadMode::Batch { count } => {
-                self.book.sent() >= u64::from(count)
-                    && self.book.outcomes().total() >= u64::from(count)
-            }
-            LoadMode::Trace { ref rows } => {
-                let n = rows.len() as u64;
-                self.book.sent() >= n && self.book.outcomes().total() >= n
-            }
-            LoadMode::Open { .. } | LoadMode::Closed { .. } => false,
-        }
+        self.load
+            .all_ended(self.book.sent(), self.book.outcomes().total())
     }
 
     fn handle(&mut self, event: Event) {

@@ -3,10 +3,10 @@
 //! never), the response and the client's view of it.
 
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, Ramp, ServiceId, Strategy};
+use crate::scenario::{LoadMode, ServiceId, Strategy};
 use crate::time::Nanos;
 
-use super::draw::{Attempts, arrival_exp, call_draw};
+use super::draw::{Attempts, call_draw};
 use super::engine::{Engine, PoolId};
 use super::event::Event;
 use super::handles::{Task, ThreadName, ThreadRef};
@@ -21,10 +21,10 @@ impl Engine {
     // ---- load -------------------------------------------------------------------------
 
     pub(super) fn on_arrival(&mut self, generation: u32) {
-        if generation != self.arrival_generation {
+        if generation != self.load.generation {
             return;
         }
-        match self.load {
+        match self.load.mode {
             LoadMode::Runs { count } => {
                 if self.book.sent() < u64::from(count) {
                     self.issue(None);
@@ -55,27 +55,18 @@ impl Engine {
         }
     }
 
-    /// Schedules the next Poisson arrival. The gap comes from the arriving request's own
-    /// keyed exponential, so every strategy sees the same arrival times; a linear ramp is
-    /// followed exactly by inverting the integrated rate.
+    /// Schedules the open load's next arrival (see [`Load::next_open_arrival`]).
+    ///
+    /// [`Load::next_open_arrival`]: super::parts::load::Load::next_open_arrival
     pub(super) fn schedule_next_arrival(&mut self) {
-        let LoadMode::Open { rate, ramp } = self.load else {
-            return;
-        };
-        let e = arrival_exp(self.scenario.seed, self.next_id);
-        let since = self.now.saturating_sub(self.rate_changed_at).as_secs_f64();
-        let gap = arrival_gap(rate, ramp, since, e);
-        let at = self.now + Nanos::from_secs_f64(gap).max(Nanos(1));
-        self.schedule(
-            at,
-            Event::Arrival {
-                generation: self.arrival_generation,
-            },
-        );
+        if let Some(at) = self.load.next_open_arrival(self.scenario.seed, self.now) {
+            let generation = self.load.generation;
+            self.schedule(at, Event::Arrival { generation });
+        }
     }
 
     pub(super) fn on_client_send(&mut self, client: u32) {
-        if client >= self.client_target {
+        if client >= self.load.client_target {
             let reserved = self.net.clients.get_mut(client as usize).and_then(|state| {
                 state.active = false;
                 state.reserved.take()
@@ -92,8 +83,7 @@ impl Engine {
     /// A request (or its connection's SYN) reaches the server now; its client sent it half
     /// a round trip ago, and its latency counts from then.
     fn issue(&mut self, client: Option<u32>) {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.load.take_id();
         self.book.issued(self.now);
         self.retries.first_attempt();
         let sent = self
@@ -508,7 +498,7 @@ impl Engine {
         let index = usize::from(self.slots.call(call));
         let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         // A replayed request takes the latency its trace row recorded.
-        let recorded = match &self.load {
+        let recorded = match &self.load.mode {
             LoadMode::Trace { rows } => usize::try_from(req.id - 1)
                 .ok()
                 .and_then(|i| rows.get(i))
@@ -910,7 +900,7 @@ impl Engine {
             let failed = !outcome.is_answered();
             self.guards.calls.client_saw(self.now, failed, took);
             if let Some(next) = self.retry_after(r, outcome, at) {
-                return self.load.is_closed().then_some(next);
+                return self.load.mode.is_closed().then_some(next);
             }
         }
         let req = self.requests.get_mut(r)?;
@@ -928,12 +918,8 @@ impl Engine {
         let client = req.client;
         // A finite load ends when its last answer has reached the client, not when the
         // server wrote it: `simulated_s` and the rates count to there.
-        let finite = !matches!(self.load, LoadMode::Open { .. } | LoadMode::Closed { .. });
-        if finite && at > self.last_answer {
-            self.last_answer = at;
-            if at > self.now {
-                self.schedule(at, Event::AnswerArrives);
-            }
+        if self.load.answered_at(at) && at > self.now {
+            self.schedule(at, Event::AnswerArrives);
         }
         self.count_answer(client, outcome, at);
         self.book.record(self.now, latency, outcome);
@@ -944,12 +930,12 @@ impl Engine {
     /// After the client saw `row`: the next run of a `runs` load, a closed client's next
     /// request (returned: when it reaches the server), the rows kept for `runs` and `trace`.
     fn load_goes_on(&mut self, r: ReqRef, row: RunRow, client: Option<u32>) -> Option<Nanos> {
-        match self.load {
+        match self.load.mode {
             LoadMode::Runs { count } => {
-                self.runs.push(row);
+                self.load.runs.push(row);
                 if self.book.sent() < u64::from(count) {
                     let next = self.next_arrival(r, row.at, Nanos::ZERO);
-                    let generation = self.arrival_generation;
+                    let generation = self.load.generation;
                     self.schedule(next, Event::Arrival { generation });
                 }
                 None
@@ -962,7 +948,7 @@ impl Engine {
                 Some(next)
             }
             LoadMode::Trace { .. } => {
-                self.runs.push(row);
+                self.load.runs.push(row);
                 None
             }
             LoadMode::Open { .. } | LoadMode::Batch { .. } => None,
@@ -990,36 +976,4 @@ impl Engine {
         }
         self.log.push_back(entry);
     }
-}
-
-/// Seconds from an arrival `since` seconds after the rate (and ramp) took effect to the next
-/// one, for the next request's standard exponential `e`: a Poisson process at `rate`, or along
-/// a linear ramp, followed exactly by inverting the integrated rate.
-pub fn arrival_gap(rate: f64, ramp: Option<Ramp>, since: f64, e: f64) -> f64 {
-    match ramp {
-        Some(ramp) if since < ramp.over.as_secs_f64() && ramp.over > Nanos::ZERO => {
-            let over = ramp.over.as_secs_f64();
-            let slope = (ramp.to - rate) / over;
-            let a = rate + slope * since;
-            let remaining = over - since;
-            let ramp_area = a * remaining + slope * remaining * remaining / 2.0;
-            if e <= ramp_area {
-                solve_linear_rate(a, slope, e)
-            } else {
-                remaining + (e - ramp_area) / ramp.to
-            }
-        }
-        Some(ramp) => e / ramp.to,
-        None => e / rate,
-    }
-}
-
-/// The time x at which a rate a + b·t has accumulated area e: a·x + b·x²/2 = e.
-fn solve_linear_rate(a: f64, b: f64, e: f64) -> f64 {
-    if b.abs() < 1e-12 {
-        return e / a;
-    }
-    let disc = (a * a + 2.0 * b * e).max(0.0);
-    // The root written to avoid cancellation when b is small.
-    2.0 * e / (a + disc.sqrt())
 }

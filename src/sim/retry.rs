@@ -65,7 +65,7 @@ impl Engine {
             return;
         };
         if let Some(client) = w.client
-            && client >= self.client_target
+            && client >= self.load.client_target
         {
             let latency = self.now.saturating_sub(w.first_sent);
             self.book.resilience.gave_up += 1;

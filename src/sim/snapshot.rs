@@ -355,7 +355,7 @@ impl Engine {
             now: self.now,
             strategy: self.strategy,
             finished: self.is_finished(),
-            load: &self.load,
+            load: &self.load.mode,
             scenario: &self.scenario,
             topology: &self.topology,
             faults: &self.faults,
@@ -431,7 +431,7 @@ impl Engine {
 
     /// Every run's row, for `runs` load.
     pub fn run_lines(&self) -> Vec<RunLine> {
-        self.runs.iter().map(|r| self.run_line(r)).collect()
+        self.load.runs.iter().map(|r| self.run_line(r)).collect()
     }
 
     fn run_line(&self, row: &RunRow) -> RunLine {

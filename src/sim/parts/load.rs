@@ -1,0 +1,203 @@
+//! The load generator: what the clients do now, the ids it hands out, how many closed-loop
+//! clients keep sending, the open load's rate epoch, and the rows a finite load keeps.
+
+use crate::scenario::{LoadMode, Ramp};
+use crate::sim::RunRow;
+use crate::sim::draw::arrival_exp;
+use crate::time::Nanos;
+
+#[derive(Debug)]
+pub(crate) struct Load {
+    /// What the clients do now (live changes included).
+    pub mode: LoadMode,
+    /// The id the next request gets (from 1).
+    next_id: u64,
+    /// Closed load: the clients that keep sending; those at or above it are parked.
+    pub client_target: u32,
+    /// Open load: when the current rate (and ramp) took effect.
+    rate_changed_at: Nanos,
+    /// Arrivals of an older generation were superseded by a rate change.
+    pub generation: u32,
+    /// Every run's row, kept for `runs` and `trace` loads (bounded by their length).
+    pub runs: Vec<RunRow>,
+    /// When the latest answer reached its client: a finite load ends there.
+    pub last_answer: Nanos,
+}
+
+impl Load {
+    pub fn new(mode: &LoadMode) -> Self {
+        let client_target = match *mode {
+            LoadMode::Closed { clients, .. } => clients,
+            _ => 0,
+        };
+        Load {
+            mode: mode.clone(),
+            next_id: 1,
+            client_target,
+            rate_changed_at: Nanos::ZERO,
+            generation: 0,
+            runs: Vec::new(),
+            last_answer: Nanos::ZERO,
+        }
+    }
+
+    /// The next request's id, taken.
+    pub fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// When the open load's next request arrives, one having arrived `now`: the gap comes
+    /// from the next request's own keyed exponential, so every strategy sees the same arrival
+    /// times. None unless the load is open.
+    pub fn next_open_arrival(&self, seed: u64, now: Nanos) -> Option<Nanos> {
+        let LoadMode::Open { rate, ramp } = self.mode else {
+            return None;
+        };
+        let e = arrival_exp(seed, self.next_id);
+        let since = now.saturating_sub(self.rate_changed_at).as_secs_f64();
+        let gap = arrival_gap(rate, ramp, since, e);
+        Some(now + Nanos::from_secs_f64(gap).max(Nanos(1)))
+    }
+
+    /// The open load's rate is `rate` from `now`, without a ramp: the arrival pending is of
+    /// the generation this supersedes.
+    pub fn set_rate(&mut self, rate: f64, now: Nanos) {
+        self.mode = LoadMode::Open { rate, ramp: None };
+        self.rate_changed_at = now;
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// A closed load of `clients` clients thinking `think` between requests.
+    pub fn set_clients(&mut self, clients: u32, think: Nanos) {
+        self.mode = LoadMode::Closed { clients, think };
+        self.client_target = clients;
+    }
+
+    /// A finite load (`runs`, `batch`, `trace`): it ends once every request is answered.
+    pub fn is_finite(&self) -> bool {
+        !matches!(self.mode, LoadMode::Open { .. } | LoadMode::Closed { .. })
+    }
+
+    /// An answer reaches its client at `at`. True when a finite load's last answer moved
+    /// there (the run must not end before it).
+    pub fn answered_at(&mut self, at: Nanos) -> bool {
+        let later = self.is_finite() && at > self.last_answer;
+        if later {
+            self.last_answer = at;
+        }
+        later
+    }
+
+    /// Whether a finite load has issued every request (`sent`) and each has ended at the
+    /// server (`ended`).
+    pub fn all_ended(&self, sent: u64, ended: u64) -> bool {
+        let n = match self.mode {
+            LoadMode::Runs { count } | LoadMode::Batch { count } => u64::from(count),
+            LoadMode::Trace { ref rows } => rows.len() as u64,
+            LoadMode::Open { .. } | LoadMode::Closed { .. } => return false,
+        };
+        sent >= n && ended >= n
+    }
+}
+
+/// Seconds from an arrival `since` seconds after the rate (and ramp) took effect to the next
+/// one, for the next request's standard exponential `e`: a Poisson process at `rate`, or along
+/// a linear ramp, followed exactly by inverting the integrated rate.
+pub fn arrival_gap(rate: f64, ramp: Option<Ramp>, since: f64, e: f64) -> f64 {
+    match ramp {
+        Some(ramp) if since < ramp.over.as_secs_f64() && ramp.over > Nanos::ZERO => {
+            let over = ramp.over.as_secs_f64();
+            let slope = (ramp.to - rate) / over;
+            let a = rate + slope * since;
+            let remaining = over - since;
+            let ramp_area = a * remaining + slope * remaining * remaining / 2.0;
+            if e <= ramp_area {
+                solve_linear_rate(a, slope, e)
+            } else {
+                remaining + (e - ramp_area) / ramp.to
+            }
+        }
+        Some(ramp) => e / ramp.to,
+        None => e / rate,
+    }
+}
+
+/// The time x at which a rate a + b·t has accumulated area e: a·x + b·x²/2 = e.
+fn solve_linear_rate(a: f64, b: f64, e: f64) -> f64 {
+    if b.abs() < 1e-12 {
+        return e / a;
+    }
+    let disc = (a * a + 2.0 * b * e).max(0.0);
+    // The root written to avoid cancellation when b is small.
+    2.0 * e / (a + disc.sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_change_supersedes_the_pending_arrival_and_restarts_the_ramp_from_now() {
+        let ramp = Ramp {
+            to: 1000.0,
+            over: Nanos::from_secs(10),
+        };
+        let mut load = Load::new(&LoadMode::Open {
+            rate: 10.0,
+            ramp: Some(ramp),
+        });
+        let now = Nanos::from_secs(5);
+        let e = arrival_exp(7, 1);
+        // Halfway up the ramp the rate is 505/s, so the gap is far below 1/10 s.
+        let on_ramp = load.next_open_arrival(7, now).map(|at| at - now);
+        let ramp_gap = Nanos::from_secs_f64(arrival_gap(10.0, Some(ramp), 5.0, e));
+        assert_eq!(on_ramp, Some(ramp_gap.max(Nanos(1))));
+        assert!(ramp_gap < Nanos::from_secs_f64(e / 10.0));
+
+        load.set_rate(2.0, now);
+        assert_eq!(load.generation, 1);
+        let flat = load.next_open_arrival(7, now).map(|at| at - now);
+        assert_eq!(flat, Some(Nanos::from_secs_f64(e / 2.0).max(Nanos(1))));
+        // The next id draws the next gap.
+        assert_eq!(load.take_id(), 1);
+        let next = load.next_open_arrival(7, now).map(|at| at - now);
+        let e2 = arrival_exp(7, 2);
+        assert_eq!(next, Some(Nanos::from_secs_f64(e2 / 2.0).max(Nanos(1))));
+    }
+
+    #[test]
+    fn only_an_open_load_has_a_next_open_arrival() {
+        let closed = Load::new(&LoadMode::Closed {
+            clients: 3,
+            think: Nanos::ZERO,
+        });
+        assert_eq!(closed.next_open_arrival(1, Nanos::ZERO), None);
+        assert_eq!(closed.client_target, 3);
+    }
+
+    #[test]
+    fn a_finite_load_ends_when_every_request_was_sent_and_ended_and_its_last_answer_arrived() {
+        let mut runs = Load::new(&LoadMode::Runs { count: 3 });
+        assert!(!runs.all_ended(3, 2));
+        assert!(!runs.all_ended(2, 3));
+        assert!(runs.all_ended(3, 3));
+        assert!(runs.answered_at(Nanos(50)));
+        assert!(
+            !runs.answered_at(Nanos(40)),
+            "an earlier answer keeps the end"
+        );
+        assert_eq!(runs.last_answer, Nanos(50));
+
+        let mut open = Load::new(&LoadMode::Open {
+            rate: 1.0,
+            ramp: None,
+        });
+        assert!(!open.all_ended(u64::MAX, u64::MAX));
+        assert!(
+            !open.answered_at(Nanos(50)),
+            "an open load never ends on an answer"
+        );
+    }
+}

@@ -12,21 +12,22 @@ use crate::time::Nanos;
 pub use crate::topology::PoolId;
 use crate::topology::{Pools, Topology};
 
+use super::Fault;
 use super::event::{Event, EventQueue};
 use super::handles::{Task, ThreadName, ThreadRef};
 use super::parts::cpu::{Cpu, ResourceState};
 use super::parts::guards::Guards;
 use super::parts::load::Load;
+use super::parts::log::RecentLog;
 use super::parts::net::{ClosedClient, Net};
 use super::parts::retries::Retries;
 use super::pool::{KeepAlive, Pool, Submitter};
 use super::request::{ReqRef, Requests};
-use super::{Fault, LogEntry};
 
 pub use crate::metrics::ServiceStats;
 
 /// The series are sampled every 100 ms of simulated time.
-const SAMPLE_INTERVAL: Nanos = Nanos::from_millis(100);
+pub(super) const SAMPLE_INTERVAL: Nanos = Nanos::from_millis(100);
 /// How many log entries the engine keeps.
 pub const LOG_CAPACITY: usize = 500;
 
@@ -69,6 +70,53 @@ impl KeptAside {
     }
 }
 
+/// Events handled at once, without the queue (see [`Engine::schedule`]).
+#[derive(Debug)]
+struct Folding {
+    /// Whether events may skip the queue: always, unless a test turns it off.
+    on: bool,
+    /// True while [`Engine::step`] handles an event (only then can an event be folded).
+    handling: bool,
+    /// How far the clock may move while one step folds events: the caller's limit (see
+    /// [`Engine::step_within`]); a bare [`Engine::step`] stays at its event's instant.
+    horizon: Nanos,
+    /// The earliest event scheduled while an event is handled, due by the horizon: it is
+    /// handled right after that one, without the queue, when nothing pending comes before it.
+    /// Its sequence number is reserved, so it keeps its place.
+    next: KeptAside,
+    /// Events handled this way (not counted in [`Engine::events_processed`]).
+    count: u64,
+}
+
+impl Folding {
+    /// An event due at `at`, scheduled now, may be kept aside.
+    #[inline]
+    fn may_keep(&self, at: Nanos) -> bool {
+        self.on && self.handling && at <= self.horizon
+    }
+}
+
+/// The run's two stops: a clock that no longer moves (a livelock), and more requests in
+/// flight than a run may hold.
+#[derive(Debug)]
+struct Watchdog {
+    /// Events handled since simulated time last moved; see [`STALL_EVENTS`].
+    at_now: u64,
+    /// The limit of `at_now`: [`STALL_EVENTS`] unless lowered to test it.
+    stall_events: u64,
+    /// The most requests in flight before the run stops: [`max_requests_in_flight`] unless
+    /// lowered to test it.
+    in_flight_cap: u64,
+}
+
+impl Watchdog {
+    /// An event is handled; `moves` when the clock moved forward to it.
+    #[inline]
+    fn handles(&mut self, moves: bool) {
+        self.at_now = if moves { 0 } else { self.at_now + 1 };
+    }
+}
+
 /// The deterministic discrete-event engine playing one scenario.
 #[derive(Debug)]
 pub struct Engine {
@@ -93,33 +141,13 @@ pub struct Engine {
 
     /// Measurements, kept as a real run keeps them.
     pub(super) book: Book,
-    pub(super) sample_interval: Nanos,
     pub(super) next_sample_at: Nanos,
-    pub(super) log: std::collections::VecDeque<LogEntry>,
-    /// The most entries the log keeps: [`LOG_CAPACITY`], or none when nobody watches.
-    pub(super) log_capacity: usize,
-    pub(super) events_processed: u64,
-    /// The earliest event scheduled while an event is handled, due by [`Engine::horizon`]:
-    /// it is handled right after that one, without the queue, when nothing pending comes
-    /// before it (see [`Engine::schedule`]). Its sequence number is reserved, so it keeps its
-    /// place.
-    pub(super) next: KeptAside,
-    /// True while [`Engine::step`] handles an event (only then can an event be folded).
-    pub(super) handling: bool,
-    /// How far the clock may move while one step folds events: the caller's limit (see
-    /// [`Engine::step_within`]); a bare [`Engine::step`] stays at its event's instant.
-    pub(super) horizon: Nanos,
-    /// Events handled at once, without the queue (see [`Engine::schedule`]).
-    pub(super) events_folded: u64,
-    /// Whether events may skip the queue: always, unless a test turns it off.
-    pub(super) folding: bool,
-    /// Events handled since simulated time last moved; see [`STALL_EVENTS`].
-    pub(super) events_at_now: u64,
-    /// The watchdog's limit: [`STALL_EVENTS`] unless lowered to test it.
-    pub(super) stall_events: u64,
-    /// The most requests in flight before the run stops: [`max_requests_in_flight`] unless
-    /// lowered to test it.
-    pub(super) in_flight_cap: u64,
+    /// The newest runs and changes, for a live view.
+    pub(super) log: RecentLog,
+    events_processed: u64,
+    /// Events handled at once, without the queue.
+    folding: Folding,
+    watchdog: Watchdog,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
     /// Each service's semaphore bulkhead (`semaphore`).
@@ -159,19 +187,21 @@ impl Engine {
             load: Load::new(&scenario.load.mode),
             net: Net::new(&scenario.server, scenario.load.link.rtt),
             book: Book::new(scenario.services.len(), topology_pools),
-            sample_interval: SAMPLE_INTERVAL,
             next_sample_at: SAMPLE_INTERVAL,
-            log: std::collections::VecDeque::new(),
-            log_capacity: LOG_CAPACITY,
+            log: RecentLog::new(LOG_CAPACITY),
             events_processed: 0,
-            next: KeptAside::default(),
-            handling: false,
-            horizon: Nanos::ZERO,
-            events_folded: 0,
-            folding: true,
-            events_at_now: 0,
-            stall_events: STALL_EVENTS,
-            in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
+            folding: Folding {
+                on: true,
+                handling: false,
+                horizon: Nanos::ZERO,
+                next: KeptAside::default(),
+                count: 0,
+            },
+            watchdog: Watchdog {
+                at_now: 0,
+                stall_events: STALL_EVENTS,
+                in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
+            },
             cpu: Cpu::new(scenario.cores, scenario.cpu_scheduling),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
             permits: vec![
@@ -259,7 +289,7 @@ impl Engine {
     /// Events handled at once, without going through the queue (not in
     /// [`Engine::events_processed`]).
     pub fn events_folded(&self) -> u64 {
-        self.events_folded
+        self.folding.count
     }
 
     /// Requests sent so far.
@@ -319,19 +349,15 @@ impl Engine {
             return;
         };
         self.book.accumulate(time);
-        self.events_at_now = if time > self.now {
-            0
-        } else {
-            self.events_at_now + 1
-        };
+        self.watchdog.handles(time > self.now);
         self.now = time;
         self.events_processed += 1;
-        self.horizon = limit.max(time);
-        self.handling = true;
+        self.folding.horizon = limit.max(time);
+        self.folding.handling = true;
         self.handle(event);
         self.schedule_signals();
         self.handle_next();
-        self.handling = false;
+        self.folding.handling = false;
     }
 
     /// Schedules `event` at `at`. The earliest event scheduled while another is handled, due
@@ -339,18 +365,19 @@ impl Engine {
     /// soon as that one is done, without the queue, unless something pending comes first (see
     /// [`Engine::handle_next`]): the order of events is exactly the queue's.
     pub(super) fn schedule(&mut self, at: Nanos, event: Event) {
-        if self.folding && self.handling && at <= self.horizon {
-            match self.next.key {
+        if self.folding.may_keep(at) {
+            let next = &mut self.folding.next;
+            match next.key {
                 None => {
                     let seq = self.events.reserve_seq();
-                    self.next.put(at, seq, event);
+                    next.put(at, seq, event);
                     return;
                 }
                 // Earlier than the one kept aside: that one goes to the queue, in its place.
                 Some((kept_at, kept_seq)) if at < kept_at => {
-                    let kept = self.next.event;
+                    let kept = next.event;
                     let seq = self.events.reserve_seq();
-                    self.next.put(at, seq, event);
+                    next.put(at, seq, event);
                     self.events.push_reserved(kept_at, kept_seq, kept);
                     return;
                 }
@@ -369,7 +396,7 @@ impl Engine {
     /// next the queue would pop; otherwise the queue takes it back. The clock moves to it as
     /// a step would; a finite load that has finished stops there, as its callers do.
     fn handle_next(&mut self) {
-        while let Some((at, seq, event)) = self.next.take() {
+        while let Some((at, seq, event)) = self.folding.next.take() {
             let key = (at, seq);
             // An event at another instant is one the queue would have handed to the caller,
             // which stops once a finite load has finished.
@@ -385,17 +412,13 @@ impl Engine {
                 // What a step does with the event it pops.
                 self.sample_until(at);
                 self.book.accumulate(at);
-                self.events_at_now = if at > self.now {
-                    0
-                } else {
-                    self.events_at_now + 1
-                };
+                self.watchdog.handles(at > self.now);
                 self.now = at;
             } else {
-                self.events_at_now += 1;
+                self.watchdog.handles(false);
             }
             self.events.pass(at, seq);
-            self.events_folded += 1;
+            self.folding.count += 1;
             self.handle(event);
             self.schedule_signals();
         }
@@ -416,21 +439,21 @@ impl Engine {
     /// same simulated instant (a livelock: something answers at once and is retried at once).
     /// The engine then stops; callers say so instead of spinning.
     pub fn stalled(&self) -> bool {
-        self.events_at_now >= self.stall_events
+        self.watchdog.at_now >= self.watchdog.stall_events
     }
 
     /// Lowers (or raises) the stall watchdog's limit from [`STALL_EVENTS`], so a test can
     /// reach it without 50 million events.
     #[doc(hidden)]
     pub fn set_stall_events(&mut self, events: u64) {
-        self.stall_events = events;
+        self.watchdog.stall_events = events;
     }
 
     /// True when the run holds more requests in flight than a run may (the run-time side of
     /// the cost estimate's limits, [`max_requests_in_flight`]): an open load above what the
     /// server answers piles them up. The engine then stops, as when stalled.
     pub fn over_cap(&self) -> bool {
-        self.requests_in_flight() > self.in_flight_cap
+        self.requests_in_flight() > self.watchdog.in_flight_cap
     }
 
     /// Requests the engine holds now (arrived or waiting to connect, not yet released).
@@ -447,7 +470,7 @@ impl Engine {
     /// of latencies): for headless runs, whose reports never read them. Every figure a report
     /// reads is the same.
     pub fn unwatched(mut self) -> Self {
-        self.log_capacity = 0;
+        self.log.unwatched();
         self.book.unwatched();
         self
     }
@@ -456,14 +479,14 @@ impl Engine {
     /// nothing but the count.
     #[doc(hidden)]
     pub fn set_folding(&mut self, on: bool) {
-        self.folding = on;
+        self.folding.on = on;
     }
 
     /// Lowers (or raises) the most requests in flight from [`max_requests_in_flight`], so a
     /// test can reach it without gigabytes.
     #[doc(hidden)]
     pub fn set_in_flight_cap(&mut self, requests: u64) {
-        self.in_flight_cap = requests;
+        self.watchdog.in_flight_cap = requests;
     }
 
     /// What to tell the user when the run stopped at its cap (`None` while it has not).
@@ -491,7 +514,7 @@ impl Engine {
                 "the {} run stopped making progress at {} simulated: {} events happened at \
                  that same instant (a request answered at once and retried at once?); give the \
                  failing calls a latency or the clients a think time",
-                self.strategy, self.now, self.events_at_now
+                self.strategy, self.now, self.watchdog.at_now
             )
         })
     }
@@ -616,7 +639,7 @@ impl Engine {
             });
             self.book.sample(gauges);
             self.trace_sample(self.next_sample_at);
-            self.next_sample_at += self.sample_interval;
+            self.next_sample_at += SAMPLE_INTERVAL;
         }
     }
 

@@ -923,7 +923,7 @@ impl Engine {
         }
         self.count_answer(client, outcome, at);
         self.book.record(self.now, latency, outcome);
-        self.push_log(LogEntry::Run(row));
+        self.log.push(LogEntry::Run(row));
         self.load_goes_on(r, row, client)
     }
 
@@ -965,15 +965,5 @@ impl Engine {
     /// The submitting thread carries on with its stage after a pause.
     pub(super) fn resume_submitter(&mut self, r: ReqRef) {
         self.submit_calls(r);
-    }
-
-    pub(super) fn push_log(&mut self, entry: LogEntry) {
-        if self.log_capacity == 0 {
-            return;
-        }
-        if self.log.len() == self.log_capacity {
-            self.log.pop_front();
-        }
-        self.log.push_back(entry);
     }
 }

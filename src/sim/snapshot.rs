@@ -5,7 +5,7 @@ use crate::metrics::{Book, LatencySummary, Outcome, OutcomeCounts, Sampler, Seri
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 
-use super::engine::{Engine, PoolId, ServiceStats};
+use super::engine::{Engine, PoolId, SAMPLE_INTERVAL, ServiceStats};
 use super::parts::net::NetSnapshot;
 use super::pool::{Pool, PoolKind, PoolStats};
 use super::{Detail, FailReason, Fault, LogEntry, RunRow};
@@ -360,7 +360,7 @@ impl Engine {
             topology: &self.topology,
             faults: &self.faults,
             guards: Some(&self.guards.calls),
-            sample_interval: self.sample_interval,
+            sample_interval: SAMPLE_INTERVAL,
         };
         let base = Snapshot::of_book(run, &self.book, |id, in_use, sampler| {
             PoolSnapshot::of(id, &self.pools[id], in_use, sampler)
@@ -378,10 +378,8 @@ impl Engine {
 
     /// The newest log entries, names resolved.
     fn log_lines(&self) -> Vec<LogLine> {
-        let skip = self.log.len().saturating_sub(SNAPSHOT_LOG_LINES);
         self.log
-            .iter()
-            .skip(skip)
+            .newest(SNAPSHOT_LOG_LINES)
             .map(|e| match e {
                 LogEntry::Run(row) => LogLine::Run(self.run_line(row)),
                 LogEntry::Change { at, text } => LogLine::Change {

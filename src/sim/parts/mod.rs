@@ -1,5 +1,5 @@
 //! The engine's components that own their data and know nothing of the engine: the connection
-//! layer, the load generator, the cores and connection pools, the client retries and the call
+//! layer, the load generator, the log of recent runs, the cores and connection pools, the client retries and the call
 //! guards. The
 //! engine's handling of each (the `impl Engine` files beside this folder) wires them to the
 //! clock and the event queue.
@@ -7,5 +7,6 @@
 pub mod cpu;
 pub mod guards;
 pub mod load;
+pub mod log;
 pub mod net;
 pub mod retries;

@@ -7,19 +7,22 @@
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
+use super::CallResult;
 use super::breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
 use super::ratelimit::{RateAcquire, RateLimiter};
 
-/// What the guards say to a call about to be made.
+/// A call the guards let through. A refused call fails at once with the [`CallResult`] its
+/// guard's exception gives (`NotPermitted`: the breaker is open, `CallNotPermittedException`;
+/// `RateLimited`: no limiter permit within its timeout, `RequestNotPermitted`), which the
+/// engines carry out like any other failed call: a new guard adds a refusal here and in
+/// `CallResult`, not in either engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Admit {
-    /// The call goes on after `wait` (the rate limiter's reservation; zero: at once).
-    /// `recorded`: its result goes to the breaker ([`CallGuards::record`]).
-    Go { wait: Nanos, recorded: bool },
-    /// The breaker is open (`CallNotPermittedException`).
-    NotPermitted,
-    /// No rate-limiter permit within its timeout (`RequestNotPermitted`).
-    RateLimited,
+pub struct Pass {
+    /// How long its caller waits for a reserved permit first (zero: none).
+    pub wait: Nanos,
+    /// When the breaker permitted it, if the service has one: its result goes back to the
+    /// breaker ([`CallGuards::record`]) when its future completes.
+    pub since: Option<Nanos>,
 }
 
 /// A breaker as a snapshot shows it.
@@ -115,27 +118,28 @@ impl CallGuards {
         }
     }
 
-    /// A call of `service` is about to be made at `now`.
-    pub fn admit(&mut self, service: ServiceId, now: Nanos) -> Admit {
+    /// A call of `service` is about to be made at `now`: let through, or refused with the
+    /// result it fails with.
+    pub fn admit(&mut self, service: ServiceId, now: Nanos) -> Result<Pass, CallResult> {
         let breaker = self.breakers.get_mut(service.0).and_then(Option::as_mut);
-        let recorded = match breaker {
+        let since = match breaker {
             Some(b) => match b.try_acquire(now) {
-                BreakerAcquire::NotPermitted => return Admit::NotPermitted,
-                BreakerAcquire::Permitted => true,
+                BreakerAcquire::NotPermitted => return Err(CallResult::NotPermitted),
+                BreakerAcquire::Permitted => Some(now),
             },
-            None => false,
+            None => None,
         };
         let limiter = self.limiters.get_mut(service.0).and_then(Option::as_mut);
         let wait = match limiter.map(|l| l.acquire(now)) {
             Some(RateAcquire::Refused) => {
                 self.rate_limited[service.0] += 1;
                 self.record(service, now, true, Nanos::ZERO);
-                return Admit::RateLimited;
+                return Err(CallResult::RateLimited);
             }
             Some(RateAcquire::Granted { wait }) => wait,
             None => Nanos::ZERO,
         };
-        Admit::Go { wait, recorded }
+        Ok(Pass { wait, since })
     }
 
     /// A call the breaker permitted ended at `now` after `duration`, failed or not.
@@ -181,5 +185,76 @@ fn snapshot_of(b: &CircuitBreaker) -> BreakerSnapshot {
         opened: b.opened(),
         not_permitted: b.not_permitted(),
         transitions: b.transitions().to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{BreakerConfig, BreakerWindow, RateLimiterConfig};
+
+    fn ms(n: u64) -> Nanos {
+        Nanos::from_millis(n)
+    }
+
+    /// Service 0: a breaker that opens once 2 calls in its window of 2 failed, and a limiter
+    /// of 1 permit per 100 ms whose callers wait at most `timeout`. Service 1: no guard.
+    fn guards(timeout: Nanos) -> CallGuards {
+        let breaker = BreakerConfig {
+            window: BreakerWindow::Count(2),
+            failure_rate_threshold: 50.0,
+            minimum_calls: 2,
+            wait_in_open: Nanos::from_secs(1),
+            ..BreakerConfig::default()
+        };
+        let limiter = RateLimiterConfig {
+            limit_for_period: 1,
+            refresh_period: ms(100),
+            timeout,
+        };
+        CallGuards {
+            breakers: vec![Some(CircuitBreaker::new(breaker, Nanos::ZERO)), None],
+            limiters: vec![Some(RateLimiter::new(limiter, Nanos::ZERO)), None],
+            rate_limited: vec![0, 0],
+            door: None,
+            client: None,
+        }
+    }
+
+    #[test]
+    fn a_refused_call_gets_the_result_it_fails_with_and_a_passed_one_its_wait_and_breaker() {
+        let mut g = guards(ms(50));
+        let (guarded, free) = (ServiceId(0), ServiceId(1));
+        let pass = |wait, since| Ok(Pass { wait, since });
+        assert_eq!(g.admit(free, ms(0)), pass(Nanos::ZERO, None));
+        assert_eq!(g.admit(guarded, ms(0)), pass(Nanos::ZERO, Some(ms(0))));
+        // The cycle's one permit is taken: the next is 100 ms away, beyond the 50 ms wait.
+        assert_eq!(g.admit(guarded, ms(0)), Err(CallResult::RateLimited));
+        assert_eq!(g.rate_limited(guarded), 1);
+        // The breaker counted that refusal as a failure; a second failure opens it.
+        g.record(guarded, ms(1), true, ms(1));
+        assert_eq!(g.admit(guarded, ms(2)), Err(CallResult::NotPermitted));
+        assert_eq!(
+            g.rate_limited(guarded),
+            1,
+            "an open breaker asks no limiter"
+        );
+        assert_eq!(g.admit(free, ms(2)), pass(Nanos::ZERO, None));
+    }
+
+    #[test]
+    fn a_reserved_permit_within_the_timeout_is_a_wait_not_a_refusal() {
+        let mut g = guards(ms(150));
+        let guarded = ServiceId(0);
+        assert!(g.admit(guarded, ms(0)).is_ok());
+        let second = g.admit(guarded, ms(30));
+        assert_eq!(
+            second,
+            Ok(Pass {
+                wait: ms(70),
+                since: Some(ms(30))
+            })
+        );
+        assert_eq!(g.rate_limited(guarded), 0);
     }
 }

@@ -16,7 +16,7 @@ pub mod shed;
 mod verdict;
 
 pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
-pub use guard::{Admit, BreakerSnapshot, CallGuards, Door};
+pub use guard::{BreakerSnapshot, CallGuards, Door, Pass};
 pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
 pub use retry::{

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
 use crate::flow::permit::Acquire;
-use crate::flow::{self, Admit, CallResult, Completion, Detail, FailReason, Rejection, Verdict};
+use crate::flow::{self, CallResult, Completion, Detail, FailReason, Pass, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::{Attempts, call_draw};
@@ -651,10 +651,10 @@ impl World {
         if !admitted && self.guarded {
             let now = self.clock.now();
             match self.admit(service, now) {
-                Ok((wait, since)) => {
-                    calls.since[i] = since;
-                    if wait > Nanos::ZERO {
-                        calls.retries[i] = Some((self.clock.at(now + wait), true));
+                Ok(pass) => {
+                    calls.since[i] = pass.since;
+                    if pass.wait > Nanos::ZERO {
+                        calls.retries[i] = Some((self.clock.at(now + pass.wait), true));
                         return Ok(());
                     }
                 }
@@ -712,31 +712,23 @@ impl World {
         }
         let now = self.clock.now();
         match self.admit(service, now) {
-            Ok((wait, since)) => {
-                if wait > Nanos::ZERO && !ctx.sleep_until(self.clock.at(now + wait)).await {
+            Ok(pass) => {
+                if pass.wait > Nanos::ZERO && !ctx.sleep_until(self.clock.at(now + pass.wait)).await
+                {
                     return Guarded::Stopped;
                 }
-                Guarded::Go(since)
+                Guarded::Go(pass.since)
             }
             Err(result) => Guarded::Failed(result),
         }
     }
 
-    /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`): Ok with how long its
-    /// caller waits for a reserved permit and, when the breaker permitted it, since when; or
-    /// the result the call fails with at once.
-    fn admit(
-        self: &Arc<Self>,
-        service: ServiceId,
-        now: Nanos,
-    ) -> Result<(Nanos, Option<Nanos>), CallResult> {
-        let admit = lock(&self.guards).admit(service, now);
+    /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`), and the breaker's
+    /// next timed transition armed.
+    fn admit(self: &Arc<Self>, service: ServiceId, now: Nanos) -> Result<Pass, CallResult> {
+        let admitted = lock(&self.guards).admit(service, now);
         self.arm_breaker_poll();
-        match admit {
-            Admit::Go { wait, recorded } => Ok((wait, recorded.then_some(now))),
-            Admit::NotPermitted => Err(CallResult::NotPermitted),
-            Admit::RateLimited => Err(CallResult::RateLimited),
-        }
+        admitted
     }
 
     /// A call the breaker permitted at `since` completed with `result`: the breaker hears

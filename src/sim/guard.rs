@@ -3,7 +3,7 @@
 //! reserved permit parks the caller until it is due, and a breaker's timed transitions get
 //! an event.
 
-use crate::flow::{Admit, CallResult};
+use crate::flow::CallResult;
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
@@ -43,19 +43,13 @@ impl Engine {
         call: u16,
         service: ServiceId,
     ) -> Result<Nanos, CallResult> {
-        let admit = self.guards.calls.admit(service, self.now);
+        let admitted = self.guards.calls.admit(service, self.now);
         self.arm_breaker_poll();
-        match admit {
-            Admit::Go { wait, recorded } => {
-                let now = self.now;
-                if let Some(req) = self.requests.get_mut(r) {
-                    req.calls[call as usize].breaker_since = recorded.then_some(now);
-                }
-                Ok(wait)
-            }
-            Admit::NotPermitted => Err(CallResult::NotPermitted),
-            Admit::RateLimited => Err(CallResult::RateLimited),
+        let pass = admitted?;
+        if let Some(req) = self.requests.get_mut(r) {
+            req.calls[call as usize].breaker_since = pass.since;
         }
+        Ok(pass.wait)
     }
 
     /// The future of call `call` completed with `result`: a call the breaker permitted tells

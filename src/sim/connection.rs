@@ -115,10 +115,10 @@ impl Engine {
         } else {
             self.connected(r);
         }
-        let Some(req) = self.requests.get(r) else {
+        let Some(attempt) = self.requests.attempt(r) else {
             return;
         };
-        let (sent, drops) = (req.arrival, u32::from(req.syn_drops));
+        let (sent, drops) = (attempt.sent, u32::from(attempt.syn_drops));
         let then = Then::after_syn(fate, &self.scenario.load.link, self.now, sent, drops);
         self.carry_out(r, then);
     }
@@ -137,8 +137,8 @@ impl Engine {
                 (at, Event::Ack { req: r })
             }
             Then::Syn { at, drops } => {
-                if let Some(req) = self.requests.get_mut(r) {
-                    req.syn_drops = u8::try_from(drops).unwrap_or(u8::MAX);
+                if let Some(attempt) = self.requests.attempt_mut(r) {
+                    attempt.syn_drops = u8::try_from(drops).unwrap_or(u8::MAX);
                 }
                 (at, Event::Syn { req: r })
             }
@@ -197,10 +197,10 @@ impl Engine {
     }
 
     /// Whether a connection attempt's client still waits for it; one whose client gave up
-    /// meanwhile is abandoned (the server never sees it).
+    /// meanwhile is abandoned (the server never sees it). Reads only the attempt's record.
     fn still_wanted(&mut self, r: ReqRef) -> bool {
-        match self.requests.get(r) {
-            Some(req) if !req.answered() => true,
+        match self.requests.attempt(r) {
+            Some(a) if a.waiting => true,
             Some(_) => {
                 self.abandon(r);
                 false

@@ -903,8 +903,8 @@ impl Engine {
                 return self.load.mode.is_closed().then_some(next);
             }
         }
-        let req = self.requests.get_mut(r)?;
-        req.client_side = Client::Answered;
+        self.requests.answer(r);
+        let req = self.requests.get(r)?;
         let latency = at.saturating_sub(req.first_sent);
         let row = RunRow {
             run: req.id,

@@ -268,8 +268,6 @@ pub(super) struct Request {
     pub verdict: Verdict<ThreadRef>,
     /// Calls queued or running that still refer to this request.
     pub outstanding: u32,
-    /// SYNs of its connection the listen socket dropped so far (a full accept queue).
-    pub syn_drops: u8,
     /// ACKs of its handshake the listen socket dropped so far (the queue filled between its
     /// SYN and its ACK), and when that SYN reached it.
     pub ack_drops: u8,
@@ -334,7 +332,6 @@ impl Request {
             pending: 0,
             verdict: Verdict::default(),
             outstanding: 0,
-            syn_drops: 0,
             ack_drops: 0,
             syn_at: Nanos::ZERO,
             holds_conn: false,
@@ -344,9 +341,27 @@ impl Request {
     }
 }
 
+/// A request's connection attempt, kept beside the slots in a small array of its own: while
+/// the accept queue is full, each retransmitted SYN reads and writes only this, never the
+/// request's 200-odd bytes (a storm of hundreds of thousands of waiting connections would
+/// otherwise bring one of them in from memory per SYN).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Attempt {
+    /// The generation of the request in the slot.
+    generation: u32,
+    /// Its client still waits for it: the request is live and its client has no outcome.
+    pub waiting: bool,
+    /// SYNs of its connection the listen socket dropped so far (a full accept queue).
+    pub syn_drops: u8,
+    /// When its client sent it: the request's `arrival`, which never changes.
+    pub sent: Nanos,
+}
+
 #[derive(Debug)]
 pub(super) struct Requests {
     slots: Vec<Request>,
+    /// Each slot's connection attempt, indexed like `slots`.
+    attempts: Vec<Attempt>,
     free: Vec<u32>,
     calls_per_request: usize,
     live: usize,
@@ -356,6 +371,7 @@ impl Requests {
     pub fn new(calls_per_request: usize) -> Self {
         Requests {
             slots: Vec::new(),
+            attempts: Vec::new(),
             free: Vec::new(),
             calls_per_request,
             live: 0,
@@ -380,6 +396,12 @@ impl Requests {
                     strategy,
                     Vec::with_capacity(self.calls_per_request),
                 ));
+                self.attempts.push(Attempt {
+                    generation: 0,
+                    waiting: false,
+                    syn_drops: 0,
+                    sent: arrival,
+                });
                 u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
             }
         };
@@ -391,6 +413,12 @@ impl Requests {
         calls.resize(self.calls_per_request, Call::NEW);
         let generation = r.generation.wrapping_add(1);
         *r = Request::fresh(generation, id, arrival, client, strategy, calls);
+        self.attempts[slot as usize] = Attempt {
+            generation,
+            waiting: true,
+            syn_drops: 0,
+            sent: arrival,
+        };
         self.live += 1;
         ReqRef { slot, generation }
     }
@@ -410,6 +438,30 @@ impl Requests {
         self.slots
             .get_mut(r.slot as usize)
             .filter(|q| q.live && q.generation == r.generation)
+    }
+
+    /// The connection attempt of `r`, if the slot still holds it (live or freed since, but
+    /// not reused).
+    pub fn attempt(&self, r: ReqRef) -> Option<&Attempt> {
+        self.attempts
+            .get(r.slot as usize)
+            .filter(|a| a.generation == r.generation)
+    }
+
+    pub fn attempt_mut(&mut self, r: ReqRef) -> Option<&mut Attempt> {
+        self.attempts
+            .get_mut(r.slot as usize)
+            .filter(|a| a.generation == r.generation)
+    }
+
+    /// The client of `r` has its outcome.
+    pub fn answer(&mut self, r: ReqRef) {
+        if let Some(req) = self.get_mut(r) {
+            req.client_side = Client::Answered;
+            if let Some(a) = self.attempts.get_mut(r.slot as usize) {
+                a.waiting = false;
+            }
+        }
     }
 
     /// Frees the slot once nobody refers to the request any more.

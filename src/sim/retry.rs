@@ -12,7 +12,7 @@ use super::draw::retry_u;
 use super::engine::Engine;
 use super::event::Event;
 use super::parts::retries::Waiting;
-use super::request::{Client, ReqRef};
+use super::request::ReqRef;
 
 impl Engine {
     /// The client of `r` saw `outcome` at `seen`: if it sends again, the next attempt is
@@ -51,9 +51,7 @@ impl Engine {
             last: outcome,
         });
         self.book.retried(self.now);
-        if let Some(req) = self.requests.get_mut(r) {
-            req.client_side = Client::Answered;
-        }
+        self.requests.answer(r);
         self.schedule(at, Event::Retry { slot });
         Some(at)
     }

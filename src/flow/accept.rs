@@ -486,25 +486,23 @@ pub fn syn_retry(link: &Link, sent: Nanos, drops: u32) -> SynRetry {
     }
 }
 
-/// The RTO before SYN retransmit `k` (from 1): the initial 1 s for the first
-/// `linear + 1` (Linux 6.5+ `tcp_syn_linear_timeouts`), then doubling, capped at
-/// `TCP_RTO_MAX` (120 s).
-fn syn_rto(k: u32, linear: u32) -> Nanos {
-    let secs = if k <= linear + 1 {
-        1
-    } else {
-        1u64.checked_shl(k - linear - 1)
-            .unwrap_or(u64::MAX)
-            .min(120)
-    };
-    Nanos::from_secs(secs)
-}
-
-/// Time from the first SYN to retransmit `k` (`k` = retries + 1: to `connect()`'s failure).
-/// With 6 retries and 4 linear timeouts: 1, 2, 3, 4, 5, 7, 11, 19, 35, 67 s, failing at
-/// 131 s; before Linux 6.5 (0 linear): 1, 3, 7, 15, 31, 63 s, failing at 127 s.
+/// Time from the first SYN to retransmit `k` (`k` = retries + 1: to `connect()`'s failure):
+/// the sum of the RTOs before each, the initial 1 s for the first `linear + 1` (Linux 6.5+
+/// `tcp_syn_linear_timeouts`), then doubling, 2, 4, ... 64 s, capped at `TCP_RTO_MAX` (120 s)
+/// from the one that would be 128 s. With 6 retries and 4 linear timeouts: 1, 2, 3, 4, 5, 7,
+/// 11, 19, 35, 67 s, failing at 131 s; before Linux 6.5 (0 linear): 1, 3, 7, 15, 31, 63 s,
+/// failing at 127 s. Summed in closed form: every dropped SYN asks for it.
 pub fn syn_elapsed(k: u32, linear: u32) -> Nanos {
-    (1..=k).fold(Nanos::ZERO, |t, i| t.saturating_add(syn_rto(i, linear)))
+    let first = linear.saturating_add(1);
+    let flat = u64::from(k.min(first));
+    let doubled = u64::from(k.saturating_sub(first));
+    // 2 + 4 + ... + 2^m = 2^(m+1) - 2 while 2^m <= 64; then 120 s each.
+    let secs = if doubled <= 6 {
+        flat + (1 << (doubled + 1)) - 2
+    } else {
+        flat + 126 + (doubled - 6) * 120
+    };
+    Nanos(secs.saturating_mul(1_000_000_000))
 }
 
 #[cfg(test)]
@@ -513,6 +511,37 @@ mod tests {
 
     fn secs(n: u64) -> Nanos {
         Nanos::from_secs(n)
+    }
+
+    /// The RTO before SYN retransmit `k` (from 1), one at a time, as the kernel sets it.
+    fn syn_rto(k: u32, linear: u32) -> Nanos {
+        let secs = if k <= linear + 1 {
+            1
+        } else {
+            1u64.checked_shl(k - linear - 1)
+                .unwrap_or(u64::MAX)
+                .min(120)
+        };
+        Nanos::from_secs(secs)
+    }
+
+    #[test]
+    fn the_time_to_a_syn_retransmit_is_the_sum_of_the_rtos_before_it() {
+        for linear in 0..=12 {
+            let mut sum = Nanos::ZERO;
+            for k in 0..=300 {
+                if k > 0 {
+                    sum = sum.saturating_add(syn_rto(k, linear));
+                }
+                assert_eq!(
+                    syn_elapsed(k, linear),
+                    sum,
+                    "retransmit {k}, {linear} linear"
+                );
+            }
+        }
+        assert_eq!(syn_elapsed(u32::MAX, 0), Nanos(u64::MAX), "saturates");
+        assert_eq!(syn_elapsed(3, u32::MAX), secs(3));
     }
 
     #[test]

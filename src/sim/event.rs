@@ -101,8 +101,10 @@ pub(super) enum Event {
     BreakerPoll,
 }
 
-/// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap.
-const MAX_LANES: usize = 12;
+/// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap. A lane stays
+/// with its delay while it holds an event, so a few sparse delays (a handshake's retransmits)
+/// can hold lanes for long: there are enough for them and for the streams that fill fast.
+const MAX_LANES: usize = 32;
 
 /// Below this many pending events the heap is shallow and cheaper than any lane.
 const DEEP_HEAP: usize = 4096;
@@ -116,6 +118,10 @@ const RECENT_DELAYS: usize = 8;
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
     lanes: Vec<FifoLane<E>>,
+    /// Each lane's front order, side by side, and which lanes hold events (bit `i` for lane
+    /// `i`): finding the head reads these few cache lines, not each lane's buffer.
+    fronts: [u128; MAX_LANES],
+    occupied: u32,
     /// One event kept beside the heap (see [`EventQueue::push_beside`]).
     beside: Option<Entry<E>>,
     /// Events in all lanes together.
@@ -188,6 +194,8 @@ impl<E> Default for EventQueue<E> {
         EventQueue {
             heap: BinaryHeap::new(),
             lanes: Vec::new(),
+            fronts: [u128::MAX; MAX_LANES],
+            occupied: 0,
             beside: None,
             in_lanes: 0,
             next_seq: 0,
@@ -250,10 +258,14 @@ impl<E> EventQueue<E> {
                 None
             }
         };
-        match lane.map(|i| &mut self.lanes[i].entries) {
+        match lane.map(|i| (i, &mut self.lanes[i].entries)) {
             // A lane stays sorted: an entry joins it only behind an earlier one (an event
             // kept aside carries a sequence number older than the ones pushed since).
-            Some(q) if q.back().is_none_or(|b| b.order <= entry.order) => {
+            Some((i, q)) if q.back().is_none_or(|b| b.order <= entry.order) => {
+                if q.is_empty() {
+                    self.fronts[i] = entry.order;
+                    self.occupied |= 1 << i;
+                }
                 q.push_back(entry);
                 self.in_lanes += 1;
             }
@@ -298,13 +310,13 @@ impl<E> EventQueue<E> {
         {
             best = Some((Head::Beside, e.order));
         }
-        if self.in_lanes > 0 {
-            for (i, lane) in self.lanes.iter().enumerate() {
-                if let Some(front) = lane.entries.front()
-                    && best.is_none_or(|(_, order)| front.order < order)
-                {
-                    best = Some((Head::Lane(i), front.order));
-                }
+        let mut lanes = self.occupied;
+        while lanes != 0 {
+            let i = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let front = self.fronts[i];
+            if best.is_none_or(|(_, order)| front < order) {
+                best = Some((Head::Lane(i), front));
             }
         }
         best.map(|(head, order)| (head, unpack(order)))
@@ -349,7 +361,13 @@ impl<E> EventQueue<E> {
             Head::Beside => self.beside.take(),
             Head::Lane(i) => {
                 self.in_lanes -= 1;
-                self.lanes[i].entries.pop_front()
+                let q = &mut self.lanes[i].entries;
+                let entry = q.pop_front();
+                match q.front() {
+                    Some(next) => self.fronts[i] = next.order,
+                    None => self.occupied &= !(1 << i),
+                }
+                entry
             }
         }?;
         let (time, seq) = entry.key();
@@ -413,6 +431,44 @@ mod tests {
         q.push(Nanos(5), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd', 'e']);
+    }
+
+    #[test]
+    fn a_stream_finds_a_lane_while_sparse_delays_hold_many_and_the_fronts_pop_in_order() {
+        // Past DEEP_HEAP, 20 delays each leave one event far ahead in their lane (a
+        // handshake's sparse retransmits); a 21st delay's stream still gets a lane, and as
+        // lanes empty and refill every pop comes out in (time, sequence) order.
+        let mut q = EventQueue::default();
+        let mut expected = Vec::new();
+        let push = |q: &mut EventQueue<u64>, expected: &mut Vec<(Nanos, u64)>, at: Nanos| {
+            let seq = q.next_seq;
+            q.push(at, seq);
+            expected.push((at, seq));
+        };
+        for i in 0..DEEP_HEAP as u64 {
+            push(&mut q, &mut expected, Nanos(1_000_000_000 + i));
+        }
+        for d in 1..=20u64 {
+            // Twice: the second sighting of a delay opens its lane.
+            push(&mut q, &mut expected, Nanos(d * 10_000_000));
+            push(&mut q, &mut expected, Nanos(d * 10_000_000));
+        }
+        let in_lanes = q.in_lanes;
+        for _ in 0..500 {
+            push(&mut q, &mut expected, Nanos(7_777));
+        }
+        assert!(q.lanes.len() > 20, "the stream found no lane");
+        assert!(q.in_lanes >= in_lanes + 499, "the stream went to the heap");
+        // Pop some, push more behind: lanes empty, open for other delays and refill.
+        let mut popped = Vec::new();
+        for k in 0..300u64 {
+            popped.extend(q.pop());
+            let at = q.now + Nanos(5_000 + k % 3);
+            push(&mut q, &mut expected, at);
+        }
+        popped.extend(std::iter::from_fn(|| q.pop()));
+        expected.sort();
+        assert_eq!(popped, expected);
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl Engine {
         } else {
             self.connected(r);
         }
-        let Some(attempt) = self.requests.attempt(r) else {
+        let Some(attempt) = self.requests.connecting(r) else {
             return;
         };
         let (sent, drops) = (attempt.sent, u32::from(attempt.syn_drops));
@@ -137,7 +137,7 @@ impl Engine {
                 (at, Event::Ack { req: r })
             }
             Then::Syn { at, drops } => {
-                if let Some(attempt) = self.requests.attempt_mut(r) {
+                if let Some(attempt) = self.requests.connecting_mut(r) {
                     attempt.syn_drops = u8::try_from(drops).unwrap_or(u8::MAX);
                 }
                 (at, Event::Syn { req: r })
@@ -199,7 +199,7 @@ impl Engine {
     /// Whether a connection attempt's client still waits for it; one whose client gave up
     /// meanwhile is abandoned (the server never sees it). Reads only the attempt's record.
     fn still_wanted(&mut self, r: ReqRef) -> bool {
-        match self.requests.attempt(r) {
+        match self.requests.connecting(r) {
             Some(a) if a.waiting => true,
             Some(_) => {
                 self.abandon(r);

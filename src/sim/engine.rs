@@ -17,7 +17,7 @@ use super::event::{Event, EventQueue};
 use super::handles::{Task, ThreadName, ThreadRef};
 use super::parts::cpu::{Cpu, ResourceState};
 use super::parts::guards::Guards;
-use super::parts::load::Load;
+use super::parts::load::LoadGenerator;
 use super::parts::log::RecentLog;
 use super::parts::net::{ClosedClient, Net};
 use super::parts::retries::Retries;
@@ -134,7 +134,7 @@ pub struct Engine {
     pub(super) faults: Vec<Option<Fault>>,
 
     /// The load generator: what the clients do, ids, the open load's rate epoch.
-    pub(super) load: Load,
+    pub(super) load: LoadGenerator,
 
     /// Connections: Tomcat's `LimitLatch`, the accept queue, the clients' connections.
     pub(super) net: Net,
@@ -184,7 +184,7 @@ impl Engine {
             fork_join_pools,
             requests: Requests::new(scenario.endpoint.call_count()),
             faults: vec![None; scenario.services.len()],
-            load: Load::new(&scenario.load.mode),
+            load: LoadGenerator::new(&scenario.load.mode),
             net: Net::new(&scenario.server, scenario.load.link.rtt),
             book: Book::new(scenario.services.len(), topology_pools),
             next_sample_at: SAMPLE_INTERVAL,

@@ -55,9 +55,9 @@ impl Engine {
         }
     }
 
-    /// Schedules the open load's next arrival (see [`Load::next_open_arrival`]).
+    /// Schedules the open load's next arrival (see [`LoadGenerator::next_open_arrival`]).
     ///
-    /// [`Load::next_open_arrival`]: super::parts::load::Load::next_open_arrival
+    /// [`LoadGenerator::next_open_arrival`]: super::parts::load::LoadGenerator::next_open_arrival
     pub(super) fn schedule_next_arrival(&mut self) {
         if let Some(at) = self.load.next_open_arrival(self.scenario.seed, self.now) {
             let generation = self.load.generation;

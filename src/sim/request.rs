@@ -346,7 +346,7 @@ impl Request {
 /// request's 200-odd bytes (a storm of hundreds of thousands of waiting connections would
 /// otherwise bring one of them in from memory per SYN).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Attempt {
+pub(super) struct Connecting {
     /// The generation of the request in the slot.
     generation: u32,
     /// Its client still waits for it: the request is live and its client has no outcome.
@@ -361,7 +361,7 @@ pub(super) struct Attempt {
 pub(super) struct Requests {
     slots: Vec<Request>,
     /// Each slot's connection attempt, indexed like `slots`.
-    attempts: Vec<Attempt>,
+    connecting: Vec<Connecting>,
     free: Vec<u32>,
     calls_per_request: usize,
     live: usize,
@@ -371,7 +371,7 @@ impl Requests {
     pub fn new(calls_per_request: usize) -> Self {
         Requests {
             slots: Vec::new(),
-            attempts: Vec::new(),
+            connecting: Vec::new(),
             free: Vec::new(),
             calls_per_request,
             live: 0,
@@ -396,7 +396,7 @@ impl Requests {
                     strategy,
                     Vec::with_capacity(self.calls_per_request),
                 ));
-                self.attempts.push(Attempt {
+                self.connecting.push(Connecting {
                     generation: 0,
                     waiting: false,
                     syn_drops: 0,
@@ -413,7 +413,7 @@ impl Requests {
         calls.resize(self.calls_per_request, Call::NEW);
         let generation = r.generation.wrapping_add(1);
         *r = Request::fresh(generation, id, arrival, client, strategy, calls);
-        self.attempts[slot as usize] = Attempt {
+        self.connecting[slot as usize] = Connecting {
             generation,
             waiting: true,
             syn_drops: 0,
@@ -442,14 +442,14 @@ impl Requests {
 
     /// The connection attempt of `r`, if the slot still holds it (live or freed since, but
     /// not reused).
-    pub fn attempt(&self, r: ReqRef) -> Option<&Attempt> {
-        self.attempts
+    pub fn connecting(&self, r: ReqRef) -> Option<&Connecting> {
+        self.connecting
             .get(r.slot as usize)
             .filter(|a| a.generation == r.generation)
     }
 
-    pub fn attempt_mut(&mut self, r: ReqRef) -> Option<&mut Attempt> {
-        self.attempts
+    pub fn connecting_mut(&mut self, r: ReqRef) -> Option<&mut Connecting> {
+        self.connecting
             .get_mut(r.slot as usize)
             .filter(|a| a.generation == r.generation)
     }
@@ -458,7 +458,7 @@ impl Requests {
     pub fn answer(&mut self, r: ReqRef) {
         if let Some(req) = self.get_mut(r) {
             req.client_side = Client::Answered;
-            if let Some(a) = self.attempts.get_mut(r.slot as usize) {
+            if let Some(a) = self.connecting.get_mut(r.slot as usize) {
                 a.waiting = false;
             }
         }

@@ -7,7 +7,7 @@ use crate::sim::draw::arrival_exp;
 use crate::time::Nanos;
 
 #[derive(Debug)]
-pub(crate) struct Load {
+pub(crate) struct LoadGenerator {
     /// What the clients do now (live changes included).
     pub mode: LoadMode,
     /// The id the next request gets (from 1).
@@ -24,13 +24,13 @@ pub(crate) struct Load {
     pub last_answer: Nanos,
 }
 
-impl Load {
+impl LoadGenerator {
     pub fn new(mode: &LoadMode) -> Self {
         let client_target = match *mode {
             LoadMode::Closed { clients, .. } => clients,
             _ => 0,
         };
-        Load {
+        LoadGenerator {
             mode: mode.clone(),
             next_id: 1,
             client_target,
@@ -144,7 +144,7 @@ mod tests {
             to: 1000.0,
             over: Nanos::from_secs(10),
         };
-        let mut load = Load::new(&LoadMode::Open {
+        let mut load = LoadGenerator::new(&LoadMode::Open {
             rate: 10.0,
             ramp: Some(ramp),
         });
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn only_an_open_load_has_a_next_open_arrival() {
-        let closed = Load::new(&LoadMode::Closed {
+        let closed = LoadGenerator::new(&LoadMode::Closed {
             clients: 3,
             think: Nanos::ZERO,
         });
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_finite_load_ends_when_every_request_was_sent_and_ended_and_its_last_answer_arrived() {
-        let mut runs = Load::new(&LoadMode::Runs { count: 3 });
+        let mut runs = LoadGenerator::new(&LoadMode::Runs { count: 3 });
         assert!(!runs.all_ended(3, 2));
         assert!(!runs.all_ended(2, 3));
         assert!(runs.all_ended(3, 3));
@@ -190,7 +190,7 @@ mod tests {
         );
         assert_eq!(runs.last_answer, Nanos(50));
 
-        let mut open = Load::new(&LoadMode::Open {
+        let mut open = LoadGenerator::new(&LoadMode::Open {
             rate: 1.0,
             ramp: None,
         });

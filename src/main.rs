@@ -833,27 +833,43 @@ fn compare_output(
     traced: bool,
     charted: bool,
 ) -> anyhow::Result<Compared> {
-    use rayon::prelude::*;
     let strategies = Strategy::ALL;
     let bar = Progress::new(strategies.len() as u64, "strategies");
     // The strategies play side by side on the machine's cores; each engine is deterministic
     // on its own, and the results are read back in the list's order, so the output is the
-    // same byte for byte as one after another.
-    let played: Vec<_> = strategies
-        .par_iter()
-        .map(|&strategy| {
-            let mut rec = timeline::Recorder::new(strategy, duration);
-            let engine = new_engine(s, strategy, traced.then_some(strategies.len()), charted);
-            let (engine, done) = if charted {
-                progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
-            } else {
-                progress::play_engine(engine, duration, None, &mut progress::unobserved)
-            };
-            bar.inc();
-            (engine, done, rec)
+    // same byte for byte as one after another. They start in the order of their up-front
+    // cost, largest first (a strategy whose server answers less than the load piles up
+    // connections that retransmit), so the ones left for last are short and the cores
+    // finish together.
+    let mut slots: Vec<Option<_>> = strategies.iter().map(|_| None).collect();
+    let mut jobs: Vec<_> = strategies
+        .iter()
+        .zip(slots.iter_mut())
+        .map(|(&strategy, slot)| {
+            let served = threadlab::theory::served_rps(s, &[strategy]);
+            let cost = scenario::estimate_cost(s, duration, served);
+            ((cost.requests_in_flight, cost.events), strategy, slot)
         })
         .collect();
+    jobs.sort_by(|(a, ..), (b, ..)| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+    rayon::scope_fifo(|scope| {
+        for (_, strategy, slot) in jobs {
+            let bar = &bar;
+            scope.spawn_fifo(move |_| {
+                let mut rec = timeline::Recorder::new(strategy, duration);
+                let engine = new_engine(s, strategy, traced.then_some(strategies.len()), charted);
+                let (engine, done) = if charted {
+                    progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
+                } else {
+                    progress::play_engine(engine, duration, None, &mut progress::unobserved)
+                };
+                bar.inc();
+                *slot = Some((engine, done, rec));
+            });
+        }
+    });
     bar.finish();
+    let played = slots.into_iter().flatten();
     let mut reports = Vec::new();
     let mut timelines = Vec::new();
     let mut engines = Vec::new();

@@ -22,8 +22,8 @@ use super::request::{Call, CallPhase, ReqRef, Submitting};
 impl Engine {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).
     pub(super) fn first_call_attempt(&mut self, service: ServiceId) {
-        if self.call_retries.retries(service) {
-            self.call_retries.first_attempt(service);
+        if self.guards.retries.retries(service) {
+            self.guards.retries.first_attempt(service);
             self.book.services[service.0].first_attempts += 1;
         }
     }
@@ -32,8 +32,8 @@ impl Engine {
     /// whose future then stays pending.
     pub(super) fn retries_call(&mut self, r: ReqRef, call: u16, result: CallResult) -> bool {
         let service = self.service_of(call);
-        let attempt = self.slots.attempt(call);
-        match self.call_retries.after(service, attempt, result) {
+        let attempt = self.guards.slots.attempt(call);
+        match self.guards.retries.after(service, attempt, result) {
             AfterAttempt::Final => return false,
             AfterAttempt::GivesUp => {
                 self.book.services[service.0].retries_exhausted += 1;
@@ -41,7 +41,7 @@ impl Engine {
             }
             AfterAttempt::Again => {}
         }
-        let next = self.slots.next(call);
+        let next = self.guards.slots.next(call);
         let (seed, now) = (self.scenario.seed, self.now);
         let Some(req) = self.requests.get_mut(r) else {
             return false;
@@ -57,13 +57,18 @@ impl Engine {
             request: req.attempt,
             call: attempt + 1,
         };
-        let u = call_retry_u(seed, req.id, usize::from(self.slots.call(call)), attempts);
+        let u = call_retry_u(
+            seed,
+            req.id,
+            usize::from(self.guards.slots.call(call)),
+            attempts,
+        );
         if req.strategy.calls_inline() && req.submitting == Submitting::Inline(call) {
             let thread = req.submitter.unwrap_or(ThreadRef::Delayer);
             req.submitting = Submitting::RetryWait { call: next, thread };
         }
         self.book.services[service.0].retries += 1;
-        let pause = self.call_retries.pause(service, attempt + 1, u);
+        let pause = self.guards.retries.pause(service, attempt + 1, u);
         self.schedule(
             now + pause,
             Event::CallRetry {

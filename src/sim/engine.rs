@@ -22,7 +22,7 @@ use super::parts::log::RecentLog;
 use super::parts::net::{ClosedClient, Net};
 use super::parts::retries::Retries;
 use super::pool::{KeepAlive, Pool, Submitter};
-use super::request::{ReqRef, Requests};
+use super::request::Requests;
 
 pub use crate::metrics::ServiceStats;
 
@@ -35,9 +35,6 @@ pub const LOG_CAPACITY: usize = 500;
 /// (a batch fanning out at t = 0) stays far below it: the up-front cost estimate caps the calls
 /// in flight at [`crate::scenario::MAX_CALLS_IN_FLIGHT`].
 pub const STALL_EVENTS: u64 = 50_000_000;
-
-/// Each service's semaphore bulkhead; a waiter is a request's call.
-pub(super) type Permits = crate::flow::permit::Semaphore<(ReqRef, u16)>;
 
 /// The event kept aside while another is handled (see [`Engine::schedule`]), if any: its key
 /// says whether there is one, so the event itself is always a whole value. (As an `Option`
@@ -150,17 +147,12 @@ pub struct Engine {
     watchdog: Watchdog,
     pub(super) cpu: Cpu,
     pub(super) resource_states: Vec<ResourceState>,
-    /// Each service's semaphore bulkhead (`semaphore`).
-    pub(super) permits: Vec<Permits>,
     /// Thread timelines, when recorded (off by default: see `trace.rs`).
     pub(super) trace: Option<Box<super::trace::Timeline>>,
     /// The clients' retries: the budget and the attempts waiting to be sent.
     pub(super) retries: Retries,
     /// Each service's circuit breaker and rate limiter.
     pub(super) guards: Guards,
-    /// Each service's `[services.retry]`, and how the attempts of calls are numbered.
-    pub(super) call_retries: crate::flow::CallRetries,
-    pub(super) slots: crate::flow::CallSlots,
 }
 
 impl Engine {
@@ -204,15 +196,9 @@ impl Engine {
             },
             cpu: Cpu::new(scenario.cores, scenario.cpu_scheduling),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
-            permits: vec![
-                Permits::new(scenario.strategy.semaphore.permits);
-                scenario.services.len()
-            ],
             trace: None,
             retries: Retries::new(scenario.load.retry),
             guards: Guards::new(scenario),
-            call_retries: crate::flow::CallRetries::new(scenario),
-            slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),
         };
         engine.start_load();
         engine

@@ -252,7 +252,7 @@ impl Engine {
             };
             req.next_call += 1;
             let call = self.topology.call_number(stage, i);
-            if self.call_retries.any() {
+            if self.guards.retries.any() {
                 self.first_call_attempt(service);
             }
             match self.ask_guards(r, call, service) {
@@ -493,9 +493,9 @@ impl Engine {
         let svc = &self.scenario.services[service.0];
         let attempts = Attempts {
             request: req.attempt,
-            call: self.slots.attempt(call),
+            call: self.guards.slots.attempt(call),
         };
-        let index = usize::from(self.slots.call(call));
+        let index = usize::from(self.guards.slots.call(call));
         let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         // A replayed request takes the latency its trace row recorded.
         let recorded = match &self.load.mode {
@@ -619,7 +619,7 @@ impl Engine {
         let service = self.service_of(call);
         let has_fallback = self.scenario.service(service).fallback.is_some();
         self.tell_breaker(r, call, result);
-        if self.call_retries.any() && self.retries_call(r, call, result) {
+        if self.guards.retries.any() && self.retries_call(r, call, result) {
             return;
         }
         let stage_len;

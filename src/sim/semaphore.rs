@@ -16,7 +16,7 @@ impl Engine {
     /// `bulkhead.executeSupplier(call)` on the handler thread.
     pub(super) fn call_with_permit(&mut self, r: ReqRef, call: u16, service: ServiceId) {
         let max_wait = self.scenario.strategy.semaphore.max_wait;
-        let fate = self.permits[service.0].acquire((r, call), max_wait);
+        let fate = self.guards.permits[service.0].acquire((r, call), max_wait);
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
@@ -85,7 +85,7 @@ impl Engine {
     /// A call gives its permit back; the longest waiter of the service gets it and runs.
     pub(super) fn release_permit(&mut self, service: ServiceId) {
         let requests = &mut self.requests;
-        let next = self.permits[service.0].release(|&(r, call)| {
+        let next = self.guards.permits[service.0].release(|&(r, call)| {
             let Some(req) = requests.get_mut(r) else {
                 return false;
             };

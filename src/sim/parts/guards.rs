@@ -1,17 +1,28 @@
-//! The guards in front of each service's calls, and the one breaker poll the queue holds.
+//! What wraps each service's calls, as resilience4j's decorators do: the breaker and rate
+//! limiter (`flow::CallGuards`) with the one breaker poll the queue holds, the semaphore
+//! bulkhead's permits, and the call retries with their attempts' numbering.
 
-use crate::flow::CallGuards;
+use crate::flow::{CallGuards, CallRetries, CallSlots};
 use crate::scenario::Scenario;
+use crate::sim::request::ReqRef;
 use crate::time::Nanos;
 
-/// The guards and the one breaker poll the queue holds, if any.
+/// Each service's semaphore bulkhead; a waiter is a request's call.
+pub(crate) type Permits = crate::flow::permit::Semaphore<(ReqRef, u16)>;
+
 #[derive(Debug, Clone)]
 pub(crate) struct Guards {
     pub calls: CallGuards,
-    /// Whether any service has a guard (else nothing is asked).
+    /// Whether any service has a breaker or a limiter (else nothing is asked).
     pub any: bool,
     /// When the pending `BreakerPoll` event is due.
     pub(crate) poll_at: Option<Nanos>,
+    /// Each service's semaphore bulkhead (`semaphore`).
+    pub permits: Vec<Permits>,
+    /// Each service's `[services.retry]`.
+    pub retries: CallRetries,
+    /// How the attempts of calls are numbered.
+    pub slots: CallSlots,
 }
 
 impl Guards {
@@ -21,6 +32,12 @@ impl Guards {
             any: calls.any(),
             calls,
             poll_at: None,
+            permits: vec![
+                Permits::new(scenario.strategy.semaphore.permits);
+                scenario.services.len()
+            ],
+            retries: CallRetries::new(scenario),
+            slots: CallSlots::new(scenario.endpoint.call_count()),
         }
     }
 }

@@ -433,21 +433,29 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c', 'd', 'e']);
     }
 
+    /// Pushes an event at `at` whose payload is its own sequence number, and expects it.
+    fn push(q: &mut EventQueue<u64>, expected: &mut Vec<(Nanos, u64)>, at: Nanos) {
+        let seq = q.next_seq;
+        q.push(at, seq);
+        expected.push((at, seq));
+    }
+
+    /// A queue past [`DEEP_HEAP`] (lanes may open), its events from `first` on, 1 ns apart.
+    fn deep_queue(first: Nanos) -> (EventQueue<u64>, Vec<(Nanos, u64)>) {
+        let mut q = EventQueue::default();
+        let mut expected = Vec::new();
+        for i in 0..DEEP_HEAP as u64 {
+            push(&mut q, &mut expected, first + Nanos(i));
+        }
+        (q, expected)
+    }
+
     #[test]
     fn a_stream_finds_a_lane_while_sparse_delays_hold_many_and_the_fronts_pop_in_order() {
         // Past DEEP_HEAP, 20 delays each leave one event far ahead in their lane (a
         // handshake's sparse retransmits); a 21st delay's stream still gets a lane, and as
         // lanes empty and refill every pop comes out in (time, sequence) order.
-        let mut q = EventQueue::default();
-        let mut expected = Vec::new();
-        let push = |q: &mut EventQueue<u64>, expected: &mut Vec<(Nanos, u64)>, at: Nanos| {
-            let seq = q.next_seq;
-            q.push(at, seq);
-            expected.push((at, seq));
-        };
-        for i in 0..DEEP_HEAP as u64 {
-            push(&mut q, &mut expected, Nanos(1_000_000_000 + i));
-        }
+        let (mut q, mut expected) = deep_queue(Nanos(1_000_000_000));
         for d in 1..=20u64 {
             // Twice: the second sighting of a delay opens its lane.
             push(&mut q, &mut expected, Nanos(d * 10_000_000));
@@ -476,16 +484,7 @@ mod tests {
         // Past DEEP_HEAP: a fixed delay pushed again gets a lane, whether pushed at once or
         // kept aside first under a reserved (older) sequence number; delays seen once stay in
         // the heap. Each event is its own sequence number, so the pops must come out sorted.
-        let mut q = EventQueue::default();
-        let mut expected = Vec::new();
-        let push = |q: &mut EventQueue<u64>, expected: &mut Vec<(Nanos, u64)>, at: Nanos| {
-            let seq = q.next_seq;
-            q.push(at, seq);
-            expected.push((at, seq));
-        };
-        for i in 0..DEEP_HEAP as u64 {
-            push(&mut q, &mut expected, Nanos(1_000_000 + i));
-        }
+        let (mut q, mut expected) = deep_queue(Nanos(1_000_000));
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut kept = Vec::new();
         for round in 0..200u64 {

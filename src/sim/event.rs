@@ -105,6 +105,8 @@ pub(super) enum Event {
 /// with its delay while it holds an event, so a few sparse delays (a handshake's retransmits)
 /// can hold lanes for long: there are enough for them and for the streams that fill fast.
 const MAX_LANES: usize = 32;
+// One bit per lane in `EventQueue::occupied`.
+const _: () = assert!(MAX_LANES <= u32::BITS as usize);
 
 /// Below this many pending events the heap is shallow and cheaper than any lane.
 const DEEP_HEAP: usize = 4096;

@@ -555,7 +555,8 @@ impl Engine {
     /// Whether a finite load has issued every request and each has ended (at the server).
     fn all_ended(&self) -> bool {
         self.load
-            .all_ended(self.book.sent(), self.book.outcomes().total())
+            .finite_count()
+            .is_some_and(|n| self.book.sent() >= n && self.book.outcomes().total() >= n)
     }
 
     fn handle(&mut self, event: Event) {

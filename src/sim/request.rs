@@ -442,12 +442,14 @@ impl Requests {
 
     /// The connection attempt of `r`, if the slot still holds it (live or freed since, but
     /// not reused).
+    #[inline]
     pub fn connecting(&self, r: ReqRef) -> Option<&Connecting> {
         self.connecting
             .get(r.slot as usize)
             .filter(|a| a.generation == r.generation)
     }
 
+    #[inline]
     pub fn connecting_mut(&mut self, r: ReqRef) -> Option<&mut Connecting> {
         self.connecting
             .get_mut(r.slot as usize)
@@ -455,6 +457,7 @@ impl Requests {
     }
 
     /// The client of `r` has its outcome.
+    #[inline]
     pub fn answer(&mut self, r: ReqRef) {
         if let Some(req) = self.get_mut(r) {
             req.client_side = Client::Answered;

@@ -26,6 +26,7 @@ impl RecentLog {
     }
 
     /// Adds `entry`, dropping the oldest when full.
+    #[inline]
     pub fn push(&mut self, entry: LogEntry) {
         if self.capacity == 0 {
             return;

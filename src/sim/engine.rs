@@ -138,7 +138,8 @@ pub struct Engine {
 
     /// Measurements, kept as a real run keeps them.
     pub(super) book: Book,
-    pub(super) next_sample_at: Nanos,
+    /// When the series take their next sample.
+    next_sample_at: Nanos,
     /// The newest runs and changes, for a live view.
     pub(super) log: RecentLog,
     events_processed: u64,

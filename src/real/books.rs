@@ -5,12 +5,11 @@ use std::collections::VecDeque;
 
 use crate::metrics::{Book, Outcome, PoolGauges};
 use crate::scenario::{LoadMode, Scenario};
-use crate::sim::{ClientsSnapshot, LogLine, NetSnapshot, RunLine, RunView, Snapshot};
+use crate::sim::RunLine;
 use crate::time::Nanos;
 
 use super::pace::Starts;
-use super::sync::lock;
-use super::world::{Req, World};
+use super::task::Req;
 
 /// How many run lines the log keeps.
 const LOG_LINES: usize = 200;
@@ -38,6 +37,11 @@ impl Books {
             last_outcome_at: Nanos::ZERO,
             starts: Starts::default(),
         }
+    }
+
+    /// The newest runs, oldest first.
+    pub fn log(&self) -> impl Iterator<Item = &RunLine> {
+        self.log.iter()
     }
 
     /// A request went out at `now`; it was due at `due`.
@@ -85,48 +89,5 @@ impl Books {
             size,
         });
         self.book.sample(gauges);
-    }
-}
-
-impl World {
-    /// The run as a [`Snapshot`] at scenario time `now`. The machine's own scheduler runs
-    /// the real CPU work, so it has no simulated cores.
-    pub(super) fn snapshot(&self, now: Nanos, finished: bool, interval: Nanos) -> Snapshot {
-        let (connections, backlog, net) = {
-            let n = lock(&self.net);
-            let clients = matches!(self.scenario.load.mode, LoadMode::Closed { .. }).then(|| {
-                ClientsSnapshot::of(n.clients.iter().map(|(active, c)| (*active, c)), now)
-            });
-            let net = NetSnapshot {
-                stats: n.stats,
-                connect: n.connect.summary(),
-                clients,
-            };
-            (n.listener.open(), n.listener.queued(), net)
-        };
-        let b = lock(&self.books);
-        let guards = lock(&self.guards);
-        let faults = lock(&self.faults).clone();
-        let run = RunView {
-            now,
-            strategy: self.strategy,
-            finished,
-            load: &self.scenario.load.mode,
-            scenario: &self.scenario,
-            topology: &self.topology,
-            faults: &faults,
-            guards: Some(&guards),
-            sample_interval: interval,
-        };
-        let base = Snapshot::of_book(run, &b.book, |id, in_use, sampler| {
-            self.pools[id].snapshot(id, in_use, sampler)
-        });
-        Snapshot {
-            connections,
-            backlog,
-            net: Some(net),
-            log: b.log.iter().cloned().map(LogLine::Run).collect(),
-            ..base
-        }
     }
 }

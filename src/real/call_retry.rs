@@ -8,7 +8,8 @@ use crate::sim::draw::{Attempts, call_retry_u};
 use crate::time::Nanos;
 
 use super::sync::lock;
-use super::world::{Req, World};
+use super::task::Req;
+use super::world::World;
 
 impl World {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).

@@ -14,6 +14,7 @@ use crate::theory::Prediction;
 use crate::time::Nanos;
 use crate::topology::PoolId;
 
+use super::pace::{LATE_TIMER_LIMIT_MS, SATURATED};
 use super::run::{self, Running};
 use super::{RealError, RealOptions, RuntimeView, check};
 
@@ -190,10 +191,6 @@ fn machine_cores() -> usize {
 
 /// Tokio tasks waiting longer than this (real time) between waking and running are late.
 pub const SCHEDULING_DELAY_LIMIT_MS: f64 = 5.0;
-/// A timer firing later than this (real time) means the runtime or the machine is behind.
-pub const LATE_TIMER_LIMIT_MS: f64 = 5.0;
-/// Share of the workers (or of the cores) busy from which there is no room left.
-pub const SATURATED: f64 = 0.9;
 /// Responses this many times slower than theory predicts are not the scenario's doing.
 pub const SLOWER_THAN_PREDICTED: f64 = 2.0;
 /// Responses needed before their latency is compared with theory.

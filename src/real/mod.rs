@@ -19,9 +19,12 @@ mod live;
 mod monitor;
 pub mod output;
 mod pace;
+mod pool;
 mod run;
 mod server;
+mod snapshot;
 mod sync;
+mod task;
 pub mod verify;
 mod world;
 
@@ -35,8 +38,9 @@ use crate::sim::{RunLine, Snapshot};
 use crate::time::Nanos;
 
 pub use cap::os_threads_needed;
-pub use live::{LATE_TIMER_LIMIT_MS, Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
+pub use live::{Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
 pub use monitor::{RuntimeView, TaskGroupView};
+pub use pace::LATE_TIMER_LIMIT_MS;
 pub use pace::Pace;
 
 /// The default cap on OS threads a real run may start (`--max-threads`).

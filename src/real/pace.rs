@@ -16,7 +16,11 @@ use crate::metrics::{LatencyHistogram, LatencySummary};
 use crate::time::Nanos;
 
 use super::RuntimeView;
-use super::live::{LATE_TIMER_LIMIT_MS, SATURATED};
+
+/// A timer firing later than this (real time) means the runtime or the machine is behind.
+pub const LATE_TIMER_LIMIT_MS: f64 = 5.0;
+/// Share of the workers (or of the cores) busy from which there is no room left.
+pub const SATURATED: f64 = 0.9;
 
 /// Start delays as the load measured them, in scenario time.
 #[derive(Debug, Clone, Default)]

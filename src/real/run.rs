@@ -15,11 +15,12 @@ use crate::time::Nanos;
 use crate::topology::{PoolKind, PoolRole, Topology};
 
 use super::clock::{STOP_POLL, ScaledClock};
-use super::executor::{RealPool, RunsOn};
 use super::monitor::{Group, Monitors};
 use super::pace::{Measured, Pace};
+use super::pool::{RealPool, RunsOn};
 use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
-use super::world::{Attempt, Req, Sender, Setup, World};
+use super::task::{Attempt, Req, Sender};
+use super::world::{Setup, World};
 use super::{RealError, RealFailure, RealRun};
 
 /// Time to start the prestarted threads before t = 0.

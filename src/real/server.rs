@@ -17,9 +17,8 @@ use crate::topology::PoolId;
 
 use super::clock::STOP_POLL;
 use super::sync::{Ctx, lock};
-use super::world::{
-    CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin, World,
-};
+use super::task::{CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin};
+use super::world::World;
 
 /// The handler's view of its request so far.
 type HandlerVerdict = Verdict<String>;

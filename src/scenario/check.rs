@@ -6,7 +6,8 @@ use std::ops::RangeInclusive;
 
 use super::duration::parse_duration;
 use super::error::ScenarioError;
-use super::limits::{MAX_NAME_CHARS, MAX_RATE, elide, short_number};
+use super::limits::{MAX_NAME_CHARS, MAX_RATE, elide, elide_list, short_number};
+use super::model::{Service, ServiceId};
 use super::raw::DurationText;
 use crate::time::Nanos;
 
@@ -216,4 +217,25 @@ fn is_format(c: char) -> bool {
 pub(crate) fn quoted(value: &str) -> String {
     let shown = elide(value, 80);
     format!("{shown:?}")
+}
+
+/// The id of the service called `name`, or an error listing the services that exist.
+pub(crate) fn service_id(
+    check: &Checker,
+    path: &str,
+    name: &str,
+    services: &[Service],
+) -> Result<ServiceId, ScenarioError> {
+    services
+        .iter()
+        .position(|s| s.name == name)
+        .map(ServiceId)
+        .ok_or_else(|| {
+            let known = elide_list(services.iter().map(|s| s.name.as_str()), 10);
+            check.invalid(
+                path,
+                quoted(name),
+                format!("is not a known service: services are {known}"),
+            )
+        })
 }

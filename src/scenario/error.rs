@@ -4,6 +4,8 @@
 
 use thiserror::Error;
 
+use super::limits::{MAX_KEY_SEGMENTS, elide_list};
+
 /// A preset (or an override of it) that cannot become a scenario. Maps to exit code 2.
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -27,10 +29,7 @@ pub enum ScenarioError {
 
     /// A `--set key.path=value` that cannot be applied.
     #[error("--set {spec}: {reason}")]
-    Override {
-        spec: String,
-        reason: super::overrides::OverrideError,
-    },
+    Override { spec: String, reason: OverrideError },
 
     /// Two `--set` (or a `--set` and a sweep's `--vary`) of one field: neither is dropped.
     #[error("--set {spec}: sets `{path}`, which --set {earlier} sets too; give each field once")]
@@ -99,5 +98,53 @@ fn display_path(path: &str) -> &str {
         "(top level)"
     } else {
         path
+    }
+}
+
+/// Why one `--set` could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    #[error("expected key.path=value, like services.user.failure=0.5")]
+    NoEquals,
+    #[error("the key path is empty: expected key.path=value")]
+    EmptyKey,
+    #[error("the key path has {0} segments: allowed at most {MAX_KEY_SEGMENTS}")]
+    TooManySegments(usize),
+    /// The key (elided) with an empty segment.
+    #[error("the key path `{0}` has an empty segment")]
+    EmptySegment(String),
+    /// Nothing left of the path where a field was wanted.
+    #[error("the key path is empty")]
+    NoField,
+    /// An array of `path` has no element `key` (elided); `names` lists its elements' names.
+    #[error("{}", no_such_element(.path, .key, .names, *.len))]
+    NoElement {
+        path: String,
+        key: String,
+        names: Vec<String>,
+        len: usize,
+    },
+    /// `path` holds a value of type `kind` ("an integer"), not a table, so no `field`.
+    #[error("`{path}` is {kind}, not a table, so it has no field `{field}`")]
+    NotATable {
+        path: String,
+        kind: String,
+        field: String,
+    },
+}
+
+/// The message of [`OverrideError::NoElement`]: the element's names and the index range.
+fn no_such_element(path: &str, key: &str, names: &[String], len: usize) -> String {
+    let index_range = match len {
+        0 => return format!("`{path}` is empty, so it has no element `{key}`"),
+        n => format!("0..={}", n - 1),
+    };
+    if names.is_empty() {
+        format!("`{path}` has no element `{key}`: use an index {index_range}")
+    } else {
+        format!(
+            "`{path}` has no element named `{key}`: names are {}, or use an index {index_range}",
+            elide_list(names.iter().map(String::as_str), 10)
+        )
     }
 }

@@ -24,10 +24,9 @@ pub use cost::{
     max_requests_in_flight,
 };
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
-pub use error::ScenarioError;
+pub use error::{OverrideError, ScenarioError};
 pub use limits::*;
 pub use model::*;
-pub use overrides::OverrideError;
 pub use presets::{
     DEFAULT_PRESET, PresetSummary, builtin, builtin_names, builtin_summaries, load, parse,
 };

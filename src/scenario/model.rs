@@ -604,6 +604,9 @@ pub struct Ramp {
     pub over: Nanos,
 }
 
+/// Tomcat's `acceptCount` when none (or one of 0 or less, which it ignores) is set.
+pub const TOMCAT_ACCEPT_COUNT: u32 = 100;
+
 /// The web server's request pool (Tomcat's connector).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Server {

@@ -8,8 +8,8 @@
 
 use toml::{Table, Value};
 
-use super::error::ScenarioError;
-use super::limits::{MAX_KEY_SEGMENTS, elide, elide_list};
+use super::error::{OverrideError, ScenarioError};
+use super::limits::{MAX_KEY_SEGMENTS, elide};
 
 /// An override that was applied: its spec and the field path it set, written the way
 /// validation errors write paths (`services[2].failure`), so errors can blame the override.
@@ -53,38 +53,6 @@ pub fn apply(table: &mut Table, specs: &[String]) -> Result<Vec<Applied>, Scenar
         applied.push(this);
     }
     Ok(applied)
-}
-
-/// Why one `--set` could not be applied.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OverrideError {
-    #[error("expected key.path=value, like services.user.failure=0.5")]
-    NoEquals,
-    #[error("the key path is empty: expected key.path=value")]
-    EmptyKey,
-    #[error("the key path has {0} segments: allowed at most {MAX_KEY_SEGMENTS}")]
-    TooManySegments(usize),
-    /// The key (elided) with an empty segment.
-    #[error("the key path `{0}` has an empty segment")]
-    EmptySegment(String),
-    /// Nothing left of the path where a field was wanted.
-    #[error("the key path is empty")]
-    NoField,
-    /// An array of `path` has no element `key` (elided); `names` lists its elements' names.
-    #[error("{}", no_such_element(.path, .key, .names, *.len))]
-    NoElement {
-        path: String,
-        key: String,
-        names: Vec<String>,
-        len: usize,
-    },
-    /// `path` holds a value of type `kind` ("an integer"), not a table, so no `field`.
-    #[error("`{path}` is {kind}, not a table, so it has no field `{field}`")]
-    NotATable {
-        path: String,
-        kind: String,
-        field: String,
-    },
 }
 
 fn apply_one(table: &mut Table, spec: &str) -> Result<String, OverrideError> {
@@ -190,22 +158,6 @@ fn no_element(items: &[Value], path: &str, key: &str) -> OverrideError {
             .map(str::to_owned)
             .collect(),
         len: items.len(),
-    }
-}
-
-/// The message of [`OverrideError::NoElement`]: the element's names and the index range.
-fn no_such_element(path: &str, key: &str, names: &[String], len: usize) -> String {
-    let index_range = match len {
-        0 => return format!("`{path}` is empty, so it has no element `{key}`"),
-        n => format!("0..={}", n - 1),
-    };
-    if names.is_empty() {
-        format!("`{path}` has no element `{key}`: use an index {index_range}")
-    } else {
-        format!(
-            "`{path}` has no element named `{key}`: names are {}, or use an index {index_range}",
-            elide_list(names.iter().map(String::as_str), 10)
-        )
     }
 }
 

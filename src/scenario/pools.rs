@@ -2,6 +2,7 @@
 //! rules copy `ThreadPoolExecutor`'s constructor checks; services no bulkhead lists get the pool
 //! resilience4j's `ThreadPoolBulkhead` would give them.
 
+use super::check::service_id;
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
 use super::model::{
@@ -9,7 +10,6 @@ use super::model::{
     StrategyConfig, UnboundedThreads,
 };
 use super::raw::{RawBulkhead, RawSemaphore, RawStrategy};
-use super::validate::service_id;
 use crate::time::Nanos;
 
 // MAX_THREADS: far beyond what a real JVM survives; MAX_QUEUE: memory, not the JDK, limits it.

@@ -306,7 +306,7 @@ mod tests {
                 threads: ServerThreads::Platform(200),
                 min_spare: 10,
                 max_connections: 8192,
-                accept_count: crate::scenario::validate::TOMCAT_ACCEPT_COUNT,
+                accept_count: crate::scenario::TOMCAT_ACCEPT_COUNT,
                 accept_count_ignored: None,
                 max_queue: None,
                 keep_alive: Nanos::from_secs(60),

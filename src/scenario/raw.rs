@@ -261,7 +261,7 @@ impl Default for RawServer {
             threads: RawThreads::Count(200),
             min_spare: 10,
             max_connections: 8192,
-            accept_count: i64::from(super::validate::TOMCAT_ACCEPT_COUNT),
+            accept_count: i64::from(super::model::TOMCAT_ACCEPT_COUNT),
             max_queue: None,
             keep_alive: sixty_seconds(),
             async_: false,

@@ -2,12 +2,12 @@
 //! once, so the engine never meets an invalid value. Rules copy what the JDK and Tomcat would
 //! accept or reject, and say so in their messages.
 
-use super::check::{Checker, quoted};
+use super::check::{Checker, quoted, service_id};
 use super::error::ScenarioError;
 use super::model::{
     ArticleFigure, CpuScheduling, Endpoint, Fault, Hang, Jdk, Latency, Load, LoadMode, Phase,
     PhaseChange, Ramp, Resource, ResourceId, Scenario, ScheduledFault, Server, ServerThreads,
-    Service, ServiceId, Strategy, TourKey, TourPanel, TourStep,
+    Service, ServiceId, Strategy, TOMCAT_ACCEPT_COUNT, TourKey, TourPanel, TourStep,
 };
 use super::pools;
 use super::raw::{
@@ -19,11 +19,9 @@ use super::resilience::{
 };
 // LARGE: counts that only memory limits (connections, queue slots).
 use super::limits::{
-    MAX_CALL_ATTEMPTS, MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES, elide_list,
+    MAX_CALL_ATTEMPTS, MAX_CALLS, MAX_CLIENTS, MAX_CONNECTIONS as LARGE, MAX_SERVICES,
 };
 
-/// Tomcat's `acceptCount` when none (or one of 0 or less, which it ignores) is set.
-pub const TOMCAT_ACCEPT_COUNT: u32 = 100;
 use super::trace::{parse_trace_bytes, read_limited};
 
 /// Checks every rule of the preset schema and builds the model. `origin` names the source in errors.
@@ -998,27 +996,6 @@ fn faults(
         });
     }
     Ok(faults)
-}
-
-/// The id of the service called `name`, or an error listing the services that exist.
-pub(crate) fn service_id(
-    check: &Checker,
-    path: &str,
-    name: &str,
-    services: &[Service],
-) -> Result<ServiceId, ScenarioError> {
-    services
-        .iter()
-        .position(|s| s.name == name)
-        .map(ServiceId)
-        .ok_or_else(|| {
-            let known = elide_list(services.iter().map(|s| s.name.as_str()), 10);
-            check.invalid(
-                path,
-                quoted(name),
-                format!("is not a known service: services are {known}"),
-            )
-        })
 }
 
 #[cfg(test)]

@@ -587,6 +587,16 @@ impl LoadMode {
     pub fn is_closed(&self) -> bool {
         matches!(self, LoadMode::Closed { .. })
     }
+
+    /// How many requests a finite load (`runs`, `batch`, `trace`) sends; None for a load
+    /// that goes on.
+    pub fn finite_count(&self) -> Option<u64> {
+        match self {
+            LoadMode::Runs { count } | LoadMode::Batch { count } => Some(u64::from(*count)),
+            LoadMode::Trace { rows } => Some(rows.len() as u64),
+            LoadMode::Open { .. } | LoadMode::Closed { .. } => None,
+        }
+    }
 }
 
 /// One replayed request: when it arrives and, per service, the latency its calls take

@@ -430,7 +430,7 @@ impl Engine {
     }
 
     fn set_rate(&mut self, rate: f64) -> Result<String, CommandError> {
-        let LoadMode::Open { rate: old, .. } = self.load.mode else {
+        let LoadMode::Open { rate: old, .. } = self.scenario.load.mode else {
             return Err(CommandError::NotOpenLoad);
         };
         if !(rate.is_finite() && rate > 0.0) {
@@ -449,8 +449,8 @@ impl Engine {
                 piles_up,
             });
         }
-        self.load.set_rate(rate, self.now);
-        self.scenario.load.mode = self.load.mode.clone();
+        self.scenario.load.mode = LoadMode::Open { rate, ramp: None };
+        self.load.rate_changed(self.now);
         self.schedule_next_arrival();
         let bound = if wanted > rate {
             format!(" (the most allowed{why})")
@@ -483,7 +483,7 @@ impl Engine {
         let LoadMode::Closed {
             clients: old,
             think,
-        } = self.load.mode
+        } = self.scenario.load.mode
         else {
             return Err(CommandError::NotClosedLoad);
         };
@@ -491,8 +491,8 @@ impl Engine {
             return Err(CommandError::NoClients);
         }
         let (wanted, n) = (n, bounded("clients", old, n, MAX_CLIENTS)?);
-        self.load.set_clients(n, think);
-        self.scenario.load.mode = self.load.mode.clone();
+        self.scenario.load.mode = LoadMode::Closed { clients: n, think };
+        self.load.client_target = n;
         if self.net.clients.len() < n as usize {
             self.net.clients.resize(n as usize, Default::default());
         }

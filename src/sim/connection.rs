@@ -409,7 +409,7 @@ impl Engine {
     }
 
     pub(super) fn net_snapshot(&self) -> NetSnapshot {
-        let clients = match self.load.mode {
+        let clients = match self.scenario.load.mode {
             LoadMode::Closed { .. } if !self.net.clients.is_empty() => {
                 let clients = self.net.clients.iter().map(|c| (c.active, &c.tally));
                 Some(ClientsSnapshot::of(clients, self.now))

@@ -130,7 +130,8 @@ pub struct Engine {
     pub(super) requests: Requests,
     pub(super) faults: Vec<Option<Fault>>,
 
-    /// The load generator: what the clients do, ids, the open load's rate epoch.
+    /// The load generator: ids, the closed load's client target, the open load's rate epoch
+    /// (what the clients do is `scenario.load.mode`).
     pub(super) load: LoadGenerator,
 
     /// Connections: Tomcat's `LimitLatch`, the accept queue, the clients' connections.
@@ -223,7 +224,7 @@ impl Engine {
             }
         }
         let half = Nanos(self.scenario.load.link.rtt.0 / 2);
-        match self.load.mode {
+        match self.scenario.load.mode {
             LoadMode::Runs { .. } | LoadMode::Batch { .. } => {
                 self.schedule(half, Event::Arrival { generation: 0 });
             }
@@ -555,7 +556,9 @@ impl Engine {
 
     /// Whether a finite load has issued every request and each has ended (at the server).
     fn all_ended(&self) -> bool {
-        self.load
+        self.scenario
+            .load
+            .mode
             .finite_count()
             .is_some_and(|n| self.book.sent() >= n && self.book.outcomes().total() >= n)
     }

@@ -24,7 +24,7 @@ impl Engine {
         if generation != self.load.generation {
             return;
         }
-        match self.load.mode {
+        match self.scenario.load.mode {
             LoadMode::Runs { count } => {
                 if self.book.sent() < u64::from(count) {
                     self.issue(None);
@@ -59,7 +59,8 @@ impl Engine {
     ///
     /// [`LoadGenerator::next_open_arrival`]: super::parts::load::LoadGenerator::next_open_arrival
     pub(super) fn schedule_next_arrival(&mut self) {
-        if let Some(at) = self.load.next_open_arrival(self.scenario.seed, self.now) {
+        let (mode, seed) = (&self.scenario.load.mode, self.scenario.seed);
+        if let Some(at) = self.load.next_open_arrival(mode, seed, self.now) {
             let generation = self.load.generation;
             self.schedule(at, Event::Arrival { generation });
         }
@@ -498,7 +499,7 @@ impl Engine {
         let index = usize::from(self.guards.slots.call(call));
         let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         // A replayed request takes the latency its trace row recorded.
-        let recorded = match &self.load.mode {
+        let recorded = match &self.scenario.load.mode {
             LoadMode::Trace { rows } => usize::try_from(req.id - 1)
                 .ok()
                 .and_then(|i| rows.get(i))
@@ -900,7 +901,7 @@ impl Engine {
             let failed = !outcome.is_answered();
             self.guards.calls.client_saw(self.now, failed, took);
             if let Some(next) = self.retry_after(r, outcome, at) {
-                return self.load.mode.is_closed().then_some(next);
+                return self.scenario.load.mode.is_closed().then_some(next);
             }
         }
         self.requests.answer(r);
@@ -918,7 +919,7 @@ impl Engine {
         let client = req.client;
         // A finite load ends when its last answer has reached the client, not when the
         // server wrote it: `simulated_s` and the rates count to there.
-        if self.load.answered_at(at) && at > self.now {
+        if self.load.answered_at(&self.scenario.load.mode, at) && at > self.now {
             self.schedule(at, Event::AnswerArrives);
         }
         self.count_answer(client, outcome, at);
@@ -930,7 +931,7 @@ impl Engine {
     /// After the client saw `row`: the next run of a `runs` load, a closed client's next
     /// request (returned: when it reaches the server), the rows kept for `runs` and `trace`.
     fn load_goes_on(&mut self, r: ReqRef, row: RunRow, client: Option<u32>) -> Option<Nanos> {
-        match self.load.mode {
+        match self.scenario.load.mode {
             LoadMode::Runs { count } => {
                 self.load.runs.push(row);
                 if self.book.sent() < u64::from(count) {

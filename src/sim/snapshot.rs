@@ -355,7 +355,7 @@ impl Engine {
             now: self.now,
             strategy: self.strategy,
             finished: self.is_finished(),
-            load: &self.load.mode,
+            load: &self.scenario.load.mode,
             scenario: &self.scenario,
             topology: &self.topology,
             faults: &self.faults,

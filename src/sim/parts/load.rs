@@ -1,5 +1,6 @@
-//! The load generator: what the clients do now, the ids it hands out, how many closed-loop
-//! clients keep sending, the open load's rate epoch, and the rows a finite load keeps.
+//! The load generator: the ids it hands out, how many closed-loop clients keep sending, the
+//! open load's rate epoch, and the rows a finite load keeps. What the clients do is the
+//! scenario's `load.mode`, which live changes rewrite.
 
 use crate::scenario::{LoadMode, Ramp};
 use crate::sim::RunRow;
@@ -8,8 +9,6 @@ use crate::time::Nanos;
 
 #[derive(Debug)]
 pub(crate) struct LoadGenerator {
-    /// What the clients do now (live changes included).
-    pub mode: LoadMode,
     /// The id the next request gets (from 1).
     next_id: u64,
     /// Closed load: the clients that keep sending; those at or above it are parked.
@@ -25,13 +24,14 @@ pub(crate) struct LoadGenerator {
 }
 
 impl LoadGenerator {
+    /// The generator of a load that starts as `mode` (what the clients do is the scenario's
+    /// `load.mode`, which live changes rewrite; the generator keeps what follows from it).
     pub fn new(mode: &LoadMode) -> Self {
         let client_target = match *mode {
             LoadMode::Closed { clients, .. } => clients,
             _ => 0,
         };
         LoadGenerator {
-            mode: mode.clone(),
             next_id: 1,
             client_target,
             rate_changed_at: Nanos::ZERO,
@@ -49,12 +49,12 @@ impl LoadGenerator {
         id
     }
 
-    /// When the open load's next request arrives, one having arrived `now`: the gap comes
-    /// from the next request's own keyed exponential, so every strategy sees the same arrival
-    /// times. None unless the load is open.
+    /// When the next request of load `mode` arrives, one having arrived `now`, if the load
+    /// is open: the gap comes from the next request's own keyed exponential, so every
+    /// strategy sees the same arrival times.
     #[inline]
-    pub fn next_open_arrival(&self, seed: u64, now: Nanos) -> Option<Nanos> {
-        let LoadMode::Open { rate, ramp } = self.mode else {
+    pub fn next_open_arrival(&self, mode: &LoadMode, seed: u64, now: Nanos) -> Option<Nanos> {
+        let LoadMode::Open { rate, ramp } = *mode else {
             return None;
         };
         let e = arrival_exp(seed, self.next_id);
@@ -63,45 +63,22 @@ impl LoadGenerator {
         Some(now + Nanos::from_secs_f64(gap).max(Nanos(1)))
     }
 
-    /// The open load's rate is `rate` from `now`, without a ramp: the arrival pending is of
-    /// the generation this supersedes.
-    pub fn set_rate(&mut self, rate: f64, now: Nanos) {
-        self.mode = LoadMode::Open { rate, ramp: None };
+    /// The open load's rate changed `now`: its ramp restarts from here, and the arrival
+    /// pending is of the generation this supersedes.
+    pub fn rate_changed(&mut self, now: Nanos) {
         self.rate_changed_at = now;
         self.generation = self.generation.wrapping_add(1);
     }
 
-    /// A closed load of `clients` clients thinking `think` between requests.
-    pub fn set_clients(&mut self, clients: u32, think: Nanos) {
-        self.mode = LoadMode::Closed { clients, think };
-        self.client_target = clients;
-    }
-
-    /// A finite load (`runs`, `batch`, `trace`): it ends once every request is answered.
+    /// An answer of load `mode` reaches its client at `at`. True when a finite load's last
+    /// answer moved there (the run must not end before it).
     #[inline]
-    pub fn is_finite(&self) -> bool {
-        !matches!(self.mode, LoadMode::Open { .. } | LoadMode::Closed { .. })
-    }
-
-    /// An answer reaches its client at `at`. True when a finite load's last answer moved
-    /// there (the run must not end before it).
-    #[inline]
-    pub fn answered_at(&mut self, at: Nanos) -> bool {
-        let later = self.is_finite() && at > self.last_answer;
+    pub fn answered_at(&mut self, mode: &LoadMode, at: Nanos) -> bool {
+        let later = mode.finite_count().is_some() && at > self.last_answer;
         if later {
             self.last_answer = at;
         }
         later
-    }
-
-    /// How many requests a finite load sends; None for a load that goes on.
-    #[inline]
-    pub fn finite_count(&self) -> Option<u64> {
-        match self.mode {
-            LoadMode::Runs { count } | LoadMode::Batch { count } => Some(u64::from(count)),
-            LoadMode::Trace { ref rows } => Some(rows.len() as u64),
-            LoadMode::Open { .. } | LoadMode::Closed { .. } => None,
-        }
     }
 }
 
@@ -147,57 +124,72 @@ mod tests {
             to: 1000.0,
             over: Nanos::from_secs(10),
         };
-        let mut load = LoadGenerator::new(&LoadMode::Open {
+        let ramped = LoadMode::Open {
             rate: 10.0,
             ramp: Some(ramp),
-        });
+        };
+        let mut load = LoadGenerator::new(&ramped);
         let now = Nanos::from_secs(5);
         let e = arrival_exp(7, 1);
         // Halfway up the ramp the rate is 505/s, so the gap is far below 1/10 s.
-        let on_ramp = load.next_open_arrival(7, now).map(|at| at - now);
+        let on_ramp = load.next_open_arrival(&ramped, 7, now).map(|at| at - now);
         let ramp_gap = Nanos::from_secs_f64(arrival_gap(10.0, Some(ramp), 5.0, e));
         assert_eq!(on_ramp, Some(ramp_gap.max(Nanos(1))));
         assert!(ramp_gap < Nanos::from_secs_f64(e / 10.0));
 
-        load.set_rate(2.0, now);
+        load.rate_changed(now);
         assert_eq!(load.generation, 1);
-        let flat = load.next_open_arrival(7, now).map(|at| at - now);
-        assert_eq!(flat, Some(Nanos::from_secs_f64(e / 2.0).max(Nanos(1))));
+        let flat = LoadMode::Open {
+            rate: 2.0,
+            ramp: None,
+        };
+        let later = now + Nanos::from_secs(1);
+        let gap = load.next_open_arrival(&flat, 7, later).map(|at| at - later);
+        assert_eq!(gap, Some(Nanos::from_secs_f64(e / 2.0).max(Nanos(1))));
+        // Under the old ramp, restarted from the change, the same draw gives a shorter gap.
+        let restarted = load
+            .next_open_arrival(&ramped, 7, later)
+            .map(|at| at - later);
+        let from_change = Nanos::from_secs_f64(arrival_gap(10.0, Some(ramp), 1.0, e));
+        assert_eq!(restarted, Some(from_change.max(Nanos(1))));
         // The next id draws the next gap.
         assert_eq!(load.take_id(), 1);
-        let next = load.next_open_arrival(7, now).map(|at| at - now);
+        let next = load.next_open_arrival(&flat, 7, now).map(|at| at - now);
         let e2 = arrival_exp(7, 2);
         assert_eq!(next, Some(Nanos::from_secs_f64(e2 / 2.0).max(Nanos(1))));
     }
 
     #[test]
     fn only_an_open_load_has_a_next_open_arrival() {
-        let closed = LoadGenerator::new(&LoadMode::Closed {
+        let closed = LoadMode::Closed {
             clients: 3,
             think: Nanos::ZERO,
-        });
-        assert_eq!(closed.next_open_arrival(1, Nanos::ZERO), None);
-        assert_eq!(closed.client_target, 3);
+        };
+        let load = LoadGenerator::new(&closed);
+        assert_eq!(load.next_open_arrival(&closed, 1, Nanos::ZERO), None);
+        assert_eq!(load.client_target, 3);
     }
 
     #[test]
     fn a_finite_load_counts_its_requests_and_ends_at_its_last_answer() {
-        let mut runs = LoadGenerator::new(&LoadMode::Runs { count: 3 });
+        let runs = LoadMode::Runs { count: 3 };
         assert_eq!(runs.finite_count(), Some(3));
-        assert!(runs.answered_at(Nanos(50)));
+        let mut load = LoadGenerator::new(&runs);
+        assert!(load.answered_at(&runs, Nanos(50)));
         assert!(
-            !runs.answered_at(Nanos(40)),
+            !load.answered_at(&runs, Nanos(40)),
             "an earlier answer keeps the end"
         );
-        assert_eq!(runs.last_answer, Nanos(50));
+        assert_eq!(load.last_answer, Nanos(50));
 
-        let mut open = LoadGenerator::new(&LoadMode::Open {
+        let open = LoadMode::Open {
             rate: 1.0,
             ramp: None,
-        });
+        };
         assert_eq!(open.finite_count(), None);
+        let mut load = LoadGenerator::new(&open);
         assert!(
-            !open.answered_at(Nanos(50)),
+            !load.answered_at(&open, Nanos(50)),
             "an open load never ends on an answer"
         );
     }

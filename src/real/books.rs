@@ -1,11 +1,9 @@
 //! A real run's measurements: the engine's [`Book`], written from the run's threads, and what
 //! only a real run keeps (when each request went out against when it was due).
 
-use std::collections::VecDeque;
-
 use crate::metrics::{Book, Outcome, PoolGauges};
 use crate::scenario::{LoadMode, Scenario};
-use crate::sim::RunLine;
+use crate::sim::{RecentLog, RunLine};
 use crate::time::Nanos;
 
 use super::pace::Starts;
@@ -20,7 +18,7 @@ pub(super) struct Books {
     /// Every run's line, for `runs` load.
     pub runs: Vec<RunLine>,
     keep_runs: bool,
-    log: VecDeque<RunLine>,
+    log: RecentLog<RunLine>,
     /// When the latest outcome was counted (the end of a finite load).
     pub last_outcome_at: Nanos,
     /// When each request went out against when it was due.
@@ -33,7 +31,7 @@ impl Books {
             book: Book::new(scenario.services.len(), pools),
             runs: Vec::new(),
             keep_runs: matches!(scenario.load.mode, LoadMode::Runs { .. }),
-            log: VecDeque::new(),
+            log: RecentLog::new(LOG_LINES),
             last_outcome_at: Nanos::ZERO,
             starts: Starts::default(),
         }
@@ -41,7 +39,7 @@ impl Books {
 
     /// The newest runs, oldest first.
     pub fn log(&self) -> impl Iterator<Item = &RunLine> {
-        self.log.iter()
+        self.log.newest(LOG_LINES)
     }
 
     /// A request went out at `now`; it was due at `due`.
@@ -72,13 +70,10 @@ impl Books {
             outcome,
             status,
         };
-        if self.log.len() == LOG_LINES {
-            self.log.pop_front();
-        }
         if self.keep_runs {
             self.runs.push(line.clone());
         }
-        self.log.push_back(line);
+        self.log.push(line);
     }
 
     /// Closes one sampling interval: outcome counts, latency and pool gauges.

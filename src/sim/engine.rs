@@ -142,7 +142,7 @@ pub struct Engine {
     /// When the series take their next sample.
     next_sample_at: Nanos,
     /// The newest runs and changes, for a live view.
-    pub(super) log: RecentLog,
+    pub(super) log: RecentLog<super::LogEntry>,
     events_processed: u64,
     /// Events handled at once, without the queue.
     folding: Folding,

@@ -33,6 +33,7 @@ pub use command::{Command, CommandError, SizeKnob, size_commands};
 pub use engine::{Engine, STALL_EVENTS};
 pub use handles::ThreadName;
 pub use parts::load::arrival_gap;
+pub(crate) use parts::log::RecentLog;
 pub use parts::net::{ClientTally, ClientsSnapshot, NetSnapshot, NetStats};
 pub use snapshot::{
     CpuSnapshot, LogLine, PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine, RunView,

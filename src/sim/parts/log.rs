@@ -1,17 +1,16 @@
-//! The newest runs and changes, for a live view: a ring of at most its capacity, newest last.
+//! The newest runs (and, in the engine, changes), for a live view: a ring of at most its
+//! capacity, newest last. Both engines keep their log in one.
 
 use std::collections::VecDeque;
 
-use crate::sim::LogEntry;
-
 #[derive(Debug)]
-pub(crate) struct RecentLog {
-    entries: VecDeque<LogEntry>,
+pub(crate) struct RecentLog<T> {
+    entries: VecDeque<T>,
     /// The most entries kept; 0 when nobody watches.
     capacity: usize,
 }
 
-impl RecentLog {
+impl<T> RecentLog<T> {
     pub fn new(capacity: usize) -> Self {
         RecentLog {
             entries: VecDeque::new(),
@@ -27,7 +26,7 @@ impl RecentLog {
 
     /// Adds `entry`, dropping the oldest when full.
     #[inline]
-    pub fn push(&mut self, entry: LogEntry) {
+    pub fn push(&mut self, entry: T) {
         if self.capacity == 0 {
             return;
         }
@@ -38,7 +37,7 @@ impl RecentLog {
     }
 
     /// The newest `n` entries (fewer when it holds fewer), oldest first.
-    pub fn newest(&self, n: usize) -> impl Iterator<Item = &LogEntry> {
+    pub fn newest(&self, n: usize) -> impl Iterator<Item = &T> {
         self.entries
             .iter()
             .skip(self.entries.len().saturating_sub(n))
@@ -48,6 +47,7 @@ impl RecentLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::LogEntry;
     use crate::time::Nanos;
 
     fn change(i: u64) -> LogEntry {

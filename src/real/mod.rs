@@ -40,8 +40,7 @@ use crate::time::Nanos;
 pub use cap::os_threads_needed;
 pub use live::{Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
 pub use monitor::{RuntimeView, TaskGroupView};
-pub use pace::LATE_TIMER_LIMIT_MS;
-pub use pace::Pace;
+pub use pace::{LATE_TIMER_LIMIT_MS, Pace};
 
 /// The default cap on OS threads a real run may start (`--max-threads`).
 pub const DEFAULT_MAX_THREADS: u64 = 4096;

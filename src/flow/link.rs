@@ -45,6 +45,34 @@ pub fn turnaround(link: &Link, e: impl FnOnce() -> f64) -> Nanos {
     }
 }
 
+/// The handler thread's work after writing a response (`Http11Processor.service`'s loop:
+/// finishing the request, recycling, before it reads the connection again): exponential
+/// with the connector's mean, `e` being the request's keyed standard exponential (drawn only
+/// when the mean is not zero).
+pub fn post_response(connector: &Connector, e: impl FnOnce() -> f64) -> Nanos {
+    let mean = connector.post_response;
+    if mean == Nanos::ZERO {
+        Nanos::ZERO
+    } else {
+        Nanos::from_secs_f64(mean.as_secs_f64() * e())
+    }
+}
+
+/// When a closed client that sees an answer at `seen` has its next request at the server, on
+/// its open connection: after its turnaround, its pause and half a round trip.
+pub fn next_request_at(link: &Link, seen: Nanos, turnaround: Nanos, pause: Nanos) -> Nanos {
+    seen + turnaround + pause + to_server(link, false)
+}
+
+/// The keep-alive fast path's race: the handler thread that wrote a response at `written`
+/// reads the connection again after its post-response work (`post`); the client's next
+/// request, there at `next_request`, is read by that thread at once when it wins, and joins
+/// the executor's queue through the poller otherwise. Strictly before: a thread that reads
+/// again at once cannot find a request its client has not yet been answered for.
+pub fn wins_fast_path(next_request: Nanos, written: Nanos, post: Nanos) -> bool {
+    next_request < written + post
+}
+
 /// Whether Tomcat keeps a connection open after answering with `outcome`. `Http11Processor`
 /// closes it after an error status (`statusDropsConnection`: 400, 408, 411, 413, 414, 500,
 /// 501, 503, sent with `Connection: close`), and a failed request is answered 500; a reset
@@ -111,6 +139,37 @@ mod tests {
             ..Link::default()
         };
         assert_eq!(turnaround(&link, || 1.5), ms(3));
+    }
+
+    #[test]
+    fn the_fast_path_goes_to_a_request_there_before_the_thread_reads_again() {
+        let link = Link {
+            rtt: ms(2),
+            ..Link::default()
+        };
+        let next = next_request_at(&link, ms(11), ms(3), ms(4));
+        assert_eq!(
+            next,
+            ms(19),
+            "seen + turnaround + pause + half the round trip"
+        );
+        assert!(wins_fast_path(next, ms(10), ms(10)));
+        assert!(
+            !wins_fast_path(next, ms(10), ms(9)),
+            "a tie goes to the poller"
+        );
+        assert!(!wins_fast_path(ms(10), ms(10), Nanos::ZERO));
+        let connector = Connector {
+            post_response: ms(2),
+            ..Connector::default()
+        };
+        assert_eq!(post_response(&connector, || 1.5), ms(3));
+        let none = Connector {
+            post_response: Nanos::ZERO,
+            ..Connector::default()
+        };
+        let post = post_response(&none, || panic!("a zero mean needs no draw"));
+        assert_eq!(post, Nanos::ZERO);
     }
 
     #[test]

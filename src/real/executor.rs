@@ -18,6 +18,7 @@ use crate::topology::PoolId;
 
 use super::RealFailure;
 use super::clock::STOP_POLL;
+use super::keepalive::AfterResponse;
 use super::pool::{PoolState, RunsOn, TaskId};
 use super::sync::{OnTask, OnThread, block_on, lock};
 use super::task::{Deferred, RealTask};
@@ -197,13 +198,25 @@ impl World {
         me: &str,
     ) -> AfterTask<TaskId> {
         let p = &self.pools[pool];
-        let job = lock(&p.state).take_job(slot);
-        let after_job = match job {
-            Some(job) => block_on(self.run_job(ctx, job, me)),
-            None => Deferred::None,
+        let mut job = lock(&p.state).take_job(slot);
+        let (after_job, post) = loop {
+            let done = match job {
+                Some(job) => block_on(self.run_job(ctx, job, me)),
+                None => Deferred::None,
+            };
+            match block_on(self.after_response(ctx, done)) {
+                // The keep-alive fast path: the thread reads its connection's next request.
+                AfterResponse::Serves(req) => job = Some(RealTask::Handler(req)),
+                AfterResponse::Back { deferred, post } => break (deferred, post),
+            }
         };
         let mut st = lock(&p.state);
-        let after = st.finish(slot, self.clock.now(), false);
+        let now = self.clock.now();
+        let after = st.finish(slot, now, false);
+        if pool == self.topology.server() && post > Nanos::ZERO {
+            // Its post-response work: a request arriving meanwhile does not find it idle.
+            st.pool.busy_until(slot, now + post);
+        }
         self.release_signalled(pool, &mut st);
         drop(st);
         // The worker is back in its pool before its future completes or its response goes
@@ -217,10 +230,16 @@ impl World {
         let ctx = OnTask(&self.stop);
         let p = &self.pools[pool];
         loop {
-            let job = lock(&p.state).take_job(slot);
-            let after_job = match job {
-                Some(job) => self.run_job(&ctx, job, &me).await,
-                None => Deferred::None,
+            let mut job = lock(&p.state).take_job(slot);
+            let after_job = loop {
+                let done = match job {
+                    Some(job) => self.run_job(&ctx, job, &me).await,
+                    None => Deferred::None,
+                };
+                match self.after_response(&ctx, done).await {
+                    AfterResponse::Serves(req) => job = Some(RealTask::Handler(req)),
+                    AfterResponse::Back { deferred, .. } => break deferred,
+                }
             };
             let after = lock(&p.state).finish(slot, self.clock.now(), false);
             self.apply(after_job);

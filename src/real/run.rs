@@ -276,7 +276,7 @@ impl World {
         if sender.conn_uses <= 1 {
             self.after(at, move |w| w.syn(sent, at, 0));
         } else {
-            self.after(at, move |w| w.dispatch(sent));
+            self.after(at, move |w| w.reach_kept(sent));
         }
         req
     }
@@ -551,6 +551,7 @@ fn spawn_client(world: &Arc<World>, client: u32, start: Nanos, think: Nanos) {
                     // Stopped by a load phase. Its open connection idles until Tomcat's
                     // poller closes it.
                     w.client_sends(client, start, false);
+                    w.release_reserved(client);
                     if conn.is_some() {
                         let close = written + w.scenario.server.connector.keep_alive_timeout;
                         w.after(close, World::close_idle);

@@ -97,6 +97,14 @@ impl Req {
     }
 }
 
+/// A kept-alive connection's handler thread, reading it again: what reaches it.
+pub(super) enum Handoff {
+    /// The client's next request, read at once.
+    Request(Arc<Req>),
+    /// The client stopped sending (a load phase): the thread goes back to its pool.
+    Released,
+}
+
 /// A caller waiting for a semaphore permit: the releasing thread grants it, unless its wait
 /// was up first.
 #[derive(Default)]

@@ -1,6 +1,7 @@
 //! Everything a real run shares between its threads and tasks: the scenario, the clock, the
 //! executors, the connections, the books, and the types that travel between them.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -21,8 +22,8 @@ use super::books::Books;
 use super::clock::{ScaledClock, Stop};
 use super::monitor::Monitors;
 use super::pool::RealPool;
-use super::sync::lock;
-use super::task::{Deferred, PermitWait, Req};
+use super::sync::{Mailbox, lock};
+use super::task::{Deferred, Handoff, PermitWait, Req};
 
 /// The shared state of one real run.
 pub(super) struct World {
@@ -75,6 +76,9 @@ pub(super) struct RealNet {
     /// Closed-load clients, by index: whether each sends (a load phase can stop it), and
     /// how it has been answered.
     pub clients: Vec<(bool, ClientTally)>,
+    /// Closed clients whose connection's handler thread, having won the keep-alive fast
+    /// path's race, waits to read their next request.
+    pub reserved: HashMap<u32, Arc<Mailbox<Handoff>>>,
 }
 
 /// What a new world needs besides the scenario.
@@ -113,6 +117,7 @@ impl World {
                     }
                     _ => Vec::new(),
                 },
+                reserved: HashMap::new(),
             }),
             permits: scenario
                 .services
@@ -204,7 +209,7 @@ impl World {
                     && r.req.client.is_some()
                     && crate::flow::link::stays_open(link, connector, r.req.conn_uses, r.outcome);
                 if !kept {
-                    self.close_connection();
+                    self.close_after(self.post_response(&r.req));
                 }
                 let now = self.clock.now();
                 if claimed {

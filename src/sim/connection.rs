@@ -26,6 +26,7 @@ use super::parts::cpu::CpuJob;
 use super::parts::net::{ClientsSnapshot, NetSnapshot};
 use super::request::ReqRef;
 use super::{Detail, FailReason};
+use crate::flow;
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
 
 impl Engine {
@@ -372,23 +373,11 @@ impl Engine {
     /// The handler thread's work after writing the response to `r` (exponential, keyed by
     /// the request), before it reads or closes the connection.
     pub(super) fn post_response(&self, r: ReqRef) -> Nanos {
-        let mean = self.scenario.server.connector.post_response;
-        if mean == Nanos::ZERO {
-            // Nothing to draw: a zero mean is zero whatever the draw.
-            return Nanos::ZERO;
-        }
         let id = self.requests.get(r).map_or(0, |q| q.id);
-        Nanos::from_secs_f64(mean.as_secs_f64() * post_response_exp(self.scenario.seed, id))
-    }
-
-    /// The fast-path race: the handler thread, after writing the response, reads the
-    /// connection again after its post-response work (`post`); the client's next request
-    /// gets there after a round trip, its turnaround and its think time. True when the
-    /// request wins.
-    pub(super) fn wins_fast_path(&self, next_arrival: Nanos, post: Nanos) -> bool {
-        // Strictly before: a thread that reads again at once cannot find a request its
-        // client has not yet been answered for.
-        next_arrival < self.now + post
+        let seed = self.scenario.seed;
+        flow::link::post_response(&self.scenario.server.connector, || {
+            post_response_exp(seed, id)
+        })
     }
 
     /// When a client's next request reaches the server: the client saw the outcome of `r`
@@ -396,9 +385,9 @@ impl Engine {
     pub(super) fn next_arrival(&self, r: ReqRef, seen: Nanos, pause: Nanos) -> Nanos {
         let id = self.requests.get(r).map_or(0, |q| q.id);
         let seed = self.scenario.seed;
-        let turnaround =
-            crate::flow::link::turnaround(&self.scenario.load.link, || turnaround_exp(seed, id));
-        seen + turnaround + pause + self.half_rtt()
+        let link = &self.scenario.load.link;
+        let turnaround = flow::link::turnaround(link, || turnaround_exp(seed, id));
+        flow::link::next_request_at(link, seen, turnaround, pause)
     }
 
     /// Counts an answer (or its absence) on the client's fairness books.

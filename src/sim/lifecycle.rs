@@ -746,7 +746,8 @@ impl Engine {
             self.client_outcome(r, outcome, name, detail)
         };
         if handler_held {
-            let fast = kept && next.is_some_and(|at| self.wins_fast_path(at, post));
+            let fast =
+                kept && next.is_some_and(|at| flow::link::wins_fast_path(at, self.now, post));
             match (fast, handler, client) {
                 (true, Some(thread), Some(c)) => self.keep_handler_for(r, thread, c),
                 _ => {

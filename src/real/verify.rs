@@ -114,12 +114,12 @@ pub fn verify(
     tolerance: f64,
 ) -> Result<Verification, RealError> {
     super::check(scenario, strategy, options)?;
-    // The real engine plays round trips but not the connector's CPU or the keep-alive fast
-    // path: the simulation it is held against leaves those out too.
-    let engine = crate::report::play(&scenario.as_played_for_real(), strategy, duration);
-    let sim = RunReport::new(scenario, &engine);
+    // The real engine plays round trips and the post-response work but not the connector's
+    // CPU: the simulation it is held against leaves that out too.
+    let sims = simulate_seeds(scenario, strategy, duration);
     let real = super::run(scenario, strategy, duration, options)?.report(scenario);
-    let (figures, mut notes) = compare(scenario, &sim, &real.run);
+    let (figures, mut notes) = compare(scenario, &sims, &real.run);
+    let sim = sims.own;
     let on_tasks = strategy == Strategy::Unbounded
         || scenario.server.threads == crate::scenario::ServerThreads::Virtual;
     if let Some(warning) = real.pace.warning() {
@@ -144,37 +144,121 @@ pub fn verify(
     })
 }
 
-/// The figures worth comparing for this load, and notes on what was left out.
-pub fn compare(
+/// The simulation a real run is held against: the scenario as the real engine plays it
+/// ([`Scenario::as_played_for_real`]) with its own seed, and with the next seeds.
+struct Simulated {
+    own: RunReport,
+    others: Vec<RunReport>,
+}
+
+impl Simulated {
+    fn all(&self) -> impl Iterator<Item = &RunReport> {
+        std::iter::once(&self.own).chain(&self.others)
+    }
+}
+
+fn simulate_seeds(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Simulated {
+    use rayon::prelude::*;
+    let played = scenario.as_played_for_real();
+    let play = |seed: u64| {
+        let mut s = played.clone();
+        s.seed = seed;
+        RunReport::new(scenario, &crate::report::play(&s, strategy, duration))
+    };
+    // Request ids, which key the draws, follow the order in which requests are sent: fixed
+    // by the scenario for `runs`, `batch` and `open` loads, so a real run meets the seed's own
+    // draws; a closed load's clients send again as their answers come, and simultaneous
+    // answers come in an order a real run does not fix.
+    let seeds = if played.load.mode.is_closed() {
+        SEEDS
+    } else {
+        1
+    };
+    let others = (1..seeds)
+        .into_par_iter()
+        .map(|k| play((scenario.seed + k) % (crate::scenario::MAX_SEED + 1)))
+        .collect();
+    Simulated {
+        own: play(scenario.seed),
+        others,
+    }
+}
+
+/// How many seeds the simulation of a closed load is played with: which of its requests meets
+/// which draw turns on the order of simultaneous answers, so a figure that turns on the draws
+/// is a distribution, and the real run is one more sample of it.
+pub const SEEDS: u64 = 8;
+
+/// A figure across the simulated seeds: the scenario's own seed's value and the range.
+#[derive(Debug, Clone, Copy)]
+struct Spread {
+    own: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Spread {
+    fn of(sims: &Simulated, figure: impl Fn(&RunReport) -> f64) -> Self {
+        let own = figure(&sims.own);
+        let (min, max) = sims
+            .all()
+            .map(&figure)
+            .fold((own, own), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        Spread { own, min, max }
+    }
+
+    /// The end of the range nearest `real` (`real` itself when within it).
+    fn nearest(self, real: f64) -> f64 {
+        real.clamp(self.min, self.max)
+    }
+
+    fn varies(self) -> bool {
+        self.min < self.max
+    }
+
+    /// The seed's value, and the range when the seeds differ.
+    fn show(self, fmt: impl Fn(f64) -> String) -> String {
+        if self.varies() {
+            format!("{} [{}, {}]", fmt(self.own), fmt(self.min), fmt(self.max))
+        } else {
+            fmt(self.own)
+        }
+    }
+}
+
+/// The figures worth comparing for this load, and notes on what was left out. `sims` are the
+/// simulation's runs over [`SEEDS`] seeds (the scenario's own first): a real figure is as far
+/// from the simulation as it is from the nearest end of their range.
+fn compare(
     scenario: &Scenario,
-    sim: &RunReport,
+    sims: &Simulated,
     real: &RunReport,
 ) -> (Vec<ComparedFigure>, Vec<String>) {
     let mut figures = Vec::new();
     let mut notes = Vec::new();
-    figures.push(ComparedFigure {
-        name: "throughput (req/s)".into(),
-        sim: format!("{:.2}", sim.throughput_rps),
-        real: format!("{:.2}", real.throughput_rps),
-        difference: rel(sim.throughput_rps, real.throughput_rps),
-        checked: true,
-    });
-    let (ls, lr) = (&sim.latency_ms, &real.latency_ms);
-    let ms = |name: &str, s: f64, r: f64, checked: bool| ComparedFigure {
-        name: name.into(),
-        sim: fmt_ms(round1(s)),
-        real: fmt_ms(round1(r)),
-        difference: rel(s, r),
-        checked,
+    let sim = &sims.own;
+    let relative = |name: &str, figure: fn(&RunReport) -> f64, fmt: fn(f64) -> String| {
+        let spread = Spread::of(sims, figure);
+        let r = figure(real);
+        ComparedFigure {
+            name: name.into(),
+            sim: spread.show(fmt),
+            real: fmt(r),
+            difference: rel(spread.nearest(r), r),
+            checked: true,
+        }
     };
-    figures.push(ms("mean latency (ms)", ls.mean, lr.mean, true));
+    let rps = |v: f64| format!("{v:.2}");
+    let ms = |v: f64| fmt_ms(round1(v));
+    figures.push(relative("throughput (req/s)", |r| r.throughput_rps, rps));
+    figures.push(relative("mean latency (ms)", |r| r.latency_ms.mean, ms));
     let samples = sim.requests.completed - sim.requests.refused;
     let runs = matches!(scenario.load.mode, LoadMode::Runs { .. });
     if samples >= MIN_SAMPLES_P50 && !runs {
-        figures.push(ms("p50 latency (ms)", ls.p50, lr.p50, true));
+        figures.push(relative("p50 latency (ms)", |r| r.latency_ms.p50, ms));
     }
     if samples >= MIN_SAMPLES_P99 && !runs {
-        figures.push(ms("p99 latency (ms)", ls.p99, lr.p99, true));
+        figures.push(relative("p99 latency (ms)", |r| r.latency_ms.p99, ms));
     } else {
         notes.push(format!(
             "{} not compared: {samples} latency samples (a p99 needs {MIN_SAMPLES_P99}){}",
@@ -193,19 +277,36 @@ pub fn compare(
     if let (true, Some(sr), Some(rr)) = (runs, &sim.runs, &real.runs) {
         per_run(sr, rr, &mut figures, &mut notes);
     }
-    outcome_figures(scenario, sim, real, &mut figures, &mut notes);
+    outcome_figures(scenario, sims, real, &mut figures, &mut notes);
     resilience_figures(sim, real, &mut figures);
     if let (Some(cs), Some(cr)) = (&sim.clients, &real.clients) {
         // Who starves is decided by the accept queue and SYN retransmits, the same rules in
         // both engines: compared as a share of the clients.
+        let never = |r: &RunReport| {
+            r.clients
+                .as_ref()
+                .map_or(0.0, |c| f64::from(c.never_answered))
+        };
+        let spread = Spread::of(sims, never);
         let count = f64::from(cs.count.max(1));
+        let r = f64::from(cr.never_answered);
         figures.push(ComparedFigure {
             name: "clients never answered".into(),
-            sim: format!("{} of {}", cs.never_answered, cs.count),
+            sim: spread.show(|v| format!("{v:.0}")) + &format!(" of {}", cs.count),
             real: format!("{} of {}", cr.never_answered, cr.count),
-            difference: (f64::from(cs.never_answered) - f64::from(cr.never_answered)).abs() / count,
+            difference: (spread.nearest(r) - r).abs() / count,
             checked: true,
         });
+    }
+    if figures.iter().any(|f| f.sim.contains('[')) {
+        let last = (sim.seed + SEEDS - 1) % (crate::scenario::MAX_SEED + 1);
+        notes.push(format!(
+            "[low, high]: the simulation's range over seeds {} to {last}, where it varies: a \
+             closed client sends again when its answer comes, so which request meets which draw \
+             turns on the order of simultaneous answers, which a real run does not fix; the real \
+             run is one more sample, and the difference is from the nearest end of the range",
+            sim.seed
+        ));
     }
     (figures, notes)
 }
@@ -254,44 +355,48 @@ fn rel(s: f64, r: f64) -> f64 {
 /// Each outcome: counts for a finite load, shares of completed requests otherwise.
 fn outcome_figures(
     scenario: &Scenario,
-    sim: &RunReport,
+    sims: &Simulated,
     real: &RunReport,
     figures: &mut Vec<ComparedFigure>,
     notes: &mut Vec<String>,
 ) {
-    let (qs, qr) = (&sim.requests, &real.requests);
-    let outcomes = [
-        ("success", qs.success, qr.success),
-        ("partial", qs.partial, qr.partial),
-        ("failed", qs.failed, qr.failed),
-        ("timeout", qs.timeout, qr.timeout),
-        ("refused", qs.refused, qr.refused),
+    type Count = fn(&crate::report::RequestCounts) -> u64;
+    let outcomes: [(&str, Count); 5] = [
+        ("success", |q| q.success),
+        ("partial", |q| q.partial),
+        ("failed", |q| q.failed),
+        ("timeout", |q| q.timeout),
+        ("refused", |q| q.refused),
     ];
     let finite = matches!(
         scenario.load.mode,
         LoadMode::Runs { .. } | LoadMode::Batch { .. }
     );
-    for (i, (name, s, r)) in outcomes.into_iter().enumerate() {
-        // Timeouts and refusals only when either run had some.
-        if i >= 3 && s == 0 && r == 0 {
+    for (i, (name, count)) in outcomes.into_iter().enumerate() {
+        let counts = Spread::of(sims, |q| count(&q.requests) as f64);
+        let r = count(&real.requests) as f64;
+        // Timeouts and refusals only when either engine had some.
+        if i >= 3 && counts.max == 0.0 && r == 0.0 {
             continue;
         }
         if finite {
             figures.push(ComparedFigure {
                 name: format!("{name} (count)"),
-                sim: s.to_string(),
-                real: r.to_string(),
-                difference: rel(s as f64, r as f64),
+                sim: counts.show(|v| format!("{v:.0}")),
+                real: format!("{r:.0}"),
+                difference: rel(counts.nearest(r), r),
                 checked: true,
             });
         } else {
-            let share = |n: u64, total: u64| n as f64 / total.max(1) as f64;
-            let (ss, rs) = (share(s, qs.completed), share(r, qr.completed));
+            let share =
+                |q: &RunReport| count(&q.requests) as f64 / q.requests.completed.max(1) as f64;
+            let shares = Spread::of(sims, share);
+            let rs = share(real);
             figures.push(ComparedFigure {
                 name: format!("{name} (share)"),
-                sim: format!("{:.1} %", ss * 100.0),
+                sim: shares.show(|v| format!("{:.1} %", v * 100.0)),
                 real: format!("{:.1} %", rs * 100.0),
-                difference: (rs - ss).abs(),
+                difference: (shares.nearest(rs) - rs).abs(),
                 checked: true,
             });
         }
@@ -358,4 +463,30 @@ fn per_run(
 
 fn round1(ms: f64) -> f64 {
     (ms * 10.0).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Spread, rel};
+
+    #[test]
+    fn a_real_figure_is_as_far_from_the_simulation_as_from_the_nearest_end_of_the_seeds_range() {
+        let seeds = Spread {
+            own: 1500.0,
+            min: 1300.0,
+            max: 1600.0,
+        };
+        let show = |v: f64| format!("{v:.0}");
+        assert_eq!(seeds.show(show), "1500 [1300, 1600]");
+        assert_eq!(rel(seeds.nearest(1550.0), 1550.0), 0.0, "within the range");
+        assert_eq!(rel(seeds.nearest(1280.0), 1280.0), 20.0 / 1300.0);
+        assert_eq!(rel(seeds.nearest(1680.0), 1680.0), 80.0 / 1600.0);
+        let one = Spread {
+            own: 1000.0,
+            min: 1000.0,
+            max: 1000.0,
+        };
+        assert_eq!(one.show(show), "1000", "no range when the seeds agree");
+        assert_eq!(rel(one.nearest(1050.0), 1050.0), 0.05);
+    }
 }

@@ -6,6 +6,7 @@
 //! do; real time cannot pause, step, change speed or be reconfigured live, so those keys say
 //! so instead ([`App::refusal`]); `r`, `s` and `1-4` restart the real run.
 
+use super::refusal::Refusal;
 use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
@@ -1010,7 +1011,7 @@ impl App {
                     let _same_for_all = e.apply(Command::SetStrategy(strategy));
                 }
             }
-            self.report(result.map_err(|e| e.to_string()));
+            self.report(result.map_err(Refusal::from));
             self.selected = 0;
             return;
         }
@@ -1275,7 +1276,7 @@ impl App {
     /// [`App::rebuild`], and what it undid: ` · live changes dropped: IronThread core 12,
     /// orders slow x5` (the changes made with keys since the run started; the `v` and `u`
     /// switches stay), or nothing; or why the run did not restart.
-    fn rebuild_dropping(&mut self) -> Result<String, String> {
+    fn rebuild_dropping(&mut self) -> Result<String, Refusal> {
         let before = self.badges(&self.snapshot());
         self.rebuild()?;
         let after = self.badges(&self.snapshot());
@@ -1290,11 +1291,11 @@ impl App {
     /// The run again from t = 0 with the same strategy (the scenario `r` rebuilds from); on
     /// failure a real run stays on screen, stopped, and the status says why (as the error
     /// returned).
-    fn rebuild(&mut self) -> Result<(), String> {
+    fn rebuild(&mut self) -> Result<(), Refusal> {
         if let Err(e) = self.source.restart(&self.scenario, self.source.strategy()) {
-            let text = e.to_string();
-            self.status = Some(Status::Error(text.clone()));
-            return Err(text);
+            let refusal = Refusal::from(e);
+            self.status = Some(Status::Error(refusal.to_string()));
+            return Err(refusal);
         }
         self.forget_timed();
         self.record_timeline_if_shown();
@@ -1528,19 +1529,19 @@ impl App {
     /// status line and returns it: what changed, or why it was refused. A compared run that
     /// refuses it (it has no such pool, its load is of another kind) keeps going without it,
     /// the others take it, and the status line counts the refusals.
-    fn try_command(&mut self, command: Command) -> Result<String, String> {
+    fn try_command(&mut self, command: Command) -> Result<String, Refusal> {
         let Some(engine) = self.source.engine_mut() else {
             // A real run takes no commands: its keys are refused before they get here.
-            return Err("a real run takes no commands".to_string());
+            return Err(Refusal::RealRun);
         };
-        let result = engine.apply(command).map_err(|e| e.to_string());
+        let result = engine.apply(command).map_err(Refusal::from);
         let mut refused = Vec::new();
         if result.is_ok() {
             let from = engine.topology();
             for e in self.compare.iter_mut().flat_map(CompareRuns::engines_mut) {
                 let applied = match command.for_topology(from, e.topology()) {
-                    Some(command) => e.apply(command).map_err(|err| err.to_string()),
-                    None => Err("it has no such pool".to_string()),
+                    Some(command) => e.apply(command).map_err(Refusal::from),
+                    None => Err(Refusal::NoSuchPool),
                 };
                 refused.extend(applied.err());
             }
@@ -1565,10 +1566,10 @@ impl App {
     }
 
     /// Shows what an engine command did on the status line.
-    fn report(&mut self, result: Result<String, String>) {
+    fn report(&mut self, result: Result<String, Refusal>) {
         self.status = Some(match result {
             Ok(text) => Status::Info(text),
-            Err(text) => Status::Error(text),
+            Err(refusal) => Status::Error(refusal.to_string()),
         });
     }
 

@@ -74,7 +74,10 @@ impl App {
                 }
                 self.behind = true;
             }
-            Err(error) => self.status = Some(Status::Error(error)),
+            Err(error) => {
+                let text = super::super::compare_runs::one_line(&error);
+                self.status = Some(Status::Error(text));
+            }
         }
     }
 

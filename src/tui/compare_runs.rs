@@ -4,7 +4,7 @@
 //! retries with backoff...) or the person typed. Every row replays the same requests (same
 //! seed) from t = 0, with the live changes and faults of the run on screen.
 
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, Scenario, ScenarioError};
 use crate::sim::{Command, Engine};
 
 /// What the rows differ in.
@@ -27,7 +27,7 @@ pub struct CompareRow {
     /// What the preset's figures call the pattern these overrides set, shown instead of them.
     pub name: Option<String>,
     /// The run, or why the variant's scenario did not load (the overrides error).
-    pub run: Result<Engine, String>,
+    pub run: Result<Engine, ScenarioError>,
 }
 
 /// The label of the run as it is on screen among the variants.
@@ -45,7 +45,7 @@ impl CompareRow {
     }
 
     /// A variant's row: its engine, or the error its overrides gave.
-    pub fn variant(sets: Vec<String>, run: Result<Engine, String>) -> CompareRow {
+    pub fn variant(sets: Vec<String>, run: Result<Engine, ScenarioError>) -> CompareRow {
         CompareRow {
             label: label_of(&sets),
             sets,
@@ -67,6 +67,21 @@ impl CompareRow {
     pub fn engine(&self) -> Option<&Engine> {
         self.run.as_ref().ok()
     }
+
+    /// Why the variant did not load, on one line (for its table row and the status line).
+    pub fn error_line(&self) -> Option<String> {
+        self.run.as_ref().err().map(one_line)
+    }
+}
+
+/// An overrides error on one line: it shows in a table row or on the status line.
+pub fn one_line(error: &ScenarioError) -> String {
+    error
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The compare view's rows, and what they compare.
@@ -163,7 +178,7 @@ impl Origin<'_> {
     /// with the live changes and faults. An original override of a key `sets` sets too
     /// gives way (the overrides refuse a key given twice). The error is the overrides error,
     /// naming the key and what it allows.
-    pub fn variant(&self, sets: &[String]) -> Result<Engine, String> {
+    pub fn variant(&self, sets: &[String]) -> Result<Engine, ScenarioError> {
         let key = |set: &String| set.split('=').next().unwrap_or("").trim().to_string();
         let keys: Vec<String> = sets.iter().map(key).collect();
         let all: Vec<String> = self
@@ -173,15 +188,7 @@ impl Origin<'_> {
             .chain(sets)
             .cloned()
             .collect();
-        // One line: the error shows in a table row or on the status line.
-        let one_line = |e: scenario::ScenarioError| {
-            e.to_string()
-                .lines()
-                .map(str::trim)
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let mut s = scenario::load(&self.run.source, &all).map_err(one_line)?;
+        let mut s = scenario::load(&self.run.source, &all)?;
         s.seed = self.run.seed;
         s.duration = self.run.duration;
         if s.server.threads == self.preset.server.threads {
@@ -283,7 +290,9 @@ mod tests {
         let error = origin
             .variant(&["server.threads=0".to_string()])
             .expect_err("0 threads is out of range");
+        let error = super::one_line(&error);
         assert!(error.contains("server.threads"), "{error}");
+        assert!(!error.contains('\n'), "{error}");
         // The variant's key wins over the same key among the run's own overrides.
         let overrides = ["server.threads=5".to_string(), "load.rate=50".to_string()];
         let origin = Origin {

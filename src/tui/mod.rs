@@ -16,6 +16,7 @@ pub mod keys;
 pub mod knob;
 pub mod prompt;
 pub mod record;
+pub mod refusal;
 pub mod script;
 pub mod source;
 pub mod sweep;

@@ -152,12 +152,12 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
                 }
                 line
             }
-            (run, _) => {
-                let error = run.as_ref().err().map_or("", String::as_str);
+            _ => {
+                let error = row.error_line().unwrap_or_default();
                 let room = usize::from(inner.width).saturating_sub(width);
                 Line::from(vec![
                     Span::styled(format!("  {}", fmt::cut(&name, width - 2)), p.text),
-                    Span::styled(fmt::fit(error, room), p.error),
+                    Span::styled(fmt::fit(&error, room), p.error),
                 ])
             }
         };

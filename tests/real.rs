@@ -576,9 +576,10 @@ fn overload_starves_the_same_clients_in_both_engines() {
     // 50 keep-alive clients on 20 connections + acceptCount 5: 20 hold their connections for
     // good, 6 wait in the accept queue and 24 have their handshakes dropped and retransmit
     // for the whole run. Nothing is refused; 30 clients are never answered, in both engines.
-    // The simulated clients start at the same instant, so their SYNs all see the same room
-    // and their ACKs overflow (11 tries each in 30 s); the real ones start microseconds
-    // apart, so most SYNs see the queue full and are dropped (9 tries each).
+    // The clients' handshakes are microseconds apart: simulated, their SYNs all see room
+    // and their ACKs overflow (11 tries each in 30 s); for real, timers fire on whole
+    // milliseconds and handle them in another order, so most SYNs see the queue full and are
+    // dropped (9 tries each).
     let s = scenario("overload", &[]);
     let (sim, real) = both(
         &s,

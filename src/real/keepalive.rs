@@ -141,6 +141,12 @@ impl World {
         }
     }
 
+    /// Whether a handler thread waits on closed client `client`'s connection for its next
+    /// request.
+    pub(super) fn is_reserved(&self, client: u32) -> bool {
+        lock(&self.net).reserved.contains_key(&client)
+    }
+
     /// Closed client `client` sends nothing more on its connection: a thread kept for it
     /// goes back to its pool.
     pub(super) fn release_reserved(&self, client: u32) {

@@ -582,7 +582,10 @@ fn spawn_client(world: &Arc<World>, client: u32, start: Nanos, think: Nanos) {
                 // Idle from the response's write to the next request reaching the server.
                 let idle = due.saturating_sub(seen) + link.rtt;
                 let connector = &w.scenario.server.connector;
-                let kept = flow::link::keeps_connection(&link, connector, uses, outcome, idle);
+                // A connection whose handler thread reads it again (the fast path) is not idle
+                // in the poller: no keep-alive timeout closes it.
+                let kept = w.is_reserved(client)
+                    || flow::link::keeps_connection(&link, connector, uses, outcome, idle);
                 if !kept && flow::link::stays_open(&link, connector, uses, outcome) {
                     // Open after the response, but idle too long: Tomcat's poller closes it
                     // `keepAliveTimeout` after the response was written.

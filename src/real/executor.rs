@@ -20,7 +20,7 @@ use super::RealFailure;
 use super::clock::STOP_POLL;
 use super::keepalive::AfterResponse;
 use super::pool::{PoolState, RunsOn, TaskId};
-use super::sync::{OnTask, OnThread, block_on, lock};
+use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
 use super::task::{Deferred, RealTask};
 use super::world::World;
 
@@ -198,18 +198,8 @@ impl World {
         me: &str,
     ) -> AfterTask<TaskId> {
         let p = &self.pools[pool];
-        let mut job = lock(&p.state).take_job(slot);
-        let (after_job, post) = loop {
-            let done = match job {
-                Some(job) => block_on(self.run_job(ctx, job, me)),
-                None => Deferred::None,
-            };
-            match block_on(self.after_response(ctx, done)) {
-                // The keep-alive fast path: the thread reads its connection's next request.
-                AfterResponse::Serves(req) => job = Some(RealTask::Handler(req)),
-                AfterResponse::Back { deferred, post } => break (deferred, post),
-            }
-        };
+        let job = lock(&p.state).take_job(slot);
+        let (after_job, post) = block_on(self.serve(ctx, job, me));
         let mut st = lock(&p.state);
         let now = self.clock.now();
         let after = st.finish(slot, now, false);
@@ -225,22 +215,34 @@ impl World {
         after
     }
 
+    /// A worker runs the task its pool gave it, and after a response the requests it reads
+    /// at once on the same connection (the keep-alive fast path); returns what it defers
+    /// until it is back in its pool, and its post-response work.
+    async fn serve<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        mut job: Option<RealTask>,
+        me: &str,
+    ) -> (Deferred, Nanos) {
+        loop {
+            let done = match job {
+                Some(job) => self.run_job(ctx, job, me).await,
+                None => Deferred::None,
+            };
+            match self.after_response(ctx, done).await {
+                AfterResponse::Serves(req) => job = Some(RealTask::Handler(req)),
+                AfterResponse::Back { deferred, post } => return (deferred, post),
+            }
+        }
+    }
+
     /// A virtual thread: runs its task (and any it is handed) and exits.
     async fn task_loop(self: Arc<Self>, pool: PoolId, slot: Slot, me: String) {
         let ctx = OnTask(&self.stop);
         let p = &self.pools[pool];
         loop {
-            let mut job = lock(&p.state).take_job(slot);
-            let after_job = loop {
-                let done = match job {
-                    Some(job) => self.run_job(&ctx, job, &me).await,
-                    None => Deferred::None,
-                };
-                match self.after_response(&ctx, done).await {
-                    AfterResponse::Serves(req) => job = Some(RealTask::Handler(req)),
-                    AfterResponse::Back { deferred, .. } => break deferred,
-                }
-            };
+            let job = lock(&p.state).take_job(slot);
+            let (after_job, _post) = self.serve(&ctx, job, &me).await;
             let after = lock(&p.state).finish(slot, self.clock.now(), false);
             self.apply(after_job);
             if !matches!(after, AfterTask::Runs(_)) || self.stop.is_stopped() {

@@ -93,6 +93,10 @@ fn max_latency(sim: &RunReport, real: &RunReport) -> Result<(), String> {
     within("max latency", sim.latency_ms.max, real.latency_ms.max)
 }
 
+fn throughput(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    within("throughput", sim.throughput_rps, real.throughput_rps)
+}
+
 fn throughput_and_mean(sim: &RunReport, real: &RunReport) -> Result<(), String> {
     within("throughput", sim.throughput_rps, real.throughput_rps)?;
     mean_latency(sim, real)
@@ -515,14 +519,16 @@ fn the_keep_alive_fast_path_serves_the_same_clients_again_in_both_engines() {
     // the same draws. Which client sends which request id (and so meets which draw) follows
     // the order in which simultaneous answers arrive, which a real run does not fix: its
     // figures agree within a few requests. Without the fast path no client would have two
-    // answers yet (30 never answered at 3 s).
+    // answers yet (30 never answered at 3 s). The mean latency turns on which requests are
+    // among the 20 answered (1,116-1,265 ms for real, 1,150 ms simulated): only throughput
+    // is timed.
     let s = scenario("overload", &[]);
     let (sim, real) = both(
         &s,
         Strategy::Sequential,
         Nanos::from_secs(3),
         0.1,
-        throughput_and_mean,
+        throughput,
     );
     let seen = |r: &RunReport| {
         let clients = r

@@ -429,6 +429,36 @@ fn verify_holds_a_closed_load_against_the_simulations_range_over_seeds() {
     assert_eq!(out.status.code(), Some(0), "{text}");
 }
 
+/// A real run has no simulated cores: its report says so instead of "0 cores, 0% used", and
+/// its JSON has no `cpu` block; a simulated run reports the scenario's cores.
+#[test]
+fn a_real_run_reports_no_simulated_cores() {
+    let args = [
+        "run",
+        "ironthread",
+        "--engine",
+        "real",
+        "--time-scale",
+        "0.05",
+    ];
+    let out = real_run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let cpu = table
+        .lines()
+        .find(|l| l.starts_with("CPU: "))
+        .unwrap_or_default();
+    assert!(cpu.starts_with("CPU: not simulated"), "{table}");
+    assert!(!table.contains("0 cores"), "{table}");
+    let json = real_run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.status.code(), Some(0), "{}", stderr_of(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON report");
+    assert!(v.get("cpu").is_none(), "{v}");
+    let sim = threadlab(&["run", "ironthread", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&sim.stdout).expect("JSON report");
+    assert_eq!(v["cpu"]["cores"], 11, "{v}");
+}
+
 /// 100,000 closed-loop clients all due at t = 0 in 10 ms of real time: no machine sends them
 /// all, so the run says it fell behind, with the numbers, on stderr, in the table and in the
 /// JSON, and exits 3 after printing its report.

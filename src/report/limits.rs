@@ -42,8 +42,9 @@ pub fn best(reports: &[RunReport]) -> Vec<usize> {
 /// too (a storm of failures is as fast as the CPU can report it).
 pub fn limited_by(scenario: &Scenario, r: &RunReport) -> String {
     let phrase = holds_back(scenario, r);
-    if r.cpu.utilisation >= 0.95 && !phrase.contains("cores") && !phrase.starts_with("cpu") {
-        format!("{phrase}, cores {:.0}%", r.cpu.utilisation * 100.0)
+    let utilisation = r.cpu.as_ref().map_or(0.0, |cpu| cpu.utilisation);
+    if utilisation >= 0.95 && !phrase.contains("cores") && !phrase.starts_with("cpu") {
+        format!("{phrase}, cores {:.0}%", utilisation * 100.0)
     } else {
         phrase
     }

@@ -97,8 +97,10 @@ pub struct RunReport {
     pub goodput_timeline: Option<Vec<u32>>,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
-    /// The cores: utilisation since t = 0 and the most work that waited for one.
-    pub cpu: CpuReport,
+    /// The simulated cores: utilisation since t = 0 and the most work that waited for one.
+    /// None for a real run, whose CPU work the machine's own scheduler ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<ResourceReport>,
     /// Estimated stack memory of the threads alive at the end (platform 1 MiB, virtual
@@ -571,8 +573,6 @@ impl RunReport {
         let goodput_timeline = (resilience.is_some() || !scenario.load.phases.is_empty())
             .then(|| snap.goodput_timeline.clone());
         let last_phase = scenario.load.phases.last().map(|p| p.at);
-        // A report is of a simulated run, which always has its cores.
-        let cpu = snap.cpu.unwrap_or_default();
         RunReport {
             preset: scenario.source.clone(),
             scenario: scenario.name.clone(),
@@ -591,12 +591,12 @@ impl RunReport {
             goodput_timeline,
             pools: pools.map(PoolReport::from).collect(),
             services: snap.services.iter().map(ServiceReport::from).collect(),
-            cpu: CpuReport {
+            cpu: snap.cpu.map(|cpu| CpuReport {
                 cores: cpu.cores,
                 utilisation: cpu.utilisation,
                 max_queued: cpu.max_queued,
                 preemptions: cpu.preemptions,
-            },
+            }),
             resources: snap.resources.iter().map(ResourceReport::from).collect(),
             thread_memory_mib: mib(snap.thread_memory_bytes),
             peak_thread_memory_mib: mib(peak),

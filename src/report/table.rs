@@ -141,14 +141,19 @@ fn summary(r: &RunReport, out: &mut String) {
     pool_table(r, out);
     service_table(r, out);
     resource_table(r, out);
+    let cpu = match &r.cpu {
+        Some(cpu) => format!(
+            "{} cores, {:.0}% used, at most {} waiting for a core",
+            cpu.cores,
+            cpu.utilisation * 100.0,
+            cpu.max_queued
+        ),
+        None => "not simulated (this machine's scheduler ran the real run)".to_string(),
+    };
     let _ = writeln!(
         out,
-        "CPU: {} cores, {:.0}% used, at most {} waiting for a core · thread stacks {:.1} MiB now, at most {:.1} MiB",
-        r.cpu.cores,
-        r.cpu.utilisation * 100.0,
-        r.cpu.max_queued,
-        r.thread_memory_mib,
-        r.peak_thread_memory_mib
+        "CPU: {cpu} · thread stacks {:.1} MiB now, at most {:.1} MiB",
+        r.thread_memory_mib, r.peak_thread_memory_mib
     );
     theory(r, out);
 }

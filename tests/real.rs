@@ -37,7 +37,8 @@ fn both(
     scale: f64,
     timing: Timing,
 ) -> (RunReport, RealReport) {
-    // The real engine plays round trips, not the connector's CPU or the keep-alive fast path.
+    // What the real engine plays: round trips, the handler's CPU, the keep-alive fast path,
+    // not the CPU of a connection closed at a full `maxQueueSize`.
     let sim = RunReport::new(
         s,
         &report::play(&s.as_played_for_real(), strategy, duration),
@@ -166,6 +167,57 @@ fn real_sequential_ironthread_matches_the_simulation_run_for_run() {
             tomcat.completed
         ),
         (10, 1, 5)
+    );
+}
+
+/// Each run's latency at least 0.97 and at most 1.4 times its simulated twin's: a spinning
+/// thread's CPU time runs behind the wall clock whenever the machine gives its core to
+/// another (tests run side by side), while a run without its CPU work is 0.94 (1,700 of
+/// 1,800 ms) or less.
+fn cpu_bound_runs(sim: &RunReport, real: &RunReport) -> Result<(), String> {
+    let (s, r) = (
+        sim.runs.as_deref().unwrap_or_default(),
+        real.runs.as_deref().unwrap_or_default(),
+    );
+    for (s, r) in s.iter().zip(r) {
+        let ratio = r.time_ms / s.time_ms;
+        if !(0.97..=1.4).contains(&ratio) {
+            return Err(format!(
+                "run {}: simulated {:.1} ms, real {:.1} ms",
+                s.run, s.time_ms, r.time_ms
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The server's own CPU: the handler's work on each request before its calls, and the error
+/// page rendered after a failed one, on the handler thread in both engines.
+#[test]
+fn the_handlers_cpu_and_the_error_page_cost_the_same_in_both_engines() {
+    let s = scenario(
+        "ironthread",
+        &[
+            "server.cpu_per_request=100ms",
+            "server.cpu_per_error=300ms",
+            "services.user.failure=0.5",
+        ],
+    );
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.2, cpu_bound_runs);
+    assert_runs_agree(&sim, &real.run, true);
+    assert_outcomes_identical(&sim, &real.run);
+    // Sequential code stops at the failed user call (200 ms): 100 + 200 + 300 ms; the
+    // others take their 1,700 ms of calls after the handler's 100 ms.
+    assert_eq!((sim.requests.failed, sim.requests.success), (2, 2));
+    assert!(
+        (sim.failed_latency_ms.mean - 600.0).abs() < 1.0,
+        "{}",
+        sim.failed_latency_ms.mean
+    );
+    assert!(
+        (sim.latency_ms.mean - 1_800.0).abs() < 1.0,
+        "{}",
+        sim.latency_ms.mean
     );
 }
 
@@ -415,6 +467,8 @@ fn one_permit_in_both(count: u32, latency: &str, max_wait: &str) -> (RunReport, 
     mode = "batch"
     count = {count}
     rtt = "0s"
+    [server]
+    cpu_per_request = "0s"
     [[services]]
     name = "svc"
     latency = "{latency}"
@@ -538,7 +592,7 @@ fn the_keep_alive_fast_path_serves_the_same_clients_again_in_both_engines() {
         let fast = r.connections.as_ref().map(|c| c.fast_path_requests);
         (clients, fast, r.requests.success)
     };
-    assert_eq!(seen(&sim), (Some((37, 2)), Some(13), 20));
+    assert_eq!(seen(&sim), (Some((37, 2)), Some(14), 20));
     let (clients, fast, success) = seen(&real.run);
     let (never, most) = clients.expect("a closed load's clients");
     assert_eq!((most, success), (2, 20));
@@ -613,8 +667,10 @@ fn a_burst_beyond_the_accept_queue_waits_for_retransmits_in_both_engines() {
     // acceptCount + 1), 5 SYNs dropped. Each call takes 100 ms on a connection of its own,
     // so the queued ones finish at 200, 200 and 300 ms, and the dropped ones, sent again
     // 1 s later, at 1.1, 1.1, 1.2, 1.2 and 1.3 s.
-    // A connection's slot frees as its response is written (no post-response work).
-    let server = "threads = 10\nmax_connections = 2\naccept_count = 2\npost_response = \"0s\"";
+    // A connection's slot frees as its response is written (no post-response work), and
+    // the handler has no CPU work of its own.
+    let server = "threads = 10\nmax_connections = 2\naccept_count = 2\npost_response = \"0s\"\n\
+                  cpu_per_request = \"0s\"";
     let s = parse(&support::one_call(BURST_NO_RTT, server));
     let (sim, real) = both(
         &s,
@@ -642,7 +698,8 @@ fn a_burst_faster_than_the_acceptor_overflows_the_accept_queue_in_both_engines()
     // until then, so the other 3 SYNs are dropped. Each call takes 100 ms: answered at 200,
     // 300, 400, 500 ms. The dropped SYNs come back at 1 s to an empty queue and are handed on
     // at 1.1, 1.2, 1.3 s: answered at 1.2, 1.3, 1.4 s. Mean 5300 / 7 ms.
-    let server = "threads = 10\naccept_count = 3\naccept_cost = \"100ms\"";
+    let server =
+        "threads = 10\naccept_count = 3\naccept_cost = \"100ms\"\ncpu_per_request = \"0s\"";
     let s = parse(&support::one_call(
         &BURST_NO_RTT.replace("count = 10", "count = 7"),
         server,
@@ -678,7 +735,7 @@ fn clients_connecting_faster_than_the_acceptor_lose_every_other_syn_in_both_engi
     // and 1.08 s and are handed on at 1.085 and 1.13 s: their first answers, 100 ms later,
     // come 1.145 and 1.15 s after they sent. Kept-alive connections make no more SYNs.
     let load = "mode = \"closed\"\nclients = 6\nrtt = \"0s\"\nconnect_spacing = \"20ms\"";
-    let server = "threads = 10\naccept_count = 1\naccept_cost = \"45ms\"";
+    let server = "threads = 10\naccept_count = 1\naccept_cost = \"45ms\"\ncpu_per_request = \"0s\"";
     let s = parse(&support::one_call(load, server));
     let (sim, real) = both(
         &s,
@@ -704,13 +761,16 @@ fn clients_connecting_faster_than_the_acceptor_lose_every_other_syn_in_both_engi
     );
 }
 
-/// One closed client with no round trip or turnaround and a 100 ms call, with these `[[load.phases]]`
-/// (TOML array items).
+/// One closed client with no round trip, turnaround or handler CPU and a 100 ms call, with
+/// these `[[load.phases]]` (TOML array items).
 fn phased_clients(phases: &str) -> Scenario {
     let load = format!(
         "mode = \"closed\"\nclients = 1\nrtt = \"0s\"\nturnaround = \"0s\"\nphases = [{phases}]"
     );
-    parse(&support::one_call(&load, "threads = 10"))
+    parse(&support::one_call(
+        &load,
+        "threads = 10\ncpu_per_request = \"0s\"",
+    ))
 }
 
 #[test]

@@ -296,28 +296,28 @@ fn runtime_lag(runtime: &RuntimeView) -> Vec<Lag> {
     out
 }
 
-/// Spinning takes real cores: X requests/s x CPU s/request, the same in real and scenario
-/// units (both scale by --time-scale).
+/// Spinning takes real cores: X requests/s x CPU s/request (the calls' and the handler's
+/// own), the same in real and scenario units (both scale by --time-scale).
 fn cpu_lag(scenario: &Scenario, snapshot: &Snapshot, cores: usize) -> Vec<Lag> {
     let mut out = Vec::new();
-    let cpu_s: f64 = scenario
+    let calls_s: f64 = scenario
         .endpoint
         .stages
         .iter()
         .flatten()
         .map(|&id| scenario.service(id).cpu.as_secs_f64())
         .sum();
-    if cpu_s > 0.0 {
-        let needed = snapshot.throughput_rps * cpu_s;
-        if needed >= SATURATED * cores as f64 {
-            out.push(Lag::CpuWork { needed, cores });
-        }
-        if scenario.cores as usize > cores {
-            out.push(Lag::FewerCores {
-                scenario: scenario.cores,
-                machine: cores,
-            });
-        }
+    let handler_s = scenario.server.connector.cpu_per_request.as_secs_f64();
+    let needed = snapshot.throughput_rps * (calls_s + handler_s);
+    if needed > 0.0 && needed >= SATURATED * cores as f64 {
+        out.push(Lag::CpuWork { needed, cores });
+    }
+    // The calls' CPU is the scenario's own work: fewer cores here change what it measures.
+    if calls_s > 0.0 && scenario.cores as usize > cores {
+        out.push(Lag::FewerCores {
+            scenario: scenario.cores,
+            machine: cores,
+        });
     }
     out
 }
@@ -419,7 +419,7 @@ mod tests {
 
     #[test]
     fn cpu_work_beyond_the_machine_is_named() {
-        let s = scenario(&["services.user.cpu=10ms"]);
+        let s = scenario(&["services.user.cpu=10ms", "server.cpu_per_request=0s"]);
         let mut snap = quiet_snapshot(&s);
         snap.throughput_rps = 250.0;
         let p = crate::theory::predict(&s, Strategy::Bulkhead);
@@ -431,5 +431,25 @@ mod tests {
             }),
             "{lags:?}"
         );
+    }
+
+    #[test]
+    fn the_handlers_own_cpu_counts_towards_the_cores_a_run_needs() {
+        // No call has CPU work: the handler's 10 ms a request at 250 requests/s needs 2.5
+        // cores, more than 2; the scenario's 11 cores are not named (that is about calls).
+        let s = scenario(&["server.cpu_per_request=10ms"]);
+        let mut snap = quiet_snapshot(&s);
+        snap.throughput_rps = 250.0;
+        let p = crate::theory::predict(&s, Strategy::Bulkhead);
+        let lags = lag(&s, &snap, &RuntimeView::default(), &p, 2);
+        assert_eq!(
+            lags,
+            [Lag::CpuWork {
+                needed: 2.5,
+                cores: 2
+            }]
+        );
+        snap.throughput_rps = 100.0;
+        assert_eq!(lag(&s, &snap, &RuntimeView::default(), &p, 2), []);
     }
 }

@@ -305,6 +305,9 @@ impl World {
             }
             flow::Door::Enter { .. } => {}
         }
+        // The handler's own CPU work on the request (parse, write, recycle), before its
+        // stages, as the simulation's handler takes a core for it.
+        self.spin(self.scenario.server.connector.cpu_per_request);
         for stage in 0..self.scenario.endpoint.stages.len() {
             match self.run_stage(ctx, &req, stage, &mut progress, me).await {
                 StageEnd::Done => {}
@@ -793,10 +796,7 @@ impl World {
         let fault = lock(&self.faults)[service.0];
         let latency = flow::call_latency(draw.latency, None, fault, svc.hang, draw.hang_u);
         // CPU time really runs: the thread spins, then waits its latency.
-        let cpu = self.clock.real(svc.cpu);
-        if !cpu.is_zero() {
-            super::cpu::spin(cpu);
-        }
+        self.spin(svc.cpu);
         let cut = flow::read_timeout_cut(read_timeout, latency);
         let wait = self.clock.real(cut.unwrap_or(latency));
         if !ctx.sleep_until(Instant::now() + wait).await {
@@ -809,7 +809,21 @@ impl World {
         Some(result)
     }
 
+    /// This thread runs `cpu` of scenario time (scaled) on the machine's cores: it spins
+    /// until it has had that much CPU time of its own (see [`super::cpu::spin`]).
+    fn spin(&self, cpu: Nanos) {
+        let real = self.clock.real(cpu);
+        if !real.is_zero() {
+            super::cpu::spin(real);
+        }
+    }
+
     fn respond(&self, req: &Arc<Req>, p: &HandlerVerdict, me: &str) -> Deferred {
+        if p.failed() {
+            // The exception reaches the container, which logs it and renders the error page
+            // before the 500 is written: `cpu_per_error` on this thread.
+            self.spin(self.scenario.server.connector.cpu_per_error);
+        }
         req.set_server_done();
         let (outcome, detail) = p.outcome();
         let thread = p

@@ -31,14 +31,18 @@ impl super::model::Scenario {
 
 impl super::model::Scenario {
     /// What a real run of the scenario plays: the round trip and the clients' turnaround
-    /// (the real engine sleeps them) and the handler thread's post-response work with the
+    /// (the real engine sleeps them), the handler thread's post-response work with the
     /// keep-alive fast path it decides (the real engine decides the race by the same rule),
-    /// but not the connector's CPU or the error report's CPU (see
+    /// and the handler's CPU per request and per error page (its thread spins them), but not
+    /// the CPU of a connection closed at a full `maxQueueSize` (see
     /// [`Self::without_network`]). What a real run is compared with.
     pub fn as_played_for_real(&self) -> Self {
         let mut s = self.without_network();
         s.load.link = self.load.link;
-        s.server.connector.post_response = self.server.connector.post_response;
+        let connector = &mut s.server.connector;
+        connector.post_response = self.server.connector.post_response;
+        connector.cpu_per_request = self.server.connector.cpu_per_request;
+        connector.cpu_per_error = self.server.connector.cpu_per_error;
         s
     }
 }

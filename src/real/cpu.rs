@@ -8,6 +8,11 @@ use std::time::{Duration, Instant};
 
 use nix::time::{ClockId, clock_gettime};
 
+/// This machine's cores (`available_parallelism`).
+pub(super) fn machine_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
 /// The CPU time this thread has used so far, if the clock can be read.
 fn thread_cpu() -> Option<Duration> {
     clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)

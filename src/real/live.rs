@@ -59,7 +59,7 @@ impl LiveRun {
             strategy,
             options,
             limit,
-            cores: machine_cores(),
+            cores: super::cpu::machine_cores(),
         })
     }
 
@@ -183,10 +183,6 @@ impl LiveRun {
         self.ended = Some((r.snapshot(finished), r.world.monitors.view()));
         r.world.stop_all();
     }
-}
-
-fn machine_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
 /// Tokio tasks waiting longer than this (real time) between waking and running are late.

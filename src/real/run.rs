@@ -141,6 +141,9 @@ pub(super) fn start(
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_time()
         .thread_name("tokio-runtime-worker")
+        // The blocking threads run the CPU of connections closed at a full `maxQueueSize`:
+        // one per core, as the simulation's cores take them.
+        .max_blocking_threads(super::cpu::machine_cores())
         .build()
         .map_err(|e| RealFailure::Runtime(Arc::new(e)))?;
     // Sample every 100 ms of scenario time, as the engine, but at most every 10 ms for real.

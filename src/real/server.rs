@@ -190,10 +190,22 @@ impl World {
         match self.submit(self.topology.server(), RealTask::Handler(req)) {
             Ok(()) => lock(&self.net).stats.executor_requests += 1,
             Err(RealTask::Handler(req)) => {
-                // maxQueueSize reached: Tomcat closes the socket unread.
+                // maxQueueSize reached: Tomcat closes the socket unread, once the CPU the
+                // connection cost it (accept, poll, close) has run. That runs on a core of
+                // its own (a blocking thread, one per core), as the simulation takes one,
+                // not on the thread that goes on dispatching the next connections.
                 lock(&self.net).stats.closed_by_max_queue += 1;
-                self.close_connection();
-                self.refuse(&req);
+                let connector = &self.scenario.server.connector;
+                let cpu = self.clock.real(connector.cpu_per_rejected_connection);
+                if cpu.is_zero() {
+                    self.reset(&req);
+                } else {
+                    let world = Arc::clone(self);
+                    drop(self.rt.spawn_blocking(move || {
+                        super::cpu::spin(cpu);
+                        world.reset(&req);
+                    }));
+                }
             }
             Err(RealTask::Call(_)) => {}
         }
@@ -234,6 +246,13 @@ impl World {
     pub(super) fn close_idle(self: &Arc<Self>) {
         lock(&self.net).stats.closed_idle += 1;
         self.close_connection();
+    }
+
+    /// The connection of a request the executor's queue had no room for closes: its slot
+    /// frees and its client sees a reset.
+    fn reset(self: &Arc<Self>, req: &Req) {
+        self.close_connection();
+        self.refuse(req);
     }
 
     fn refuse(&self, req: &Req) {

@@ -144,8 +144,8 @@ pub fn verify(
     })
 }
 
-/// The simulation a real run is held against: the scenario as the real engine plays it
-/// ([`Scenario::as_played_for_real`]) with its own seed, and with the next seeds.
+/// The simulation a real run is held against: the same scenario (the real engine plays all
+/// of it, or refuses it) with its own seed, and with the next seeds.
 struct Simulated {
     own: RunReport,
     others: Vec<RunReport>,
@@ -159,9 +159,8 @@ impl Simulated {
 
 fn simulate_seeds(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Simulated {
     use rayon::prelude::*;
-    let played = scenario.as_played_for_real();
     let play = |seed: u64| {
-        let mut s = played.clone();
+        let mut s = scenario.clone();
         s.seed = seed;
         RunReport::new(scenario, &crate::report::play(&s, strategy, duration))
     };
@@ -169,7 +168,7 @@ fn simulate_seeds(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> S
     // by the scenario for `runs`, `batch` and `open` loads, so a real run meets the seed's own
     // draws; a closed load's clients send again as their answers come, and simultaneous
     // answers come in an order a real run does not fix.
-    let seeds = if played.load.mode.is_closed() {
+    let seeds = if scenario.load.mode.is_closed() {
         SEEDS
     } else {
         1

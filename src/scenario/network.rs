@@ -14,9 +14,9 @@ use super::limits::{
 
 impl super::model::Scenario {
     /// The scenario without its connection layer's costs: no round trip, no client
-    /// turnaround, no connector CPU, and a handler thread that reads its connection again at
-    /// once (so no keep-alive fast path), and failures that cost nothing to report. What the real engine, which does not model TCP,
-    /// is compared with.
+    /// turnaround, no connector CPU, a handler thread that reads its connection again at once
+    /// (so no keep-alive fast path), and failures that cost nothing to report: the calls'
+    /// own times, for tests and views that isolate them.
     pub fn without_network(&self) -> Self {
         let mut s = self.clone();
         s.load.link.rtt = Nanos::ZERO;
@@ -25,24 +25,6 @@ impl super::model::Scenario {
         s.server.connector.post_response = Nanos::ZERO;
         s.server.connector.cpu_per_rejected_connection = Nanos::ZERO;
         s.server.connector.cpu_per_error = Nanos::ZERO;
-        s
-    }
-}
-
-impl super::model::Scenario {
-    /// What a real run of the scenario plays: the round trip and the clients' turnaround
-    /// (the real engine sleeps them), the handler thread's post-response work with the
-    /// keep-alive fast path it decides (the real engine decides the race by the same rule),
-    /// and the handler's CPU per request and per error page (its thread spins them), but not
-    /// the CPU of a connection closed at a full `maxQueueSize` (see
-    /// [`Self::without_network`]). What a real run is compared with.
-    pub fn as_played_for_real(&self) -> Self {
-        let mut s = self.without_network();
-        s.load.link = self.load.link;
-        let connector = &mut s.server.connector;
-        connector.post_response = self.server.connector.post_response;
-        connector.cpu_per_request = self.server.connector.cpu_per_request;
-        connector.cpu_per_error = self.server.connector.cpu_per_error;
         s
     }
 }

@@ -8,6 +8,7 @@
 //! waiting (safe inside another runtime); [`LiveRun::stop`] waits for the threads and reports
 //! internal errors.
 
+use crate::metrics::Outcome;
 use crate::scenario::{Scenario, Strategy};
 use crate::sim::Snapshot;
 use crate::theory::Prediction;
@@ -292,23 +293,51 @@ fn runtime_lag(runtime: &RuntimeView) -> Vec<Lag> {
     out
 }
 
-/// Spinning takes real cores: X requests/s x CPU s/request (the calls' and the handler's
-/// own), the same in real and scenario units (both scale by --time-scale).
-fn cpu_lag(scenario: &Scenario, snapshot: &Snapshot, cores: usize) -> Vec<Lag> {
-    let mut out = Vec::new();
-    let calls_s: f64 = scenario
+/// The cores a real run's spinning needs: the calls' CPU and the handler's own for each
+/// request, the error page of each failed one, and the CPU of each connection closed at a
+/// full executor queue, at the rates measured, the same in real and scenario units (both
+/// scale by --time-scale).
+pub(super) fn cores_needed(scenario: &Scenario, snapshot: &Snapshot) -> f64 {
+    let calls_s: f64 = calls_cpu_s(scenario);
+    let connector = &scenario.server.connector;
+    let outcomes = &snapshot.outcomes;
+    let failed_share = if outcomes.total() == 0 {
+        0.0
+    } else {
+        outcomes.get(Outcome::Failed) as f64 / outcomes.total() as f64
+    };
+    let per_request = calls_s
+        + connector.cpu_per_request.as_secs_f64()
+        + failed_share * connector.cpu_per_error.as_secs_f64();
+    let elapsed = snapshot.now.as_secs_f64();
+    let resets_per_s = match &snapshot.net {
+        Some(net) if elapsed > 0.0 => net.stats.closed_by_max_queue as f64 / elapsed,
+        _ => 0.0,
+    };
+    snapshot.throughput_rps * per_request
+        + resets_per_s * connector.cpu_per_rejected_connection.as_secs_f64()
+}
+
+/// CPU seconds of the calls of one request.
+fn calls_cpu_s(scenario: &Scenario) -> f64 {
+    scenario
         .endpoint
         .stages
         .iter()
         .flatten()
         .map(|&id| scenario.service(id).cpu.as_secs_f64())
-        .sum();
-    let handler_s = scenario.server.connector.cpu_per_request.as_secs_f64();
-    let needed = snapshot.throughput_rps * (calls_s + handler_s);
+        .sum()
+}
+
+/// Spinning takes real cores (see [`cores_needed`]); the calls' CPU is the scenario's own
+/// work, so a machine with fewer cores than the scenario measures something else.
+fn cpu_lag(scenario: &Scenario, snapshot: &Snapshot, cores: usize) -> Vec<Lag> {
+    let mut out = Vec::new();
+    let calls_s = calls_cpu_s(scenario);
+    let needed = cores_needed(scenario, snapshot);
     if needed > 0.0 && needed >= SATURATED * cores as f64 {
         out.push(Lag::CpuWork { needed, cores });
     }
-    // The calls' CPU is the scenario's own work: fewer cores here change what it measures.
     if calls_s > 0.0 && scenario.cores as usize > cores {
         out.push(Lag::FewerCores {
             scenario: scenario.cores,
@@ -447,5 +476,32 @@ mod tests {
         );
         snap.throughput_rps = 100.0;
         assert_eq!(lag(&s, &snap, &RuntimeView::default(), &p, 2), []);
+    }
+
+    #[test]
+    fn the_error_pages_of_failed_requests_count_towards_the_cores_a_run_needs() {
+        // A storm of failures: 8,000 requests/s, three in four failed, each failure's error
+        // page 1 ms of CPU: 6 cores, more than 2 (the handler's own CPU is 0 here).
+        let s = scenario(&["server.cpu_per_request=0s", "server.cpu_per_error=1ms"]);
+        let mut snap = quiet_snapshot(&s);
+        snap.throughput_rps = 8_000.0;
+        for _ in 0..3 {
+            snap.outcomes.add(Outcome::Failed);
+        }
+        snap.outcomes.add(Outcome::Success);
+        let p = crate::theory::predict(&s, Strategy::Bulkhead);
+        let lags = lag(&s, &snap, &RuntimeView::default(), &p, 2);
+        assert_eq!(
+            lags,
+            [Lag::CpuWork {
+                needed: 6.0,
+                cores: 2
+            }]
+        );
+        // Without failures the same rate needs no core.
+        let mut quiet = quiet_snapshot(&s);
+        quiet.throughput_rps = 8_000.0;
+        quiet.outcomes.add(Outcome::Success);
+        assert_eq!(lag(&s, &quiet, &RuntimeView::default(), &p, 2), []);
     }
 }

@@ -8,7 +8,9 @@
 //!   previous outcome, t = 0 for a batch);
 //! - closed-loop clients that never sent a request at all before the end (all are due at
 //!   t = 0);
-//! - the tokio workers' busy ratio over the whole run (tokio-metrics).
+//! - the tokio workers' busy ratio over the whole run (tokio-metrics);
+//! - the cores the run's CPU work (spun for real) needs at the rates it reached, against the
+//!   machine's.
 
 use serde::Serialize;
 
@@ -54,6 +56,10 @@ pub struct Pace {
     /// The tokio workers' busy ratio over the whole run (up to `workers`).
     pub busy_ratio_mean: f64,
     pub workers: usize,
+    /// The cores the run's CPU work needs at the rates it reached (calls, the handler's own,
+    /// error pages, closed connections), and this machine's.
+    pub cores_needed: f64,
+    pub cores: usize,
     /// What fell behind, in words (empty when the run kept up).
     pub reasons: Vec<String>,
 }
@@ -66,13 +72,17 @@ pub(super) struct Measured<'a> {
     pub clients: u64,
     pub runtime: &'a RuntimeView,
     pub time_scale: f64,
+    /// The cores the CPU work needs (see `live::cores_needed`), and the machine's.
+    pub cores_needed: f64,
+    pub cores: usize,
 }
 
 impl Pace {
     /// Behind when a closed-loop client never sent, when half the requests went out
     /// [`LATE_TIMER_LIMIT_MS`] real ms late or more (the live view's limit for a late timer;
-    /// the median, so a burst at t = 0 alone does not count), or when the tokio workers were
-    /// [`SATURATED`] over the whole run.
+    /// the median, so a burst at t = 0 alone does not count), when the tokio workers were
+    /// [`SATURATED`] over the whole run, or when the CPU work needs [`SATURATED`] of the
+    /// machine's cores or more.
     pub(super) fn judge(m: &Measured<'_>) -> Pace {
         let delays = m.starts.delays.summary();
         let mut pace = Pace {
@@ -83,6 +93,8 @@ impl Pace {
             start_delay_p50_real_ms: delays.p50 * m.time_scale,
             busy_ratio_mean: m.runtime.busy_ratio_mean,
             workers: m.runtime.workers,
+            cores_needed: m.cores_needed,
+            cores: m.cores,
             reasons: Vec::new(),
         };
         if pace.unsent > 0 {
@@ -102,6 +114,12 @@ impl Pace {
             pace.reasons.push(format!(
                 "the tokio workers were busy {:.2} of {} on average",
                 pace.busy_ratio_mean, pace.workers
+            ));
+        }
+        if pace.cores > 0 && pace.cores_needed >= SATURATED * pace.cores as f64 {
+            pace.reasons.push(format!(
+                "its CPU work needs {:.1} of this machine's {} cores",
+                pace.cores_needed, pace.cores
             ));
         }
         pace.behind = !pace.reasons.is_empty();
@@ -135,6 +153,8 @@ mod tests {
             clients,
             runtime: &runtime,
             time_scale: scale,
+            cores_needed: 0.0,
+            cores: 2,
         })
     }
 
@@ -193,6 +213,33 @@ mod tests {
         assert_eq!(
             pace.reasons,
             ["the tokio workers were busy 1.95 of 2 on average"]
+        );
+    }
+
+    #[test]
+    fn cpu_work_beyond_the_machines_cores_puts_the_run_behind() {
+        let runtime = RuntimeView {
+            workers: 2,
+            busy_ratio_mean: 0.3,
+            ..RuntimeView::default()
+        };
+        let judge = |cores_needed: f64| {
+            Pace::judge(&Measured {
+                starts: starts(&[0], 0),
+                sent: 1,
+                clients: 0,
+                runtime: &runtime,
+                time_scale: 1.0,
+                cores_needed,
+                cores: 2,
+            })
+        };
+        assert!(!judge(1.7).behind);
+        let pace = judge(5.25);
+        assert!(pace.behind);
+        assert_eq!(
+            pace.reasons,
+            ["its CPU work needs 5.2 of this machine's 2 cores"]
         );
     }
 }

@@ -55,6 +55,8 @@ pub(super) fn execute(
         clients,
         runtime: &runtime,
         time_scale: scale,
+        cores_needed: super::live::cores_needed(scenario, &snapshot),
+        cores: super::cpu::machine_cores(),
     });
     Ok(RealRun {
         snapshot,

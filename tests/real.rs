@@ -865,9 +865,11 @@ fn a_load_phase_changes_the_open_rate_in_both_engines_on_the_same_arrivals() {
 
 /// How far apart two scenario times may be after `waits` timer waits at `scale`: tokio
 /// rounds each sleep up to a whole millisecond and the task then needs waking, about 2 ms of
-/// real time a wait on a busy machine, this many scenario milliseconds.
+/// real time a wait on a busy machine and up to 4 ms on a virtual machine whose neighbours
+/// take its cores (a breaker's transitions came 3-4.6 ms a wait late there), this many
+/// scenario milliseconds. A wrong rule is hundreds of milliseconds off.
 fn slack_ms(scale: f64, waits: u32) -> f64 {
-    2.0 * f64::from(waits) / scale
+    4.0 * f64::from(waits) / scale
 }
 
 /// Runs `s` for real until `check` accepts the run (timing may need another try on a loaded

@@ -21,10 +21,26 @@ fn parse(text: &str) -> Scenario {
     scenario::parse("test", text, &[]).expect("valid scenario")
 }
 
+/// Plays `s` for real, one real run at a time across this file's tests: runs side by side
+/// would take each other's cores and timer wake-ups, and a timing check measures the machine
+/// it shares then, not the run.
+fn play_for_real(
+    s: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    options: RealOptions,
+) -> Result<real::RealRun, RealError> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    real::run(s, strategy, duration, options)
+}
+
 /// A real run is at the mercy of the machine's scheduler: on a loaded machine a thread can
 /// stall for tens of milliseconds. Timing figures must agree in one of this many real runs;
 /// everything else (outcomes, thread names, pool counters) must agree in the one returned.
-const ATTEMPTS: usize = 3;
+const ATTEMPTS: usize = 5;
 
 /// A timing check of a real run against the simulated one.
 type Timing = fn(&RunReport, &RunReport) -> Result<(), String>;
@@ -45,7 +61,7 @@ fn both(
     };
     let mut failures = Vec::new();
     for _ in 0..ATTEMPTS {
-        let run = real::run(s, strategy, duration, options).expect("the real run succeeds");
+        let run = play_for_real(s, strategy, duration, options).expect("the real run succeeds");
         let real = run.report(s);
         match timing(&sim, &real.run) {
             Ok(()) => return (sim, real),
@@ -426,7 +442,7 @@ fn real_virtual_threads_handle_requests_as_tokio_tasks() {
 #[test]
 fn real_mode_refuses_a_scenario_needing_more_os_threads_than_the_cap() {
     let s = scenario("ironthread", &["server.threads=5000"]);
-    let err = real::run(&s, Strategy::Sequential, s.duration, RealOptions::default())
+    let err = play_for_real(&s, Strategy::Sequential, s.duration, RealOptions::default())
         .expect_err("5000 server threads exceed the default cap");
     assert!(matches!(
         err,
@@ -476,7 +492,7 @@ fn real_threads_above_core_exit_after_keep_alive_as_simulated() {
         time_scale: 0.2,
         ..RealOptions::default()
     };
-    let run = real::run(&s, Strategy::Bulkhead, duration, options).expect("real run");
+    let run = play_for_real(&s, Strategy::Bulkhead, duration, options).expect("real run");
     let pool = |snap: &threadlab::sim::Snapshot| {
         let p = snap
             .pools
@@ -578,7 +594,7 @@ fn real_mode_plays_the_round_trip_as_the_simulation_does() {
     };
     let mut failures = Vec::new();
     for _ in 0..ATTEMPTS {
-        let run = real::run(&s, Strategy::Bulkhead, Nanos::from_secs(60), options)
+        let run = play_for_real(&s, Strategy::Bulkhead, Nanos::from_secs(60), options)
             .expect("the real run succeeds");
         let real = run.report(&s).run;
         assert_outcomes_identical(&sim, &real);
@@ -897,7 +913,7 @@ fn real_until_with<T>(
     };
     let mut failures = Vec::new();
     for _ in 0..ATTEMPTS {
-        let run = real::run(s, strategy, duration, options).expect("real run");
+        let run = play_for_real(s, strategy, duration, options).expect("real run");
         match check(&run) {
             Ok(t) => return t,
             Err(e) => failures.push(e),
@@ -1341,7 +1357,7 @@ fn a_request_arriving_before_its_thread_is_back_starts_a_new_one_in_both_engines
         assert_eq!(tomcat(&engine.snapshot()), (threads, threads), "{back}");
         // A stalled real thread shifts arrivals: the count must hold in one of the attempts.
         let real: Vec<_> = (0..ATTEMPTS)
-            .map(|_| real::run(&s, Strategy::Sequential, duration, options).expect("real run"))
+            .map(|_| play_for_real(&s, Strategy::Sequential, duration, options).expect("real run"))
             .map(|run| tomcat(&run.snapshot))
             .take_while(|&got| got != (threads, threads))
             .collect();

@@ -8,14 +8,13 @@
 //! waiting (safe inside another runtime); [`LiveRun::stop`] waits for the threads and reports
 //! internal errors.
 
-use crate::metrics::Outcome;
 use crate::scenario::{Scenario, Strategy};
 use crate::sim::Snapshot;
 use crate::theory::Prediction;
 use crate::time::Nanos;
 use crate::topology::PoolId;
 
-use super::pace::{LATE_TIMER_LIMIT_MS, SATURATED};
+use super::pace::{LATE_TIMER_LIMIT_MS, SATURATED, calls_cpu_s, cores_needed};
 use super::run::{self, Running};
 use super::{RealError, RealOptions, RuntimeView, check};
 
@@ -293,42 +292,6 @@ fn runtime_lag(runtime: &RuntimeView) -> Vec<Lag> {
     out
 }
 
-/// The cores a real run's spinning needs: the calls' CPU and the handler's own for each
-/// request, the error page of each failed one, and the CPU of each connection closed at a
-/// full executor queue, at the rates measured, the same in real and scenario units (both
-/// scale by --time-scale).
-pub(super) fn cores_needed(scenario: &Scenario, snapshot: &Snapshot) -> f64 {
-    let calls_s: f64 = calls_cpu_s(scenario);
-    let connector = &scenario.server.connector;
-    let outcomes = &snapshot.outcomes;
-    let failed_share = if outcomes.total() == 0 {
-        0.0
-    } else {
-        outcomes.get(Outcome::Failed) as f64 / outcomes.total() as f64
-    };
-    let per_request = calls_s
-        + connector.cpu_per_request.as_secs_f64()
-        + failed_share * connector.cpu_per_error.as_secs_f64();
-    let elapsed = snapshot.now.as_secs_f64();
-    let resets_per_s = match &snapshot.net {
-        Some(net) if elapsed > 0.0 => net.stats.closed_by_max_queue as f64 / elapsed,
-        _ => 0.0,
-    };
-    snapshot.throughput_rps * per_request
-        + resets_per_s * connector.cpu_per_rejected_connection.as_secs_f64()
-}
-
-/// CPU seconds of the calls of one request.
-fn calls_cpu_s(scenario: &Scenario) -> f64 {
-    scenario
-        .endpoint
-        .stages
-        .iter()
-        .flatten()
-        .map(|&id| scenario.service(id).cpu.as_secs_f64())
-        .sum()
-}
-
 /// Spinning takes real cores (see [`cores_needed`]); the calls' CPU is the scenario's own
 /// work, so a machine with fewer cores than the scenario measures something else.
 fn cpu_lag(scenario: &Scenario, snapshot: &Snapshot, cores: usize) -> Vec<Lag> {
@@ -350,6 +313,7 @@ fn cpu_lag(scenario: &Scenario, snapshot: &Snapshot, cores: usize) -> Vec<Lag> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Outcome;
     use crate::real::TaskGroupView;
 
     fn scenario(sets: &[&str]) -> Scenario {
@@ -442,13 +406,22 @@ mod tests {
         );
     }
 
+    /// The lags of a quiet runtime on a 2-core machine, for a run of `s` answering
+    /// `throughput` requests/s with these outcomes.
+    fn cpu_lags(s: &Scenario, throughput: f64, outcomes: &[Outcome]) -> Vec<Lag> {
+        let mut snap = quiet_snapshot(s);
+        snap.throughput_rps = throughput;
+        for &o in outcomes {
+            snap.outcomes.add(o);
+        }
+        let p = crate::theory::predict(s, Strategy::Bulkhead);
+        lag(s, &snap, &RuntimeView::default(), &p, 2)
+    }
+
     #[test]
     fn cpu_work_beyond_the_machine_is_named() {
         let s = scenario(&["services.user.cpu=10ms", "server.cpu_per_request=0s"]);
-        let mut snap = quiet_snapshot(&s);
-        snap.throughput_rps = 250.0;
-        let p = crate::theory::predict(&s, Strategy::Bulkhead);
-        let lags = lag(&s, &snap, &RuntimeView::default(), &p, 2);
+        let lags = cpu_lags(&s, 250.0, &[]);
         assert!(
             lags.contains(&Lag::CpuWork {
                 needed: 2.5,
@@ -463,19 +436,12 @@ mod tests {
         // No call has CPU work: the handler's 10 ms a request at 250 requests/s needs 2.5
         // cores, more than 2; the scenario's 11 cores are not named (that is about calls).
         let s = scenario(&["server.cpu_per_request=10ms"]);
-        let mut snap = quiet_snapshot(&s);
-        snap.throughput_rps = 250.0;
-        let p = crate::theory::predict(&s, Strategy::Bulkhead);
-        let lags = lag(&s, &snap, &RuntimeView::default(), &p, 2);
-        assert_eq!(
-            lags,
-            [Lag::CpuWork {
-                needed: 2.5,
-                cores: 2
-            }]
-        );
-        snap.throughput_rps = 100.0;
-        assert_eq!(lag(&s, &snap, &RuntimeView::default(), &p, 2), []);
+        let needs = |needed| [Lag::CpuWork { needed, cores: 2 }];
+        assert_eq!(cpu_lags(&s, 250.0, &[]), needs(2.5));
+        assert_eq!(cpu_lags(&s, 100.0, &[]), []);
+        // A refused request never reached a handler: half refused at 500/s is 2.5 again.
+        let refused = [Outcome::Refused, Outcome::Success];
+        assert_eq!(cpu_lags(&s, 500.0, &refused), needs(2.5));
     }
 
     #[test]
@@ -483,25 +449,20 @@ mod tests {
         // A storm of failures: 8,000 requests/s, three in four failed, each failure's error
         // page 1 ms of CPU: 6 cores, more than 2 (the handler's own CPU is 0 here).
         let s = scenario(&["server.cpu_per_request=0s", "server.cpu_per_error=1ms"]);
-        let mut snap = quiet_snapshot(&s);
-        snap.throughput_rps = 8_000.0;
-        for _ in 0..3 {
-            snap.outcomes.add(Outcome::Failed);
-        }
-        snap.outcomes.add(Outcome::Success);
-        let p = crate::theory::predict(&s, Strategy::Bulkhead);
-        let lags = lag(&s, &snap, &RuntimeView::default(), &p, 2);
+        let storm = [
+            Outcome::Failed,
+            Outcome::Failed,
+            Outcome::Failed,
+            Outcome::Success,
+        ];
         assert_eq!(
-            lags,
+            cpu_lags(&s, 8_000.0, &storm),
             [Lag::CpuWork {
                 needed: 6.0,
                 cores: 2
             }]
         );
         // Without failures the same rate needs no core.
-        let mut quiet = quiet_snapshot(&s);
-        quiet.throughput_rps = 8_000.0;
-        quiet.outcomes.add(Outcome::Success);
-        assert_eq!(lag(&s, &quiet, &RuntimeView::default(), &p, 2), []);
+        assert_eq!(cpu_lags(&s, 8_000.0, &[Outcome::Success]), []);
     }
 }

@@ -14,7 +14,9 @@
 
 use serde::Serialize;
 
-use crate::metrics::{LatencyHistogram, LatencySummary};
+use crate::metrics::{LatencyHistogram, LatencySummary, Outcome};
+use crate::scenario::Scenario;
+use crate::sim::Snapshot;
 use crate::time::Nanos;
 
 use super::RuntimeView;
@@ -23,6 +25,40 @@ use super::RuntimeView;
 pub const LATE_TIMER_LIMIT_MS: f64 = 5.0;
 /// Share of the workers (or of the cores) busy from which there is no room left.
 pub const SATURATED: f64 = 0.9;
+
+/// The cores a real run's spinning needs at the rates it reached: the calls' CPU for each
+/// request, the handler's own for each one a handler took (not the refused), the error page
+/// of each failed one, and the CPU of each connection closed at a full executor queue. The
+/// same in real and scenario units: both scale by the time scale.
+pub(super) fn cores_needed(scenario: &Scenario, snapshot: &Snapshot) -> f64 {
+    let connector = &scenario.server.connector;
+    let outcomes = &snapshot.outcomes;
+    let share = |outcome| match outcomes.total() {
+        0 => 0.0,
+        total => outcomes.get(outcome) as f64 / total as f64,
+    };
+    let per_request = calls_cpu_s(scenario)
+        + (1.0 - share(Outcome::Refused)) * connector.cpu_per_request.as_secs_f64()
+        + share(Outcome::Failed) * connector.cpu_per_error.as_secs_f64();
+    let elapsed = snapshot.now.as_secs_f64();
+    let resets_per_s = match &snapshot.net {
+        Some(net) if elapsed > 0.0 => net.stats.closed_by_max_queue as f64 / elapsed,
+        _ => 0.0,
+    };
+    snapshot.throughput_rps * per_request
+        + resets_per_s * connector.cpu_per_rejected_connection.as_secs_f64()
+}
+
+/// CPU seconds of the calls of one request.
+pub(super) fn calls_cpu_s(scenario: &Scenario) -> f64 {
+    scenario
+        .endpoint
+        .stages
+        .iter()
+        .flatten()
+        .map(|&id| scenario.service(id).cpu.as_secs_f64())
+        .sum()
+}
 
 /// Start delays as the load measured them, in scenario time.
 #[derive(Debug, Clone, Default)]
@@ -72,7 +108,7 @@ pub(super) struct Measured<'a> {
     pub clients: u64,
     pub runtime: &'a RuntimeView,
     pub time_scale: f64,
-    /// The cores the CPU work needs (see `live::cores_needed`), and the machine's.
+    /// The cores the CPU work needs (see [`cores_needed`]), and the machine's.
     pub cores_needed: f64,
     pub cores: usize,
 }

@@ -55,7 +55,7 @@ pub(super) fn execute(
         clients,
         runtime: &runtime,
         time_scale: scale,
-        cores_needed: super::live::cores_needed(scenario, &snapshot),
+        cores_needed: super::pace::cores_needed(scenario, &snapshot),
         cores: super::cpu::machine_cores(),
     });
     Ok(RealRun {

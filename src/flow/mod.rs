@@ -7,6 +7,7 @@
 pub mod accept;
 pub mod breaker;
 pub mod guard;
+pub mod handling;
 pub mod link;
 pub mod permit;
 pub mod ratelimit;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
+use crate::flow::handling::{self, Effect, Happened, Unserved};
 use crate::flow::permit::Acquire;
 use crate::flow::{self, CallResult, Completion, Detail, FailReason, Pass, Rejection, Verdict};
 use crate::metrics::Outcome;
@@ -291,53 +292,68 @@ impl World {
         }
     }
 
-    /// The handler: each stage in turn, then the response.
+    /// The handler: its lifecycle (`flow::handling`) says each step (shed, the door, its
+    /// own CPU work, each stage in turn, the error page) and this thread carries it out.
     async fn handle<C: Ctx>(self: &Arc<Self>, ctx: &C, req: Arc<Req>, me: &str) -> Deferred {
         let _unused = req.handler.set(me.to_string());
+        let plan = handling::HandlerPlan::of(&self.scenario);
+        let mut life = handling::Handling::default();
         let mut progress = HandlerVerdict::default();
         let now = self.clock.now();
         let _unused = req.handler_at.set(now);
         let waited = now.saturating_sub(req.queued_at.get().copied().unwrap_or(now));
-        if flow::shed::sheds(self.scenario.server.queue_timeout, waited) {
-            // Waited past `server.queue_timeout`: answered 503 at once, unserved.
-            if now <= self.limit {
-                lock(&self.books).book.resilience.shed += 1;
-            }
-            progress.shed();
-            return self.respond(&req, &progress, me);
-        }
-        let door = lock(&self.guards).enter(now);
-        match door {
-            flow::Door::Refused => {
-                // The endpoint's rate limiter: answered 429 at once, unserved.
-                if now <= self.limit {
-                    lock(&self.books).book.resilience.limited_at_door += 1;
+        let mut happened = Happened::Taken { waited };
+        loop {
+            let now = self.clock.now();
+            let effect = life.step(&plan, &mut lock(&self.guards), happened, now);
+            happened = match effect {
+                Effect::WaitForDoor(wait) => {
+                    // The handler thread waits for its reserved permit.
+                    if !ctx.sleep_until(self.clock.at(now + wait)).await {
+                        return Deferred::None;
+                    }
+                    Happened::DoorOpen
                 }
-                progress.limit_at_door();
-                return self.respond(&req, &progress, me);
-            }
-            flow::Door::Enter { wait } if wait > Nanos::ZERO => {
-                // The handler thread waits for its reserved permit.
-                if !ctx.sleep_until(self.clock.at(now + wait)).await {
-                    return Deferred::None;
+                Effect::Cpu(cost) => {
+                    self.spin(cost);
+                    Happened::CpuDone
                 }
-            }
-            flow::Door::Enter { .. } => {}
+                Effect::Stage(stage) => {
+                    match self.run_stage(ctx, &req, stage, &mut progress, me).await {
+                        StageEnd::Done => Happened::StageDone {
+                            failed: progress.failed(),
+                        },
+                        StageEnd::Respond => Happened::Answer {
+                            failed: progress.failed(),
+                        },
+                        StageEnd::Stopped => return Deferred::None,
+                    }
+                }
+                Effect::Unserved(why) => {
+                    let counted = now <= self.limit;
+                    let mut books = lock(&self.books);
+                    let resilience = &mut books.book.resilience;
+                    match why {
+                        Unserved::Shed => {
+                            resilience.shed += u64::from(counted);
+                            progress.shed();
+                        }
+                        Unserved::LimitedAtDoor => {
+                            resilience.limited_at_door += u64::from(counted);
+                            progress.limit_at_door();
+                        }
+                    }
+                    Happened::Answer { failed: true }
+                }
+                Effect::ErrorPage(cost) => {
+                    // The exception reaches the container, which logs it and renders the
+                    // error page before the 500 is written.
+                    self.spin(cost);
+                    Happened::ErrorPageDone
+                }
+                Effect::Write | Effect::Nothing => return self.respond(&req, &progress, me),
+            };
         }
-        // The handler's own CPU work on the request (parse, write, recycle), before its
-        // stages, as the simulation's handler takes a core for it.
-        self.spin(self.scenario.server.connector.cpu_per_request);
-        for stage in 0..self.scenario.endpoint.stages.len() {
-            match self.run_stage(ctx, &req, stage, &mut progress, me).await {
-                StageEnd::Done => {}
-                StageEnd::Respond => break,
-                StageEnd::Stopped => return Deferred::None,
-            }
-            if progress.failed() {
-                break;
-            }
-        }
-        self.respond(&req, &progress, me)
     }
 
     async fn run_stage<C: Ctx>(
@@ -838,11 +854,6 @@ impl World {
     }
 
     fn respond(&self, req: &Arc<Req>, p: &HandlerVerdict, me: &str) -> Deferred {
-        if p.failed() {
-            // The exception reaches the container, which logs it and renders the error page
-            // before the 500 is written: `cpu_per_error` on this thread.
-            self.spin(self.scenario.server.connector.cpu_per_error);
-        }
         req.set_server_done();
         let (outcome, detail) = p.outcome();
         let thread = p

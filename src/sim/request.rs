@@ -3,6 +3,7 @@
 //! an event or queued task that outlives its request is recognised as stale.
 
 use crate::flow::Verdict;
+use crate::flow::handling::Handling;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
 
@@ -259,7 +260,8 @@ pub(super) struct Request {
     pub submitter: Option<ThreadRef>,
     /// What that thread is doing.
     pub submitting: Submitting,
-    pub stage: usize,
+    /// Where its handler is: taken, its own CPU, a stage, the error page, written.
+    pub handling: Handling,
     /// Next call of the stage to submit.
     pub next_call: usize,
     /// Futures of the current stage not yet completed.
@@ -327,7 +329,7 @@ impl Request {
             client_side: Client::Waiting,
             submitter: None,
             submitting: Submitting::Free,
-            stage: 0,
+            handling: Handling::default(),
             next_call: 0,
             pending: 0,
             verdict: Verdict::default(),

@@ -4,7 +4,7 @@
 //! `retryExceptions`, reduced to the model's kinds of result).
 
 use super::CallResult;
-use crate::metrics::Outcome;
+use crate::metrics::{Outcome, ServiceStats};
 use crate::scenario::{Backoff, Jitter, Retry, RetryOn, ServiceId};
 use crate::time::Nanos;
 
@@ -147,6 +147,40 @@ impl CallRetries {
         self.services
             .get(service.0)
             .map_or(Nanos::ZERO, |r| r.pause(attempt, u))
+    }
+
+    /// The first attempt of a call of `service` is made: it feeds the budget, and `stats`
+    /// (the service's) counts it when the service retries.
+    pub fn count_first_attempt(&mut self, service: ServiceId, stats: &mut ServiceStats) {
+        if self.retries(service) {
+            self.first_attempt(service);
+            stats.first_attempts += 1;
+        }
+    }
+
+    /// Attempt `attempt` (0: the first) of a call of `service` ended in `result`: the pause
+    /// before the policy makes the call again, jittered by `u()` (drawn only then), or None
+    /// when the result completes the call's future. `stats` (the service's) counts the retry,
+    /// or the retries given up.
+    pub fn retry_after(
+        &mut self,
+        service: ServiceId,
+        attempt: u32,
+        result: CallResult,
+        stats: &mut ServiceStats,
+        u: impl FnOnce() -> f64,
+    ) -> Option<Nanos> {
+        match self.after(service, attempt, result) {
+            AfterAttempt::Final => None,
+            AfterAttempt::GivesUp => {
+                stats.retries_exhausted += 1;
+                None
+            }
+            AfterAttempt::Again => {
+                stats.retries += 1;
+                Some(self.pause(service, attempt + 1, u()))
+            }
+        }
     }
 }
 
@@ -529,6 +563,36 @@ mod tests {
         );
         assert_eq!(retries.pause(retried, 1, 0.5), ms(100));
         assert_eq!(retries.pause(plain, 1, 0.5), Nanos::ZERO);
+    }
+
+    #[test]
+    fn a_retried_attempt_is_counted_with_its_pause_and_a_last_one_as_given_up() {
+        let policy = Retry {
+            attempts: 2,
+            backoff: backoff(100, 1.0, Jitter::Full, None),
+            budget: None,
+            on: RetryOn {
+                failure: true,
+                ..RetryOn::default()
+            },
+        };
+        let mut retries = CallRetries {
+            services: vec![ClientRetries::new(Some(policy))],
+            any: true,
+        };
+        let (service, mut stats) = (ServiceId(0), ServiceStats::default());
+        retries.count_first_attempt(service, &mut stats);
+        let never = || -> f64 { panic!("no pause is drawn for a final attempt") };
+        let ok = retries.retry_after(service, 0, CallResult::Ok, &mut stats, never);
+        assert_eq!(ok, None);
+        let again = retries.retry_after(service, 0, CallResult::Failed, &mut stats, || 0.25);
+        assert_eq!(again, Some(ms(25)));
+        let last = retries.retry_after(service, 1, CallResult::Failed, &mut stats, never);
+        assert_eq!(last, None);
+        assert_eq!(
+            (stats.first_attempts, stats.retries, stats.retries_exhausted),
+            (1, 1, 1)
+        );
     }
 
     #[test]

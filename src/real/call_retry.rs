@@ -2,7 +2,7 @@
 //! whether an attempt of a call is made again, and after what pause, drawn as the engine
 //! draws it.
 
-use crate::flow::{AfterAttempt, CallResult};
+use crate::flow::CallResult;
 use crate::scenario::ServiceId;
 use crate::sim::draw::{Attempts, call_retry_u};
 use crate::time::Nanos;
@@ -16,9 +16,8 @@ impl World {
     pub(super) fn first_call_attempt(&self, service: ServiceId) {
         let mut retries = lock(&self.call_retries);
         if retries.retries(service) {
-            retries.first_attempt(service);
-            drop(retries);
-            lock(&self.books).book.services[service.0].first_attempts += 1;
+            let mut books = lock(&self.books);
+            retries.count_first_attempt(service, &mut books.book.services[service.0]);
         }
     }
 
@@ -27,26 +26,18 @@ impl World {
     pub(super) fn retry_pause(&self, req: &Req, call: u16, result: CallResult) -> Option<Nanos> {
         let service = self.service_of(call);
         let attempt = self.slots.attempt(call);
+        let index = usize::from(self.slots.call(call));
+        let attempts = Attempts {
+            request: req.attempt,
+            call: attempt + 1,
+        };
+        let seed = self.scenario.seed;
+        // The budget's lock, then the books' (nothing takes them the other way round).
         let mut retries = lock(&self.call_retries);
-        match retries.after(service, attempt, result) {
-            AfterAttempt::Final => None,
-            AfterAttempt::GivesUp => {
-                drop(retries);
-                lock(&self.books).book.services[service.0].retries_exhausted += 1;
-                None
-            }
-            AfterAttempt::Again => {
-                let attempts = Attempts {
-                    request: req.attempt,
-                    call: attempt + 1,
-                };
-                let index = usize::from(self.slots.call(call));
-                let u = call_retry_u(self.scenario.seed, req.id, index, attempts);
-                let pause = retries.pause(service, attempt + 1, u);
-                drop(retries);
-                lock(&self.books).book.services[service.0].retries += 1;
-                Some(pause)
-            }
-        }
+        let mut books = lock(&self.books);
+        let stats = &mut books.book.services[service.0];
+        retries.retry_after(service, attempt, result, stats, || {
+            call_retry_u(seed, req.id, index, attempts)
+        })
     }
 }

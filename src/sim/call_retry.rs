@@ -8,7 +8,7 @@
 //! `CompletableFuture` is retried from resilience4j's scheduler
 //! (`Retry.decorateCompletionStage`), so the request's submission goes on meanwhile.
 
-use crate::flow::{AfterAttempt, CallResult};
+use crate::flow::CallResult;
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
@@ -22,10 +22,8 @@ use super::request::{Call, CallPhase, ReqRef, Submitting};
 impl Engine {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).
     pub(super) fn first_call_attempt(&mut self, service: ServiceId) {
-        if self.guards.retries.retries(service) {
-            self.guards.retries.first_attempt(service);
-            self.book.services[service.0].first_attempts += 1;
-        }
+        let stats = &mut self.book.services[service.0];
+        self.guards.retries.count_first_attempt(service, stats);
     }
 
     /// Attempt `call` of `r` ended with `result`: true when the policy makes the call again,
@@ -33,16 +31,27 @@ impl Engine {
     pub(super) fn retries_call(&mut self, r: ReqRef, call: u16, result: CallResult) -> bool {
         let service = self.service_of(call);
         let attempt = self.guards.slots.attempt(call);
-        match self.guards.retries.after(service, attempt, result) {
-            AfterAttempt::Final => return false,
-            AfterAttempt::GivesUp => {
-                self.book.services[service.0].retries_exhausted += 1;
-                return false;
-            }
-            AfterAttempt::Again => {}
-        }
+        let index = usize::from(self.guards.slots.call(call));
+        let Some(req) = self.requests.get(r) else {
+            return false;
+        };
+        let attempts = Attempts {
+            request: req.attempt,
+            call: attempt + 1,
+        };
+        let (seed, id) = (self.scenario.seed, req.id);
+        let stats = &mut self.book.services[service.0];
+        let Some(pause) = self
+            .guards
+            .retries
+            .retry_after(service, attempt, result, stats, || {
+                call_retry_u(seed, id, index, attempts)
+            })
+        else {
+            return false;
+        };
         let next = self.guards.slots.next(call);
-        let (seed, now) = (self.scenario.seed, self.now);
+        let now = self.now;
         let Some(req) = self.requests.get_mut(r) else {
             return false;
         };
@@ -53,22 +62,10 @@ impl Engine {
         }
         // The pause keeps the request alive, as a running call does.
         req.outstanding += 1;
-        let attempts = Attempts {
-            request: req.attempt,
-            call: attempt + 1,
-        };
-        let u = call_retry_u(
-            seed,
-            req.id,
-            usize::from(self.guards.slots.call(call)),
-            attempts,
-        );
         if req.strategy.calls_inline() && req.submitting == Submitting::Inline(call) {
             let thread = req.submitter.unwrap_or(ThreadRef::Delayer);
             req.submitting = Submitting::RetryWait { call: next, thread };
         }
-        self.book.services[service.0].retries += 1;
-        let pause = self.guards.retries.pause(service, attempt + 1, u);
         self.schedule(
             now + pause,
             Event::CallRetry {

@@ -149,6 +149,24 @@ impl CallGuards {
         }
     }
 
+    /// The future of a call of `service` completed at `now` with `result`: the breaker that
+    /// permitted the call at `since` hears it (a failure unless `Ok`, and how long it took).
+    /// False when no breaker permitted it, so there is nothing new to wait for.
+    pub fn hear(
+        &mut self,
+        service: ServiceId,
+        since: Option<Nanos>,
+        now: Nanos,
+        result: CallResult,
+    ) -> bool {
+        let Some(since) = since else {
+            return false;
+        };
+        let failed = result != CallResult::Ok;
+        self.record(service, now, failed, now.saturating_sub(since));
+        true
+    }
+
     /// When a breaker next changes state by itself (automatic transition, half-open's
     /// maximum wait), if one will.
     pub fn next_poll(&self) -> Option<Nanos> {
@@ -240,6 +258,21 @@ mod tests {
             "an open breaker asks no limiter"
         );
         assert_eq!(g.admit(free, ms(2)), pass(Nanos::ZERO, None));
+    }
+
+    #[test]
+    fn the_breaker_hears_only_the_calls_it_permitted() {
+        let mut g = guards(ms(500));
+        let guarded = ServiceId(0);
+        assert!(!g.hear(guarded, None, ms(5), CallResult::Failed));
+        assert!(!g.hear(guarded, None, ms(6), CallResult::TimedOut));
+        assert!(
+            g.admit(guarded, ms(10)).is_ok(),
+            "two unheard failures leave it closed"
+        );
+        assert!(g.hear(guarded, Some(ms(0)), ms(20), CallResult::Failed));
+        assert!(g.hear(guarded, Some(ms(10)), ms(20), CallResult::TimedOut));
+        assert_eq!(g.admit(guarded, ms(21)), Err(CallResult::NotPermitted));
     }
 
     #[test]

@@ -776,13 +776,10 @@ impl World {
         since: Option<Nanos>,
         result: CallResult,
     ) {
-        let Some(since) = since else {
-            return;
-        };
         let now = self.clock.now();
-        let failed = result != CallResult::Ok;
-        lock(&self.guards).record(service, now, failed, now.saturating_sub(since));
-        self.arm_breaker_poll();
+        if lock(&self.guards).hear(service, since, now, result) {
+            self.arm_breaker_poll();
+        }
     }
 
     /// A timer for the breakers' next timed transition (resilience4j's scheduler), unless

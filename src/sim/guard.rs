@@ -58,15 +58,13 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        let Some(since) = req.calls[call as usize].breaker_since.take() else {
+        let since @ Some(_) = req.calls[call as usize].breaker_since.take() else {
             return;
         };
         let service = self.service_of(call);
-        let duration = self.now.saturating_sub(since);
-        self.guards
-            .calls
-            .record(service, self.now, result != CallResult::Ok, duration);
-        self.arm_breaker_poll();
+        if self.guards.calls.hear(service, since, self.now, result) {
+            self.arm_breaker_poll();
+        }
     }
 
     /// The caller's reserved permit is due: its call is made, and submission goes on.

@@ -351,6 +351,7 @@ impl World {
                     self.spin(cost);
                     Happened::ErrorPageDone
                 }
+                // One thread tells the machine each thing in turn: nothing comes too late.
                 Effect::Write | Effect::Nothing => return self.respond(&req, &progress, me),
             };
         }

@@ -126,6 +126,8 @@ pub enum Effect {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Handling {
     phase: HandlerPhase,
+    /// The last stage it reached (0 before the first).
+    reached: usize,
 }
 
 impl Handling {
@@ -133,12 +135,10 @@ impl Handling {
         self.phase
     }
 
-    /// The stage in flight, or the last one reached.
+    /// The stage in flight, or the last one reached (0 before the first): a call of it can
+    /// still end after the response.
     pub fn stage(self) -> usize {
-        match self.phase {
-            HandlerPhase::Stage(i) => i,
-            _ => 0,
-        }
+        self.reached
     }
 
     /// Hears what `happened` at `now` and says what the engine does next. `guards` holds the
@@ -205,6 +205,7 @@ impl Handling {
     fn stage_from(&mut self, plan: &HandlerPlan, i: usize) -> Effect {
         if i < plan.stages {
             self.phase = HandlerPhase::Stage(i);
+            self.reached = i;
             Effect::Stage(i)
         } else {
             self.answer(plan, false)
@@ -290,6 +291,20 @@ mod tests {
                 Effect::Write
             ]
         );
+    }
+
+    #[test]
+    fn the_stage_reached_is_kept_after_the_answer() {
+        let p = plan(3);
+        let mut h = Handling::default();
+        let mut g = guards(None);
+        assert_eq!(h.stage(), 0);
+        h.step(&p, &mut g, Happened::Taken { waited: ms(0) }, ms(0));
+        h.step(&p, &mut g, Happened::CpuDone, ms(1));
+        h.step(&p, &mut g, Happened::StageDone { failed: false }, ms(2));
+        assert_eq!(h.phase(), HandlerPhase::Stage(1));
+        h.step(&p, &mut g, Happened::Answer { failed: false }, ms(3));
+        assert_eq!((h.phase(), h.stage()), (HandlerPhase::Written, 1));
     }
 
     #[test]

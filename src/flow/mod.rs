@@ -13,6 +13,7 @@ pub mod permit;
 pub mod ratelimit;
 mod rejection;
 pub mod retry;
+pub mod settle;
 pub mod shed;
 mod verdict;
 

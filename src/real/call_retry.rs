@@ -1,12 +1,14 @@
-//! The real engine's side of `[services.retry]` (`flow::CallRetries`, the engine's rule):
-//! whether an attempt of a call is made again, and after what pause, drawn as the engine
-//! draws it.
+//! The real engine's side of an attempt's end (`flow::settle`, the engine's rule): its breaker
+//! hears it, `[services.retry]` (`flow::CallRetries`) makes the call again after a pause drawn
+//! as the engine draws it, or its future completes into the request's verdict.
 
-use crate::flow::CallResult;
+use std::sync::Arc;
+
+use crate::flow::settle::{Ended, Settle, Settled};
 use crate::scenario::ServiceId;
 use crate::sim::draw::{Attempts, call_retry_u};
-use crate::time::Nanos;
 
+use super::server::HandlerVerdict;
 use super::sync::lock;
 use super::task::Req;
 use super::world::World;
@@ -21,23 +23,41 @@ impl World {
         }
     }
 
-    /// Attempt `call` of `req` ended with `result`: the pause before the next attempt when
-    /// the policy makes the call again, else None (the result completes the call).
-    pub(super) fn retry_pause(&self, req: &Req, call: u16, result: CallResult) -> Option<Nanos> {
-        let service = self.service_of(call);
-        let attempt = self.slots.attempt(call);
-        let index = usize::from(self.slots.call(call));
+    /// The attempt `ended` of call `call` of `req` ended (or its future timed out): its
+    /// breaker hears it, its `Retry` decides, or its future completes into `verdict`
+    /// (`flow::settle`, the engine's rule). Takes the retry budget's, the books' and the
+    /// guards' locks, in that order.
+    pub(super) fn settle(
+        self: &Arc<Self>,
+        req: &Req,
+        call: u16,
+        verdict: &mut HandlerVerdict,
+        ended: Ended<String>,
+    ) -> Settled {
+        let service = ended.service;
+        let has_fallback = self.scenario.service(service).fallback.is_some();
+        let now = self.clock.now();
+        let (seed, index) = (self.scenario.seed, usize::from(self.slots.call(call)));
         let attempts = Attempts {
             request: req.attempt,
-            call: attempt + 1,
+            call: ended.attempt + 1,
         };
-        let seed = self.scenario.seed;
-        // The budget's lock, then the books' (nothing takes them the other way round).
-        let mut retries = lock(&self.call_retries);
-        let mut books = lock(&self.books);
-        let stats = &mut books.book.services[service.0];
-        retries.retry_after(service, attempt, result, stats, || {
-            call_retry_u(seed, req.id, index, attempts)
-        })
+        let (settled, heard) = {
+            let mut retries = lock(&self.call_retries);
+            let mut books = lock(&self.books);
+            let mut guards = lock(&self.guards);
+            let settle = Settle {
+                guards: &mut guards,
+                retries: &mut retries,
+                stats: &mut books.book.services[service.0],
+            };
+            settle.attempt_ended(verdict, has_fallback, ended, now, || {
+                call_retry_u(seed, req.id, index, attempts)
+            })
+        };
+        if heard {
+            self.arm_breaker_poll();
+        }
+        settled
     }
 }

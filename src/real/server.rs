@@ -8,7 +8,8 @@ use std::time::Instant;
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
 use crate::flow::handling::{self, Effect, Happened, Unserved};
 use crate::flow::permit::Acquire;
-use crate::flow::{self, CallResult, Completion, Detail, FailReason, Pass, Rejection, Verdict};
+use crate::flow::settle::{Ended, Settled};
+use crate::flow::{self, CallResult, Detail, FailReason, Pass, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::{Attempts, call_draw};
@@ -22,7 +23,7 @@ use super::task::{CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Respon
 use super::world::World;
 
 /// The handler's view of its request so far.
-type HandlerVerdict = Verdict<String>;
+pub(super) type HandlerVerdict = Verdict<String>;
 
 /// What a rejected submission left behind.
 enum Rejected {
@@ -462,37 +463,45 @@ impl World {
             let mut call = self.topology.call_number(stage, i);
             // resilience4j's synchronous `Retry`: this thread sleeps out each pause and makes
             // the call again.
-            let result = loop {
-                let Some(result) = self.attempt_inline(ctx, req, call, service).await else {
+            loop {
+                let Some((result, since)) = self.attempt_inline(ctx, req, call, service).await
+                else {
                     return StageEnd::Stopped;
                 };
-                let Some(pause) = self.retry_pause(req, call, result) else {
-                    break result;
+                let ended = Ended {
+                    service,
+                    since,
+                    attempt: self.slots.attempt(call),
+                    result,
+                    completer: me.to_string(),
+                };
+                let Settled::Again(pause) = self.settle(req, call, progress, ended) else {
+                    break;
                 };
                 let wake = self.clock.at(self.clock.now() + pause);
                 if !ctx.sleep_until(wake).await {
                     return StageEnd::Stopped;
                 }
                 call = self.slots.next(call);
-            };
-            self.complete(progress, service, result, me.to_string());
+            }
         }
         StageEnd::Done
     }
 
     /// One attempt of an inline call: its guards, under `semaphore` its permit, then the call
-    /// with the service's timeout as its read timeout. None when the run stopped.
+    /// with the service's timeout as its read timeout. Its result, and when its breaker
+    /// permitted it (if one did); None when the run stopped.
     async fn attempt_inline<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
         req: &Arc<Req>,
         call: u16,
         service: ServiceId,
-    ) -> Option<CallResult> {
+    ) -> Option<(CallResult, Option<Nanos>)> {
         let read_timeout = self.scenario.service(service).timeout;
         let since = match self.ask_guards(ctx, service).await {
             Guarded::Go(since) => since,
-            Guarded::Failed(result) => return Some(result),
+            Guarded::Failed(result) => return Some((result, None)),
             Guarded::Stopped => return None,
         };
         let permit = req.strategy == Strategy::Semaphore;
@@ -501,9 +510,7 @@ impl World {
                 Some(true) => {}
                 Some(false) => {
                     lock(&self.books).book.services[service.0].rejected += 1;
-                    let full = CallResult::BulkheadFull;
-                    self.tell_breaker(service, since, full);
-                    return Some(full);
+                    return Some((CallResult::BulkheadFull, since));
                 }
                 None => return None,
             }
@@ -512,9 +519,7 @@ impl World {
         if permit {
             self.release_permit(service);
         }
-        let result = result?;
-        self.tell_breaker(service, since, result);
-        Some(result)
+        Some((result?, since))
     }
 
     /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
@@ -618,17 +623,22 @@ impl World {
         let mut pending = services.len();
         loop {
             while let Some(c) = join.completions.pop() {
-                let service = services[c.index];
-                let since = calls.since.get_mut(c.index).and_then(Option::take);
-                self.tell_breaker(service, since, c.result);
-                if let Some(pause) = self.retry_pause(req, calls.slots[c.index], c.result) {
-                    calls.deadlines[c.index] = None;
-                    let at = self.clock.at(self.clock.now() + pause);
-                    calls.retries[c.index] = Some((at, false));
-                    continue;
+                let call = calls.slots[c.index];
+                let ended = Ended {
+                    service: services[c.index],
+                    since: calls.since.get_mut(c.index).and_then(Option::take),
+                    attempt: self.slots.attempt(call),
+                    result: c.result,
+                    completer: c.thread,
+                };
+                match self.settle(req, call, progress, ended) {
+                    Settled::Again(pause) => {
+                        calls.deadlines[c.index] = None;
+                        let at = self.clock.at(self.clock.now() + pause);
+                        calls.retries[c.index] = Some((at, false));
+                    }
+                    Settled::Completed(_) => pending -= 1,
                 }
-                self.complete(progress, service, c.result, c.thread);
-                pending -= 1;
             }
             if pending == 0 {
                 return StageEnd::Done;
@@ -728,19 +738,6 @@ impl World {
     }
 
     /// A call's future completed: fallback or failure, and who completed it.
-    fn complete(
-        &self,
-        p: &mut HandlerVerdict,
-        service: ServiceId,
-        result: CallResult,
-        thread: String,
-    ) {
-        let has_fallback = self.scenario.service(service).fallback.is_some();
-        if p.complete(service, has_fallback, result, thread) == Completion::FellBack {
-            lock(&self.books).book.services[service.0].fallbacks += 1;
-        }
-    }
-
     /// Asks `service`'s breaker and rate limiter whether a call may be made now, as the
     /// engine's `ask_guards` does (`flow::CallGuards`, resilience4j's order); a reserved
     /// rate-limiter permit is waited for on this thread.
@@ -769,23 +766,9 @@ impl World {
         admitted
     }
 
-    /// A call the breaker permitted at `since` completed with `result`: the breaker hears
-    /// how it went.
-    fn tell_breaker(
-        self: &Arc<Self>,
-        service: ServiceId,
-        since: Option<Nanos>,
-        result: CallResult,
-    ) {
-        let now = self.clock.now();
-        if lock(&self.guards).hear(service, since, now, result) {
-            self.arm_breaker_poll();
-        }
-    }
-
     /// A timer for the breakers' next timed transition (resilience4j's scheduler), unless
     /// one is set for then.
-    fn arm_breaker_poll(self: &Arc<Self>) {
+    pub(super) fn arm_breaker_poll(self: &Arc<Self>) {
         let next = lock(&self.guards).next_poll();
         let Some(at) = next else {
             return;

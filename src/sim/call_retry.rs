@@ -8,11 +8,9 @@
 //! `CompletableFuture` is retried from resilience4j's scheduler
 //! (`Retry.decorateCompletionStage`), so the request's submission goes on meanwhile.
 
-use crate::flow::CallResult;
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
-use super::draw::{Attempts, call_retry_u};
 use super::engine::Engine;
 use super::event::Event;
 use super::handles::ThreadRef;
@@ -26,34 +24,14 @@ impl Engine {
         self.guards.retries.count_first_attempt(service, stats);
     }
 
-    /// Attempt `call` of `r` ended with `result`: true when the policy makes the call again,
-    /// whose future then stays pending.
-    pub(super) fn retries_call(&mut self, r: ReqRef, call: u16, result: CallResult) -> bool {
-        let service = self.service_of(call);
-        let attempt = self.guards.slots.attempt(call);
-        let index = usize::from(self.guards.slots.call(call));
-        let Some(req) = self.requests.get(r) else {
-            return false;
-        };
-        let attempts = Attempts {
-            request: req.attempt,
-            call: attempt + 1,
-        };
-        let (seed, id) = (self.scenario.seed, req.id);
-        let stats = &mut self.book.services[service.0];
-        let Some(pause) = self
-            .guards
-            .retries
-            .retry_after(service, attempt, result, stats, || {
-                call_retry_u(seed, id, index, attempts)
-            })
-        else {
-            return false;
-        };
+    /// The policy makes call `call` of `r` again after `pause` (`flow::settle`): its future
+    /// stays pending, and the next attempt is made by the thread that sleeps or by the
+    /// scheduler.
+    pub(super) fn call_again_after(&mut self, r: ReqRef, call: u16, pause: Nanos) {
         let next = self.guards.slots.next(call);
         let now = self.now;
         let Some(req) = self.requests.get_mut(r) else {
-            return false;
+            return;
         };
         req.calls[call as usize].future_done = true;
         let needed = usize::from(next) + 1;
@@ -74,7 +52,6 @@ impl Engine {
                 admitted: false,
             },
         );
-        true
     }
 
     /// A retried call's pause is over: attempt `call` is made, by the thread that slept or

@@ -52,21 +52,6 @@ impl Engine {
         Ok(pass.wait)
     }
 
-    /// The future of call `call` completed with `result`: a call the breaker permitted tells
-    /// it how it went.
-    pub(super) fn tell_breaker(&mut self, r: ReqRef, call: u16, result: CallResult) {
-        let Some(req) = self.requests.get_mut(r) else {
-            return;
-        };
-        let since @ Some(_) = req.calls[call as usize].breaker_since.take() else {
-            return;
-        };
-        let service = self.service_of(call);
-        if self.guards.calls.hear(service, since, self.now, result) {
-            self.arm_breaker_poll();
-        }
-    }
-
     /// The caller's reserved permit is due: its call is made, and submission goes on.
     pub(super) fn on_rate_permit(&mut self, r: ReqRef, call: u16) {
         let Some(req) = self.requests.get_mut(r) else {
@@ -83,7 +68,7 @@ impl Engine {
     }
 
     /// Schedules the breakers' next timed transition, unless it is already scheduled.
-    fn arm_breaker_poll(&mut self) {
+    pub(super) fn arm_breaker_poll(&mut self) {
         let next = self.guards.calls.next_poll();
         if next.is_some() && next != self.guards.poll_at {
             self.guards.poll_at = next;

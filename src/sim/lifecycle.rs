@@ -6,7 +6,7 @@ use crate::metrics::Outcome;
 use crate::scenario::{LoadMode, ServiceId, Strategy};
 use crate::time::Nanos;
 
-use super::draw::{Attempts, call_draw};
+use super::draw::{Attempts, call_draw, call_retry_u};
 use super::engine::{Engine, PoolId};
 use super::event::Event;
 use super::handles::{Task, ThreadName, ThreadRef};
@@ -16,7 +16,8 @@ use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, LogEntry, RunRow};
 use crate::flow::handling::{self, Effect, Happened, Unserved};
-use crate::flow::{self, CallResult, Completion, Rejection};
+use crate::flow::settle::Settled;
+use crate::flow::{self, CallResult, Rejection};
 
 impl Engine {
     // ---- load -------------------------------------------------------------------------
@@ -647,28 +648,48 @@ impl Engine {
     ) {
         let service = self.service_of(call);
         let has_fallback = self.scenario.service(service).fallback.is_some();
-        self.tell_breaker(r, call, result);
-        if self.guards.retries.any() && self.retries_call(r, call, result) {
+        let (seed, now, slots) = (self.scenario.seed, self.now, self.guards.slots);
+        let Some(req) = self.requests.get_mut(r) else {
             return;
+        };
+        let ended = flow::settle::Ended {
+            service,
+            since: req.calls[call as usize].breaker_since.take(),
+            attempt: slots.attempt(call),
+            result,
+            completer,
+        };
+        let (id, request_attempt) = (req.id, req.attempt);
+        let settle = flow::settle::Settle {
+            guards: &mut self.guards.calls,
+            retries: &mut self.guards.retries,
+            stats: &mut self.book.services[service.0],
+        };
+        let (settled, heard) =
+            settle.attempt_ended(&mut req.verdict, has_fallback, ended, now, || {
+                let attempts = Attempts {
+                    request: request_attempt,
+                    call: ended.attempt + 1,
+                };
+                call_retry_u(seed, id, usize::from(slots.call(call)), attempts)
+            });
+        let joined = match settled {
+            Settled::Again(_) => false,
+            Settled::Completed(_) => {
+                req.calls[call as usize].future_done = true;
+                req.pending = req.pending.saturating_sub(1);
+                let stage_len = self.scenario.endpoint.stages[req.handling.stage()].len();
+                !req.submitting.busy() && req.next_call >= stage_len && req.pending == 0
+            }
+        };
+        if heard {
+            self.arm_breaker_poll();
         }
-        let stage_len;
-        {
-            let Some(req) = self.requests.get_mut(r) else {
-                return;
-            };
-            req.calls[call as usize].future_done = true;
-            req.pending = req.pending.saturating_sub(1);
-            if req
-                .verdict
-                .complete(service, has_fallback, result, completer)
-                == Completion::FellBack
-            {
-                self.book.services[service.0].fallbacks += 1;
-            }
-            stage_len = self.scenario.endpoint.stages[req.handling.stage()].len();
-            if req.submitting.busy() || req.next_call < stage_len || req.pending > 0 {
-                return;
-            }
+        if let Settled::Again(pause) = settled {
+            self.call_again_after(r, call, pause);
+        }
+        if !joined {
+            return;
         }
         if self.scenario.server.async_ {
             // thenCompose: the continuation runs on the completing thread, now.

@@ -28,7 +28,9 @@
 use crate::scenario::Scenario;
 use crate::time::Nanos;
 
-use super::{CallGuards, Door};
+use crate::metrics::ResilienceCounts;
+
+use super::{CallGuards, Door, Verdict};
 
 /// What the machine needs of the scenario: its shape and the server's costs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,8 +69,8 @@ pub enum HandlerPhase {
     Unserved,
     /// The handler's own CPU work on it.
     Cpu,
-    /// The calls of this stage (from 0) are in flight.
-    Stage(usize),
+    /// The calls of a stage are in flight ([`Handling::stage`] says which).
+    Stage,
     /// The container renders the error page of a failed request.
     ErrorPage,
     /// The server has finished with it: the response is being written, or was.
@@ -101,6 +103,23 @@ pub enum Unserved {
     LimitedAtDoor,
 }
 
+impl Unserved {
+    /// Fails `verdict` as this answer does (503 or 429), and counts it in `counts` (None:
+    /// the request is not counted, as a real run's after its end).
+    pub fn apply<T: Clone>(self, verdict: &mut Verdict<T>, counts: Option<&mut ResilienceCounts>) {
+        match self {
+            Unserved::Shed => verdict.shed(),
+            Unserved::LimitedAtDoor => verdict.limit_at_door(),
+        }
+        if let Some(c) = counts {
+            match self {
+                Unserved::Shed => c.shed += 1,
+                Unserved::LimitedAtDoor => c.limited_at_door += 1,
+            }
+        }
+    }
+}
+
 /// What the engine does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
@@ -110,8 +129,8 @@ pub enum Effect {
     Cpu(Nanos),
     /// The handler submits stage `i`'s calls, then [`Happened::StageDone`] once they join.
     Stage(usize),
-    /// The request is answered unserved: the engine counts it and fails its verdict, then
-    /// [`Happened::Answer`] with `failed`.
+    /// The request is answered unserved: the engine fails its verdict and counts it
+    /// ([`Unserved::apply`]), then tells [`Happened::Answer`] with `failed`.
     Unserved(Unserved),
     /// The server has finished with the request: the container runs this much CPU on the
     /// error page, then [`Happened::ErrorPageDone`].
@@ -168,17 +187,17 @@ impl Handling {
             }
             (HandlerPhase::Door, Happened::DoorOpen) => self.handle(plan),
             (HandlerPhase::Cpu, Happened::CpuDone) => self.stage_from(plan, 0),
-            (HandlerPhase::Stage(i), Happened::StageDone { failed })
-                if !failed && i + 1 < plan.stages =>
+            (HandlerPhase::Stage, Happened::StageDone { failed })
+                if !failed && self.reached + 1 < plan.stages =>
             {
-                self.stage_from(plan, i + 1)
+                self.stage_from(plan, self.reached + 1)
             }
             (
                 HandlerPhase::Queued
                 | HandlerPhase::Door
                 | HandlerPhase::Unserved
                 | HandlerPhase::Cpu
-                | HandlerPhase::Stage(_),
+                | HandlerPhase::Stage,
                 Happened::StageDone { failed } | Happened::Answer { failed },
             ) => self.answer(plan, failed),
             (HandlerPhase::ErrorPage, Happened::ErrorPageDone) => {
@@ -204,7 +223,7 @@ impl Handling {
     #[inline]
     fn stage_from(&mut self, plan: &HandlerPlan, i: usize) -> Effect {
         if i < plan.stages {
-            self.phase = HandlerPhase::Stage(i);
+            self.phase = HandlerPhase::Stage;
             self.reached = i;
             Effect::Stage(i)
         } else {
@@ -302,7 +321,7 @@ mod tests {
         h.step(&p, &mut g, Happened::Taken { waited: ms(0) }, ms(0));
         h.step(&p, &mut g, Happened::CpuDone, ms(1));
         h.step(&p, &mut g, Happened::StageDone { failed: false }, ms(2));
-        assert_eq!(h.phase(), HandlerPhase::Stage(1));
+        assert_eq!((h.phase(), h.stage()), (HandlerPhase::Stage, 1));
         h.step(&p, &mut g, Happened::Answer { failed: false }, ms(3));
         assert_eq!((h.phase(), h.stage()), (HandlerPhase::Written, 1));
     }
@@ -397,6 +416,19 @@ mod tests {
         assert_eq!(refused, Effect::Unserved(Unserved::LimitedAtDoor));
         let answered = third.step(&p, &mut g, Happened::Answer { failed: true }, ms(700));
         assert_eq!(answered, Effect::ErrorPage(ms(3)));
+    }
+
+    #[test]
+    fn an_unserved_answer_fails_the_request_and_is_counted_only_when_asked() {
+        let mut counts = ResilienceCounts::default();
+        let mut shed: Verdict<()> = Verdict::default();
+        Unserved::Shed.apply(&mut shed, Some(&mut counts));
+        let mut limited: Verdict<()> = Verdict::default();
+        Unserved::LimitedAtDoor.apply(&mut limited, None);
+        assert!(shed.failed() && limited.failed());
+        assert_eq!((counts.shed, counts.limited_at_door), (1, 0));
+        Unserved::LimitedAtDoor.apply(&mut limited, Some(&mut counts));
+        assert_eq!((counts.shed, counts.limited_at_door), (1, 1));
     }
 
     #[test]

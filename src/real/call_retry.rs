@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use crate::flow::CallResult;
 use crate::flow::settle::{Ended, Settle, Settled};
 use crate::scenario::ServiceId;
 use crate::sim::draw::{Attempts, call_retry_u};
+use crate::time::Nanos;
 
 use super::server::HandlerVerdict;
 use super::sync::lock;
@@ -23,18 +25,28 @@ impl World {
         }
     }
 
-    /// The attempt `ended` of call `call` of `req` ended (or its future timed out): its
-    /// breaker hears it, its `Retry` decides, or its future completes into `verdict`
-    /// (`flow::settle`, the engine's rule). Takes the retry budget's, the books' and the
-    /// guards' locks, in that order.
+    /// Attempt `call` of `req`, which its breaker permitted at `since` (if it has one), ended
+    /// with `result` (or its future timed out), completed by `completer`: its breaker hears
+    /// it, its `Retry` decides, or its future completes into `verdict` (`flow::settle`, the
+    /// engine's rule). Takes the retry budget's, the books' and the guards' locks, in that
+    /// order.
     pub(super) fn settle(
         self: &Arc<Self>,
         req: &Req,
         call: u16,
+        since: Option<Nanos>,
+        result: CallResult,
+        completer: String,
         verdict: &mut HandlerVerdict,
-        ended: Ended<String>,
     ) -> Settled {
-        let service = ended.service;
+        let service = self.service_of(call);
+        let ended = Ended {
+            service,
+            since,
+            attempt: self.slots.attempt(call),
+            result,
+            completer,
+        };
         let has_fallback = self.scenario.service(service).fallback.is_some();
         let now = self.clock.now();
         let (seed, index) = (self.scenario.seed, usize::from(self.slots.call(call)));

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
-use crate::flow::handling::{self, Effect, Happened, Unserved};
+use crate::flow::handling::{self, Effect, Happened};
 use crate::flow::permit::Acquire;
-use crate::flow::settle::{Ended, Settled};
+use crate::flow::settle::Settled;
 use crate::flow::{self, CallResult, Detail, FailReason, Pass, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
@@ -331,19 +331,10 @@ impl World {
                     }
                 }
                 Effect::Unserved(why) => {
-                    let counted = now <= self.limit;
+                    // Counted while the run lasts, as every outcome.
                     let mut books = lock(&self.books);
-                    let resilience = &mut books.book.resilience;
-                    match why {
-                        Unserved::Shed => {
-                            resilience.shed += u64::from(counted);
-                            progress.shed();
-                        }
-                        Unserved::LimitedAtDoor => {
-                            resilience.limited_at_door += u64::from(counted);
-                            progress.limit_at_door();
-                        }
-                    }
+                    let counts = (now <= self.limit).then_some(&mut books.book.resilience);
+                    why.apply(&mut progress, counts);
                     Happened::Answer { failed: true }
                 }
                 Effect::ErrorPage(cost) => {
@@ -468,14 +459,9 @@ impl World {
                 else {
                     return StageEnd::Stopped;
                 };
-                let ended = Ended {
-                    service,
-                    since,
-                    attempt: self.slots.attempt(call),
-                    result,
-                    completer: me.to_string(),
-                };
-                let Settled::Again(pause) = self.settle(req, call, progress, ended) else {
+                let completer = me.to_string();
+                let settled = self.settle(req, call, since, result, completer, progress);
+                let Settled::Again(pause) = settled else {
                     break;
                 };
                 let wake = self.clock.at(self.clock.now() + pause);
@@ -624,14 +610,8 @@ impl World {
         loop {
             while let Some(c) = join.completions.pop() {
                 let call = calls.slots[c.index];
-                let ended = Ended {
-                    service: services[c.index],
-                    since: calls.since.get_mut(c.index).and_then(Option::take),
-                    attempt: self.slots.attempt(call),
-                    result: c.result,
-                    completer: c.thread,
-                };
-                match self.settle(req, call, progress, ended) {
+                let since = calls.since.get_mut(c.index).and_then(Option::take);
+                match self.settle(req, call, since, c.result, c.thread, progress) {
                     Settled::Again(pause) => {
                         calls.deadlines[c.index] = None;
                         let at = self.clock.at(self.clock.now() + pause);
@@ -737,7 +717,6 @@ impl World {
         }
     }
 
-    /// A call's future completed: fallback or failure, and who completed it.
     /// Asks `service`'s breaker and rate limiter whether a call may be made now, as the
     /// engine's `ask_guards` does (`flow::CallGuards`, resilience4j's order); a reserved
     /// rate-limiter permit is waited for on this thread.

@@ -15,7 +15,7 @@ use super::parts::guards::Asked;
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, LogEntry, RunRow};
-use crate::flow::handling::{self, Effect, Happened, Unserved};
+use crate::flow::handling::{self, Effect, Happened};
 use crate::flow::settle::Settled;
 use crate::flow::{self, CallResult, Rejection};
 
@@ -174,7 +174,7 @@ impl Engine {
     /// Inlined: each caller tells one kind of news, so the machine's match folds to the one
     /// transition it can take (called, it cost a customer 200 instructions more).
     #[inline(always)]
-    fn advance(&mut self, r: ReqRef, mut happened: Happened) {
+    fn advance(&mut self, r: ReqRef, happened: Happened) {
         let plan = handling::HandlerPlan::of(&self.scenario);
         let Some(req) = self.requests.get_mut(r) else {
             return;
@@ -183,21 +183,12 @@ impl Engine {
             .handling
             .step(&plan, &mut self.guards.calls, happened, self.now);
         if let Effect::Unserved(why) = effect {
-            // Answered at once, unserved: counted, and failed.
-            match why {
-                Unserved::Shed => {
-                    self.book.resilience.shed += 1;
-                    req.verdict.shed();
-                }
-                Unserved::LimitedAtDoor => {
-                    self.book.resilience.limited_at_door += 1;
-                    req.verdict.limit_at_door();
-                }
-            }
-            happened = Happened::Answer { failed: true };
+            // Answered at once, unserved: failed, and counted.
+            why.apply(&mut req.verdict, Some(&mut self.book.resilience));
+            let answer = Happened::Answer { failed: true };
             effect = req
                 .handling
-                .step(&plan, &mut self.guards.calls, happened, self.now);
+                .step(&plan, &mut self.guards.calls, answer, self.now);
         }
         match effect {
             Effect::WaitForDoor(wait) => {
@@ -687,6 +678,7 @@ impl Engine {
         }
         if let Settled::Again(pause) = settled {
             self.call_again_after(r, call, pause);
+            return;
         }
         if !joined {
             return;

@@ -6,6 +6,7 @@
 
 pub mod accept;
 pub mod breaker;
+pub mod call;
 pub mod guard;
 pub mod handling;
 pub mod link;

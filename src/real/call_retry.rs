@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use crate::flow::CallResult;
-use crate::flow::settle::{Ended, Settle, Settled};
+use crate::flow::call::{Attempted, CallFuture};
+use crate::flow::settle::{Settle, Settled};
 use crate::scenario::ServiceId;
 use crate::sim::draw::{Attempts, call_retry_u};
-use crate::time::Nanos;
 
 use super::server::HandlerVerdict;
 use super::sync::lock;
@@ -25,45 +25,44 @@ impl World {
         }
     }
 
-    /// Attempt `call` of `req`, which its breaker permitted at `since` (if it has one), ended
-    /// with `result` (or its future timed out), completed by `completer`: its breaker hears
-    /// it, its `Retry` decides, or its future completes into `verdict` (`flow::settle`, the
+    /// Attempt `call` of `req`, which claimed its `future`, ended with `result` (or its future
+    /// timed out), completed by `completer`: its breaker hears it, its `Retry` reopens the
+    /// future to the next attempt, or the future completes into `verdict` (`flow::call`, the
     /// engine's rule). Takes the retry budget's, the books' and the guards' locks, in that
-    /// order.
+    /// order (after the future's, if it is a stage join's).
     pub(super) fn settle(
         self: &Arc<Self>,
         req: &Req,
+        future: &mut CallFuture,
         call: u16,
-        since: Option<Nanos>,
         result: CallResult,
         completer: String,
         verdict: &mut HandlerVerdict,
     ) -> Settled {
         let service = self.service_of(call);
-        let ended = Ended {
+        let ended = Attempted {
             service,
-            since,
-            attempt: self.slots.attempt(call),
             result,
             completer,
         };
+        let attempt = self.slots.attempt(call);
         let has_fallback = self.scenario.service(service).fallback.is_some();
         let now = self.clock.now();
         let (seed, index) = (self.scenario.seed, usize::from(self.slots.call(call)));
         let attempts = Attempts {
             request: req.attempt,
-            call: ended.attempt + 1,
+            call: attempt + 1,
         };
         let (settled, heard) = {
             let mut retries = lock(&self.call_retries);
             let mut books = lock(&self.books);
             let mut guards = lock(&self.guards);
-            let settle = Settle {
+            let rules = Settle {
                 guards: &mut guards,
                 retries: &mut retries,
                 stats: &mut books.book.services[service.0],
             };
-            settle.attempt_ended(verdict, has_fallback, ended, now, || {
+            future.settle(rules, verdict, has_fallback, ended, now, || {
                 call_retry_u(seed, req.id, index, attempts)
             })
         };

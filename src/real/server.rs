@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
+use crate::flow::call::{CallFuture, Made};
 use crate::flow::handling::{self, Effect, Happened};
 use crate::flow::permit::Acquire;
 use crate::flow::settle::Settled;
-use crate::flow::{self, CallResult, Detail, FailReason, Pass, Rejection, Verdict};
+use crate::flow::{self, CallResult, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::{Attempts, call_draw};
@@ -35,13 +36,12 @@ enum Rejected {
     Ends(StageEnd),
 }
 
-/// A stage's calls: each one's current attempt (its number), `orTimeout` deadline, when the
-/// breaker permitted it, and when the scheduler makes its next attempt (and whether its guards
-/// already let it through).
+/// A stage's calls as its handler tracks them (their futures are the stage join's): each
+/// one's current attempt (its number), `orTimeout` deadline, and when the scheduler makes its
+/// next attempt (and whether its guards already let it through).
 struct StageCalls {
     slots: Vec<u16>,
     deadlines: Vec<Option<Instant>>,
-    since: Vec<Option<Nanos>>,
     retries: Vec<Option<(Instant, bool)>>,
 }
 
@@ -50,7 +50,6 @@ impl StageCalls {
         StageCalls {
             slots: vec![0; calls],
             deadlines: vec![None; calls],
-            since: vec![None; calls],
             retries: vec![None; calls],
         }
     }
@@ -65,10 +64,11 @@ struct Launch<'a> {
     submitter: crate::sim::pool::Submitter,
 }
 
-/// What a call's guards said (`flow::CallGuards::admit`).
+/// What a call's guards said once its caller waited for a reserved permit, if it had one
+/// (`flow::call::Made`).
 enum Guarded {
-    /// Make the call; `Some(since)`: the breaker permitted it at `since` and hears its end.
-    Go(Option<Nanos>),
+    /// Make the call.
+    Go,
     /// It failed at once (breaker open, or no rate-limiter permit).
     Failed(CallResult),
     /// The run stopped while it waited for a reserved permit.
@@ -370,8 +370,9 @@ impl World {
             };
             self.first_call_attempt(service);
             calls.slots[i] = call;
-            match self.ask_guards(ctx, service).await {
-                Guarded::Go(recorded) => calls.since[i] = recorded,
+            let made = |now| join.with_future(i, |f| self.make(f, service, now));
+            match self.ask_guards(ctx, made).await {
+                Guarded::Go => {}
                 Guarded::Failed(result) => {
                     join.complete(i, 0, result, me.to_string());
                     continue;
@@ -452,15 +453,18 @@ impl World {
             }
             self.first_call_attempt(service);
             let mut call = self.topology.call_number(stage, i);
+            let mut future = CallFuture::NEW;
             // resilience4j's synchronous `Retry`: this thread sleeps out each pause and makes
             // the call again.
             loop {
-                let Some((result, since)) = self.attempt_inline(ctx, req, call, service).await
-                else {
+                let made = self.attempt_inline(ctx, req, call, service, &mut future);
+                let Some(result) = made.await else {
                     return StageEnd::Stopped;
                 };
+                // Its caller has the value: nothing else can complete this future first.
+                future.claim(future.attempt());
                 let completer = me.to_string();
-                let settled = self.settle(req, call, since, result, completer, progress);
+                let settled = self.settle(req, &mut future, call, result, completer, progress);
                 let Settled::Again(pause) = settled else {
                     break;
                 };
@@ -474,29 +478,33 @@ impl World {
         StageEnd::Done
     }
 
-    /// One attempt of an inline call: its guards, under `semaphore` its permit, then the call
-    /// with the service's timeout as its read timeout. Its result, and when its breaker
-    /// permitted it (if one did); None when the run stopped.
+    /// One attempt of an inline call: its guards (asked by its `future`), under `semaphore`
+    /// its permit, then the call with the service's timeout as its read timeout. Its result;
+    /// None when the run stopped.
     async fn attempt_inline<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
         req: &Arc<Req>,
         call: u16,
         service: ServiceId,
-    ) -> Option<(CallResult, Option<Nanos>)> {
+        future: &mut CallFuture,
+    ) -> Option<CallResult> {
         let read_timeout = self.scenario.service(service).timeout;
-        let since = match self.ask_guards(ctx, service).await {
-            Guarded::Go(since) => since,
-            Guarded::Failed(result) => return Some((result, None)),
+        match self
+            .ask_guards(ctx, |now| Some(self.make(future, service, now)))
+            .await
+        {
+            Guarded::Go => {}
+            Guarded::Failed(result) => return Some(result),
             Guarded::Stopped => return None,
-        };
+        }
         let permit = req.strategy == Strategy::Semaphore;
         if permit {
             match self.acquire_permit(ctx, service).await {
                 Some(true) => {}
                 Some(false) => {
                     lock(&self.books).book.services[service.0].rejected += 1;
-                    return Some((CallResult::BulkheadFull, since));
+                    return Some(CallResult::BulkheadFull);
                 }
                 None => return None,
             }
@@ -505,7 +513,7 @@ impl World {
         if permit {
             self.release_permit(service);
         }
-        Some((result?, since))
+        result
     }
 
     /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
@@ -610,14 +618,18 @@ impl World {
         loop {
             while let Some(c) = join.completions.pop() {
                 let call = calls.slots[c.index];
-                let since = calls.since.get_mut(c.index).and_then(Option::take);
-                match self.settle(req, call, since, c.result, c.thread, progress) {
-                    Settled::Again(pause) => {
+                // The attempt claimed its future on its own thread; the handler settles it.
+                let settle = |f: &mut CallFuture| {
+                    self.settle(req, f, call, c.result, c.thread, &mut *progress)
+                };
+                match join.with_future(c.index, settle) {
+                    Some(Settled::Again(pause)) => {
                         calls.deadlines[c.index] = None;
                         let at = self.clock.at(self.clock.now() + pause);
                         calls.retries[c.index] = Some((at, false));
                     }
-                    Settled::Completed(_) => pending -= 1,
+                    // A stage's completions name its own calls.
+                    Some(Settled::Completed(_)) | None => pending -= 1,
                 }
             }
             if pending == 0 {
@@ -678,24 +690,21 @@ impl World {
         let service = self.service_of(call);
         if !admitted && self.guarded {
             let now = self.clock.now();
-            match self.admit(service, now) {
-                Ok(pass) => {
-                    calls.since[i] = pass.since;
-                    if pass.wait > Nanos::ZERO {
-                        calls.retries[i] = Some((self.clock.at(now + pass.wait), true));
-                        return Ok(());
-                    }
+            match join.with_future(i, |f| self.make(f, service, now)) {
+                Some(Made::Go) | None => {}
+                Some(Made::Wait(wait)) => {
+                    calls.retries[i] = Some((self.clock.at(now + wait), true));
+                    return Ok(());
                 }
-                Err(result) => {
+                Some(Made::Failed(result)) => {
                     calls.slots[i] = call;
-                    let attempt = join.reopen(i);
-                    join.complete(i, attempt, result, DELAYER.into());
+                    join.complete(i, join.attempt(i), result, DELAYER.into());
                     return Ok(());
                 }
             }
         }
+        // The future was reopened to this attempt when the last one settled.
         calls.slots[i] = call;
-        join.reopen(i);
         let Some(pool) = self.pool_for(service) else {
             return Ok(());
         };
@@ -717,32 +726,37 @@ impl World {
         }
     }
 
-    /// Asks `service`'s breaker and rate limiter whether a call may be made now, as the
-    /// engine's `ask_guards` does (`flow::CallGuards`, resilience4j's order); a reserved
+    /// Whether a call may be made now, as the engine asks (`made` makes the attempt on its
+    /// call's future, which asks the guards: `flow::call`, resilience4j's order); a reserved
     /// rate-limiter permit is waited for on this thread.
-    async fn ask_guards<C: Ctx>(self: &Arc<Self>, ctx: &C, service: ServiceId) -> Guarded {
+    async fn ask_guards<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        made: impl FnOnce(Nanos) -> Option<Made>,
+    ) -> Guarded {
         if !self.guarded {
-            return Guarded::Go(None);
+            return Guarded::Go;
         }
         let now = self.clock.now();
-        match self.admit(service, now) {
-            Ok(pass) => {
-                if pass.wait > Nanos::ZERO && !ctx.sleep_until(self.clock.at(now + pass.wait)).await
-                {
+        match made(now) {
+            Some(Made::Go) | None => Guarded::Go,
+            Some(Made::Wait(wait)) => {
+                if !ctx.sleep_until(self.clock.at(now + wait)).await {
                     return Guarded::Stopped;
                 }
-                Guarded::Go(pass.since)
+                Guarded::Go
             }
-            Err(result) => Guarded::Failed(result),
+            Some(Made::Failed(result)) => Guarded::Failed(result),
         }
     }
 
-    /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`), and the breaker's
-    /// next timed transition armed.
-    fn admit(self: &Arc<Self>, service: ServiceId, now: Nanos) -> Result<Pass, CallResult> {
-        let admitted = lock(&self.guards).admit(service, now);
+    /// The caller makes the current attempt of a call of `service` at `now`: its `future`
+    /// asks the guards (`flow::call`), and the breakers' next timed transition is armed.
+    /// Takes the guards' lock after the future's.
+    fn make(self: &Arc<Self>, future: &mut CallFuture, service: ServiceId, now: Nanos) -> Made {
+        let made = future.make(&mut lock(&self.guards), service, now);
         self.arm_breaker_poll();
-        admitted
+        made
     }
 
     /// A timer for the breakers' next timed transition (resilience4j's scheduler), unless

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::flow::CallResult;
+use crate::flow::call::CallFuture;
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
@@ -184,13 +185,13 @@ impl RealTask {
     }
 }
 
-/// The futures of one stage: each completes once (normally, exceptionally, or by `orTimeout`),
-/// and the handler waits on their completions (`allOf(...).join()`). A retried call
-/// (`[services.retry]`) reopens its future for the next attempt; the attempt it replaces can no
-/// longer complete it.
+/// The futures of one stage (`flow::call`, one per call): each completes once (normally,
+/// exceptionally, or by `orTimeout`), and the handler waits on their completions
+/// (`allOf(...).join()`). A retried call (`[services.retry]`) reopens its future for the next
+/// attempt; the attempt it replaces can no longer complete it. An attempt that ends claims the
+/// future here, on its own thread; the handler settles it.
 pub(super) struct StageJoin {
-    /// Each call's current attempt, and whether it has completed.
-    done: Mutex<Vec<(u32, bool)>>,
+    futures: Mutex<Vec<CallFuture>>,
     pub completions: Mailbox<CallCompletion>,
 }
 
@@ -204,46 +205,39 @@ pub(super) struct CallCompletion {
 impl StageJoin {
     pub fn new(calls: usize) -> Self {
         StageJoin {
-            done: Mutex::new(vec![(0, false); calls]),
+            futures: Mutex::new(vec![CallFuture::NEW; calls]),
             completions: Mailbox::default(),
         }
     }
 
     /// Attempt `attempt` of call `index` can no longer complete its future.
     pub fn is_done(&self, index: usize, attempt: u32) -> bool {
-        lock(&self.done)
+        lock(&self.futures)
             .get(index)
-            .is_none_or(|&(current, done)| done || current != attempt)
+            .is_none_or(|f| !f.open_to(attempt))
     }
 
     /// The attempt of call `index` that may complete its future now.
     pub fn attempt(&self, index: usize) -> u32 {
-        lock(&self.done)
+        lock(&self.futures)
             .get(index)
-            .map_or(0, |&(current, _)| current)
+            .map_or(0, CallFuture::attempt)
     }
 
-    /// The next attempt of call `index` may complete its future (and no earlier one); its
-    /// number.
-    pub fn reopen(&self, index: usize) -> u32 {
-        let mut done = lock(&self.done);
-        match done.get_mut(index) {
-            Some(d) => {
-                *d = (d.0 + 1, false);
-                d.0
-            }
-            None => 0,
-        }
+    /// Runs `f` on the future of call `index` (its lock is taken before the guards' or the
+    /// books'); None when the stage has no such call.
+    pub fn with_future<R>(&self, index: usize, f: impl FnOnce(&mut CallFuture) -> R) -> Option<R> {
+        lock(&self.futures).get_mut(index).map(f)
     }
 
-    /// Attempt `attempt` completes future `index` unless it already is complete, or a later
-    /// attempt replaced this one; true when this call completed it.
+    /// Attempt `attempt` claims future `index` unless it already is claimed or complete, or a
+    /// later attempt replaced this one; true when this call claimed it, and its completion
+    /// goes to the handler.
     pub fn complete(&self, index: usize, attempt: u32, result: CallResult, thread: String) -> bool {
         {
-            let mut done = lock(&self.done);
-            match done.get_mut(index) {
-                Some((current, d)) if !*d && *current == attempt => *d = true,
-                _ => return false,
+            let mut futures = lock(&self.futures);
+            if !futures.get_mut(index).is_some_and(|f| f.claim(attempt)) {
+                return false;
             }
         }
         self.completions.push(CallCompletion {

@@ -8,6 +8,7 @@
 //! `CompletableFuture` is retried from resilience4j's scheduler
 //! (`Retry.decorateCompletionStage`), so the request's submission goes on meanwhile.
 
+use crate::flow::call::Made;
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
@@ -33,7 +34,6 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        req.calls[call as usize].future_done = true;
         let needed = usize::from(next) + 1;
         if req.calls.len() < needed {
             req.calls.resize(needed, Call::NEW);
@@ -102,8 +102,8 @@ impl Engine {
             return true;
         }
         match self.admit_call(r, call, service) {
-            Ok(wait) if wait == Nanos::ZERO => true,
-            Ok(wait) => {
+            Made::Go => true,
+            Made::Wait(wait) => {
                 if let Some(req) = self.requests.get_mut(r) {
                     req.outstanding += 1;
                 }
@@ -115,7 +115,7 @@ impl Engine {
                 self.schedule(self.now + wait, admitted);
                 false
             }
-            Err(result) => {
+            Made::Failed(result) => {
                 if let Some(req) = self.requests.get_mut(r) {
                     req.calls[call as usize].phase = CallPhase::Dropped;
                 }

@@ -358,7 +358,7 @@ impl Engine {
     }
 
     fn resize_core(&mut self, pool: PoolId, size: u32) {
-        let now = self.now;
+        let (now, slots) = (self.now, self.guards.slots);
         let resize = self.pools[pool].set_core(size, now);
         for (slot, at) in resize.expiries {
             self.schedule(at, Event::KeepAlive { pool, slot });
@@ -368,7 +368,7 @@ impl Engine {
                 && self
                     .requests
                     .get(r)
-                    .is_some_and(|q| q.calls[call as usize].future_done)
+                    .is_some_and(|q| !q.may_complete(slots, call))
             {
                 // Its caller already gave up: AsyncSupply.run returns at once and the new
                 // thread moves on to the next task.

@@ -3,9 +3,8 @@
 //! reserved permit parks the caller until it is due, and a breaker's timed transitions get
 //! an event.
 
-use crate::flow::CallResult;
+use crate::flow::call::{CallFuture, Made};
 use crate::scenario::ServiceId;
-use crate::time::Nanos;
 
 use super::engine::Engine;
 use super::event::Event;
@@ -19,37 +18,34 @@ impl Engine {
             return Asked::Go;
         }
         match self.admit_call(r, call, service) {
-            Ok(wait) if wait == Nanos::ZERO => Asked::Go,
-            Ok(wait) => {
+            Made::Go => Asked::Go,
+            Made::Wait(wait) => {
                 if let Some(req) = self.requests.get_mut(r) {
                     req.submitting = Submitting::RateWait(call);
                 }
                 self.schedule(self.now + wait, Event::RatePermit { req: r, call });
                 Asked::Parked
             }
-            Err(result) => {
+            Made::Failed(result) => {
                 self.complete_at_once(r, call, result);
                 Asked::Failed
             }
         }
     }
 
-    /// `service`'s guards on call `call` of `r`, now: Ok with how long its caller waits for a
-    /// reserved permit (the breaker, if it permitted the call, hears its end), or the result
-    /// the call fails with at once.
-    pub(super) fn admit_call(
-        &mut self,
-        r: ReqRef,
-        call: u16,
-        service: ServiceId,
-    ) -> Result<Nanos, CallResult> {
-        let admitted = self.guards.calls.admit(service, self.now);
+    /// Attempt `call` of `r` is made now: its call's future asks `service`'s guards
+    /// (`flow::call`), and the breakers' next timed transition is armed.
+    pub(super) fn admit_call(&mut self, r: ReqRef, call: u16, service: ServiceId) -> Made {
+        let (now, slots) = (self.now, self.guards.slots);
+        // A request outlives its calls being made, so its future is always found.
+        let mut unheld = CallFuture::NEW;
+        let future = match self.requests.get_mut(r) {
+            Some(req) => req.future_mut(slots, call),
+            None => &mut unheld,
+        };
+        let made = future.make(&mut self.guards.calls, service, now);
         self.arm_breaker_poll();
-        let pass = admitted?;
-        if let Some(req) = self.requests.get_mut(r) {
-            req.calls[call as usize].breaker_since = pass.since;
-        }
-        Ok(pass.wait)
+        made
     }
 
     /// The caller's reserved permit is due: its call is made, and submission goes on.

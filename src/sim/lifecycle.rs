@@ -15,6 +15,7 @@ use super::parts::guards::Asked;
 use super::pool::{Admission, AfterTask, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, LogEntry, RunRow};
+use crate::flow::call::Attempted;
 use crate::flow::handling::{self, Effect, Happened};
 use crate::flow::settle::Settled;
 use crate::flow::{self, CallResult, Rejection};
@@ -569,7 +570,6 @@ impl Engine {
         c.phase = CallPhase::Ended;
         let inline = c.inline;
         let held = self.now.saturating_sub(c.started);
-        let future_done = c.future_done;
         let result = CallResult::of_call(
             c.cut_by_timeout,
             c.conn == Conn::TimedOut,
@@ -581,7 +581,8 @@ impl Engine {
         result.count(&mut self.book.services[service.0]);
         self.book.services[service.0].thread_time += held;
         self.trace_call_end(r, call, result.label());
-        if !future_done && !server_done {
+        // Its future, unless its timeout or a retry got there first.
+        if !server_done {
             self.complete_future(r, call, result, thread);
         }
         // A call made inline frees its submitter, unless that thread now sleeps before
@@ -618,7 +619,7 @@ impl Engine {
         let Some(req) = self.requests.get(r) else {
             return;
         };
-        if req.serving.done() || req.calls[call as usize].future_done {
+        if req.serving.done() || !req.may_complete(self.guards.slots, call) {
             return;
         }
         let service = self.service_of(call);
@@ -630,6 +631,9 @@ impl Engine {
         self.requests.release_if_done(r);
     }
 
+    /// Attempt `call` of `r` ended with `result` (or its timeout fired), `completer` on the
+    /// thread: it claims its call's future unless something completed it first, and settles
+    /// it (`flow::call`); a joined stage goes on.
     pub(super) fn complete_future(
         &mut self,
         r: ReqRef,
@@ -643,31 +647,33 @@ impl Engine {
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        let ended = flow::settle::Ended {
-            service,
-            since: req.calls[call as usize].breaker_since.take(),
-            attempt: slots.attempt(call),
-            result,
-            completer,
-        };
         let (id, request_attempt) = (req.id, req.attempt);
-        let settle = flow::settle::Settle {
+        let attempt = slots.attempt(call);
+        let future = &mut req.calls[usize::from(slots.call(call))].future;
+        if !future.claim(attempt) {
+            return;
+        }
+        let rules = flow::settle::Settle {
             guards: &mut self.guards.calls,
             retries: &mut self.guards.retries,
             stats: &mut self.book.services[service.0],
         };
+        let ended = Attempted {
+            service,
+            result,
+            completer,
+        };
         let (settled, heard) =
-            settle.attempt_ended(&mut req.verdict, has_fallback, ended, now, || {
+            future.settle(rules, &mut req.verdict, has_fallback, ended, now, || {
                 let attempts = Attempts {
                     request: request_attempt,
-                    call: ended.attempt + 1,
+                    call: attempt + 1,
                 };
                 call_retry_u(seed, id, usize::from(slots.call(call)), attempts)
             });
         let joined = match settled {
             Settled::Again(_) => false,
             Settled::Completed(_) => {
-                req.calls[call as usize].future_done = true;
                 req.pending = req.pending.saturating_sub(1);
                 let stage_len = self.scenario.endpoint.stages[req.handling.stage()].len();
                 !req.submitting.busy() && req.next_call >= stage_len && req.pending == 0
@@ -822,7 +828,7 @@ impl Engine {
         let ThreadRef::Worker { pool, slot } = thread else {
             return;
         };
-        let now = self.now;
+        let (now, slots) = (self.now, self.guards.slots);
         let mut stale = Vec::new();
         let requests = &self.requests;
         let Some(p) = self.pools.get_mut(pool) else {
@@ -837,7 +843,7 @@ impl Engine {
             };
             // AsyncSupply.run checks `d.result == null` first: a future that already
             // completed (its caller timed out) is not run.
-            if req.calls[call as usize].future_done {
+            if !req.may_complete(slots, call) {
                 stale.push((r, call));
                 return true;
             }

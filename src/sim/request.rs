@@ -2,8 +2,9 @@
 //! allocates nothing per request once warm). A [`ReqRef`] carries the slot's generation, so
 //! an event or queued task that outlives its request is recognised as stale.
 
-use crate::flow::Verdict;
+use crate::flow::call::CallFuture;
 use crate::flow::handling::Handling;
+use crate::flow::{CallSlots, Verdict};
 use crate::scenario::Strategy;
 use crate::time::Nanos;
 
@@ -189,8 +190,9 @@ impl Submitting {
 pub(super) struct Call {
     pub phase: CallPhase,
     pub thread: Option<ThreadRef>,
-    /// The caller's future has completed (normally, exceptionally or by timeout).
-    pub future_done: bool,
+    /// The future of the call this record is the first attempt of (`flow::call`): the
+    /// records of its later attempts leave theirs unused (see [`Request::future_mut`]).
+    pub future: CallFuture,
     /// Runs on the submitting thread (sequential, or caller-runs).
     pub inline: bool,
     /// A sequential call cut short by its read timeout.
@@ -210,16 +212,13 @@ pub(super) struct Call {
     pub permit: Permit,
     /// Runs on a virtual thread.
     pub on_virtual: bool,
-    /// When its service's breaker permitted it, if it has one: its result goes back to the
-    /// breaker when its future completes.
-    pub breaker_since: Option<Nanos>,
 }
 
 impl Call {
     pub(super) const NEW: Call = Call {
         phase: CallPhase::NotSubmitted,
         thread: None,
-        future_done: false,
+        future: CallFuture::NEW,
         inline: false,
         cut_by_timeout: false,
         started: Nanos::ZERO,
@@ -230,7 +229,6 @@ impl Call {
         core: Core::None,
         permit: Permit::None,
         on_virtual: false,
-        breaker_since: None,
     };
 }
 
@@ -282,6 +280,21 @@ pub(super) struct Request {
 }
 
 impl Request {
+    /// The future of the call whose attempt is numbered `call`, kept with its first attempt.
+    #[inline]
+    pub fn future_mut(&mut self, slots: CallSlots, call: u16) -> &mut CallFuture {
+        &mut self.calls[usize::from(slots.call(call))].future
+    }
+
+    /// Whether attempt `call` may still complete its call's future (it is pending, and no
+    /// retry replaced that attempt).
+    #[inline]
+    pub fn may_complete(&self, slots: CallSlots, call: u16) -> bool {
+        self.calls[usize::from(slots.call(call))]
+            .future
+            .open_to(slots.attempt(call))
+    }
+
     /// The client has its outcome.
     pub fn answered(&self) -> bool {
         self.client_side == Client::Answered

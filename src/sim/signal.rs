@@ -50,7 +50,7 @@ impl Engine {
 
     /// A released worker scans: it runs the task it finds, or parks again.
     pub(super) fn on_signalled(&mut self, pool: PoolId, slot: Slot) {
-        let now = self.now;
+        let (now, slots) = (self.now, self.guards.slots);
         let mut stale = Vec::new();
         let requests = &self.requests;
         let Some(p) = self.pools.get_mut(pool) else {
@@ -63,7 +63,7 @@ impl Engine {
             // AsyncSupply.run returns at once when its future already completed.
             let done = requests
                 .get(r)
-                .is_none_or(|req| req.calls[call as usize].future_done);
+                .is_none_or(|req| !req.may_complete(slots, call));
             if done && requests.get(r).is_some() {
                 stale.push((r, call));
             }

@@ -1,0 +1,295 @@
+//! The future of one call of a request (what `supplyAsync` returns, or the value an inline
+//! call gives its caller) across the attempts its service's `Retry` makes, as a state machine
+//! with no I/O that both engines hold, one per call:
+//!
+//! ```text
+//!   make ──► guards ──► Go / Wait(permit) / Failed(result)
+//!     Open(attempt n) ──claim(n)──► Claimed ──settle──► Complete
+//!                                      │
+//!                                      └── Again(pause) ──► Open(attempt n + 1)
+//! ```
+//!
+//! Only the current attempt may complete the future, and only once: the first of its end
+//! and its `orTimeout` claims it, and whatever comes later (the call that goes on after its
+//! timeout, an attempt a retry replaced, a queued attempt dequeued after its future
+//! completed) finds it closed. The breaker that permitted an attempt is remembered with the
+//! future and hears that attempt's end. How an attempt is carried out (a pool's thread, the
+//! caller's, an event or an await) is the engine's.
+
+use crate::scenario::ServiceId;
+use crate::time::Nanos;
+
+use super::settle::{Ended, Settle, Settled};
+use super::{CallGuards, CallResult, Verdict};
+
+/// One call's future, across its attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallFuture {
+    /// The attempt that may complete it (0: the first).
+    attempt: u32,
+    state: FutureState,
+    /// When the service's breaker permitted the current attempt, if it has one.
+    since: Option<Nanos>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FutureState {
+    /// Pending: the current attempt may complete it (it is being made, waits for a permit,
+    /// is queued or runs, or is the retry a pause is waiting for).
+    Open,
+    /// The current attempt's end (or its timeout) has claimed it and is being settled.
+    Claimed,
+    /// Completed: its value, its fallback, or the request's failure.
+    Complete,
+}
+
+/// What a call's guards said when its caller made an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    /// Make the call now.
+    Go,
+    /// Its caller waits this long for a reserved rate-limiter permit, then makes the call.
+    Wait(Nanos),
+    /// It fails at once with this result (breaker open, or no rate-limiter permit): the
+    /// attempt's end is this result.
+    Failed(CallResult),
+}
+
+impl Default for CallFuture {
+    fn default() -> Self {
+        CallFuture::NEW
+    }
+}
+
+impl CallFuture {
+    /// A call not made yet: its first attempt may complete it.
+    pub const NEW: CallFuture = CallFuture {
+        attempt: 0,
+        state: FutureState::Open,
+        since: None,
+    };
+
+    /// The attempt that may complete the future now.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// Whether news of attempt `attempt` (its end, its timeout) may still complete the
+    /// future: it is pending, and no retry has replaced that attempt.
+    #[inline]
+    pub fn open_to(&self, attempt: u32) -> bool {
+        self.state == FutureState::Open && self.attempt == attempt
+    }
+
+    /// The caller makes the current attempt of a call of `service` at `now`: its guards
+    /// decide (`CallGuards::admit`), and a breaker that permits it is remembered, to hear
+    /// how the attempt ends.
+    pub fn make(&mut self, guards: &mut CallGuards, service: ServiceId, now: Nanos) -> Made {
+        match guards.admit(service, now) {
+            Ok(pass) => {
+                self.since = pass.since;
+                if pass.wait > Nanos::ZERO {
+                    Made::Wait(pass.wait)
+                } else {
+                    Made::Go
+                }
+            }
+            Err(result) => Made::Failed(result),
+        }
+    }
+
+    /// Attempt `attempt` ended, or its `orTimeout` fired: true when this claims the future
+    /// (it was open to that attempt), which [`CallFuture::settle`] then settles; false when
+    /// the news comes too late.
+    #[inline]
+    pub fn claim(&mut self, attempt: u32) -> bool {
+        let open = self.open_to(attempt);
+        if open {
+            self.state = FutureState::Claimed;
+        }
+        open
+    }
+
+    /// Settles the claimed attempt of a call of `service`, which ended with `result`
+    /// completed by `completer` (`flow::settle`): its breaker hears it; its `Retry` reopens
+    /// the future to the next attempt after a pause; or the future completes into `verdict`.
+    /// Returns what became of it, and whether a breaker heard it.
+    #[inline]
+    pub fn settle<T: Clone>(
+        &mut self,
+        rules: Settle<'_>,
+        verdict: &mut Verdict<T>,
+        has_fallback: bool,
+        ended: Attempted<T>,
+        now: Nanos,
+        u: impl FnOnce() -> f64,
+    ) -> (Settled, bool) {
+        debug_assert_eq!(
+            self.state,
+            FutureState::Claimed,
+            "settled before it was claimed"
+        );
+        let Attempted {
+            service,
+            result,
+            completer,
+        } = ended;
+        let ended = Ended {
+            service,
+            since: self.since.take(),
+            attempt: self.attempt,
+            result,
+            completer,
+        };
+        let (settled, heard) = rules.attempt_ended(verdict, has_fallback, ended, now, u);
+        self.state = match settled {
+            Settled::Again(_) => {
+                self.attempt += 1;
+                FutureState::Open
+            }
+            Settled::Completed(_) => FutureState::Complete,
+        };
+        (settled, heard)
+    }
+}
+
+/// How an attempt of a call ended, as its engine saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempted<T> {
+    pub service: ServiceId,
+    pub result: CallResult,
+    /// The thread that completes the future (where a continuation runs).
+    pub completer: T,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::{CallRetries, Completion};
+    use crate::metrics::ServiceStats;
+    use crate::scenario::{Scenario, load};
+
+    fn ms(n: u64) -> Nanos {
+        Nanos::from_millis(n)
+    }
+
+    const RECS: ServiceId = ServiceId(2);
+
+    fn scenario(set: &[&str]) -> Scenario {
+        let set: Vec<String> = set.iter().map(|s| (*s).to_string()).collect();
+        load("circuit-breaker", &set).expect("preset")
+    }
+
+    /// Settles `future`'s claimed attempt with `result`, completed by `who`.
+    fn settle(
+        future: &mut CallFuture,
+        (guards, retries): (&mut CallGuards, &mut CallRetries),
+        verdict: &mut Verdict<&'static str>,
+        result: CallResult,
+        who: &'static str,
+        now: Nanos,
+    ) -> (Settled, bool) {
+        let mut stats = ServiceStats::default();
+        let rules = Settle {
+            guards,
+            retries,
+            stats: &mut stats,
+        };
+        let ended = Attempted {
+            service: RECS,
+            result,
+            completer: who,
+        };
+        future.settle(rules, verdict, true, ended, now, || 0.5)
+    }
+
+    #[test]
+    fn the_first_news_of_the_current_attempt_completes_it_and_nothing_after() {
+        let s = scenario(&[]);
+        let (mut guards, mut retries) = (CallGuards::new(&s), CallRetries::new(&s));
+        let mut verdict = Verdict::default();
+        let mut future = CallFuture::NEW;
+        assert_eq!(future.make(&mut guards, RECS, ms(0)), Made::Go);
+        // Its orTimeout fires first: it claims the future; the call's own end comes too late.
+        assert!(future.claim(0));
+        assert!(!future.claim(0), "claimed once");
+        let settled = settle(
+            &mut future,
+            (&mut guards, &mut retries),
+            &mut verdict,
+            CallResult::TimedOut,
+            "delayer",
+            ms(10),
+        );
+        assert_eq!(settled, (Settled::Completed(Completion::FellBack), true));
+        assert!(!future.open_to(0) && !future.claim(0), "complete");
+        assert_eq!(verdict.last_completer(), Some("delayer"));
+    }
+
+    #[test]
+    fn a_retry_reopens_the_future_to_the_next_attempt_only() {
+        let s = scenario(&[
+            "services.recommendations.retry.attempts=2",
+            "services.recommendations.retry.backoff=100ms",
+        ]);
+        let (mut guards, mut retries) = (CallGuards::new(&s), CallRetries::new(&s));
+        let mut verdict = Verdict::default();
+        let mut future = CallFuture::NEW;
+        assert_eq!(future.make(&mut guards, RECS, ms(0)), Made::Go);
+        assert!(future.claim(0));
+        let first = settle(
+            &mut future,
+            (&mut guards, &mut retries),
+            &mut verdict,
+            CallResult::Failed,
+            "a",
+            ms(50),
+        );
+        assert_eq!(
+            first,
+            (Settled::Again(ms(100)), true),
+            "the breaker heard it"
+        );
+        assert_eq!(future.attempt(), 1);
+        assert!(
+            !future.open_to(0),
+            "the replaced attempt can no longer complete it"
+        );
+        assert!(future.open_to(1));
+        assert_eq!(verdict.last_completer(), None, "still pending");
+        // The second attempt is not made through the guards here: no breaker hears it.
+        assert!(future.claim(1));
+        let last = settle(
+            &mut future,
+            (&mut guards, &mut retries),
+            &mut verdict,
+            CallResult::Ok,
+            "b",
+            ms(200),
+        );
+        assert_eq!(last, (Settled::Completed(Completion::Ok), false));
+        assert!(!future.open_to(1));
+    }
+
+    #[test]
+    fn the_guards_answer_when_the_attempt_is_made() {
+        // A limiter of one permit a second that lets a caller wait up to 1.5 s for one: the
+        // second caller reserves the next second's, the third would wait 2 s.
+        let s = scenario(&[
+            "services.recommendations.rate_limit.limit=1",
+            "services.recommendations.rate_limit.period=1s",
+            "services.recommendations.rate_limit.timeout=1500ms",
+        ]);
+        let mut guards = CallGuards::new(&s);
+        let (mut a, mut b) = (CallFuture::NEW, CallFuture::NEW);
+        assert_eq!(a.make(&mut guards, RECS, ms(0)), Made::Go);
+        assert_eq!(b.make(&mut guards, RECS, ms(0)), Made::Wait(ms(1000)));
+        let mut c = CallFuture::NEW;
+        assert_eq!(
+            c.make(&mut guards, RECS, ms(0)),
+            Made::Failed(CallResult::RateLimited)
+        );
+        // A service without guards lets every attempt go.
+        assert_eq!(c.make(&mut guards, ServiceId(0), ms(0)), Made::Go);
+    }
+}

@@ -20,7 +20,7 @@ use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
 use super::settle::{Ended, Settle, Settled};
-use super::{CallGuards, CallResult, Verdict};
+use super::{CallGuards, CallResult, Pass, Verdict};
 
 /// One call's future, across its attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +85,13 @@ impl CallFuture {
     /// decide (`CallGuards::admit`), and a breaker that permits it is remembered, to hear
     /// how the attempt ends.
     pub fn make(&mut self, guards: &mut CallGuards, service: ServiceId, now: Nanos) -> Made {
-        match guards.admit(service, now) {
+        self.admitted(guards.admit(service, now))
+    }
+
+    /// The guards' answer to the current attempt (`CallGuards::admit`), for an engine that
+    /// asks them apart from the future (under its own lock): as [`CallFuture::make`].
+    pub fn admitted(&mut self, admission: Result<Pass, CallResult>) -> Made {
+        match admission {
             Ok(pass) => {
                 self.since = pass.since;
                 if pass.wait > Nanos::ZERO {

@@ -29,7 +29,7 @@ impl World {
     /// timed out), completed by `completer`: its breaker hears it, its `Retry` reopens the
     /// future to the next attempt, or the future completes into `verdict` (`flow::call`, the
     /// engine's rule). Takes the retry budget's, the books' and the guards' locks, in that
-    /// order (after the future's, if it is a stage join's).
+    /// order, and no stage's: a stage join's future is settled as a copy (`StageJoin::claimed`).
     pub(super) fn settle(
         self: &Arc<Self>,
         req: &Req,

@@ -10,7 +10,7 @@ use crate::flow::call::{CallFuture, Made};
 use crate::flow::handling::{self, Effect, Happened};
 use crate::flow::permit::Acquire;
 use crate::flow::settle::Settled;
-use crate::flow::{self, CallResult, Detail, FailReason, Rejection, Verdict};
+use crate::flow::{self, CallResult, Detail, FailReason, Pass, Rejection, Verdict};
 use crate::metrics::Outcome;
 use crate::scenario::{ServiceId, Strategy};
 use crate::sim::draw::{Attempts, call_draw};
@@ -370,8 +370,8 @@ impl World {
             };
             self.first_call_attempt(service);
             calls.slots[i] = call;
-            let made = |now| join.with_future(i, |f| self.make(f, service, now));
-            match self.ask_guards(ctx, made).await {
+            let made = |admission| join.with_future(i, |f| f.admitted(admission));
+            match self.ask_guards(ctx, service, made).await {
                 Guarded::Go => {}
                 Guarded::Failed(result) => {
                     join.complete(i, 0, result, me.to_string());
@@ -491,7 +491,7 @@ impl World {
     ) -> Option<CallResult> {
         let read_timeout = self.scenario.service(service).timeout;
         match self
-            .ask_guards(ctx, |now| Some(self.make(future, service, now)))
+            .ask_guards(ctx, service, |a| Some(future.admitted(a)))
             .await
         {
             Guarded::Go => {}
@@ -619,10 +619,12 @@ impl World {
             while let Some(c) = join.completions.pop() {
                 let call = calls.slots[c.index];
                 // The attempt claimed its future on its own thread; the handler settles it.
-                let settle = |f: &mut CallFuture| {
-                    self.settle(req, f, call, c.result, c.thread, &mut *progress)
-                };
-                match join.with_future(c.index, settle) {
+                let settled = join.claimed(c.index).map(|mut future| {
+                    let settled = self.settle(req, &mut future, call, c.result, c.thread, progress);
+                    join.settled(c.index, future);
+                    settled
+                });
+                match settled {
                     Some(Settled::Again(pause)) => {
                         calls.deadlines[c.index] = None;
                         let at = self.clock.at(self.clock.now() + pause);
@@ -690,7 +692,8 @@ impl World {
         let service = self.service_of(call);
         if !admitted && self.guarded {
             let now = self.clock.now();
-            match join.with_future(i, |f| self.make(f, service, now)) {
+            let admission = self.admit(service, now);
+            match join.with_future(i, |f| f.admitted(admission)) {
                 Some(Made::Go) | None => {}
                 Some(Made::Wait(wait)) => {
                     calls.retries[i] = Some((self.clock.at(now + wait), true));
@@ -726,19 +729,21 @@ impl World {
         }
     }
 
-    /// Whether a call may be made now, as the engine asks (`made` makes the attempt on its
-    /// call's future, which asks the guards: `flow::call`, resilience4j's order); a reserved
-    /// rate-limiter permit is waited for on this thread.
+    /// Whether a call of `service` may be made now, as the engine asks: its guards answer
+    /// (resilience4j's order) and `made` hands the answer to the attempt's future
+    /// (`flow::call::CallFuture::admitted`); a reserved rate-limiter permit is waited for on
+    /// this thread.
     async fn ask_guards<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
-        made: impl FnOnce(Nanos) -> Option<Made>,
+        service: ServiceId,
+        made: impl FnOnce(Result<Pass, CallResult>) -> Option<Made>,
     ) -> Guarded {
         if !self.guarded {
             return Guarded::Go;
         }
         let now = self.clock.now();
-        match made(now) {
+        match made(self.admit(service, now)) {
             Some(Made::Go) | None => Guarded::Go,
             Some(Made::Wait(wait)) => {
                 if !ctx.sleep_until(self.clock.at(now + wait)).await {
@@ -750,13 +755,13 @@ impl World {
         }
     }
 
-    /// The caller makes the current attempt of a call of `service` at `now`: its `future`
-    /// asks the guards (`flow::call`), and the breakers' next timed transition is armed.
-    /// Takes the guards' lock after the future's.
-    fn make(self: &Arc<Self>, future: &mut CallFuture, service: ServiceId, now: Nanos) -> Made {
-        let made = future.make(&mut lock(&self.guards), service, now);
+    /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`), and the breakers'
+    /// next timed transition armed: the answer for the attempt's future. Takes no future's
+    /// lock: a stage's futures are locked apart (see `StageJoin::with_future`).
+    fn admit(self: &Arc<Self>, service: ServiceId, now: Nanos) -> Result<Pass, CallResult> {
+        let admitted = lock(&self.guards).admit(service, now);
         self.arm_breaker_poll();
-        made
+        admitted
     }
 
     /// A timer for the breakers' next timed transition (resilience4j's scheduler), unless

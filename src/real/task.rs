@@ -224,10 +224,25 @@ impl StageJoin {
             .map_or(0, CallFuture::attempt)
     }
 
-    /// Runs `f` on the future of call `index` (its lock is taken before the guards' or the
-    /// books'); None when the stage has no such call.
+    /// Runs `f` on the future of call `index`, under the stage's lock: `f` takes no other
+    /// lock (a pool's lock is held while its queue asks `is_done`). None when the stage has no
+    /// such call.
     pub fn with_future<R>(&self, index: usize, f: impl FnOnce(&mut CallFuture) -> R) -> Option<R> {
         lock(&self.futures).get_mut(index).map(f)
+    }
+
+    /// A copy of the future of call `index`, which an attempt has claimed, for the handler to
+    /// settle outside the stage's lock (settling takes the guards' and the books' locks). A
+    /// claimed future is the handler's: nothing else moves it until [`StageJoin::settled`].
+    pub fn claimed(&self, index: usize) -> Option<CallFuture> {
+        lock(&self.futures).get(index).copied()
+    }
+
+    /// The future of call `index` as the handler settled it.
+    pub fn settled(&self, index: usize, future: CallFuture) {
+        if let Some(f) = lock(&self.futures).get_mut(index) {
+            *f = future;
+        }
     }
 
     /// Attempt `attempt` claims future `index` unless it already is claimed or complete, or a

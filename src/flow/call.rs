@@ -55,12 +55,6 @@ pub enum Made {
     Failed(CallResult),
 }
 
-impl Default for CallFuture {
-    fn default() -> Self {
-        CallFuture::NEW
-    }
-}
-
 impl CallFuture {
     /// A call not made yet: its first attempt may complete it.
     pub const NEW: CallFuture = CallFuture {
@@ -100,7 +94,10 @@ impl CallFuture {
                     Made::Go
                 }
             }
-            Err(result) => Made::Failed(result),
+            Err(result) => {
+                self.since = None;
+                Made::Failed(result)
+            }
         }
     }
 

@@ -12,7 +12,7 @@ use super::{CallGuards, CallResult, CallRetries, Completion, Verdict};
 
 /// An attempt of a call that ended (or whose future `orTimeout` completed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ended<T> {
+pub(super) struct Ended<T> {
     pub service: ServiceId,
     /// When its service's breaker permitted it, if one did.
     pub since: Option<Nanos>,
@@ -47,7 +47,7 @@ impl Settle<'_> {
     /// service's fallback if it has one. Returns what became of the future, and whether a
     /// breaker heard it (so its timed transitions may have moved).
     #[inline]
-    pub fn attempt_ended<T: Clone>(
+    pub(super) fn attempt_ended<T: Clone>(
         self,
         verdict: &mut Verdict<T>,
         has_fallback: bool,

@@ -46,6 +46,11 @@ impl World {
             completer,
         };
         let attempt = self.slots.attempt(call);
+        debug_assert_eq!(
+            future.attempt(),
+            attempt,
+            "the attempt its future waits for"
+        );
         let has_fallback = self.scenario.service(service).fallback.is_some();
         let now = self.clock.now();
         let (seed, index) = (self.scenario.seed, usize::from(self.slots.call(call)));

@@ -37,8 +37,9 @@ enum Rejected {
 }
 
 /// A stage's calls as its handler tracks them (their futures are the stage join's): each
-/// one's current attempt (its number), `orTimeout` deadline, and when the scheduler makes its
-/// next attempt (and whether its guards already let it through).
+/// one's last attempt made (its number; during a retry's pause the future already waits for
+/// the next), `orTimeout` deadline, and when the scheduler makes its next attempt (and whether
+/// its guards already let it through).
 struct StageCalls {
     slots: Vec<u16>,
     deadlines: Vec<Option<Instant>>,
@@ -370,7 +371,7 @@ impl World {
             };
             self.first_call_attempt(service);
             calls.slots[i] = call;
-            let made = |admission| join.with_future(i, |f| f.admitted(admission));
+            let made = |admission| join.admitted(i, admission);
             match self.ask_guards(ctx, service, made).await {
                 Guarded::Go => {}
                 Guarded::Failed(result) => {
@@ -462,7 +463,8 @@ impl World {
                     return StageEnd::Stopped;
                 };
                 // Its caller has the value: nothing else can complete this future first.
-                future.claim(future.attempt());
+                let claimed = future.claim(future.attempt());
+                debug_assert!(claimed, "an inline call's future is its caller's alone");
                 let completer = me.to_string();
                 let settled = self.settle(req, &mut future, call, result, completer, progress);
                 let Settled::Again(pause) = settled else {
@@ -490,10 +492,7 @@ impl World {
         future: &mut CallFuture,
     ) -> Option<CallResult> {
         let read_timeout = self.scenario.service(service).timeout;
-        match self
-            .ask_guards(ctx, service, |a| Some(future.admitted(a)))
-            .await
-        {
+        match self.ask_guards(ctx, service, |a| future.admitted(a)).await {
             Guarded::Go => {}
             Guarded::Failed(result) => return Some(result),
             Guarded::Stopped => return None,
@@ -619,19 +618,16 @@ impl World {
             while let Some(c) = join.completions.pop() {
                 let call = calls.slots[c.index];
                 // The attempt claimed its future on its own thread; the handler settles it.
-                let settled = join.claimed(c.index).map(|mut future| {
-                    let settled = self.settle(req, &mut future, call, c.result, c.thread, progress);
-                    join.settled(c.index, future);
-                    settled
-                });
+                let mut future = join.claimed(c.index);
+                let settled = self.settle(req, &mut future, call, c.result, c.thread, progress);
+                join.settled(c.index, future);
                 match settled {
-                    Some(Settled::Again(pause)) => {
+                    Settled::Again(pause) => {
                         calls.deadlines[c.index] = None;
                         let at = self.clock.at(self.clock.now() + pause);
                         calls.retries[c.index] = Some((at, false));
                     }
-                    // A stage's completions name its own calls.
-                    Some(Settled::Completed(_)) | None => pending -= 1,
+                    Settled::Completed(_) => pending -= 1,
                 }
             }
             if pending == 0 {
@@ -693,13 +689,13 @@ impl World {
         if !admitted && self.guarded {
             let now = self.clock.now();
             let admission = self.admit(service, now);
-            match join.with_future(i, |f| f.admitted(admission)) {
-                Some(Made::Go) | None => {}
-                Some(Made::Wait(wait)) => {
+            match join.admitted(i, admission) {
+                Made::Go => {}
+                Made::Wait(wait) => {
                     calls.retries[i] = Some((self.clock.at(now + wait), true));
                     return Ok(());
                 }
-                Some(Made::Failed(result)) => {
+                Made::Failed(result) => {
                     calls.slots[i] = call;
                     join.complete(i, join.attempt(i), result, DELAYER.into());
                     return Ok(());
@@ -737,27 +733,27 @@ impl World {
         self: &Arc<Self>,
         ctx: &C,
         service: ServiceId,
-        made: impl FnOnce(Result<Pass, CallResult>) -> Option<Made>,
+        made: impl FnOnce(Result<Pass, CallResult>) -> Made,
     ) -> Guarded {
         if !self.guarded {
             return Guarded::Go;
         }
         let now = self.clock.now();
         match made(self.admit(service, now)) {
-            Some(Made::Go) | None => Guarded::Go,
-            Some(Made::Wait(wait)) => {
+            Made::Go => Guarded::Go,
+            Made::Wait(wait) => {
                 if !ctx.sleep_until(self.clock.at(now + wait)).await {
                     return Guarded::Stopped;
                 }
                 Guarded::Go
             }
-            Some(Made::Failed(result)) => Guarded::Failed(result),
+            Made::Failed(result) => Guarded::Failed(result),
         }
     }
 
     /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`), and the breakers'
     /// next timed transition armed: the answer for the attempt's future. Takes no future's
-    /// lock: a stage's futures are locked apart (see `StageJoin::with_future`).
+    /// lock: a stage's futures are locked apart (see `StageJoin::admitted`).
     fn admit(self: &Arc<Self>, service: ServiceId, now: Nanos) -> Result<Pass, CallResult> {
         let admitted = lock(&self.guards).admit(service, now);
         self.arm_breaker_poll();

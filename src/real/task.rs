@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::flow::CallResult;
-use crate::flow::call::CallFuture;
+use crate::flow::call::{CallFuture, Made};
+use crate::flow::{CallResult, Pass};
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
@@ -224,25 +224,24 @@ impl StageJoin {
             .map_or(0, CallFuture::attempt)
     }
 
-    /// Runs `f` on the future of call `index`, under the stage's lock: `f` takes no other
-    /// lock (a pool's lock is held while its queue asks `is_done`). None when the stage has no
-    /// such call.
-    pub fn with_future<R>(&self, index: usize, f: impl FnOnce(&mut CallFuture) -> R) -> Option<R> {
-        lock(&self.futures).get_mut(index).map(f)
+    /// The guards' answer to the current attempt of call `index` (of this stage), handed to
+    /// its future (`CallFuture::admitted`). The stage's lock is a leaf: nothing else is locked
+    /// under it (a pool's lock is held while its queue asks `is_done`).
+    pub fn admitted(&self, index: usize, admission: Result<Pass, CallResult>) -> Made {
+        lock(&self.futures)[index].admitted(admission)
     }
 
-    /// A copy of the future of call `index`, which an attempt has claimed, for the handler to
-    /// settle outside the stage's lock (settling takes the guards' and the books' locks). A
-    /// claimed future is the handler's: nothing else moves it until [`StageJoin::settled`].
-    pub fn claimed(&self, index: usize) -> Option<CallFuture> {
-        lock(&self.futures).get(index).copied()
+    /// A copy of the future of call `index` (of this stage), which an attempt has claimed, for
+    /// the handler to settle outside the stage's lock (settling takes the guards' and the
+    /// books' locks). A claimed future is the handler's: nothing else moves it until
+    /// [`StageJoin::settled`].
+    pub fn claimed(&self, index: usize) -> CallFuture {
+        lock(&self.futures)[index]
     }
 
     /// The future of call `index` as the handler settled it.
     pub fn settled(&self, index: usize, future: CallFuture) {
-        if let Some(f) = lock(&self.futures).get_mut(index) {
-            *f = future;
-        }
+        lock(&self.futures)[index] = future;
     }
 
     /// Attempt `attempt` claims future `index` unless it already is claimed or complete, or a

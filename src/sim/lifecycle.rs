@@ -649,6 +649,7 @@ impl Engine {
         };
         let (id, request_attempt) = (req.id, req.attempt);
         let attempt = slots.attempt(call);
+        // `Request::future_mut`, spelled out: the verdict is borrowed beside it.
         let future = &mut req.calls[usize::from(slots.call(call))].future;
         if !future.claim(attempt) {
             return;

@@ -556,9 +556,7 @@ impl Engine {
 
     /// Whether a finite load has issued every request and each has ended (at the server).
     fn all_ended(&self) -> bool {
-        self.scenario
-            .load
-            .mode
+        self.load
             .finite_count()
             .is_some_and(|n| self.book.sent() >= n && self.book.outcomes().total() >= n)
     }

@@ -950,7 +950,7 @@ impl Engine {
         let client = req.client;
         // A finite load ends when its last answer has reached the client, not when the
         // server wrote it: `simulated_s` and the rates count to there.
-        if self.load.answered_at(&self.scenario.load.mode, at) && at > self.now {
+        if self.load.answered_at(at) && at > self.now {
             self.schedule(at, Event::AnswerArrives);
         }
         self.count_answer(client, outcome, at);

@@ -21,6 +21,10 @@ pub(crate) struct LoadGenerator {
     pub runs: Vec<RunRow>,
     /// When the latest answer reached its client: a finite load ends there.
     pub last_answer: Nanos,
+    /// How many requests a finite load sends (`LoadMode::finite_count`), kept: the run asks
+    /// before every event, and a load stays of its kind (live changes keep an open load open
+    /// and a closed one closed).
+    finite: Option<u64>,
 }
 
 impl LoadGenerator {
@@ -38,6 +42,7 @@ impl LoadGenerator {
             generation: 0,
             runs: Vec::new(),
             last_answer: Nanos::ZERO,
+            finite: mode.finite_count(),
         }
     }
 
@@ -70,11 +75,17 @@ impl LoadGenerator {
         self.generation = self.generation.wrapping_add(1);
     }
 
-    /// An answer of load `mode` reaches its client at `at`. True when a finite load's last
-    /// answer moved there (the run must not end before it).
+    /// How many requests a finite load sends; None for a load that goes on.
     #[inline]
-    pub fn answered_at(&mut self, mode: &LoadMode, at: Nanos) -> bool {
-        let later = mode.finite_count().is_some() && at > self.last_answer;
+    pub fn finite_count(&self) -> Option<u64> {
+        self.finite
+    }
+
+    /// An answer reaches its client at `at`. True when a finite load's last answer moved
+    /// there (the run must not end before it).
+    #[inline]
+    pub fn answered_at(&mut self, at: Nanos) -> bool {
+        let later = self.finite.is_some() && at > self.last_answer;
         if later {
             self.last_answer = at;
         }
@@ -175,9 +186,10 @@ mod tests {
         let runs = LoadMode::Runs { count: 3 };
         assert_eq!(runs.finite_count(), Some(3));
         let mut load = LoadGenerator::new(&runs);
-        assert!(load.answered_at(&runs, Nanos(50)));
+        assert_eq!(load.finite_count(), Some(3));
+        assert!(load.answered_at(Nanos(50)));
         assert!(
-            !load.answered_at(&runs, Nanos(40)),
+            !load.answered_at(Nanos(40)),
             "an earlier answer keeps the end"
         );
         assert_eq!(load.last_answer, Nanos(50));
@@ -189,7 +201,7 @@ mod tests {
         assert_eq!(open.finite_count(), None);
         let mut load = LoadGenerator::new(&open);
         assert!(
-            !load.answered_at(&open, Nanos(50)),
+            !load.answered_at(Nanos(50)),
             "an open load never ends on an answer"
         );
     }

@@ -234,9 +234,9 @@ impl Call {
 
 #[derive(Debug, Clone)]
 pub(super) struct Request {
+    /// Odd while the slot holds a live request, even once it is freed (it moves on at both),
+    /// so one comparison with a [`ReqRef`]'s tells a live request from a stale reference.
     pub generation: u32,
-    /// The slot holds a request (false once freed for reuse).
-    pub live: bool,
     pub id: u64,
     /// When its client sent this attempt (its timeout counts from here).
     pub arrival: Nanos,
@@ -328,7 +328,6 @@ impl Request {
     ) -> Request {
         Request {
             generation,
-            live: true,
             id,
             arrival,
             attempt: 0,
@@ -421,8 +420,8 @@ impl Requests {
             }
         };
         let r = &mut self.slots[slot as usize];
-        // A reused slot keeps only its calls' allocation; the generation moves on so refs to
-        // the request it held before are recognised as stale.
+        // A reused slot keeps only its calls' allocation; the generation moves on (to an odd
+        // number) so refs to the request it held before are recognised as stale.
         let mut calls = std::mem::take(&mut r.calls);
         calls.clear();
         calls.resize(self.calls_per_request, Call::NEW);
@@ -446,13 +445,13 @@ impl Requests {
     pub fn get(&self, r: ReqRef) -> Option<&Request> {
         self.slots
             .get(r.slot as usize)
-            .filter(|q| q.live && q.generation == r.generation)
+            .filter(|q| q.generation == r.generation)
     }
 
     pub fn get_mut(&mut self, r: ReqRef) -> Option<&mut Request> {
         self.slots
             .get_mut(r.slot as usize)
-            .filter(|q| q.live && q.generation == r.generation)
+            .filter(|q| q.generation == r.generation)
     }
 
     /// The connection attempt of `r`, if the slot still holds it (live or freed since, but
@@ -486,7 +485,7 @@ impl Requests {
     pub fn release_if_done(&mut self, r: ReqRef) {
         let Some(q) = self.get_mut(r) else { return };
         if q.serving.done() && q.answered() && q.outstanding == 0 {
-            q.live = false;
+            q.generation = q.generation.wrapping_add(1);
             self.free.push(r.slot);
             self.live -= 1;
         }

@@ -139,6 +139,12 @@ pub struct EventQueue<E> {
     /// The last delays that found no lane (see [`RECENT_DELAYS`]), and where the next goes.
     recent: [u64; RECENT_DELAYS],
     recent_at: usize,
+    /// Where the earliest pending event is and its order, while known (`Some(None)`: the
+    /// queue is empty): a push keeps it (the new entry is the head only if it comes first), a
+    /// pop forgets it, and the next look that may keep it (`peek_head`, `peek_key`) finds it
+    /// again. A step looks once after its handler's pushes, and the events folded in after it
+    /// look again with no pop between.
+    head_known: Option<Option<(Head, u128)>>,
 }
 
 #[derive(Debug)]
@@ -207,12 +213,13 @@ impl<E> Default for EventQueue<E> {
             last: (Nanos::ZERO, 0),
             recent: [u64::MAX; RECENT_DELAYS],
             recent_at: 0,
+            head_known: None,
         }
     }
 }
 
 /// Where the earliest pending event is.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Head {
     Heap,
     Lane(usize),
@@ -249,6 +256,7 @@ impl<E> EventQueue<E> {
     /// Puts `entry` in the heap, or, once the queue is deep, in the lane of its delay.
     fn push_entry(&mut self, entry: Entry<E>) {
         if self.occupied == 0 && self.heap.len() < DEEP_HEAP {
+            self.pushed(Head::Heap, entry.order);
             self.heap.push(Reverse(entry));
             return;
         }
@@ -270,9 +278,25 @@ impl<E> EventQueue<E> {
                     self.fronts[i] = entry.order;
                     self.occupied |= 1 << i;
                 }
+                let order = entry.order;
                 q.push_back(entry);
+                // Behind the lane's front, it cannot come before the head.
+                self.pushed(Head::Lane(i), order);
             }
-            _ => self.heap.push(Reverse(entry)),
+            _ => {
+                self.pushed(Head::Heap, entry.order);
+                self.heap.push(Reverse(entry));
+            }
+        }
+    }
+
+    /// An entry of `order` went to `place`: it is the head if it comes before the one known.
+    #[inline]
+    fn pushed(&mut self, place: Head, order: u128) {
+        if let Some(known) = self.head_known
+            && known.is_none_or(|(_, head)| order < head)
+        {
+            self.head_known = Some(Some((place, order)));
         }
     }
 
@@ -286,7 +310,9 @@ impl<E> EventQueue<E> {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.beside = Some(Entry::new(time, seq, event));
+        let entry = Entry::new(time, seq, event);
+        self.pushed(Head::Beside, entry.order);
+        self.beside = Some(entry);
     }
 
     /// An empty lane (or a new one) given to `delay`.
@@ -305,8 +331,31 @@ impl<E> EventQueue<E> {
         None
     }
 
+    /// The earliest pending event's place and (time, sequence), known or found.
     #[inline]
     fn head(&self) -> Option<(Head, (Nanos, u64))> {
+        let known = self.head_known.unwrap_or_else(|| self.find_head());
+        known.map(|(head, order)| (head, unpack(order)))
+    }
+
+    /// As [`EventQueue::head`], keeping what it finds for the next look.
+    #[inline]
+    fn head_kept(&mut self) -> Option<(Head, (Nanos, u64))> {
+        let known = match self.head_known {
+            Some(known) => known,
+            None => {
+                let found = self.find_head();
+                self.head_known = Some(found);
+                found
+            }
+        };
+        known.map(|(head, order)| (head, unpack(order)))
+    }
+
+    /// Looks for the earliest pending event: the heap's top, the event beside it, the lanes'
+    /// fronts.
+    #[inline]
+    fn find_head(&self) -> Option<(Head, u128)> {
         let mut best = self.heap.peek().map(|Reverse(e)| (Head::Heap, e.order));
         if let Some(e) = &self.beside
             && best.is_none_or(|(_, order)| e.order < order)
@@ -322,7 +371,7 @@ impl<E> EventQueue<E> {
                 best = Some((Head::Lane(i), front));
             }
         }
-        best.map(|(head, order)| (head, unpack(order)))
+        best
     }
 
     #[inline]
@@ -332,8 +381,8 @@ impl<E> EventQueue<E> {
 
     /// The (time, sequence) of the earliest pending event.
     #[inline]
-    pub fn peek_key(&self) -> Option<(Nanos, u64)> {
-        self.head().map(|(_, key)| key)
+    pub fn peek_key(&mut self) -> Option<(Nanos, u64)> {
+        self.head_kept().map(|(_, key)| key)
     }
 
     /// Counts an event kept aside under `(time, seq)` as popped: it is handled now, without
@@ -346,8 +395,8 @@ impl<E> EventQueue<E> {
     /// Where the earliest pending event is, and its time: [`EventQueue::pop_head`] pops it
     /// without looking for it again, if nothing was pushed meanwhile.
     #[inline]
-    pub fn peek_head(&self) -> Option<(Head, Nanos)> {
-        self.head().map(|(head, (time, _))| (head, time))
+    pub fn peek_head(&mut self) -> Option<(Head, Nanos)> {
+        self.head_kept().map(|(head, (time, _))| (head, time))
     }
 
     #[cfg(test)]
@@ -359,6 +408,7 @@ impl<E> EventQueue<E> {
     /// Pops the event at `head`, from [`EventQueue::peek_head`] with no push since.
     #[inline]
     pub fn pop_head(&mut self, head: Head) -> Option<(Nanos, E)> {
+        self.head_known = None;
         let entry = match head {
             Head::Heap => self.heap.pop().map(|Reverse(e)| e),
             Head::Beside => self.beside.take(),

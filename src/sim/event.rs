@@ -399,9 +399,10 @@ impl<E> EventQueue<E> {
         self.head_kept().map(|(head, (time, _))| (head, time))
     }
 
+    /// Pops the earliest event as a step does: a look that keeps the head, then the pop.
     #[cfg(test)]
     fn pop(&mut self) -> Option<(Nanos, E)> {
-        let head = self.head()?.0;
+        let (head, _) = self.peek_head()?;
         self.pop_head(head)
     }
 
@@ -471,6 +472,39 @@ mod tests {
         pending.sort();
         let rest: Vec<(Nanos, u64)> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(rest, pending);
+    }
+
+    #[test]
+    fn the_head_kept_through_pushes_is_the_one_a_full_look_finds() {
+        // Past DEEP_HEAP, with a fixed delay (a lane), random delays (the heap) and the place
+        // beside the heap: each look keeps the head, the pushes after it keep it up to date,
+        // and a pop forgets it.
+        let (mut q, mut expected) = deep_queue(Nanos(1_000));
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..5_000 {
+            xorshift(&mut x);
+            let at = q.now + Nanos(if x.is_multiple_of(3) { 500 } else { x % 2_000 });
+            if x.is_multiple_of(7) {
+                let seq = q.next_seq;
+                q.push_beside(at, seq);
+                expected.push((at, seq));
+            } else {
+                push(&mut q, &mut expected, at);
+            }
+            if let Some(kept) = q.head_known {
+                assert_eq!(kept, q.find_head(), "the kept head went stale");
+            }
+            q.peek_key();
+            if x % 5 < 2 {
+                let popped = q.pop().expect("an event");
+                expected.sort();
+                assert_eq!(popped, expected.remove(0));
+            }
+        }
+        expected.sort();
+        let rest: Vec<(Nanos, u64)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(rest, expected);
+        assert!(in_lanes(&q) == 0 && !q.lanes.is_empty(), "a lane was used");
     }
 
     #[test]

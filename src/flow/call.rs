@@ -19,8 +19,8 @@
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
-use super::settle::{Ended, Settle, Settled};
-use super::{CallGuards, CallResult, Pass, Verdict};
+use super::settle::{Settle, Settled};
+use super::{CallGuards, CallResult, Completion, Pass, Verdict};
 
 /// One call's future, across its attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,10 +113,11 @@ impl CallFuture {
         open
     }
 
-    /// Settles the claimed attempt of a call of `service`, which ended with `result`
-    /// completed by `completer` (`flow::settle`): its breaker hears it; its `Retry` reopens
-    /// the future to the next attempt after a pause; or the future completes into `verdict`.
-    /// Returns what became of it, and whether a breaker heard it.
+    /// Settles the claimed attempt, which `ended` at `now` (`flow::settle`'s rules): the
+    /// breaker that permitted it hears it; its `Retry` reopens the future to the next attempt
+    /// after a pause (`u()` jitters the pause, drawn only for a retry); or the future
+    /// completes into `verdict`, with the service's fallback if it has one. Returns what
+    /// became of it, and whether a breaker heard it (so its timed transitions may have moved).
     #[inline]
     pub fn settle<T: Clone>(
         &mut self,
@@ -137,14 +138,25 @@ impl CallFuture {
             result,
             completer,
         } = ended;
-        let ended = Ended {
-            service,
-            since: self.since.take(),
-            attempt: self.attempt,
-            result,
-            completer,
+        let heard = rules.guards.hear(service, self.since.take(), now, result);
+        let again = if rules.retries.any() {
+            let attempt = self.attempt;
+            rules
+                .retries
+                .retry_after(service, attempt, result, rules.stats, u)
+        } else {
+            None
         };
-        let (settled, heard) = rules.attempt_ended(verdict, has_fallback, ended, now, u);
+        let settled = match again {
+            Some(pause) => Settled::Again(pause),
+            None => {
+                let completion = verdict.complete(service, has_fallback, result, completer);
+                if completion == Completion::FellBack {
+                    rules.stats.fallbacks += 1;
+                }
+                Settled::Completed(completion)
+            }
+        };
         self.state = match settled {
             Settled::Again(_) => {
                 self.attempt += 1;
@@ -183,6 +195,19 @@ mod tests {
         load("circuit-breaker", &set).expect("preset")
     }
 
+    /// The rules an attempt's end goes through, over these guards, retries and counters.
+    fn rules<'a>(
+        guards: &'a mut CallGuards,
+        retries: &'a mut CallRetries,
+        stats: &'a mut ServiceStats,
+    ) -> Settle<'a> {
+        Settle {
+            guards,
+            retries,
+            stats,
+        }
+    }
+
     /// Settles `future`'s claimed attempt with `result`, completed by `who`.
     fn settle(
         future: &mut CallFuture,
@@ -193,11 +218,7 @@ mod tests {
         now: Nanos,
     ) -> (Settled, bool) {
         let mut stats = ServiceStats::default();
-        let rules = Settle {
-            guards,
-            retries,
-            stats: &mut stats,
-        };
+        let rules = rules(guards, retries, &mut stats);
         let ended = Attempted {
             service: RECS,
             result,
@@ -272,6 +293,77 @@ mod tests {
         );
         assert_eq!(last, (Settled::Completed(Completion::Ok), false));
         assert!(!future.open_to(1));
+    }
+
+    #[test]
+    fn a_retried_attempt_leaves_the_future_pending_and_the_last_one_completes_it() {
+        let s = scenario(&[
+            "services.recommendations.retry.attempts=2",
+            "services.recommendations.retry.backoff=100ms",
+        ]);
+        let (mut guards, mut retries) = (CallGuards::new(&s), CallRetries::new(&s));
+        let mut stats = ServiceStats::default();
+        let mut verdict: Verdict<&str> = Verdict::default();
+        let mut future = CallFuture::NEW;
+        assert_eq!(
+            future.make(&mut guards, RECS, ms(0)),
+            Made::Go,
+            "a closed breaker"
+        );
+        let failed = |completer| Attempted {
+            service: RECS,
+            result: CallResult::Failed,
+            completer,
+        };
+        assert!(future.claim(0));
+        let first = future.settle(
+            rules(&mut guards, &mut retries, &mut stats),
+            &mut verdict,
+            true,
+            failed("a"),
+            ms(50),
+            || 0.5,
+        );
+        assert_eq!(first, (Settled::Again(ms(100)), true));
+        assert_eq!(
+            verdict.last_completer(),
+            None,
+            "the future is still pending"
+        );
+        assert_eq!(future.make(&mut guards, RECS, ms(150)), Made::Go);
+        assert!(future.claim(1));
+        let last = future.settle(
+            rules(&mut guards, &mut retries, &mut stats),
+            &mut verdict,
+            true,
+            failed("b"),
+            ms(200),
+            || panic!("no pause is drawn for the last attempt"),
+        );
+        assert_eq!(last, (Settled::Completed(Completion::FellBack), true));
+        assert_eq!(verdict.last_completer(), Some("b"));
+        assert_eq!(
+            (stats.retries, stats.retries_exhausted, stats.fallbacks),
+            (1, 1, 1)
+        );
+        // A call of a service without a breaker: nothing hears it.
+        let mut unguarded = CallFuture::NEW;
+        assert_eq!(unguarded.make(&mut guards, ServiceId(0), ms(300)), Made::Go);
+        assert!(unguarded.claim(0));
+        let ok = Attempted {
+            service: ServiceId(0),
+            result: CallResult::Ok,
+            completer: "c",
+        };
+        let settled = unguarded.settle(
+            rules(&mut guards, &mut retries, &mut stats),
+            &mut verdict,
+            true,
+            ok,
+            ms(300),
+            || 0.5,
+        );
+        assert_eq!(settled, (Settled::Completed(Completion::Ok), false));
     }
 
     #[test]

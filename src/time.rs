@@ -3,6 +3,10 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
+/// Below this many nanoseconds (under 2^63, with room for the half added in rounding) a
+/// float converts through `i64`, which x86-64 does in one instruction, to the same integer.
+const SIGNED_EXACT: f64 = 9.0e18;
+
 /// Simulated nanoseconds. Used both for instants (since t = 0) and for spans.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Nanos(pub u64);
@@ -28,9 +32,12 @@ impl Nanos {
             Nanos::ZERO
         } else if ns >= u64::MAX as f64 {
             Nanos::NEVER
-        } else {
+        } else if ns < SIGNED_EXACT {
             // ns > 0 here, so adding one half and truncating rounds to nearest (and, unlike
-            // f64::round, needs no call into libm on the engine's hot path).
+            // f64::round, needs no call into libm on the engine's hot path). Below 2^63 the
+            // signed conversion gives the same integer in fewer instructions.
+            Nanos((ns + 0.5) as i64 as u64)
+        } else {
             Nanos((ns + 0.5) as u64)
         }
     }
@@ -119,5 +126,31 @@ mod tests {
         assert_eq!(Nanos::from_secs_f64(0.1), Nanos::from_millis(100));
         assert_eq!(Nanos::from_secs_f64(-1.0), Nanos::ZERO);
         assert_eq!(Nanos::from_secs_f64(f64::NAN), Nanos::ZERO);
+        assert_eq!(Nanos::from_secs_f64(f64::INFINITY), Nanos::NEVER);
+        assert_eq!(Nanos::from_secs_f64(2.4e-9), Nanos(2));
+        assert_eq!(Nanos::from_secs_f64(2.6e-9), Nanos(3));
+    }
+
+    #[test]
+    fn float_conversion_gives_the_unsigned_rounding_on_both_sides_of_the_signed_range() {
+        // Every magnitude from a nanosecond to beyond u64::MAX, and the seam itself.
+        let seam = SIGNED_EXACT / 1e9;
+        let mut secs: Vec<f64> = (-9..=11).map(|e| 1.7_f64 * 10f64.powi(e)).collect();
+        secs.extend([
+            seam,
+            seam * (1.0 - 1e-15),
+            seam * (1.0 + 1e-15),
+            9.3e9,
+            1.8e10,
+        ]);
+        for s in secs {
+            let ns = s * 1e9;
+            let unsigned = if ns >= u64::MAX as f64 {
+                Nanos::NEVER
+            } else {
+                Nanos((ns + 0.5) as u64)
+            };
+            assert_eq!(Nanos::from_secs_f64(s), unsigned, "{s} s");
+        }
     }
 }

@@ -63,6 +63,56 @@ fn ironthread_bulkhead_takes_1000ms_and_failed_recommendations_fall_back() {
 }
 
 #[test]
+fn a_latency_of_nothing_is_never_written_as_0_ms() {
+    // User always fails and has no fallback: sequential code throws, nothing is answered.
+    let failing = ["ironthread", "--set", "services.user.failure=1"];
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run"];
+        args.extend_from_slice(&failing);
+        args.extend_from_slice(&["--strategy", "sequential"]);
+        args.extend_from_slice(extra);
+        stdout(&args)
+    };
+    let text = run(&[]);
+    assert!(
+        text.contains("Latency of answered requests (ms): none was answered"),
+        "{text}"
+    );
+    assert!(text.contains("Time to failure (ms, failed + timeout + refused): mean 200.0"));
+    let csv = run(&["--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let row: Vec<&str> = lines[1].split(',').collect();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).expect(name)];
+    assert_eq!(cell("completed"), "5");
+    for name in ["mean_ms", "p50_ms", "p99_ms", "max_ms"] {
+        assert_eq!(cell(name), "", "{name} of no answer");
+    }
+    assert_eq!(cell("failed_mean_ms"), "200.000");
+    // The compare table: a dash for each strategy, and nobody is crowned.
+    let mut args = vec!["compare"];
+    args.extend_from_slice(&failing);
+    let table = stdout(&args);
+    let p99 = table
+        .lines()
+        .find(|l| l.starts_with("| answered p99 (ms)"))
+        .expect("answered p99 row");
+    assert!(!p99.contains("0.0"), "{p99}");
+    assert_eq!(p99.matches(" - ").count(), 5, "{p99}");
+    assert!(table.contains("best: none (no request was answered)"));
+    // And a run whose requests all succeed has no time to failure in its CSV.
+    let ok = stdout(&[
+        "run",
+        "ironthread",
+        "--strategy",
+        "bulkhead",
+        "--format",
+        "csv",
+    ]);
+    assert!(ok.lines().nth(1).expect("row").ends_with(",,"), "{ok}");
+}
+
+#[test]
 fn same_seed_gives_byte_identical_output_and_another_seed_other_draws() {
     for args in [
         &["run", "ironthread", "--format", "json"][..],

@@ -63,12 +63,22 @@ fn csv_and_table_have_two_rows_per_strategy() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "strategy,side,goodput_rps,p50_ms,p99_ms,failed_rps,timeout_rps,refused_rps,goodput_change"
+        "strategy,side,goodput_rps,p50_ms,p99_ms,failed_rps,timeout_rps,refused_rps,goodput_change_pct"
     );
     assert_eq!(lines.len(), 11);
     assert!(lines[1].starts_with("sequential,preset,"));
     assert!(lines[2].starts_with("sequential,against,"));
-    assert!(lines[2].ends_with('%'), "{}", lines[2]);
+    // The change is a number of percent, and it is the change of the two rows' goodput.
+    let cells = |line: &str| line.split(',').map(str::to_owned).collect::<Vec<_>>();
+    let (before, after) = (cells(lines[1]), cells(lines[2]));
+    let goodput = |row: &[String]| row[2].parse::<f64>().expect("goodput_rps is a number");
+    let change: f64 = after[8].parse().expect("goodput_change_pct is a number");
+    let expected = (goodput(&after) - goodput(&before)) / goodput(&before) * 100.0;
+    assert!(
+        (change - expected).abs() < 0.1,
+        "{change} against {expected}"
+    );
+    assert_eq!(before[8], "", "the preset's row has no change");
     let table = stdout(&VIRTUAL);
     assert!(table.contains("then against server.threads=virtual"));
     assert_eq!(

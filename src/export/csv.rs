@@ -71,8 +71,12 @@ fn summary_row(r: &RunReport) -> String {
             String::new()
         }
     };
+    // No latency measured (nothing answered, nothing failed): empty cells, not 0 ms.
+    let ms = |value: f64| l.text(value, 3, "");
+    let e = &r.failed_latency_ms;
+    let failed_ms = |value: f64| e.text(value, 3, "");
     format!(
-        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.3},{:.3}",
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         field(&r.preset),
         r.strategy,
         r.seed,
@@ -86,17 +90,17 @@ fn summary_row(r: &RunReport) -> String {
         q.refused,
         rate(r.throughput_rps),
         rate(r.goodput_rps),
-        l.mean,
-        l.p50,
-        l.p90,
-        l.p99,
-        l.p999,
-        l.max,
+        ms(l.mean),
+        ms(l.p50),
+        ms(l.p90),
+        ms(l.p99),
+        ms(l.p999),
+        ms(l.max),
         max_queue,
         rejected,
         ceiling,
-        r.failed_latency_ms.mean,
-        r.failed_latency_ms.p99
+        failed_ms(e.mean),
+        failed_ms(e.p99)
     )
 }
 

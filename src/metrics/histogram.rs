@@ -28,6 +28,18 @@ pub struct LatencySummary {
     pub max: f64,
 }
 
+impl LatencySummary {
+    /// `value` (one of this summary's figures) written with `decimals`, or `none` when the
+    /// summary holds no latency: a figure of nothing is not a 0 ms latency.
+    pub fn text(&self, value: f64, decimals: usize, none: &str) -> String {
+        if self.count == 0 {
+            none.to_string()
+        } else {
+            format!("{value:.decimals$}")
+        }
+    }
+}
+
 /// A latency histogram. Quantiles come from the HDR histogram (3 significant digits, the
 /// highest equivalent value, as Java's HdrHistogram reports them) clamped to the exact minimum
 /// and maximum; the count, mean, minimum and maximum are exact.

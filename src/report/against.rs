@@ -96,12 +96,30 @@ const COLUMNS: [(&str, &str, Align); 9] = [
     ("failed_rps", "Failed/s", Align::Right),
     ("timeout_rps", "Timeout/s", Align::Right),
     ("refused_rps", "Refused/s", Align::Right),
-    ("goodput_change", "Goodput change", Align::Right),
+    ("goodput_change_pct", "Goodput change", Align::Right),
 ];
 
+/// Where the cells go: a table's say `-` for a figure that does not exist and `+12.5%` for a
+/// change; a CSV's leave the cell empty and write the change as a number of percent.
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Table,
+    Csv,
+}
+
+impl Form {
+    fn none(self) -> &'static str {
+        match self {
+            Form::Table => "-",
+            Form::Csv => "",
+        }
+    }
+}
+
 /// One row's cells; a rate of a run that lasted no time (`RunReport::has_rates`), and a
-/// change in goodput to or from one, is `none`.
-fn cells(side: Side, r: &RunReport, base: &RunReport, none: &str) -> Vec<String> {
+/// change in goodput to or from one, does not exist.
+fn cells(side: Side, r: &RunReport, base: &RunReport, form: Form) -> Vec<String> {
+    let none = form.none();
     let rate = |x: f64| {
         if r.has_rates() {
             format!("{x:.2}")
@@ -113,40 +131,44 @@ fn cells(side: Side, r: &RunReport, base: &RunReport, none: &str) -> Vec<String>
         r.strategy.name().to_string(),
         side.name().to_string(),
         rate(r.goodput_rps),
-        format!("{:.0}", r.latency_ms.p50),
-        format!("{:.0}", r.latency_ms.p99),
+        r.latency_ms.text(r.latency_ms.p50, 0, none),
+        r.latency_ms.text(r.latency_ms.p99, 0, none),
         rate(r.failure_rps.failed),
         rate(r.failure_rps.timeout),
         rate(r.failure_rps.refused),
         match side {
             Side::Preset => String::new(),
             Side::Against if r.has_rates() && base.has_rates() => {
-                change(base.goodput_rps, r.goodput_rps)
+                change(base.goodput_rps, r.goodput_rps, form)
             }
             Side::Against => none.to_string(),
         },
     ]
 }
 
-/// Every row, two per strategy, the change in goodput on the `against` row; `none` stands
-/// for a rate that does not exist.
-fn rows<'a>(pairs: &'a [Pair], none: &'a str) -> impl Iterator<Item = Vec<String>> + 'a {
+/// Every row, two per strategy, the change in goodput on the `against` row.
+fn rows(pairs: &[Pair], form: Form) -> impl Iterator<Item = Vec<String>> + '_ {
     pairs.iter().flat_map(move |p| {
         p.sides()
-            .map(|(side, r, _)| cells(side, r, &p.preset, none))
+            .map(move |(side, r, _)| cells(side, r, &p.preset, form))
     })
 }
 
-/// `+12.5%`, `-3.0%`, `0.0%`; `new` when the preset's side answered nothing.
-fn change(before: f64, after: f64) -> String {
-    if before == 0.0 {
-        if after == 0.0 {
-            "0.0%".into()
-        } else {
-            "new".into()
-        }
-    } else {
-        format!("{:+.1}%", (after - before) / before * 100.0)
+/// The change in goodput: `+12.5%`, `-3.0%`, `0.0%` in a table, `12.5`, `-3.0`, `0.0` in a
+/// CSV; `new` (an empty CSV cell) when the preset's side answered nothing and this one did.
+fn change(before: f64, after: f64, form: Form) -> String {
+    if before == 0.0 && after == 0.0 {
+        return match form {
+            Form::Table => "0.0%".into(),
+            Form::Csv => "0.0".into(),
+        };
+    }
+    let percent = (before != 0.0).then(|| (after - before) / before * 100.0);
+    match (percent, form) {
+        (Some(p), Form::Table) => format!("{p:+.1}%"),
+        (Some(p), Form::Csv) => format!("{p:.1}"),
+        (None, Form::Table) => "new".into(),
+        (None, Form::Csv) => String::new(),
     }
 }
 
@@ -155,7 +177,7 @@ fn change(before: f64, after: f64) -> String {
 pub fn csv(pairs: &[Pair]) -> String {
     let mut out = COLUMNS.map(|(name, _, _)| name).join(",");
     out.push('\n');
-    for row in rows(pairs, "") {
+    for row in rows(pairs, Form::Csv) {
         out.push_str(&row.join(","));
         out.push('\n');
     }
@@ -167,7 +189,7 @@ pub fn csv(pairs: &[Pair]) -> String {
 pub fn table(scenario: &str, against: &[String], pairs: &[Pair]) -> String {
     let mut t = MarkdownTable::new(&COLUMNS.map(|(_, heading, align)| (heading, align)));
     // A rate that does not exist reads `-`, as in `compare`'s table.
-    for row in rows(pairs, "-") {
+    for row in rows(pairs, Form::Table) {
         t.row(row);
     }
     let mut out = format!(
@@ -184,9 +206,17 @@ mod tests {
 
     #[test]
     fn change_is_signed_and_says_when_there_was_nothing_before() {
-        assert_eq!(change(10.0, 12.5), "+25.0%");
-        assert_eq!(change(10.0, 7.0), "-30.0%");
-        assert_eq!(change(0.0, 3.0), "new");
-        assert_eq!(change(0.0, 0.0), "0.0%");
+        assert_eq!(change(10.0, 12.5, Form::Table), "+25.0%");
+        assert_eq!(change(10.0, 7.0, Form::Table), "-30.0%");
+        assert_eq!(change(0.0, 3.0, Form::Table), "new");
+        assert_eq!(change(0.0, 0.0, Form::Table), "0.0%");
+    }
+
+    #[test]
+    fn a_csv_change_is_a_number_of_percent_or_nothing() {
+        assert_eq!(change(10.0, 12.5, Form::Csv), "25.0");
+        assert_eq!(change(10.0, 7.0, Form::Csv), "-30.0");
+        assert_eq!(change(0.0, 3.0, Form::Csv), "");
+        assert_eq!(change(0.0, 0.0, Form::Csv), "0.0");
     }
 }

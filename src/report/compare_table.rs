@@ -102,11 +102,10 @@ impl<'a> Figures<'a> {
         self.add("failed (req/s)", |r| r.rate_text(r.failure_rps.failed, 2));
         self.add("timeout (req/s)", |r| r.rate_text(r.failure_rps.timeout, 2));
         self.add("refused (req/s)", |r| r.rate_text(r.failure_rps.refused, 2));
-        self.add("answered mean (ms)", |r| {
-            format!("{:.1}", r.latency_ms.mean)
-        });
-        self.add("answered p50 (ms)", |r| format!("{:.1}", r.latency_ms.p50));
-        self.add("answered p99 (ms)", |r| format!("{:.1}", r.latency_ms.p99));
+        let answered = |r: &RunReport, ms: f64| r.latency_ms.text(ms, 1, "-");
+        self.add("answered mean (ms)", |r| answered(r, r.latency_ms.mean));
+        self.add("answered p50 (ms)", |r| answered(r, r.latency_ms.p50));
+        self.add("answered p99 (ms)", |r| answered(r, r.latency_ms.p99));
         if self.reports.iter().any(|r| r.clients.is_some()) {
             self.add("clients never answered", |r| {
                 r.clients.map_or("-".to_string(), |c| {
@@ -114,11 +113,12 @@ impl<'a> Figures<'a> {
                 })
             });
         }
+        let failing = |r: &RunReport, ms: f64| r.failed_latency_ms.text(ms, 1, "-");
         self.add("to failure p50 (ms)", |r| {
-            failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p50)
+            failing(r, r.failed_latency_ms.p50)
         });
         self.add("to failure p99 (ms)", |r| {
-            failure_ms(r.failed_latency_ms.count, r.failed_latency_ms.p99)
+            failing(r, r.failed_latency_ms.p99)
         });
     }
 
@@ -159,15 +159,6 @@ impl<'a> Figures<'a> {
         });
         self.add("responses (req/s)", |r| r.rate_text(r.throughput_rps, 2));
         self.add("limited by", |r| super::limited_by(scenario, r));
-    }
-}
-
-/// A time to failure, or `-` when no request failed.
-fn failure_ms(count: u64, ms: f64) -> String {
-    if count == 0 {
-        "-".to_string()
-    } else {
-        format!("{ms:.1}")
     }
 }
 

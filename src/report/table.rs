@@ -178,11 +178,15 @@ fn headline(r: &RunReport, out: &mut String) {
         rate(f.refused),
         rate(r.throughput_rps)
     );
-    let _ = writeln!(
-        out,
-        "Latency of answered requests (ms): mean {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}",
-        l.mean, l.p50, l.p90, l.p99, l.p999, l.max
-    );
+    if l.count == 0 {
+        let _ = writeln!(out, "Latency of answered requests (ms): none was answered");
+    } else {
+        let _ = writeln!(
+            out,
+            "Latency of answered requests (ms): mean {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}",
+            l.mean, l.p50, l.p90, l.p99, l.p999, l.max
+        );
+    }
     let e = &r.failed_latency_ms;
     if e.count > 0 {
         let _ = writeln!(

@@ -23,8 +23,8 @@ const COLUMNS: [Column; 14] = [
     ("failed", "failed", |p| p.failed.to_string()),
     ("timeout", "timeout", |p| p.timeout.to_string()),
     ("refused", "refused", |p| p.refused.to_string()),
-    ("p50 ms", "p50_ms", |p| fixed(p.p50_ms)),
-    ("p99 ms", "p99_ms", |p| fixed(p.p99_ms)),
+    ("p50 ms", "p50_ms", |p| answered_ms(p, p.p50_ms)),
+    ("p99 ms", "p99_ms", |p| answered_ms(p, p.p99_ms)),
     ("bottleneck", "bottleneck", |p| {
         p.bottleneck.clone().unwrap_or_else(|| "-".into())
     }),
@@ -38,6 +38,15 @@ const COLUMNS: [Column; 14] = [
 
 fn fixed(x: f64) -> String {
     format!("{x:.2}")
+}
+
+/// A latency of the point's answers, or `-` when it answered none (not a 0 ms latency).
+fn answered_ms(p: &PointReport, ms: f64) -> String {
+    if p.success + p.partial == 0 {
+        "-".into()
+    } else {
+        fixed(ms)
+    }
 }
 
 /// The headers (the table's, or with `keys` the JSON keys) and the rows.
@@ -193,5 +202,32 @@ mod tests {
         let lines: Vec<&str> = text.lines().skip(2).collect();
         assert!(lines[0].starts_with("           200  sequential"), "{text}");
         assert!(lines[1].starts_with("       virtual  sequential"), "{text}");
+    }
+
+    #[test]
+    fn a_point_that_answered_nothing_has_no_latency() {
+        let silent = PointReport {
+            success: 0,
+            failed: 3,
+            p50_ms: 0.0,
+            p99_ms: 0.0,
+            ..point("5")
+        };
+        let (headers, rows) = rows(
+            &SweepReport {
+                preset: "p".into(),
+                scenario: "s".into(),
+                seed: 1,
+                duration_s: 1.0,
+                vary: vec!["server.threads".into()],
+                strategies: vec![Strategy::Sequential],
+                interrupted: false,
+                points: vec![point("4"), silent],
+            },
+            true,
+        );
+        let p99 = headers.iter().position(|h| h == "p99_ms").expect("p99_ms");
+        assert_eq!(rows[0][p99], "1.00");
+        assert_eq!(rows[1][p99], "-");
     }
 }

@@ -196,8 +196,16 @@ fn plain_types(message: &str) -> String {
     ] {
         message = message.replace(serde, words);
     }
-    elide(&message, 300)
+    // The fields a table allows are the schema's, a bounded list, and all of them are the
+    // answer to a misspelt one: only what the file wrote is cut.
+    match message.split_once(ALLOWED) {
+        Some((wrote, allowed)) => format!("{}{ALLOWED}{allowed}", elide(wrote, 300)),
+        None => elide(&message, 300),
+    }
 }
+
+/// Where serde's message about an unknown field (or variant) starts listing the allowed ones.
+const ALLOWED: &str = ", expected one of ";
 
 /// `struct RawService with 9 elements` and `struct RawBulkhead` become `a table`.
 fn without_struct_names(message: &str) -> String {
@@ -443,6 +451,26 @@ mod tests {
                 "(316 characters)",
             ],
         );
+    }
+
+    #[test]
+    fn a_misspelt_field_is_answered_with_every_field_its_table_allows() {
+        let message = load("ironthread", &["server.thread=10".to_owned()])
+            .expect_err("no field `thread`")
+            .to_string();
+        // The last of `[server]`'s fields as well as the first.
+        assert_mentions(
+            &message,
+            &["unknown field `thread`", "`threads`", "`rate_limit`"],
+        );
+        assert!(!message.contains("characters)"), "{message}");
+        // What the user wrote is still cut when it is huge.
+        let huge = format!("server.t{}=1", "h".repeat(500));
+        let message = load("ironthread", &[huge])
+            .expect_err("unknown")
+            .to_string();
+        assert_mentions(&message, &["characters)", "`rate_limit`"]);
+        assert!(message.len() < 1_500, "{} characters", message.len());
     }
 
     #[test]

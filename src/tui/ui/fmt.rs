@@ -99,6 +99,30 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
+/// `text` over at most `rows` rows of exactly `width` columns, broken between words (a word
+/// longer than a row where the row ends); the last row cut as [`fit`] cuts when the text needs
+/// more rows.
+pub fn wrap(text: &str, width: usize, rows: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    while out.len() + 1 < rows && columns(rest) > width && width > 0 {
+        let head = take_columns(rest.chars(), width);
+        let next_is_break = rest
+            .chars()
+            .nth(head.chars().count())
+            .is_some_and(char::is_whitespace);
+        let end = match head.rfind(' ') {
+            _ if next_is_break => head.len(),
+            Some(i) if i > 0 => i,
+            _ => head.len(),
+        };
+        out.push(pad(rest[..end].trim_end(), width));
+        rest = rest[end..].trim_start();
+    }
+    out.push(fit(rest, width));
+    out
+}
+
 /// `text` cut or padded to exactly `width` columns, cut where the column ends (not between
 /// words) with an ellipsis: for labels with no words to keep whole, as `--set` overrides.
 pub fn cut(text: &str, width: usize) -> String {
@@ -212,6 +236,15 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_breaks_between_words_and_cuts_only_the_last_row() {
+        assert_eq!(wrap("one two three", 7, 2), vec!["one two", "three  "]);
+        assert_eq!(wrap("one two three four", 7, 2), vec!["one two", "three… "]);
+        assert_eq!(wrap("short", 7, 2), vec!["short  "]);
+        // A word longer than a row is cut where the row ends.
+        assert_eq!(wrap("abcdefghij kl", 4, 3), vec!["abcd", "efgh", "ij… "]);
+    }
 
     #[test]
     fn wide_characters_take_two_columns_when_padding_and_cutting() {

@@ -76,9 +76,8 @@ pub const MIN_HEIGHT: u16 = 24;
 /// many (its title, header and a couple of runs).
 const LOG_KEEPS: u16 = 4;
 
-/// Rows of the header and the status line.
+/// Rows of the header.
 const HEADER_ROWS: u16 = 2;
-const STATUS_ROWS: u16 = 1;
 
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
@@ -88,7 +87,7 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         return;
     }
     let badges = app.badges(snapshot);
-    let [header, body, status] = screen_areas(area, !badges.is_empty());
+    let [header, body, status] = screen_areas(area, app, !badges.is_empty());
     header::render(frame, header, app, snapshot, &badges);
     status::render(frame, status, app);
     if app.headline() {
@@ -135,11 +134,13 @@ fn paint_background(frame: &mut Frame, app: &App) {
 
 /// Header, body and status line of the screen; a third header row, the badges, whenever
 /// something differs from the preset.
-pub(super) fn screen_areas(area: Rect, badges: bool) -> [Rect; 3] {
+/// The header (with its badges), the body and the status line (two rows while what the last
+/// key did needs them, see [`status::rows`]).
+pub(super) fn screen_areas(area: Rect, app: &App, badges: bool) -> [Rect; 3] {
     Layout::vertical([
         Constraint::Length(HEADER_ROWS + u16::from(badges)),
         Constraint::Min(0),
-        Constraint::Length(STATUS_ROWS),
+        Constraint::Length(status::rows(app, area.width)),
     ])
     .areas(area)
 }

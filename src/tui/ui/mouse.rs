@@ -48,7 +48,7 @@ pub fn target(app: &App, width: u16, height: u16, column: u16, row: u16) -> Targ
         return Target::Nothing;
     }
     let snapshot = app.snapshot();
-    let [_, body, _] = super::screen_areas(area, !app.badges(&snapshot).is_empty());
+    let [_, body, _] = super::screen_areas(area, app, !app.badges(&snapshot).is_empty());
     let pools = super::live_areas(app, body).pools;
     let inside = (pools.x..pools.x + pools.width).contains(&column)
         && (pools.y..pools.y + pools.height).contains(&row);

@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -17,8 +18,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let line = match app.status() {
-        Some(Status::Info(text)) => Line::styled(format!(" {text}"), p.change),
-        Some(Status::Error(text)) => Line::styled(format!(" {text}"), p.error),
+        // What the last key did, on a second row when one is too short for it (a refused
+        // change names the key and what it allows at the end).
+        Some(Status::Info(text)) => return render_wrapped(frame, area, text, p.change),
+        Some(Status::Error(text)) => return render_wrapped(frame, area, text, p.error),
         None if app.tour().is_some_and(|t| t.caption().is_some()) => Line::from(vec![
             Span::styled(" TOUR ", p.paused),
             Span::raw(" space/→ goes on · ← back · Home restart · l steps · q quit · ? help"),
@@ -35,6 +38,34 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         None => hints(app, area.width),
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The most rows the status line takes.
+const MOST_ROWS: u16 = 2;
+
+/// How many rows the status line takes on a screen `width` columns wide: one, or two while
+/// what the last key did is longer than one row.
+pub fn rows(app: &App, width: u16) -> u16 {
+    let long = match app.status() {
+        _ if app.prompt().is_some() => false,
+        Some(Status::Info(text) | Status::Error(text)) => {
+            super::fmt::columns(text) + 1 > usize::from(width)
+        }
+        None => false,
+    };
+    if long { MOST_ROWS } else { 1 }
+}
+
+/// What the last key did, broken between words over the rows it was given (its end cut
+/// with `…` when even those are too few), each row indented one column.
+fn render_wrapped(frame: &mut Frame, area: Rect, text: &str, style: Style) {
+    let width = usize::from(area.width).saturating_sub(1);
+    let rows = super::fmt::wrap(text, width, usize::from(area.height));
+    let lines: Vec<Line> = rows
+        .into_iter()
+        .map(|row| Line::styled(format!(" {}", row.trim_end()), style))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The prompt's question, then what was typed and a cursor, and its keys at the right end

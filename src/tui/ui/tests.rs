@@ -928,3 +928,30 @@ fn the_fault_menu_ends_with_double_the_load() {
     let text = screen(&a, 80, 24);
     assert!(text.contains("4 double the load ◂ for 30s"), "{text}");
 }
+
+#[test]
+fn a_refusal_too_long_for_the_status_line_takes_a_second_row_and_keeps_its_end() {
+    use crate::tui::keys::Key;
+    let mut a = preset_app(
+        "bulkhead-containment",
+        &[],
+        Strategy::Bulkhead,
+        Nanos::from_secs(1),
+    );
+    a.press(Key::Char('C'));
+    a.press(Key::Char('a'));
+    "server.threads=5, load.rate=8"
+        .chars()
+        .for_each(|c| a.press(Key::Char(c)));
+    a.press(Key::Enter);
+    let text = screen(&a, 80, 24);
+    let rows: Vec<&str> = text.lines().collect();
+    let last_two = format!("{}{}", rows[22], rows[23]);
+    assert!(
+        last_two.contains("server.min_spare = 10 is above server.threads = 5")
+            && last_two.contains("min_spare must be <= threads"),
+        "{text}"
+    );
+    // The body gave up its last row for it: the panel's frame closes above the status.
+    assert!(rows[21].contains('└'), "{text}");
+}

@@ -70,7 +70,7 @@ pub(crate) fn layout(app: &App, area: Rect) -> Option<(Rect, Vec<String>)> {
 /// The screen between the header (with its badges) and the status line.
 pub(crate) fn body_area(app: &App, area: Rect) -> Rect {
     let badges = !app.badges(&app.snapshot()).is_empty();
-    let [_, body, _] = super::screen_areas(area, badges);
+    let [_, body, _] = super::screen_areas(area, app, badges);
     body
 }
 

@@ -106,7 +106,7 @@ pub struct ScreenshotArgs {
     /// <Up> <Down> <Left> <Right> <Home> <Enter> <Esc> <Space>; e.g. "c" for the compare view.
     #[arg(long, default_value = "")]
     pub keys: String,
-    /// The terminal's size in cells, WIDTHxHEIGHT (40..=1000 x 12..=500).
+    /// The terminal's size in cells, WIDTHxHEIGHT (80..=1000 x 24..=500).
     #[arg(long, default_value = "120x40")]
     pub size: String,
     /// Colour theme; `light` for white slides.

@@ -111,10 +111,10 @@ pub struct Shot {
     pub theme: Theme,
 }
 
-/// The sizes a picture may have, in cells: at least what a person would read, at most what
-/// a slide could show.
-pub const COLUMNS: std::ops::RangeInclusive<u16> = 40..=1000;
-pub const ROWS: std::ops::RangeInclusive<u16> = 12..=500;
+/// The sizes a picture may have, in cells: at least the smallest screen the TUI draws (a
+/// smaller one shows only that it needs more room), at most what a slide could show.
+pub const COLUMNS: std::ops::RangeInclusive<u16> = crate::tui::ui::MIN_WIDTH..=1000;
+pub const ROWS: std::ops::RangeInclusive<u16> = crate::tui::ui::MIN_HEIGHT..=500;
 
 /// `120x40` as (columns, rows), within [`COLUMNS`] and [`ROWS`].
 pub fn parse_size(text: &str) -> Result<(u16, u16), SizeError> {
@@ -693,9 +693,12 @@ mod tests {
         assert_eq!(parse_size(" 80 X 24 "), Ok((80, 24)));
         assert_eq!(
             parse_size("10x10").expect_err("too small").to_string(),
-            "--size \"10x10\": allowed WIDTHxHEIGHT with width 40..=1000 and height 12..=500, \
+            "--size \"10x10\": allowed WIDTHxHEIGHT with width 80..=1000 and height 24..=500, \
              e.g. 120x40"
         );
+        // What the TUI cannot draw is not a picture of it.
+        assert!(parse_size("79x24").is_err());
+        assert!(parse_size("80x23").is_err());
         assert!(parse_size("120").is_err());
     }
 }

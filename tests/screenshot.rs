@@ -160,7 +160,7 @@ fn bad_options_are_refused_with_exit_2() {
     let cases: [(&[&str], &str); 4] = [
         (
             &["--size", "10x5"],
-            "--size \"10x5\": allowed WIDTHxHEIGHT with width 40..=1000",
+            "--size \"10x5\": allowed WIDTHxHEIGHT with width 80..=1000",
         ),
         (&["--at", "soon"], "--at \"soon\""),
         (&["--keys", "<F1>"], "--keys \"<F1>\": unknown key <F1>"),

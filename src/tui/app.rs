@@ -27,6 +27,10 @@ use super::source::{RealMode, Source};
 use super::theme::Palette;
 use super::ui::mouse as ui_mouse;
 
+/// The lowest open rate `Down` sets, per second: one request every ten seconds, which the
+/// header's two decimals still show (a preset may go lower).
+pub const LEAST_KEYED_RATE: f64 = 0.1;
+
 /// Everything a key can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -1109,12 +1113,25 @@ impl App {
         });
     }
 
-    /// Up/Down: open load x1.25 or /1.25; closed load +-10% clients (at least 1).
+    /// `Up` / `Down`: the open load's rate times or over 1.25 (never below
+    /// [`LEAST_KEYED_RATE`], which the header still shows), a closed load's clients 10 % more
+    /// or fewer (at least one).
     pub fn change_load(&mut self, more: bool) {
         let command = match &self.source.scenario().load.mode {
             // Three significant digits, so the rate set is the rate the screen shows.
             &LoadMode::Open { rate, .. } => {
-                let rate = if more { rate * 1.25 } else { rate / 1.25 };
+                if !more && rate <= LEAST_KEYED_RATE {
+                    self.info(format!(
+                        "the open load stays at {rate}/s: Down goes no lower than \
+                         {LEAST_KEYED_RATE}/s (a preset or --set may)"
+                    ));
+                    return;
+                }
+                let rate = if more {
+                    rate * 1.25
+                } else {
+                    (rate / 1.25).max(LEAST_KEYED_RATE)
+                };
                 Command::SetRate(super::knob::three_digits(rate))
             }
             &LoadMode::Closed { clients, .. } => {

@@ -175,6 +175,26 @@ fn up_and_down_change_closed_and_open_load() {
 }
 
 #[test]
+fn down_takes_the_open_rate_no_lower_than_its_floor_and_says_so() {
+    let mut a = app(OPEN, Strategy::Bulkhead);
+    let rate = |a: &App| match a.sim().scenario().load.mode {
+        LoadMode::Open { rate, .. } => rate,
+        _ => f64::NAN,
+    };
+    for _ in 0..40 {
+        a.press(Key::Down);
+    }
+    assert_eq!(rate(&a), LEAST_KEYED_RATE);
+    assert!(
+        matches!(status(&a), Status::Info(t) if t.contains("goes no lower than 0.1/s")),
+        "{:?}",
+        a.status()
+    );
+    a.press(Key::Up);
+    assert_eq!(rate(&a), 0.125);
+}
+
+#[test]
 fn load_keys_say_they_do_not_apply_to_runs() {
     let mut a = app(&[], Strategy::Bulkhead);
     a.apply(Action::MoreLoad);

@@ -1293,7 +1293,7 @@ impl App {
     /// [`App::rebuild`], and what it undid: ` · live changes dropped: IronThread core 12,
     /// orders slow x5` (the changes made with keys since the run started; the `v` and `u`
     /// switches stay), or nothing; or why the run did not restart.
-    fn rebuild_dropping(&mut self) -> Result<String, Refusal> {
+    pub(super) fn rebuild_dropping(&mut self) -> Result<String, Refusal> {
         let before = self.badges(&self.snapshot());
         self.rebuild()?;
         let after = self.badges(&self.snapshot());

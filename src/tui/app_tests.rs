@@ -677,6 +677,27 @@ fn reset_and_new_seed_say_which_live_changes_they_drop() {
 }
 
 #[test]
+fn the_thread_kind_keys_say_which_live_changes_their_restart_drops() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Tab);
+    a.press(Key::Char('+'));
+    a.press(Key::Char('v'));
+    assert_eq!(
+        status(&a),
+        Status::Info(
+            "server virtual: run restarted · live changes dropped: IronThread core 11".into()
+        )
+    );
+    a.press(Key::Char('+'));
+    a.press(Key::Char('u'));
+    assert!(
+        matches!(status(&a), Status::Info(t) if t.ends_with("dropped: IronThread core 11")),
+        "{:?}",
+        a.status()
+    );
+}
+
+#[test]
 fn the_badge_names_a_server_change_as_the_log_does() {
     let mut a = app(CLOSED, Strategy::Bulkhead);
     a.press(Key::Char('-'));

@@ -105,11 +105,11 @@ impl App {
             ServerThreads::Platform(_) => ServerThreads::Virtual,
             ServerThreads::Virtual => ServerThreads::Platform(platform),
         };
-        let restarted = self.rebuild();
+        let restarted = self.rebuild_dropping();
         self.baseline_from_preset();
-        if restarted.is_ok() {
+        if let Ok(dropped) = restarted {
             let text = format!(
-                "{}: run restarted",
+                "{}: run restarted{dropped}",
                 server_text(self.scenario.server.threads)
             );
             self.info(text);
@@ -124,10 +124,10 @@ impl App {
             UnboundedThreads::Platform => UnboundedThreads::Virtual,
         };
         let text = format!("{}: run restarted", unbounded_text(*threads));
-        let restarted = self.rebuild();
+        let restarted = self.rebuild_dropping();
         self.baseline_from_preset();
-        if restarted.is_ok() {
-            self.info(text);
+        if let Ok(dropped) = restarted {
+            self.info(format!("{text}{dropped}"));
         }
     }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::scenario::elide;
+use crate::scenario::{elide, plain_types};
 use crate::tui::keys::{self, Key};
 
 /// Frames per second the TUI accepts, the same as `--fps`.
@@ -142,9 +142,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
         } else {
             format!("{at}: ")
         };
+        // What a config file writes, not serde's Rust types; the frame rate's range with it.
+        let allowed = if e.path().to_string() == "fps" {
+            format!(" (allowed {}..={})", FPS.start(), FPS.end())
+        } else {
+            String::new()
+        };
         ConfigError::Syntax {
             path: origin.to_owned(),
-            message: format!("{at}{}", e.inner().message()),
+            message: format!("{at}{}{allowed}", plain_types(e.inner().message())),
         }
     })?;
     validate(raw, origin)
@@ -433,6 +439,12 @@ mod tests {
         );
         let two = error("[keys]\ncompare = \"xy\"");
         assert!(two.contains("is not one key"), "{two}");
+        // A wrong type says what to write, in the file's words, and the range.
+        assert_eq!(
+            error("fps = \"fast\""),
+            "c.toml: invalid config: fps: got the string \"fast\", expected an integer \
+             (allowed 1..=120)"
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub use limits::*;
 pub use model::*;
 pub use presets::{
     DEFAULT_PRESET, PresetSummary, builtin, builtin_names, builtin_summaries, load, parse,
+    plain_types,
 };
 pub use resilience::*;
 pub use trace::parse_trace_bytes;

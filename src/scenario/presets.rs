@@ -173,7 +173,7 @@ fn blame_override(error: ScenarioError, source: &str, applied: &[Applied]) -> Sc
 
 /// serde names Rust types (`expected i64`, `expected struct RawBulkhead`, `invalid type:
 /// integer`); say what a preset writes instead.
-fn plain_types(message: &str) -> String {
+pub fn plain_types(message: &str) -> String {
     let message = without_struct_names(message);
     let mut message = message
         .replace("expected i64", "expected an integer")

@@ -99,28 +99,54 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
-/// `text` over at most `rows` rows of exactly `width` columns, broken between words (a word
-/// longer than a row where the row ends); the last row cut as [`fit`] cuts when the text needs
-/// more rows.
-pub fn wrap(text: &str, width: usize, rows: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text.trim_start();
-    while out.len() + 1 < rows && columns(rest) > width && width > 0 {
-        let head = take_columns(rest.chars(), width);
-        let next_is_break = rest
-            .chars()
-            .nth(head.chars().count())
-            .is_some_and(char::is_whitespace);
-        let end = match head.rfind(' ') {
-            _ if next_is_break => head.len(),
-            Some(i) if i > 0 => i,
-            _ => head.len(),
-        };
-        out.push(pad(rest[..end].trim_end(), width));
-        rest = rest[end..].trim_start();
+/// `text` in lines of at most `width` characters, broken between words (a longer word is
+/// broken where the line ends).
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        let used = line.chars().count();
+        if used > 0 && used + 1 + word.len() <= width {
+            line.push(' ');
+            line.extend(word.iter());
+            continue;
+        }
+        if used > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > width {
+            lines.push(word.drain(..width).collect());
+        }
+        line.extend(word.iter());
     }
-    out.push(fit(rest, width));
-    out
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// [`wrap_words`] in at most `rows` rows padded to `width` columns; when the text needs more,
+/// the last row holds the rest cut as [`fit`] cuts.
+pub fn wrap(text: &str, width: usize, rows: usize) -> Vec<String> {
+    let mut lines = wrap_words(text, width);
+    if lines.len() > rows.max(1) {
+        let rest = lines.split_off(rows.max(1) - 1).join(" ");
+        lines.push(rest);
+    }
+    let last = lines.len() - 1;
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == last {
+                fit(line, width)
+            } else {
+                pad(line, width)
+            }
+        })
+        .collect()
 }
 
 /// `text` cut or padded to exactly `width` columns, cut where the column ends (not between
@@ -236,6 +262,18 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_caption_wraps_between_words_and_keeps_every_one() {
+        assert_eq!(
+            wrap_words("one two three four", 9),
+            ["one two", "three", "four"]
+        );
+        assert_eq!(wrap_words("abcdefghij k", 4), ["abcd", "efgh", "ij k"]);
+        assert_eq!(wrap_words("", 10), [""]);
+        let text = "200 + 500 + 1000 = 1.7 s each, on the Tomcat thread (http-nio-8080-exec-1).";
+        assert_eq!(wrap_words(text, 30).join(" "), text);
+    }
 
     #[test]
     fn wrap_breaks_between_words_and_cuts_only_the_last_row() {

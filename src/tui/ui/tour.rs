@@ -39,8 +39,14 @@ pub(crate) fn layout(app: &App, area: Rect) -> Option<(Rect, Vec<String>)> {
     let (_, _, text) = tour.caption()?;
     let panel = tour.shown_step().map_or(TourPanel::Pools, |s| s.panel);
     let body = body_area(app, area);
-    let width = area.width.saturating_sub(4).min(MAX_WIDTH);
-    let lines = wrap(text, usize::from(width.saturating_sub(2)));
+    // On a screen narrower than the widest box it spans the screen, so no panel's border
+    // shows beside it on the rows it covers.
+    let width = if area.width < MAX_WIDTH + 4 {
+        area.width
+    } else {
+        MAX_WIDTH
+    };
+    let lines = super::fmt::wrap_words(text, usize::from(width.saturating_sub(2)));
     let wanted = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)
         .saturating_add(2);
@@ -92,47 +98,5 @@ pub(crate) fn panel_area(app: &App, body: Rect, panel: TourPanel) -> Rect {
         TourPanel::Theory => live.theory,
         TourPanel::Log => live.log,
         TourPanel::Compare => body,
-    }
-}
-
-/// `text` in lines of at most `width` characters, broken between words (a longer word is
-/// broken where the line ends).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let mut word: Vec<char> = word.chars().collect();
-        let used = line.chars().count();
-        if used > 0 && used + 1 + word.len() <= width {
-            line.push(' ');
-            line.extend(word.iter());
-            continue;
-        }
-        if used > 0 {
-            lines.push(std::mem::take(&mut line));
-        }
-        while word.len() > width {
-            lines.push(word.drain(..width).collect());
-        }
-        line.extend(word.iter());
-    }
-    if !line.is_empty() || lines.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wrap;
-
-    #[test]
-    fn a_caption_wraps_between_words_and_keeps_every_one() {
-        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
-        assert_eq!(wrap("abcdefghij k", 4), ["abcd", "efgh", "ij k"]);
-        assert_eq!(wrap("", 10), [""]);
-        let text = "200 + 500 + 1000 = 1.7 s each, on the Tomcat thread (http-nio-8080-exec-1).";
-        assert_eq!(wrap(text, 30).join(" "), text);
     }
 }

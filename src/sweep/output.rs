@@ -186,9 +186,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_word_among_numbers_aligns_with_its_column() {
-        let r = SweepReport {
+    /// A sweep of `server.threads` with these points.
+    fn sweep(points: Vec<PointReport>) -> SweepReport {
+        SweepReport {
             preset: "p".into(),
             scenario: "s".into(),
             seed: 1,
@@ -196,9 +196,13 @@ mod tests {
             vary: vec!["server.threads".into()],
             strategies: vec![Strategy::Sequential],
             interrupted: false,
-            points: vec![point("200"), point("virtual")],
-        };
-        let text = table(&r);
+            points,
+        }
+    }
+
+    #[test]
+    fn a_word_among_numbers_aligns_with_its_column() {
+        let text = table(&sweep(vec![point("200"), point("virtual")]));
         let lines: Vec<&str> = text.lines().skip(2).collect();
         assert!(lines[0].starts_with("           200  sequential"), "{text}");
         assert!(lines[1].starts_with("       virtual  sequential"), "{text}");
@@ -213,19 +217,7 @@ mod tests {
             p99_ms: 0.0,
             ..point("5")
         };
-        let (headers, rows) = rows(
-            &SweepReport {
-                preset: "p".into(),
-                scenario: "s".into(),
-                seed: 1,
-                duration_s: 1.0,
-                vary: vec!["server.threads".into()],
-                strategies: vec![Strategy::Sequential],
-                interrupted: false,
-                points: vec![point("4"), silent],
-            },
-            true,
-        );
+        let (headers, rows) = rows(&sweep(vec![point("4"), silent]), true);
         let p99 = headers.iter().position(|h| h == "p99_ms").expect("p99_ms");
         assert_eq!(rows[0][p99], "1.00");
         assert_eq!(rows[1][p99], "-");

@@ -92,7 +92,11 @@ pub(super) fn rps(x: f64) -> String {
 
 /// The scenario's name and what it is about, the first line of every table.
 pub(super) fn title(scenario: &Scenario, out: &mut String) {
-    let _ = writeln!(out, "{}: {}", scenario.name, scenario.about);
+    if scenario.about.trim().is_empty() {
+        let _ = writeln!(out, "{}", scenario.name);
+    } else {
+        let _ = writeln!(out, "{}: {}", scenario.name, scenario.about);
+    }
 }
 
 /// `run --format table`.

@@ -316,11 +316,19 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         .flatten()
         .next()
         .map_or(0.0, |s| s.series.interval.as_millis_f64());
-    let latency_title = format!(
-        " Slowest answer per {} ms · one scale for all: bar top = {} ms ",
-        fmt::ms(interval),
-        fmt::ms(top)
-    );
+    // Before any answer there is no scale to give.
+    let latency_title = if top > 0.0 {
+        format!(
+            " Slowest answer per {} ms · one scale for all: bar top = {} ms ",
+            fmt::ms(interval),
+            fmt::ms(top)
+        )
+    } else {
+        format!(
+            " Slowest answer per {} ms · no answer yet ",
+            fmt::ms(interval)
+        )
+    };
     let chart_rows = u16::try_from(runs.rows.len() + 2).unwrap_or(u16::MAX);
     if runs.compared == ComparedBy::Strategies || area.height < 2 * chart_rows {
         render_lanes(frame, area, app, runs, width, (&latency_title, &latency));
@@ -335,10 +343,14 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         })
         .collect();
     let most = goodput.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
-    let goodput_title = format!(
-        " Goodput a second · one scale for all: bar top = {} ",
-        fmt::rate(most)
-    );
+    let goodput_title = if most > 0.0 {
+        format!(
+            " Goodput a second · one scale for all: bar top = {} ",
+            fmt::rate(most)
+        )
+    } else {
+        " Goodput a second · nothing answered yet ".to_string()
+    };
     let [first, second] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     render_lanes(frame, first, app, runs, width, (&latency_title, &latency));

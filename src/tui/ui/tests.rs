@@ -955,3 +955,17 @@ fn a_refusal_too_long_for_the_status_line_takes_a_second_row_and_keeps_its_end()
     // The body gave up its last row for it: the panel's frame closes above the status.
     assert!(rows[21].contains('└'), "{text}");
 }
+
+#[test]
+fn an_empty_compare_chart_gives_no_scale() {
+    use crate::tui::keys::Key;
+    let mut a = app(&[], Strategy::Bulkhead, Nanos::ZERO);
+    a.press(Key::Char('c'));
+    let text = screen(&a, 120, 40);
+    assert!(text.contains("no answer yet"), "{text}");
+    assert!(!text.contains("bar top = 0"), "{text}");
+    // Once answers come, the chart has its scale.
+    play_to(&mut a, Nanos::from_secs(3));
+    let text = screen(&a, 120, 40);
+    assert!(text.contains("bar top = "), "{text}");
+}

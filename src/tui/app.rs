@@ -1214,14 +1214,24 @@ impl App {
         self.behind = self.compare.is_some();
     }
 
+    /// `>`: one rung faster, saying so when max is already the speed.
     pub fn speed_up(&mut self) {
-        self.clock.speed_up();
-        self.info(format!("speed {}", self.clock.speed()));
+        let text = if self.clock.speed_up() {
+            format!("speed {}", self.clock.speed())
+        } else {
+            format!("speed {}: already the fastest", self.clock.speed())
+        };
+        self.info(text);
     }
 
+    /// `<`: one rung slower, saying so when the slowest is already the speed.
     pub fn slow_down(&mut self) {
-        self.clock.slow_down();
-        self.info(format!("speed {}", self.clock.speed()));
+        let text = if self.clock.slow_down() {
+            format!("speed {}", self.clock.speed())
+        } else {
+            format!("speed {}: already the slowest", self.clock.speed())
+        };
+        self.info(text);
     }
 
     pub fn open_fault_menu(&mut self) {

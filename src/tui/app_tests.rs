@@ -229,10 +229,17 @@ fn speed_keys_walk_the_ladder_and_stop_at_its_ends() {
         a.press(Key::Char('>'));
     }
     assert_eq!(a.clock().speed(), super::super::clock::Speed::Max);
+    assert!(matches!(status(&a), Status::Info(t) if t.ends_with("already the fastest")));
     for _ in 0..20 {
         a.press(Key::Char('<'));
     }
     assert_eq!(a.clock().speed(), super::super::clock::Speed::Times(0.1));
+    assert_eq!(
+        status(&a),
+        Status::Info("speed 0.1x: already the slowest".into())
+    );
+    a.press(Key::Char('>'));
+    assert!(matches!(status(&a), Status::Info(t) if !t.contains("already")));
 }
 
 #[test]

@@ -81,7 +81,17 @@ fn draw(frame: &mut Frame, area: Rect, app: &App, title: &str, mut lines: Vec<Li
     let right = lines.split_off(lines.len().div_ceil(2));
     let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let column = u16::try_from(LABEL + TEXT + 2).unwrap_or(u16::MAX);
-    let box_area = super::centred(area, 2 * column + 2, rows + 2);
+    // Centred above the status line (whose key hints stay in view); a row or two left below
+    // the box would show a sliver of the panels, so the box takes them.
+    let above_status = Rect {
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    let mut box_area = super::centred(above_status, 2 * column + 2, rows + 2);
+    let below = above_status.bottom().saturating_sub(box_area.bottom());
+    if below <= 2 {
+        box_area.height += below;
+    }
     let block = Block::bordered()
         .title(Line::styled(title.to_string(), p.title))
         .title_bottom(Line::styled(" ? more · Esc closes ", p.dim).right_aligned())

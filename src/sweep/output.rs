@@ -150,8 +150,20 @@ pub fn csv(r: &SweepReport) -> String {
             .collect::<Vec<_>>()
             .join(",")
     );
+    let varied = r.vary.len();
     for (row, point) in rows.iter().zip(&r.points) {
-        let mut cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
+        // A figure the table shows as `-` (none) is an empty cell, as in `compare`'s CSV.
+        let mut cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i >= varied && c == "-" {
+                    String::new()
+                } else {
+                    csv_field(c)
+                }
+            })
+            .collect();
         cells.push(point.simulated_s.to_string());
         cells.push(r.interrupted.to_string());
         let _ = writeln!(out, "{}", cells.join(","));
@@ -221,5 +233,20 @@ mod tests {
         let p99 = headers.iter().position(|h| h == "p99_ms").expect("p99_ms");
         assert_eq!(rows[0][p99], "1.00");
         assert_eq!(rows[1][p99], "-");
+        // In a CSV the cell is empty, as is every figure that does not exist.
+        let csv = csv(&sweep(vec![
+            point("4"),
+            PointReport {
+                success: 0,
+                ..point("5")
+            },
+        ]));
+        let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        let column = |name: &str| lines[0].iter().position(|h| *h == name).expect(name);
+        assert_eq!(lines[1][column("p99_ms")], "1.00");
+        assert_eq!(lines[2][column("p99_ms")], "");
+        assert_eq!(lines[2][column("last_phase_goodput_rps")], "");
+        assert_eq!(lines[2][column("bottleneck")], "");
+        assert!(!csv.contains("'-"), "{csv}");
     }
 }

@@ -196,16 +196,18 @@ pub fn plain_types(message: &str) -> String {
     ] {
         message = message.replace(serde, words);
     }
-    // The fields a table allows are the schema's, a bounded list, and all of them are the
-    // answer to a misspelt one: only what the file wrote is cut.
-    match message.split_once(ALLOWED) {
-        Some((wrote, allowed)) => format!("{}{ALLOWED}{allowed}", elide(wrote, 300)),
+    // What serde says is expected (the fields a table allows, a variant's names, a type) is
+    // the schema's, and all of it answers a misspelt field: only what the file wrote is cut.
+    match message.split_once(EXPECTED) {
+        Some((wrote, allowed)) => {
+            format!("{}{EXPECTED}{}", elide(wrote, 300), elide(allowed, 1_000))
+        }
         None => elide(&message, 300),
     }
 }
 
-/// Where serde's message about an unknown field (or variant) starts listing the allowed ones.
-const ALLOWED: &str = ", expected one of ";
+/// Where serde's message turns from what was written to what is expected.
+const EXPECTED: &str = ", expected ";
 
 /// `struct RawService with 9 elements` and `struct RawBulkhead` become `a table`.
 fn without_struct_names(message: &str) -> String {
@@ -471,6 +473,12 @@ mod tests {
             .to_string();
         assert_mentions(&message, &["characters)", "`rate_limit`"]);
         assert!(message.len() < 1_500, "{} characters", message.len());
+        // A table of two fields, which serde words otherwise.
+        let huge = format!("strategy.semaphore.{}=1", "x".repeat(400));
+        let message = load("ironthread", &[huge])
+            .expect_err("unknown")
+            .to_string();
+        assert_mentions(&message, &["characters)", "`permits`", "`max_wait`"]);
     }
 
     #[test]

@@ -586,6 +586,30 @@ fn real_mode_refuses_a_run_over_the_thread_cap() {
 }
 
 #[test]
+fn the_help_box_leaves_a_two_row_status_in_view() {
+    use ratatui::{Terminal, backend::TestBackend};
+    let s = scenario::load("erlang-c", &["load.rate=30000".to_owned()]).expect("preset loads");
+    let mut a = App::new(s, Strategy::Sequential, Theme::Dark);
+    a.source
+        .engine_mut()
+        .expect("simulated")
+        .set_in_flight_cap(20_000);
+    a.apply(Action::ToggleHelp);
+    // The run stops at its cap with help open: the status says so on two rows.
+    play(&mut a, 2);
+    assert!(matches!(a.status(), Some(Status::Error(_))));
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
+    let snapshot = a.snapshot();
+    terminal
+        .draw(|frame| crate::tui::ui::render(frame, &a, &snapshot))
+        .expect("draws");
+    let text = terminal.backend().to_string();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[22].contains("STOPPED at"), "{text}");
+    assert!(rows[21].contains("Esc closes"), "{text}");
+}
+
+#[test]
 fn a_run_at_its_cap_of_requests_in_flight_stops_and_says_so_in_the_status_line() {
     let sets = vec!["load.rate=30000".to_owned()];
     let s = scenario::load("erlang-c", &sets).expect("preset loads");

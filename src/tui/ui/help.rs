@@ -81,10 +81,12 @@ fn draw(frame: &mut Frame, area: Rect, app: &App, title: &str, mut lines: Vec<Li
     let right = lines.split_off(lines.len().div_ceil(2));
     let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let column = u16::try_from(LABEL + TEXT + 2).unwrap_or(u16::MAX);
-    // Centred above the status line (whose key hints stay in view); a row or two left below
-    // the box would show a sliver of the panels, so the box takes them.
+    // Centred above the status line (one row or two, which stay in view); a row or two left
+    // below the box would show a sliver of the panels, so the box takes them.
     let above_status = Rect {
-        height: area.height.saturating_sub(1),
+        height: area
+            .height
+            .saturating_sub(super::status::rows(app, area.width)),
         ..area
     };
     let mut box_area = super::centred(above_status, 2 * column + 2, rows + 2);

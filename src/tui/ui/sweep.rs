@@ -45,11 +45,16 @@ const MAX_WIDTH: u16 = 120;
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let Some(sweep) = app.sweep() else { return };
     let p = app.palette();
-    // The header's tabs and the status line stay visible above and below.
+    // The header's tabs and the status line (one row or two) stay visible above and below.
+    let status = super::status::rows(app, area.width);
     let box_area = super::centred(
-        area,
+        Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(1 + status),
+            ..area
+        },
         area.width.min(MAX_WIDTH),
-        area.height.saturating_sub(2),
+        area.height,
     );
     let plan = sweep.plan();
     let title = format!(

@@ -316,8 +316,9 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         .flatten()
         .next()
         .map_or(0.0, |s| s.series.interval.as_millis_f64());
-    // Before any answer there is no scale to give.
-    let latency_title = if top > 0.0 {
+    // Before any answer there is no scale to give (an answer of 0 ms still gives one).
+    let answered = snapshots.iter().flatten().any(|s| s.latency.count > 0);
+    let latency_title = if answered {
         format!(
             " Slowest answer per {} ms · one scale for all: bar top = {} ms ",
             fmt::ms(interval),
@@ -343,7 +344,7 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         })
         .collect();
     let most = goodput.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
-    let goodput_title = if most > 0.0 {
+    let goodput_title = if answered {
         format!(
             " Goodput a second · one scale for all: bar top = {} ",
             fmt::rate(most)

@@ -99,27 +99,35 @@ pub fn fit(text: &str, width: usize) -> String {
     }
 }
 
-/// `text` in lines of at most `width` characters, broken between words (a longer word is
+/// `text` in lines of at most `width` columns, broken between words (a longer word is
 /// broken where the line ends).
 pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
-        let mut word: Vec<char> = word.chars().collect();
-        let used = line.chars().count();
-        if used > 0 && used + 1 + word.len() <= width {
+        let used = columns(&line);
+        if used > 0 && used + 1 + columns(word) <= width {
             line.push(' ');
-            line.extend(word.iter());
+            line.push_str(word);
             continue;
         }
         if used > 0 {
             lines.push(std::mem::take(&mut line));
         }
-        while word.len() > width {
-            lines.push(word.drain(..width).collect());
+        let mut rest = word;
+        while columns(rest) > width {
+            let head = take_columns(rest.chars(), width);
+            // A character wider than the whole line stays on a line of its own.
+            let head = if head.is_empty() {
+                rest.chars().next().map(String::from).unwrap_or_default()
+            } else {
+                head
+            };
+            rest = &rest[head.len()..];
+            lines.push(head);
         }
-        line.extend(word.iter());
+        line.push_str(rest);
     }
     if !line.is_empty() || lines.is_empty() {
         lines.push(line);
@@ -273,6 +281,10 @@ mod tests {
         assert_eq!(wrap_words("", 10), [""]);
         let text = "200 + 500 + 1000 = 1.7 s each, on the Tomcat thread (http-nio-8080-exec-1).";
         assert_eq!(wrap_words(text, 30).join(" "), text);
+        // Wide characters take two columns: a row never runs past its width.
+        let wide = wrap_words("pool 🚀🚀🚀 busy", 6);
+        assert!(wide.iter().all(|l| columns(l) <= 6), "{wide:?}");
+        assert_eq!(wide.join(" "), "pool 🚀🚀🚀 busy");
     }
 
     #[test]

@@ -267,11 +267,23 @@ fn figures_row(app: &App, r: &RunReport, c: &RowLook) -> Line<'static> {
         Span::styled(
             format!(
                 "  {}",
-                fmt::fit(&limited_by(app.scenario(), r), c.limit_width)
+                limit_cell(&limited_by(app.scenario(), r), c.limit_width)
             ),
             p.dim,
         ),
     ])
+}
+
+/// What limits a run, in `width` columns: cut between words, unless that keeps less than
+/// half the column (`timeouts:…` for `timeouts: recommendations hangs`), then where the
+/// column ends, which says more (`timeouts: recommendation…`).
+fn limit_cell(text: &str, width: usize) -> String {
+    let words = fmt::fit(text, width);
+    if fmt::columns(words.trim_end()) * 2 < width {
+        fmt::cut(text, width)
+    } else {
+        words
+    }
 }
 
 /// One lane per strategy, all of the same height (rows left over stay empty at the bottom):
@@ -409,5 +421,17 @@ mod tests {
         assert_eq!(lanes.len(), 5);
         assert!(lanes.iter().all(|r| r.height == 5), "{lanes:?}");
         assert_eq!(lanes[4].y, 12 + 20);
+    }
+
+    #[test]
+    fn what_limits_a_run_keeps_more_than_its_first_word() {
+        let text = "timeouts: recommendations hangs";
+        assert_eq!(limit_cell(text, 25).trim_end(), "timeouts: recommendation…");
+        assert_eq!(limit_cell(text, 31), text);
+        // Whole words while they fill at least half the column.
+        assert_eq!(
+            limit_cell("pool queue full: orders", 20).trim_end(),
+            "pool queue full:…"
+        );
     }
 }

@@ -6,33 +6,36 @@ use super::{PointReport, SweepReport};
 use crate::report::{columns, csv_field, pad};
 
 /// Columns after the varied values: the table's header, the CSV header (the point's JSON
-/// key) and the cell.
-type Column = (&'static str, &'static str, fn(&PointReport) -> String);
+/// key) and the cell (None for a figure that does not exist: `-` in the table, an empty CSV
+/// cell).
+type Column = (
+    &'static str,
+    &'static str,
+    fn(&PointReport) -> Option<String>,
+);
 
 const COLUMNS: [Column; 14] = [
-    ("strategy", "strategy", |p| p.strategy.to_string()),
-    ("goodput/s", "goodput_rps", |p| fixed(p.goodput_rps)),
+    ("strategy", "strategy", |p| Some(p.strategy.to_string())),
+    ("goodput/s", "goodput_rps", |p| Some(fixed(p.goodput_rps))),
     ("last phase goodput/s", "last_phase_goodput_rps", |p| {
-        p.last_phase_goodput_rps.map_or_else(|| "-".into(), fixed)
+        p.last_phase_goodput_rps.map(fixed)
     }),
     ("throughput/s", "throughput_rps", |p| {
-        fixed(p.throughput_rps)
+        Some(fixed(p.throughput_rps))
     }),
-    ("success", "success", |p| p.success.to_string()),
-    ("partial", "partial", |p| p.partial.to_string()),
-    ("failed", "failed", |p| p.failed.to_string()),
-    ("timeout", "timeout", |p| p.timeout.to_string()),
-    ("refused", "refused", |p| p.refused.to_string()),
+    ("success", "success", |p| Some(p.success.to_string())),
+    ("partial", "partial", |p| Some(p.partial.to_string())),
+    ("failed", "failed", |p| Some(p.failed.to_string())),
+    ("timeout", "timeout", |p| Some(p.timeout.to_string())),
+    ("refused", "refused", |p| Some(p.refused.to_string())),
     ("p50 ms", "p50_ms", |p| answered_ms(p, p.p50_ms)),
     ("p99 ms", "p99_ms", |p| answered_ms(p, p.p99_ms)),
-    ("bottleneck", "bottleneck", |p| {
-        p.bottleneck.clone().unwrap_or_else(|| "-".into())
-    }),
+    ("bottleneck", "bottleneck", |p| p.bottleneck.clone()),
     ("ceiling/s", "ceiling_rps", |p| {
-        p.ceiling_rps.map_or_else(|| "unbounded".into(), fixed)
+        Some(p.ceiling_rps.map_or_else(|| "unbounded".into(), fixed))
     }),
     ("predicted/s", "predicted_rps", |p| {
-        p.predicted_rps.map_or_else(|| "-".into(), fixed)
+        p.predicted_rps.map(fixed)
     }),
 ];
 
@@ -40,17 +43,15 @@ fn fixed(x: f64) -> String {
     format!("{x:.2}")
 }
 
-/// A latency of the point's answers, or `-` when it answered none (not a 0 ms latency).
-fn answered_ms(p: &PointReport, ms: f64) -> String {
-    if p.success + p.partial == 0 {
-        "-".into()
-    } else {
-        fixed(ms)
-    }
+/// A latency of the point's answers, or none when it answered none (not a 0 ms latency).
+fn answered_ms(p: &PointReport, ms: f64) -> Option<String> {
+    (p.success + p.partial > 0).then(|| fixed(ms))
 }
 
-/// The headers (the table's, or with `keys` the JSON keys) and the rows.
+/// The headers (the table's, or with `keys` the JSON keys) and the rows, a figure that does
+/// not exist written `-` in the table's, left empty in the CSV's.
 fn rows(r: &SweepReport, keys: bool) -> (Vec<String>, Vec<Vec<String>>) {
+    let none = if keys { "" } else { "-" };
     let mut headers: Vec<String> = r.vary.clone();
     headers.extend(
         COLUMNS
@@ -62,7 +63,11 @@ fn rows(r: &SweepReport, keys: bool) -> (Vec<String>, Vec<Vec<String>>) {
         .iter()
         .map(|p| {
             let mut row = p.values.clone();
-            row.extend(COLUMNS.iter().map(|(_, _, cell)| cell(p)));
+            row.extend(
+                COLUMNS
+                    .iter()
+                    .map(|(_, _, cell)| cell(p).unwrap_or_else(|| none.to_owned())),
+            );
             row
         })
         .collect();
@@ -150,20 +155,8 @@ pub fn csv(r: &SweepReport) -> String {
             .collect::<Vec<_>>()
             .join(",")
     );
-    let varied = r.vary.len();
     for (row, point) in rows.iter().zip(&r.points) {
-        // A figure the table shows as `-` (none) is an empty cell, as in `compare`'s CSV.
-        let mut cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i >= varied && c == "-" {
-                    String::new()
-                } else {
-                    csv_field(c)
-                }
-            })
-            .collect();
+        let mut cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
         cells.push(point.simulated_s.to_string());
         cells.push(r.interrupted.to_string());
         let _ = writeln!(out, "{}", cells.join(","));
@@ -229,8 +222,9 @@ mod tests {
             p99_ms: 0.0,
             ..point("5")
         };
-        let (headers, rows) = rows(&sweep(vec![point("4"), silent]), true);
-        let p99 = headers.iter().position(|h| h == "p99_ms").expect("p99_ms");
+        // The table writes `-`.
+        let (headers, rows) = rows(&sweep(vec![point("4"), silent]), false);
+        let p99 = headers.iter().position(|h| h == "p99 ms").expect("p99 ms");
         assert_eq!(rows[0][p99], "1.00");
         assert_eq!(rows[1][p99], "-");
         // In a CSV the cell is empty, as is every figure that does not exist.

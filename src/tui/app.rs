@@ -953,8 +953,8 @@ impl App {
             Action::LessLoad => self.change_load(false),
             Action::TogglePause => self.toggle_pause(),
             Action::Step => self.step(),
-            Action::SpeedUp => self.speed_up(),
-            Action::SlowDown => self.slow_down(),
+            Action::SpeedUp => self.change_speed(true),
+            Action::SlowDown => self.change_speed(false),
             Action::OpenFaultMenu => self.open_fault_menu(),
             Action::ToggleCompare => self.toggle_compare(),
             Action::ToggleVariants => self.toggle_variants(),
@@ -1214,24 +1214,20 @@ impl App {
         self.behind = self.compare.is_some();
     }
 
-    /// `>`: one rung faster, saying so when max is already the speed.
-    pub fn speed_up(&mut self) {
-        let text = if self.clock.speed_up() {
-            format!("speed {}", self.clock.speed())
+    /// `>` (`faster`) or `<`: one rung along the speed ladder, saying so when the speed is
+    /// already at that end.
+    pub fn change_speed(&mut self, faster: bool) {
+        let (moved, end) = if faster {
+            (self.clock.speed_up(), "fastest")
         } else {
-            format!("speed {}: already the fastest", self.clock.speed())
+            (self.clock.slow_down(), "slowest")
         };
-        self.info(text);
-    }
-
-    /// `<`: one rung slower, saying so when the slowest is already the speed.
-    pub fn slow_down(&mut self) {
-        let text = if self.clock.slow_down() {
-            format!("speed {}", self.clock.speed())
+        let speed = self.clock.speed();
+        self.info(if moved {
+            format!("speed {speed}")
         } else {
-            format!("speed {}: already the slowest", self.clock.speed())
-        };
-        self.info(text);
+            format!("speed {speed}: already the {end}")
+        });
     }
 
     pub fn open_fault_menu(&mut self) {

@@ -219,12 +219,25 @@ mod tests {
     ) -> (Settled, bool) {
         let mut stats = ServiceStats::default();
         let rules = rules(guards, retries, &mut stats);
+        settle_with(future, rules, verdict, (RECS, result, who), now, || 0.5)
+    }
+
+    /// Settles `future`'s claimed attempt of `service` with `result`, completed by `who`,
+    /// under `rules`, a retry's pause jittered by `u`; the service has a fallback.
+    fn settle_with(
+        future: &mut CallFuture,
+        rules: Settle<'_>,
+        verdict: &mut Verdict<&'static str>,
+        (service, result, completer): (ServiceId, CallResult, &'static str),
+        now: Nanos,
+        u: impl FnOnce() -> f64,
+    ) -> (Settled, bool) {
         let ended = Attempted {
-            service: RECS,
+            service,
             result,
-            completer: who,
+            completer,
         };
-        future.settle(rules, verdict, true, ended, now, || 0.5)
+        future.settle(rules, verdict, true, ended, now, u)
     }
 
     #[test]
@@ -303,23 +316,20 @@ mod tests {
         ]);
         let (mut guards, mut retries) = (CallGuards::new(&s), CallRetries::new(&s));
         let mut stats = ServiceStats::default();
-        let mut verdict: Verdict<&str> = Verdict::default();
+        let mut verdict: Verdict<&'static str> = Verdict::default();
         let mut future = CallFuture::NEW;
         assert_eq!(
             future.make(&mut guards, RECS, ms(0)),
             Made::Go,
             "a closed breaker"
         );
-        let failed = |completer| Attempted {
-            service: RECS,
-            result: CallResult::Failed,
-            completer,
-        };
+        let failed = |who| (RECS, CallResult::Failed, who);
         assert!(future.claim(0));
-        let first = future.settle(
-            rules(&mut guards, &mut retries, &mut stats),
+        let rules_now = rules(&mut guards, &mut retries, &mut stats);
+        let first = settle_with(
+            &mut future,
+            rules_now,
             &mut verdict,
-            true,
             failed("a"),
             ms(50),
             || 0.5,
@@ -332,10 +342,11 @@ mod tests {
         );
         assert_eq!(future.make(&mut guards, RECS, ms(150)), Made::Go);
         assert!(future.claim(1));
-        let last = future.settle(
-            rules(&mut guards, &mut retries, &mut stats),
+        let rules_now = rules(&mut guards, &mut retries, &mut stats);
+        let last = settle_with(
+            &mut future,
+            rules_now,
             &mut verdict,
-            true,
             failed("b"),
             ms(200),
             || panic!("no pause is drawn for the last attempt"),
@@ -350,19 +361,9 @@ mod tests {
         let mut unguarded = CallFuture::NEW;
         assert_eq!(unguarded.make(&mut guards, ServiceId(0), ms(300)), Made::Go);
         assert!(unguarded.claim(0));
-        let ok = Attempted {
-            service: ServiceId(0),
-            result: CallResult::Ok,
-            completer: "c",
-        };
-        let settled = unguarded.settle(
-            rules(&mut guards, &mut retries, &mut stats),
-            &mut verdict,
-            true,
-            ok,
-            ms(300),
-            || 0.5,
-        );
+        let ok = (ServiceId(0), CallResult::Ok, "c");
+        let rules_now = rules(&mut guards, &mut retries, &mut stats);
+        let settled = settle_with(&mut unguarded, rules_now, &mut verdict, ok, ms(300), || 0.5);
         assert_eq!(settled, (Settled::Completed(Completion::Ok), false));
     }
 

@@ -3,8 +3,11 @@
 //! latencies, hangs, failures and arrival gaps for the same request. That makes
 //! side-by-side comparisons exact rather than statistically fair.
 
+use std::convert::Infallible;
+
+use rand::rand_core::utils::fill_bytes_via_next_word;
 use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng, TryRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 
 use crate::scenario::{Latency, Service, lognormal_params};
@@ -26,9 +29,70 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+fn key(seed: u64, request: u64, stream: u64) -> u64 {
+    mix(seed ^ mix(request ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)))
+}
+
 fn keyed(seed: u64, request: u64, stream: u64) -> Xoshiro256PlusPlus {
-    let key = mix(seed ^ mix(request ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)));
-    Xoshiro256PlusPlus::seed_from_u64(key)
+    Xoshiro256PlusPlus::seed_from_u64(key(seed, request, stream))
+}
+
+/// The generator [`keyed`] returns, for a draw that mostly takes one word (a ziggurat's
+/// exponential): the first word comes from the two state words it reads (SplitMix64's first
+/// and fourth outputs, as `seed_from_u64` fills the state), and the whole state is made only
+/// if a second word is asked for. Every word is the one [`keyed`]'s generator gives.
+enum FirstWord {
+    /// Nothing drawn yet from the generator of this key.
+    Fresh(u64),
+    /// The first word was drawn from the generator of this key.
+    Started(u64),
+    /// The generator itself, past its first word.
+    Going(Xoshiro256PlusPlus),
+}
+
+impl FirstWord {
+    fn new(seed: u64, request: u64, stream: u64) -> Self {
+        FirstWord::Fresh(key(seed, request, stream))
+    }
+}
+
+/// SplitMix64's increment, which `seed_from_u64` adds before each state word.
+const SPLITMIX_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl TryRng for FirstWord {
+    type Error = Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        // As Xoshiro256PlusPlus: the upper bits.
+        self.try_next_u64().map(|word| (word >> 32) as u32)
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        match self {
+            FirstWord::Fresh(key) => {
+                let key = *key;
+                // Xoshiro256++'s output reads state words 0 and 3 only.
+                let s0 = mix(key);
+                let s3 = mix(key.wrapping_add(SPLITMIX_GAMMA.wrapping_mul(3)));
+                *self = FirstWord::Started(key);
+                Ok(s0.wrapping_add(s3).rotate_left(23).wrapping_add(s0))
+            }
+            FirstWord::Started(key) => {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(*key);
+                rng.next_u64();
+                let word = rng.next_u64();
+                *self = FirstWord::Going(rng);
+                Ok(word)
+            }
+            FirstWord::Going(rng) => Ok(rng.next_u64()),
+        }
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        fill_bytes_via_next_word(dst, || self.try_next_u64())
+    }
 }
 
 /// Where the run's `ThreadLocalRandom` probe sequence starts (`probeGenerator`'s value when
@@ -92,13 +156,14 @@ pub fn call_draw(
 }
 
 /// A standard exponential (mean 1) for the arrival of request `request`.
+#[inline]
 pub fn arrival_exp(seed: u64, request: u64) -> f64 {
-    Exp1.sample(&mut keyed(seed, request, STREAM_ARRIVAL))
+    Exp1.sample(&mut FirstWord::new(seed, request, STREAM_ARRIVAL))
 }
 
 /// A standard exponential for the client's turnaround after the response to `request`.
 pub fn turnaround_exp(seed: u64, request: u64) -> f64 {
-    Exp1.sample(&mut keyed(seed, request, STREAM_TURNAROUND))
+    Exp1.sample(&mut FirstWord::new(seed, request, STREAM_TURNAROUND))
 }
 
 /// Uniform in [0, 1): the jitter of the pause before attempt `attempt` (from 1) of `request`.
@@ -120,8 +185,9 @@ pub fn call_retry_u(seed: u64, request: u64, call: usize, attempts: Attempts) ->
 
 /// A standard exponential for the server thread's work after writing the response to
 /// `request`, before it reads the connection again.
+#[inline]
 pub fn post_response_exp(seed: u64, request: u64) -> f64 {
-    Exp1.sample(&mut keyed(seed, request, STREAM_POST_RESPONSE))
+    Exp1.sample(&mut FirstWord::new(seed, request, STREAM_POST_RESPONSE))
 }
 
 fn sample_latency(latency: &Latency, rng: &mut Xoshiro256PlusPlus) -> Nanos {
@@ -228,6 +294,29 @@ mod tests {
                 }
             )
         );
+    }
+
+    #[test]
+    fn the_first_word_generator_gives_every_word_the_keyed_one_gives() {
+        for request in 0..2_000u64 {
+            let stream = request % 5 + STREAM_ARRIVAL;
+            let mut whole = keyed(11, request, stream);
+            let mut lazy = FirstWord::new(11, request, stream);
+            for _ in 0..4 {
+                assert_eq!(lazy.next_u64(), whole.next_u64(), "request {request}");
+            }
+            let (mut whole, mut lazy) = (
+                keyed(12, request, stream),
+                FirstWord::new(12, request, stream),
+            );
+            let (w, l): (f64, f64) = (Exp1.sample(&mut whole), Exp1.sample(&mut lazy));
+            assert_eq!(w.to_bits(), l.to_bits());
+            let (mut a, mut b) = ([0u8; 13], [0u8; 13]);
+            let mut lazy = FirstWord::new(13, request, stream);
+            lazy.fill_bytes(&mut a);
+            keyed(13, request, stream).fill_bytes(&mut b);
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

@@ -110,6 +110,7 @@ impl CallGuards {
     }
 
     /// A handler thread took a request at `now`: the endpoint's limiter, if there is one.
+    #[inline]
     pub fn enter(&mut self, now: Nanos) -> Door {
         match self.door.as_mut().map(|l| l.acquire(now)) {
             Some(RateAcquire::Refused) => Door::Refused,

@@ -158,6 +158,7 @@ impl Book {
     }
 
     /// A request went out at `now`.
+    #[inline]
     pub fn issued(&mut self, now: Nanos) {
         self.accumulate(now);
         self.sent += 1;

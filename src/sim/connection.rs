@@ -125,6 +125,7 @@ impl Engine {
     }
 
     /// Carries out what the connection layer said follows (`flow::accept::Then`).
+    #[inline]
     fn carry_out(&mut self, r: ReqRef, then: Then) {
         let (at, event) = match then {
             Then::Dispatch { at } => (at, Event::Dispatch { req: r }),
@@ -413,6 +414,7 @@ impl Engine {
     }
 
     /// Runs `job` on a core for `cost`: now if one is free, else after the jobs queued first.
+    #[inline]
     pub(super) fn run_on_core(&mut self, job: CpuJob, cost: Nanos) {
         if self.cpu.busy < self.cpu.cores {
             self.cpu.account(self.now);

@@ -61,6 +61,7 @@ impl Engine {
     /// Schedules the open load's next arrival (see [`LoadGenerator::next_open_arrival`]).
     ///
     /// [`LoadGenerator::next_open_arrival`]: super::parts::load::LoadGenerator::next_open_arrival
+    #[inline]
     pub(super) fn schedule_next_arrival(&mut self) {
         let (mode, seed) = (&self.scenario.load.mode, self.scenario.seed);
         if let Some(at) = self.load.next_open_arrival(mode, seed, self.now) {

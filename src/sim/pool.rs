@@ -205,6 +205,7 @@ impl<T: Copy> Pool<T> {
         self.offer(task, Submitter::OUTSIDE, now)
     }
 
+    #[inline]
     fn offer(&mut self, task: T, who: Submitter, now: Nanos) -> Admission {
         let admission = match self.spec.kind {
             PoolKind::PerTask => Admission::Started(self.start_new(task)),

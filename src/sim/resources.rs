@@ -120,10 +120,19 @@ impl Engine {
 
     /// Gives a core back; the next job waiting for one gets it, and pays `switch` of CPU
     /// first (a context switch the scheduler forced).
+    #[inline]
     fn hand_over_core(&mut self, switch: Nanos) {
         let now = self.now;
         self.cpu.account(now);
         self.cpu.busy = self.cpu.busy.saturating_sub(1);
+        if !self.cpu.queue.is_empty() {
+            self.next_on_core(switch);
+        }
+    }
+
+    /// The core just given back goes to the first job still waiting for one.
+    fn next_on_core(&mut self, switch: Nanos) {
+        let now = self.now;
         while let Some(job) = self.cpu.queue.pop_front() {
             match job {
                 CpuJob::Call(r, call) => {

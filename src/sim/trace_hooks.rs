@@ -191,10 +191,14 @@ impl Engine {
     }
 
     /// Hook: the handler lets go of its thread (response sent, or returned async).
+    #[inline]
     pub(super) fn trace_handler_end(&mut self, r: ReqRef) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_handler_end_recorded(r);
         }
+    }
+
+    fn trace_handler_end_recorded(&mut self, r: ReqRef) {
         self.trace_handler_resumes(r);
         let Some(key) = self.handler_lane(r) else {
             return;

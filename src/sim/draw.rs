@@ -54,6 +54,23 @@ impl FirstWord {
     fn new(seed: u64, request: u64, stream: u64) -> Self {
         FirstWord::Fresh(key(seed, request, stream))
     }
+
+    /// A word past the first (about one exponential in a hundred asks for one).
+    #[inline(never)]
+    fn next_after_first(&mut self) -> u64 {
+        let (key, started) = match self {
+            FirstWord::Going(rng) => return rng.next_u64(),
+            FirstWord::Fresh(key) => (*key, false),
+            FirstWord::Started(key) => (*key, true),
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(key);
+        if started {
+            rng.next_u64();
+        }
+        let word = rng.next_u64();
+        *self = FirstWord::Going(rng);
+        word
+    }
 }
 
 /// SplitMix64's increment, which `seed_from_u64` adds before each state word.
@@ -68,26 +85,16 @@ impl TryRng for FirstWord {
         self.try_next_u64().map(|word| (word >> 32) as u32)
     }
 
-    #[inline]
+    #[inline(always)]
     fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        match self {
-            FirstWord::Fresh(key) => {
-                let key = *key;
-                // Xoshiro256++'s output reads state words 0 and 3 only.
-                let s0 = mix(key);
-                let s3 = mix(key.wrapping_add(SPLITMIX_GAMMA.wrapping_mul(3)));
-                *self = FirstWord::Started(key);
-                Ok(s0.wrapping_add(s3).rotate_left(23).wrapping_add(s0))
-            }
-            FirstWord::Started(key) => {
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(*key);
-                rng.next_u64();
-                let word = rng.next_u64();
-                *self = FirstWord::Going(rng);
-                Ok(word)
-            }
-            FirstWord::Going(rng) => Ok(rng.next_u64()),
+        if let FirstWord::Fresh(key) = *self {
+            // Xoshiro256++'s output reads state words 0 and 3 only.
+            let s0 = mix(key);
+            let s3 = mix(key.wrapping_add(SPLITMIX_GAMMA.wrapping_mul(3)));
+            *self = FirstWord::Started(key);
+            return Ok(s0.wrapping_add(s3).rotate_left(23).wrapping_add(s0));
         }
+        Ok(self.next_after_first())
     }
 
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {

@@ -76,10 +76,14 @@ impl Engine {
     }
 
     /// Hook: a call starts on `thread` (after its queue wait, if any).
+    #[inline]
     pub(super) fn trace_call_start(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_call_start_recorded(r, call, thread);
         }
+    }
+
+    fn trace_call_start_recorded(&mut self, r: ReqRef, call: u16, thread: ThreadRef) {
         let queued_since = self.dequeue_task(r, call);
         let Some((key, number)) = self.lane_of(thread) else {
             return;
@@ -103,10 +107,14 @@ impl Engine {
     }
 
     /// Hook: a call runs `burst` of CPU time on a core, from now.
+    #[inline]
     pub(super) fn trace_cpu(&mut self, r: ReqRef, call: u16, burst: Nanos) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_cpu_recorded(r, call, burst);
         }
+    }
+
+    fn trace_cpu_recorded(&mut self, r: ReqRef, call: u16, burst: Nanos) {
         let Some(key) = self.call_lane(r, call) else {
             return;
         };
@@ -136,10 +144,14 @@ impl Engine {
     }
 
     /// Hook: the caller's `orTimeout` gave up on a call; a running call keeps its thread.
+    #[inline]
     pub(super) fn trace_call_timeout(&mut self, r: ReqRef, call: u16) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_call_timeout_recorded(r, call);
         }
+    }
+
+    fn trace_call_timeout_recorded(&mut self, r: ReqRef, call: u16) {
         let now = self.now;
         let key = self.call_lane(r, call);
         if let (Some(t), Some(key)) = (self.trace.as_mut(), key)
@@ -150,10 +162,14 @@ impl Engine {
     }
 
     /// Hook: a call ended with `outcome` (`failed` when its caller saw an error).
+    #[inline]
     pub(super) fn trace_call_end(&mut self, r: ReqRef, call: u16, outcome: &'static str) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_call_end_recorded(r, call, outcome);
         }
+    }
+
+    fn trace_call_end_recorded(&mut self, r: ReqRef, call: u16, outcome: &'static str) {
         let Some(key) = self.call_lane(r, call) else {
             return;
         };
@@ -171,10 +187,14 @@ impl Engine {
     }
 
     /// Hook: a request's handler starts on `thread`.
+    #[inline]
     pub(super) fn trace_handler_start(&mut self, r: ReqRef, thread: ThreadRef) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_handler_start_recorded(r, thread);
         }
+    }
+
+    fn trace_handler_start_recorded(&mut self, r: ReqRef, thread: ThreadRef) {
         self.dequeue_task(r, HANDLER);
         let Some((key, number)) = self.lane_of(thread) else {
             return;
@@ -237,10 +257,14 @@ impl Engine {
     }
 
     /// Hook: the handler wakes from `join()` (its stage is complete).
+    #[inline]
     pub(super) fn trace_handler_resumes(&mut self, r: ReqRef) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_handler_resumes_recorded(r);
         }
+    }
+
+    fn trace_handler_resumes_recorded(&mut self, r: ReqRef) {
         let Some(key) = self.handler_lane(r) else {
             return;
         };
@@ -254,10 +278,14 @@ impl Engine {
     }
 
     /// Hook: the series are sampled; the counters follow them.
+    #[inline]
     pub(super) fn trace_sample(&mut self, at: Nanos) {
-        if self.trace.is_none() {
-            return;
+        if self.trace.is_some() {
+            self.trace_sample_recorded(at);
         }
+    }
+
+    fn trace_sample_recorded(&mut self, at: Nanos) {
         let sample = Sample {
             at,
             in_flight: self.in_flight(),

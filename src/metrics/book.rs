@@ -148,8 +148,10 @@ impl Book {
         self.sent.saturating_sub(self.outcomes.total())
     }
 
-    /// Adds the requests in flight since the last call up to `now` to Little's area.
-    pub fn accumulate(&mut self, now: Nanos) {
+    /// Adds the requests in flight since the last change up to `now` to Little's area. The
+    /// count changes only when a request is sent or ends, so the area is brought up to date
+    /// there, and [`Book::mean_in_flight`] adds the stretch since.
+    fn accumulate(&mut self, now: Nanos) {
         if now > self.area_at {
             let dt = u128::from((now - self.area_at).0);
             self.in_flight_area += u128::from(self.in_flight()) * dt;

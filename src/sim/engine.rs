@@ -336,7 +336,6 @@ impl Engine {
         let Some((time, event)) = self.events.pop_head(head) else {
             return;
         };
-        self.book.accumulate(time);
         self.watchdog.handles(time > self.now);
         self.now = time;
         self.events_processed += 1;
@@ -399,7 +398,6 @@ impl Engine {
             if moves {
                 // What a step does with the event it pops.
                 self.sample_until(at);
-                self.book.accumulate(at);
                 self.watchdog.handles(at > self.now);
                 self.now = at;
             } else {
@@ -520,7 +518,6 @@ impl Engine {
         }
         self.sample_until(t);
         if t > self.now {
-            self.book.accumulate(t);
             self.now = t;
         }
     }

@@ -28,15 +28,16 @@ impl Nanos {
     /// Rounds to the nearest nanosecond; negative and NaN become zero.
     pub fn from_secs_f64(s: f64) -> Self {
         let ns = s * 1e9;
-        if ns.is_nan() || ns <= 0.0 {
+        if ns > 0.0 && ns < SIGNED_EXACT {
+            // The common case first (a NaN fails both tests). Adding one half and truncating
+            // rounds to nearest (and, unlike f64::round, needs no call into libm on the
+            // engine's hot path); below 2^63 the signed conversion gives the same integer in
+            // fewer instructions.
+            Nanos((ns + 0.5) as i64 as u64)
+        } else if ns.is_nan() || ns <= 0.0 {
             Nanos::ZERO
         } else if ns >= u64::MAX as f64 {
             Nanos::NEVER
-        } else if ns < SIGNED_EXACT {
-            // ns > 0 here, so adding one half and truncating rounds to nearest (and, unlike
-            // f64::round, needs no call into libm on the engine's hot path). Below 2^63 the
-            // signed conversion gives the same integer in fewer instructions.
-            Nanos((ns + 0.5) as i64 as u64)
         } else {
             Nanos((ns + 0.5) as u64)
         }
@@ -48,11 +49,22 @@ impl Nanos {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e9
+        self.as_f64() / 1e9
     }
     pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 / 1e6
+        self.as_f64() / 1e6
     }
+
+    /// The nanoseconds as a float: through `i64` below 2^63 (one instruction on x86-64), which
+    /// rounds the same integer to the same float as the unsigned conversion.
+    #[inline]
+    fn as_f64(self) -> f64 {
+        match i64::try_from(self.0) {
+            Ok(signed) => signed as f64,
+            Err(_) => self.0 as f64,
+        }
+    }
+
     pub const fn saturating_sub(self, rhs: Nanos) -> Nanos {
         Nanos(self.0.saturating_sub(rhs.0))
     }
@@ -151,6 +163,36 @@ mod tests {
                 Nanos((ns + 0.5) as u64)
             };
             assert_eq!(Nanos::from_secs_f64(s), unsigned, "{s} s");
+        }
+    }
+
+    #[test]
+    fn nanoseconds_become_the_float_the_unsigned_conversion_gives() {
+        let seam = i64::MAX as u64;
+        let mut values: Vec<u64> = (0..64)
+            .flat_map(|b| [1u64 << b, (1u64 << b) - 1, (1u64 << b) + 1])
+            .collect();
+        values.extend([
+            0,
+            seam - 1,
+            seam,
+            seam + 1,
+            u64::MAX - 1,
+            u64::MAX,
+            123_456_789_012_345_678,
+        ]);
+        for n in values {
+            let t = Nanos(n);
+            assert_eq!(
+                t.as_secs_f64().to_bits(),
+                (n as f64 / 1e9).to_bits(),
+                "{n} ns"
+            );
+            assert_eq!(
+                t.as_millis_f64().to_bits(),
+                (n as f64 / 1e6).to_bits(),
+                "{n} ns"
+            );
         }
     }
 }

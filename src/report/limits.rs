@@ -5,25 +5,65 @@ use super::{PoolReport, RunReport};
 use crate::scenario::Scenario;
 use crate::sim::SizeKnob;
 
+/// How finely [`best_as`] compares goodput and latencies: as the table or view that marks the
+/// best shows them, so figures shown alike rank alike. Each maps a figure to an integer that
+/// orders the figures as shown (see [`shown`]).
+pub struct Shown {
+    /// Goodput, in requests per second.
+    pub rate: fn(f64) -> i64,
+    /// A latency, in milliseconds.
+    pub ms: fn(f64) -> i64,
+}
+
+/// The compare table's precision: goodput to 0.01 req/s, latencies to 0.1 ms.
+pub const TABLE: Shown = Shown {
+    rate: table_rate,
+    ms: table_ms,
+};
+
+fn table_rate(v: f64) -> i64 {
+    shown(v, 1.0, 2)
+}
+
+fn table_ms(v: f64) -> i64 {
+    shown(v, 1.0, 1)
+}
+
+/// `v` as written in units of `unit` (1, or 1,000 for a `k`) with `decimals` decimals, read
+/// back as a whole number of hundredths of `v`'s own unit: `shown(1000.25, 1.0, 1)` is
+/// `100_020` ("1000.2", as the table writes it; rounding the float would give 1000.3), and
+/// `shown(12_345.0, 1e3, 1)` is `1_230_000` ("12.3k"). A figure that cannot be written as a
+/// number is 0.
+pub fn shown(v: f64, unit: f64, decimals: usize) -> i64 {
+    let written = format!("{:.decimals$}", v / unit);
+    let digits: String = written.chars().filter(|&c| c != '.').collect();
+    let scale = unit * 100.0 / 10f64.powi(i32::try_from(decimals).unwrap_or(0));
+    digits
+        .parse::<i64>()
+        .map_or(0, |n| (n as f64 * scale).round() as i64)
+}
+
+/// The strategies marked best, with the figures compared as the compare table shows them
+/// ([`TABLE`]); see [`best_as`].
+pub fn best(reports: &[RunReport]) -> Vec<usize> {
+    best_as(reports, &TABLE)
+}
+
 /// The strategies marked best: the highest goodput, ties broken by the lower p99 of answered
-/// requests, then by their lower mean. Each is compared as displayed (0.01 req/s, 0.1 ms), so
-/// strategies the table shows as equal are all marked. When a run ended at t = 0 no rate exists to rank by
+/// requests, then by their lower mean. Each is compared as `shown` writes it, so strategies
+/// shown as equal are all marked. When a run ended at t = 0 no rate exists to rank by
 /// (`RunReport::has_rates`): the most answered requests, then the lower p99, win. Empty
 /// when nothing was answered.
-pub fn best(reports: &[RunReport]) -> Vec<usize> {
+pub fn best_as(reports: &[RunReport], shown: &Shown) -> Vec<usize> {
     let timed = reports.iter().all(RunReport::has_rates);
     let key = |r: &RunReport| {
         let headline = if timed {
-            (r.goodput_rps * 100.0).round() as i64
+            (shown.rate)(r.goodput_rps)
         } else {
             (r.requests.success + r.requests.partial) as i64
         };
-        let tenths = |ms: f64| -((ms * 10.0).round() as i64);
-        (
-            headline,
-            tenths(r.latency_ms.p99),
-            tenths(r.latency_ms.mean),
-        )
+        let lower = |ms: f64| -(shown.ms)(ms);
+        (headline, lower(r.latency_ms.p99), lower(r.latency_ms.mean))
     };
     let Some(top) = reports.iter().map(key).max() else {
         return Vec::new();
@@ -160,6 +200,50 @@ mod tests {
             rejected: 0,
             threads_created: u64::from(max_active),
         }
+    }
+
+    #[test]
+    fn a_figure_is_compared_as_it_is_written() {
+        // Exact halves are written as the formatter rounds them, which rounding the float by
+        // hand does not always match: the key reads back what is written.
+        for (v, decimals) in [(1000.25, 1), (0.125, 2), (2.5, 0), (1000.2, 1), (0.12, 2)] {
+            let written = format!("{v:.decimals$}").replace('.', "");
+            let hundredths = 10_i64.pow(2 - u32::try_from(decimals).unwrap_or(2));
+            assert_eq!(
+                shown(v, 1.0, decimals),
+                written.parse::<i64>().unwrap_or(i64::MIN) * hundredths,
+                "{v}"
+            );
+        }
+        assert_eq!(shown(1000.25, 1.0, 1), shown(1000.2, 1.0, 1));
+        assert_eq!(shown(12_345.0, 1e3, 1), 1_230_000);
+        assert_eq!(shown(12_345.0, 1e3, 1), shown(12_299.0, 1e3, 1));
+        assert!(shown(12_345.0, 1e3, 1) < shown(12_351.0, 1e3, 1));
+        assert_eq!(shown(f64::NAN, 1.0, 1), 0);
+    }
+
+    #[test]
+    fn strategies_shown_alike_are_all_marked() {
+        // ironthread's five runs: the shared pool answers its p99 in 1000.3 ms, the bulkheads
+        // in 1000.0, both at 1.00 req/s.
+        let s = scenario::load("ironthread", &[]).expect("built-in preset");
+        let report =
+            |strategy| RunReport::new(&s, &crate::report::play(&s, strategy, Nanos::from_secs(60)));
+        let (shared, bulkhead) = (report(Strategy::Shared), report(Strategy::Bulkhead));
+        assert_eq!(
+            shown(shared.goodput_rps, 1.0, 2),
+            shown(bulkhead.goodput_rps, 1.0, 2)
+        );
+        assert!(shared.latency_ms.p99 > bulkhead.latency_ms.p99 + 0.2);
+        let both = [shared, bulkhead];
+        // The table writes 1000.3 against 1000.0: the bulkhead alone is best there.
+        assert_eq!(best(&both), [1]);
+        // A view that writes whole milliseconds shows 1000 for both: it marks both.
+        let whole_ms = Shown {
+            rate: table_rate,
+            ms: |v| shown(v, 1.0, 0),
+        };
+        assert_eq!(best_as(&both, &whole_ms), [0, 1]);
     }
 
     #[test]

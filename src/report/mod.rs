@@ -49,7 +49,7 @@ pub fn write_whole<T, E>(
 
 pub use compare_table::compare_table;
 pub use csv::field as csv_field;
-pub use limits::{best, limited_by};
+pub use limits::{Shown, best, best_as, limited_by, shown};
 pub(crate) use table::{Align, MarkdownTable};
 pub(crate) use table::{columns, pad};
 pub use table::{run_table, run_table_measured};

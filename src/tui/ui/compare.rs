@@ -39,7 +39,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Sparkline};
 
-use crate::report::{RunReport, best, limited_by};
+use crate::report::{RunReport, best_as, limited_by};
 use crate::sim::Engine;
 use crate::tui::app::App;
 use crate::tui::compare_runs::{CompareRow, CompareRuns, ComparedBy};
@@ -114,7 +114,8 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    // The best by the same rule as `compare` (report::best), among the rows that ran.
+    // The best by the same rule as `compare` (report::best), among the rows that ran, with
+    // the figures compared as this view writes them.
     let reports: Vec<(usize, RunReport)> = runs
         .rows
         .iter()
@@ -127,7 +128,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
         })
         .collect();
     let plain: Vec<RunReport> = reports.iter().map(|(_, r)| r.clone()).collect();
-    let best: Vec<usize> = best(&plain).into_iter().map(|k| reports[k].0).collect();
+    let best: Vec<usize> = best_as(&plain, &fmt::SHOWN)
+        .into_iter()
+        .map(|k| reports[k].0)
+        .collect();
     let limit_width = usize::from(inner.width).saturating_sub(width + FIGURES_WIDTH);
     let mut lines = vec![header(app, runs, width)];
     for (i, row) in runs.rows.iter().enumerate() {

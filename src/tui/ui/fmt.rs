@@ -3,36 +3,62 @@
 
 use ratatui::text::Span;
 
+use crate::report::{Shown, shown};
 use crate::time::Nanos;
 
 /// Milliseconds with sensible precision: `1000`, `12.5`, `0.42`.
 pub fn ms(v: f64) -> String {
-    if !v.is_finite() {
-        "-".into()
-    } else if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
+    if v.is_finite() {
+        format!("{v:.*}", ms_decimals(v))
     } else {
-        format!("{v:.2}")
+        "-".into()
+    }
+}
+
+/// How many decimals [`ms`] writes.
+fn ms_decimals(v: f64) -> usize {
+    if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
     }
 }
 
 /// Requests per second, the one rate format of the screen: `0.59/s`, `117.6/s`, `1988/s`,
 /// `12.3k/s` (four significant digits at most, as the README's figures).
 pub fn rate(v: f64) -> String {
-    if !v.is_finite() {
-        "-".into()
-    } else if v >= 10_000.0 {
-        format!("{:.1}k/s", v / 1e3)
-    } else if v >= 1_000.0 {
-        format!("{v:.0}/s")
-    } else if v >= 10.0 {
-        format!("{v:.1}/s")
+    if v.is_finite() {
+        let (unit, decimals, suffix) = rate_form(v);
+        format!("{:.*}{suffix}/s", decimals, v / unit)
     } else {
-        format!("{v:.2}/s")
+        "-".into()
     }
 }
+
+/// How [`rate`] writes `v`: in what unit, with how many decimals, under what suffix.
+fn rate_form(v: f64) -> (f64, usize, &'static str) {
+    if v >= 10_000.0 {
+        (1e3, 1, "k")
+    } else if v >= 1_000.0 {
+        (1.0, 0, "")
+    } else if v >= 10.0 {
+        (1.0, 1, "")
+    } else {
+        (1.0, 2, "")
+    }
+}
+
+/// What the screen's figures are compared by when it marks the best: goodput as [`rate`] and
+/// latencies as [`ms`] write them, so rows that look alike rank alike.
+pub const SHOWN: Shown = Shown {
+    rate: |v| {
+        let (unit, decimals, _) = rate_form(v);
+        shown(v, unit, decimals)
+    },
+    ms: |v| shown(v, 1.0, ms_decimals(v)),
+};
 
 /// A count that stays short: `999`, `12.3k`, `4.5M`.
 pub fn count(n: u64) -> String {
@@ -270,6 +296,31 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn figures_that_look_alike_on_screen_compare_equal() {
+        let (rate, ms) = (SHOWN.rate, SHOWN.ms);
+        for (a, b) in [
+            (1988.4, 1988.2),
+            (12_340.0, 12_310.0),
+            (117.64, 117.6),
+            (0.594, 0.59),
+        ] {
+            assert_eq!(super::rate(a), super::rate(b));
+            assert_eq!(rate(a), rate(b), "{a} and {b}");
+        }
+        for (a, b) in [(1000.3, 1000.0), (12.34, 12.31), (0.424, 0.42)] {
+            assert_eq!(super::ms(a), super::ms(b));
+            assert_eq!(ms(a), ms(b), "{a} and {b}");
+        }
+        // And figures that look different keep their order, across the changes of precision.
+        let rates = [
+            0.58, 0.59, 9.99, 10.0, 10.1, 999.9, 1000.0, 1001.0, 9999.0, 10_000.0, 12_400.0,
+        ];
+        assert!(rates.windows(2).all(|w| rate(w[0]) < rate(w[1])));
+        let latencies = [0.41, 0.42, 9.99, 10.0, 10.1, 99.9, 100.0, 101.0, 1000.0];
+        assert!(latencies.windows(2).all(|w| ms(w[0]) < ms(w[1])));
+    }
 
     #[test]
     fn a_caption_wraps_between_words_and_keeps_every_one() {

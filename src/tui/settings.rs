@@ -105,15 +105,7 @@ impl App {
             ServerThreads::Platform(_) => ServerThreads::Virtual,
             ServerThreads::Virtual => ServerThreads::Platform(platform),
         };
-        let restarted = self.rebuild_dropping();
-        self.baseline_from_preset();
-        if let Ok(dropped) = restarted {
-            let text = format!(
-                "{}: run restarted{dropped}",
-                server_text(self.scenario.server.threads)
-            );
-            self.info(text);
-        }
+        self.restart_switched(&server_text(self.scenario.server.threads));
     }
 
     /// `u`: what `unbounded` starts per call, a virtual thread or a new platform thread.
@@ -123,11 +115,17 @@ impl App {
             UnboundedThreads::Virtual => UnboundedThreads::Platform,
             UnboundedThreads::Platform => UnboundedThreads::Virtual,
         };
-        let text = format!("{}: run restarted", unbounded_text(*threads));
+        let switched = unbounded_text(*threads);
+        self.restart_switched(switched);
+    }
+
+    /// Restarts the run after `v` or `u` switched a kind of thread (`switched` says to what),
+    /// naming the live changes the restart drops.
+    fn restart_switched(&mut self, switched: &str) {
         let restarted = self.rebuild_dropping();
         self.baseline_from_preset();
         if let Ok(dropped) = restarted {
-            self.info(format!("{text}{dropped}"));
+            self.info(format!("{switched}: run restarted{dropped}"));
         }
     }
 

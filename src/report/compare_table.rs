@@ -8,6 +8,11 @@ use crate::scenario::Scenario;
 use crate::sim::pool::PoolKind;
 
 /// `compare --format table`: the strategies side by side on identical requests.
+/// Decimals the table writes its rates with (req/s), and its latencies (ms): the best is
+/// decided on the figures as written (see [`super::limits::TABLE`]).
+pub(super) const RATE_DECIMALS: usize = 2;
+pub(super) const MS_DECIMALS: usize = 1;
+
 pub fn compare_table(scenario: &Scenario, reports: &[RunReport]) -> String {
     let mut out = String::new();
     title(scenario, &mut out);
@@ -98,11 +103,19 @@ impl<'a> Figures<'a> {
 
     /// Goodput, the failure rates, and the latencies of answers and of failures.
     fn rates_and_latencies(&mut self) {
-        self.add("goodput (req/s)", |r| r.rate_text(r.goodput_rps, 2));
-        self.add("failed (req/s)", |r| r.rate_text(r.failure_rps.failed, 2));
-        self.add("timeout (req/s)", |r| r.rate_text(r.failure_rps.timeout, 2));
-        self.add("refused (req/s)", |r| r.rate_text(r.failure_rps.refused, 2));
-        let answered = |r: &RunReport, ms: f64| r.latency_ms.text(ms, 1, "-");
+        self.add("goodput (req/s)", |r| {
+            r.rate_text(r.goodput_rps, RATE_DECIMALS)
+        });
+        self.add("failed (req/s)", |r| {
+            r.rate_text(r.failure_rps.failed, RATE_DECIMALS)
+        });
+        self.add("timeout (req/s)", |r| {
+            r.rate_text(r.failure_rps.timeout, RATE_DECIMALS)
+        });
+        self.add("refused (req/s)", |r| {
+            r.rate_text(r.failure_rps.refused, RATE_DECIMALS)
+        });
+        let answered = |r: &RunReport, ms: f64| r.latency_ms.text(ms, MS_DECIMALS, "-");
         self.add("answered mean (ms)", |r| answered(r, r.latency_ms.mean));
         self.add("answered p50 (ms)", |r| answered(r, r.latency_ms.p50));
         self.add("answered p99 (ms)", |r| answered(r, r.latency_ms.p99));
@@ -113,7 +126,7 @@ impl<'a> Figures<'a> {
                 })
             });
         }
-        let failing = |r: &RunReport, ms: f64| r.failed_latency_ms.text(ms, 1, "-");
+        let failing = |r: &RunReport, ms: f64| r.failed_latency_ms.text(ms, MS_DECIMALS, "-");
         self.add("to failure p50 (ms)", |r| {
             failing(r, r.failed_latency_ms.p50)
         });
@@ -157,7 +170,9 @@ impl<'a> Figures<'a> {
             let bottleneck = r.theory.prediction.bottleneck.clone();
             bottleneck.unwrap_or_else(|| "-".into())
         });
-        self.add("responses (req/s)", |r| r.rate_text(r.throughput_rps, 2));
+        self.add("responses (req/s)", |r| {
+            r.rate_text(r.throughput_rps, RATE_DECIMALS)
+        });
         self.add("limited by", |r| super::limited_by(scenario, r));
     }
 }
@@ -181,16 +196,17 @@ fn verdict(reports: &[RunReport], best: &[usize]) -> String {
     if !reports.iter().all(RunReport::has_rates) {
         let q = &first.requests;
         return format!(
-            "best: {} — most answered, {} (answered p99 {:.1} ms{starving}); a run ended at \
-             t = 0, so no rate can be measured and none ranks them",
+            "best: {} — most answered, {} (answered p99 {:.MS_DECIMALS$} ms{starving}); a run \
+             ended at t = 0, so no rate can be measured and none ranks them",
             names.join(" = "),
             q.success + q.partial,
             first.latency_ms.p99
         );
     }
     format!(
-        "best: {} — highest goodput {:.2} req/s (answered p99 {:.1} ms{starving}); goodput \
-         counts success and partial answers only, never failed, timed-out or refused requests",
+        "best: {} — highest goodput {:.RATE_DECIMALS$} req/s (answered p99 {:.MS_DECIMALS$} \
+         ms{starving}); goodput counts success and partial answers only, never failed, \
+         timed-out or refused requests",
         names.join(" = "),
         first.goodput_rps,
         first.latency_ms.p99

@@ -1,6 +1,7 @@
 //! Which strategy did best, and what holds each one back: the answers the compare table and
 //! the TUI's compare view give in words, from the same reports.
 
+use super::compare_table::{MS_DECIMALS, RATE_DECIMALS};
 use super::{PoolReport, RunReport};
 use crate::scenario::Scenario;
 use crate::sim::SizeKnob;
@@ -17,17 +18,9 @@ pub struct Shown {
 
 /// The compare table's precision: goodput to 0.01 req/s, latencies to 0.1 ms.
 pub const TABLE: Shown = Shown {
-    rate: table_rate,
-    ms: table_ms,
+    rate: |v| shown(v, 1.0, RATE_DECIMALS),
+    ms: |v| shown(v, 1.0, MS_DECIMALS),
 };
-
-fn table_rate(v: f64) -> i64 {
-    shown(v, 1.0, 2)
-}
-
-fn table_ms(v: f64) -> i64 {
-    shown(v, 1.0, 1)
-}
 
 /// `v` as written in units of `unit` (1, or 1,000 for a `k`) with `decimals` decimals, read
 /// back as a whole number of hundredths of `v`'s own unit: `shown(1000.25, 1.0, 1)` is
@@ -240,7 +233,7 @@ mod tests {
         assert_eq!(best(&both), [1]);
         // A view that writes whole milliseconds shows 1000 for both: it marks both.
         let whole_ms = Shown {
-            rate: table_rate,
+            rate: TABLE.rate,
             ms: |v| shown(v, 1.0, 0),
         };
         assert_eq!(best_as(&both, &whole_ms), [0, 1]);

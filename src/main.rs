@@ -840,8 +840,17 @@ fn compare_output(
     // same byte for byte as one after another. They start in the order of their up-front
     // cost, largest first (a strategy whose server answers less than the load piles up
     // connections that retransmit), so the ones left for last are short and the cores
-    // finish together.
-    let mut slots: Vec<Option<_>> = strategies.iter().map(|_| None).collect();
+    // finish together. Each core also reads its run's report and drops its engine (unless
+    // a trace wants it), so only the printing is left for after.
+    struct Played {
+        stall: anyhow::Result<()>,
+        capped: Option<String>,
+        report: Option<RunReport>,
+        done: bool,
+        timeline: timeline::StrategySeries,
+        engine: Option<threadlab::sim::Engine>,
+    }
+    let mut slots: Vec<Option<Played>> = strategies.iter().map(|_| None).collect();
     let mut jobs: Vec<_> = strategies
         .iter()
         .zip(slots.iter_mut())
@@ -864,26 +873,31 @@ fn compare_output(
                     progress::play_engine(engine, duration, None, &mut progress::unobserved)
                 };
                 bar.inc();
-                *slot = Some((engine, done, rec));
+                let stall = no_stall(&engine);
+                *slot = Some(Played {
+                    report: stall.is_ok().then(|| RunReport::new(s, &engine)),
+                    stall,
+                    capped: engine.cap_message(),
+                    done,
+                    timeline: rec.finish(),
+                    engine: traced.then_some(engine),
+                });
             });
         }
     });
     bar.finish();
-    let played = slots.into_iter().flatten();
     let mut reports = Vec::new();
     let mut timelines = Vec::new();
     let mut engines = Vec::new();
     let mut complete = true;
     let mut capped = None;
-    for (engine, done, rec) in played {
-        no_stall(&engine)?;
-        capped = engine.cap_message();
-        reports.push((RunReport::new(s, &engine), done));
-        timelines.push(rec.finish());
-        if traced {
-            engines.push(engine);
-        }
-        if !done {
+    for played in slots.into_iter().flatten() {
+        played.stall?;
+        capped = played.capped;
+        reports.extend(played.report.map(|report| (report, played.done)));
+        timelines.push(played.timeline);
+        engines.extend(played.engine);
+        if !played.done {
             complete = false;
             break;
         }

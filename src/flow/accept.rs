@@ -344,9 +344,8 @@ fn data_retransmit(first: Nanos, i: u32) -> Nanos {
 pub fn ack_retry(rtt: Nanos, syn_at: Nanos, tries: u32) -> AckRetry {
     let first = syn_at + rtt;
     let data = |i| data_retransmit(first, i);
-    let synacks: Vec<Nanos> = (1..=SYNACK_RETRIES)
-        .map(|j| syn_at + syn_elapsed(j, 0) + rtt)
-        .collect();
+    let synacks: [Nanos; SYNACK_RETRIES as usize] =
+        std::array::from_fn(|j| syn_at + syn_elapsed(j as u32 + 1, 0) + rtt);
     // Between two request retransmits, the ACKs answering SYN-ACKs, then the later request.
     let mut in_order = (1..).flat_map(|i| {
         let (from, to) = (data(i - 1), data(i));

@@ -323,17 +323,14 @@ const RTO_MIN: Nanos = Nanos::from_millis(200);
 /// `TCP_RTO_MAX`.
 const RTO_MAX: Nanos = Nanos::from_secs(120);
 
-/// When the client's `i`-th retransmit of its request reaches the server, for a request
-/// that first reached it at `first`: the RTO starts at 200 ms and doubles, capped at 120 s.
-fn data_retransmit(first: Nanos, i: u32) -> Nanos {
-    (0..i).fold(first, |t, k| {
-        let rto = RTO_MIN
-            .0
-            .checked_shl(k)
-            .filter(|&ns| ns <= RTO_MAX.0)
-            .map_or(RTO_MAX, Nanos);
-        t + rto
-    })
+/// The client's RTO before its request's retransmit `k + 1`: 200 ms doubled `k` times,
+/// capped at 120 s.
+fn rto(k: u32) -> Nanos {
+    RTO_MIN
+        .0
+        .checked_shl(k)
+        .filter(|&ns| ns <= RTO_MAX.0)
+        .map_or(RTO_MAX, Nanos)
 }
 
 /// The client's next try after its `tries`-th dropped ACK, for a handshake whose SYN reached
@@ -342,29 +339,31 @@ fn data_retransmit(first: Nanos, i: u32) -> Nanos {
 /// retransmits (sent 1, 3, 7, 15 and 31 s after the SYN), in time order; the ACK that
 /// coincides with a retransmitted request adds nothing. The handshake is forgotten at 63 s.
 pub fn ack_retry(rtt: Nanos, syn_at: Nanos, tries: u32) -> AckRetry {
-    let first = syn_at + rtt;
-    let data = |i| data_retransmit(first, i);
     let synacks: [Nanos; SYNACK_RETRIES as usize] =
         std::array::from_fn(|j| syn_at + syn_elapsed(j as u32 + 1, 0) + rtt);
-    // Between two request retransmits, the ACKs answering SYN-ACKs, then the later request.
-    let mut in_order = (1..).flat_map(|i| {
-        let (from, to) = (data(i - 1), data(i));
-        synacks
-            .iter()
-            .filter(move |&&at| from < at && at < to)
-            .map(move |&at| AckRetry::Ack { at, request_at: to })
-            .chain(std::iter::once(AckRetry::Data { at: to }))
-    });
     let forgotten = syn_at + syn_elapsed(SYNACK_RETRIES + 1, 0);
-    match in_order.nth(tries.saturating_sub(1) as usize) {
-        Some(next) if next.at() < forgotten => next,
-        // The first request retransmit after the handshake was forgotten meets a reset.
-        _ => AckRetry::Reset {
-            at: (1..)
-                .map(data)
-                .find(|&at| at >= forgotten)
-                .unwrap_or(forgotten),
-        },
+    // The tries in time order, up to the one asked for: between two request retransmits,
+    // the ACKs answering SYN-ACKs, then the later request.
+    let mut left = tries.saturating_sub(1);
+    let (mut from, mut k) = (syn_at + rtt, 0);
+    loop {
+        let to = from + rto(k);
+        let acks = synacks
+            .iter()
+            .filter(|&&at| from < at && at < to)
+            .map(|&at| AckRetry::Ack { at, request_at: to });
+        for next in acks.chain(std::iter::once(AckRetry::Data { at: to })) {
+            if next.at() >= forgotten {
+                // This try and every later one come after the handshake was forgotten:
+                // the first request retransmit from then on meets a reset.
+                return AckRetry::Reset { at: to };
+            }
+            if left == 0 {
+                return next;
+            }
+            left -= 1;
+        }
+        (from, k) = (to, k + 1);
     }
 }
 
@@ -792,6 +791,70 @@ mod tests {
                 // reset.
                 AckRetry::Reset { at: ms(102_201) },
             ]
+        );
+    }
+
+    #[test]
+    fn the_tries_after_dropped_acks_follow_their_definition_at_any_round_trip() {
+        // The definition, read literally: every request retransmit and every ACK to a
+        // SYN-ACK in time order, the `tries`-th of them, or a reset at the first request
+        // retransmit once the handshake is forgotten.
+        fn by_definition(rtt: Nanos, syn_at: Nanos, tries: u32) -> AckRetry {
+            let first = syn_at + rtt;
+            let data = |i: u32| (0..i).fold(first, |t, k| t + rto(k));
+            let synacks: Vec<Nanos> = (1..=SYNACK_RETRIES)
+                .map(|j| syn_at + syn_elapsed(j, 0) + rtt)
+                .collect();
+            let mut in_order = (1..).flat_map(|i| {
+                let (from, to) = (data(i - 1), data(i));
+                synacks
+                    .clone()
+                    .into_iter()
+                    .filter(move |&at| from < at && at < to)
+                    .map(move |at| AckRetry::Ack { at, request_at: to })
+                    .chain(std::iter::once(AckRetry::Data { at: to }))
+            });
+            let forgotten = syn_at + syn_elapsed(SYNACK_RETRIES + 1, 0);
+            match in_order.nth(tries.saturating_sub(1) as usize) {
+                Some(next) if next.at() < forgotten => next,
+                _ => AckRetry::Reset {
+                    at: (1..)
+                        .map(data)
+                        .find(|&at| at >= forgotten)
+                        .unwrap_or(forgotten),
+                },
+            }
+        }
+        let ms = Nanos::from_millis;
+        let mut resets = 0;
+        for rtt in [
+            ms(0),
+            ms(1),
+            ms(50),
+            ms(999),
+            ms(1_000),
+            ms(2_500),
+            // A request retransmit (12 + 51 s), and an ACK to the last SYN-ACK (31 + 32 s),
+            // exactly when the handshake is forgotten.
+            ms(12_000),
+            ms(32_000),
+            ms(70_000),
+        ] {
+            for syn_at in [Nanos::ZERO, ms(12_345)] {
+                for tries in 0..=16 {
+                    let got = ack_retry(rtt, syn_at, tries);
+                    assert_eq!(
+                        got,
+                        by_definition(rtt, syn_at, tries),
+                        "{rtt:?} {syn_at:?} {tries}"
+                    );
+                    resets += usize::from(matches!(got, AckRetry::Reset { .. }));
+                }
+            }
+        }
+        assert!(
+            resets > 20,
+            "only {resets} resets: the grid misses the forgotten handshake"
         );
     }
 

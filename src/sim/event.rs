@@ -142,8 +142,6 @@ pub struct EventQueue<E> {
     /// events (bit `i` for lane `i`).
     fronts: [u128; MAX_LANES],
     occupied: u32,
-    /// How many bits of `occupied` are set.
-    held: u32,
     /// Which lane's front comes first, as a knockout over the fronts, while `knockout` says
     /// it is kept (see [`MANY_LANES`]): node `n` (1 to `MAX_LANES - 1`) holds the lane that
     /// wins between its children `2n` and `2n + 1`, and leaf `MAX_LANES + i` is lane `i`. A
@@ -229,7 +227,6 @@ impl<E> Default for EventQueue<E> {
             lanes: Vec::new(),
             fronts: [u128::MAX; MAX_LANES],
             occupied: 0,
-            held: 0,
             winners: std::array::from_fn(|n| n.saturating_sub(MAX_LANES) as u8),
             knockout: false,
             beside: None,
@@ -303,11 +300,10 @@ impl<E> EventQueue<E> {
                 q.push_back(entry);
                 if first {
                     self.occupied |= 1 << i;
-                    self.held += 1;
                     self.fronts[i] = order;
                     if self.knockout {
                         self.replay(i);
-                    } else if self.held >= MANY_LANES {
+                    } else if self.occupied.count_ones() >= MANY_LANES {
                         self.start_knockout();
                     }
                 }
@@ -494,9 +490,8 @@ impl<E> EventQueue<E> {
                     Some(next) => self.fronts[i] = next.order,
                     None => {
                         self.occupied &= !(1 << i);
-                        self.held -= 1;
                         self.fronts[i] = u128::MAX;
-                        if self.knockout && self.held <= FEW_LANES {
+                        if self.knockout && self.occupied.count_ones() <= FEW_LANES {
                             self.knockout = false;
                         }
                     }
@@ -679,8 +674,9 @@ mod tests {
                 }
             }
             // Drain the lanes down to a few, then below FEW_LANES.
-            while q.held > 2 {
-                popped.extend(q.pop());
+            while q.occupied.count_ones() > 2 {
+                let event = q.pop().expect("occupied lanes, yet no event popped");
+                popped.push(event);
             }
             assert!(!q.knockout, "the knockout outlived its lanes");
         }

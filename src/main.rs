@@ -843,9 +843,9 @@ fn compare_output(
     // finish together. Each core also reads its run's report and drops its engine (unless
     // a trace wants it), so only the printing is left for after.
     struct Played {
-        stall: anyhow::Result<()>,
+        /// The run's report, or why it has none (the engine stalled).
+        report: anyhow::Result<RunReport>,
         capped: Option<String>,
-        report: Option<RunReport>,
         done: bool,
         timeline: timeline::StrategySeries,
         engine: Option<threadlab::sim::Engine>,
@@ -873,10 +873,8 @@ fn compare_output(
                     progress::play_engine(engine, duration, None, &mut progress::unobserved)
                 };
                 bar.inc();
-                let stall = no_stall(&engine);
                 *slot = Some(Played {
-                    report: stall.is_ok().then(|| RunReport::new(s, &engine)),
-                    stall,
+                    report: no_stall(&engine).map(|()| RunReport::new(s, &engine)),
                     capped: engine.cap_message(),
                     done,
                     timeline: rec.finish(),
@@ -892,9 +890,8 @@ fn compare_output(
     let mut complete = true;
     let mut capped = None;
     for played in slots.into_iter().flatten() {
-        played.stall?;
+        reports.push((played.report?, played.done));
         capped = played.capped;
-        reports.extend(played.report.map(|report| (report, played.done)));
         timelines.push(played.timeline);
         engines.extend(played.engine);
         if !played.done {

@@ -1462,3 +1462,26 @@ fn a_new_connection_s_request_is_read_once_the_handshake_and_the_acceptor_are_bo
     assert_eq!(times_with(4), vec![ms(120); 8]);
     assert_eq!(times_with(25), vec![ms(135); 7]);
 }
+
+#[test]
+fn a_connection_s_slot_is_free_for_the_next_syn_once_its_lazy_close_has_come() {
+    // One slot (max_connections = 1) and one client that opens a connection per request and
+    // thinks 50 ms between them: each close (about 100 us after its response, with no event
+    // of its own) has come long before the next SYN, which the full latch must then accept
+    // at once. A slot counted as taken by a close that has come would queue that SYN, and
+    // nothing would wake the acceptor again.
+    let toml = one_call(
+        "mode = \"closed\"\nclients = 1\nthink = \"50ms\"\nkeep_alive = false",
+        "threads = 2\nmin_spare = 1\nmax_connections = 1",
+    );
+    // With the connection layer (post-response work, round trip), unlike `engine`.
+    let scenario = threadlab::scenario::parse("test", &toml, &[]).expect("a valid scenario");
+    let mut e = Engine::new(&scenario, Strategy::Sequential);
+    e.run_until(Nanos::from_secs(10));
+    let s = e.snapshot();
+    let net = s.net.expect("a simulated run has a connection layer");
+    assert_eq!(net.stats.accept_queue_max, 0, "no connection waited");
+    // Each cycle: 40 us to connect, 100 ms served, the answer's way back, 50 ms of thought.
+    let answered = s.outcomes.get(Outcome::Success);
+    assert!((65..=67).contains(&answered), "{answered} answered in 10 s");
+}

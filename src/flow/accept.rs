@@ -277,6 +277,11 @@ impl<T> Listener<T> {
         self.queue_max
     }
 
+    /// Every `maxConnections` slot is taken: the acceptor takes no connection.
+    pub fn full(&self) -> bool {
+        self.open >= self.max_connections
+    }
+
     /// Whether a connection waits for the acceptor (a close must then wake it).
     pub fn has_waiting(&self) -> bool {
         !self.queue.is_empty()

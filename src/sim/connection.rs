@@ -12,8 +12,6 @@
 //! - A request the executor refuses (`maxQueueSize`) has its connection closed unread: the
 //!   client sees a reset, at the CPU cost of the accept, poll and close.
 
-use std::cmp::Reverse;
-
 use crate::metrics::Outcome;
 use crate::scenario::LoadMode;
 use crate::time::Nanos;
@@ -75,24 +73,25 @@ impl Engine {
     /// the clock moved past it) leave `open`.
     pub(super) fn retire_closes(&mut self) {
         let settled = self.settled_key();
-        while let Some(&Reverse(key)) = self.net.closing.peek() {
-            if key >= settled {
-                break;
-            }
-            self.net.closing.pop();
+        for _ in 0..self.net.closing.sweep(settled) {
             self.net.listener.close();
+        }
+    }
+
+    /// Before the listener decides on a connection: its count of open connections must
+    /// leave out the closes that have come only when it is full (see [`Closing`]).
+    ///
+    /// [`Closing`]: super::parts::net::Closing
+    fn settle_closes(&mut self) {
+        if self.net.listener.full() || self.net.closing.long() {
+            self.retire_closes();
         }
     }
 
     /// Connections open now: `open` less the closes that have come.
     pub(super) fn open_connections(&self) -> u32 {
         let settled = self.settled_key();
-        let closed = self
-            .net
-            .closing
-            .iter()
-            .filter(|Reverse(key)| *key < settled)
-            .count();
+        let closed = self.net.closing.come(settled);
         self.net
             .listener
             .open()
@@ -102,14 +101,15 @@ impl Engine {
     /// A connection waits in the accept queue: each close to come must now wake the acceptor,
     /// so the closes kept aside become events, in the order they would have had.
     fn closes_become_events(&mut self) {
-        for Reverse((at, seq)) in std::mem::take(&mut self.net.closing).into_vec() {
+        self.retire_closes();
+        for (at, seq) in self.net.closing.take() {
             self.events.push_reserved(at, seq, Event::ConnectionClosed);
         }
     }
 
     /// A SYN reaches the listen socket.
     fn syn(&mut self, r: ReqRef) {
-        self.retire_closes();
+        self.settle_closes();
         let fate = self.net.listener.syn(r, self.now);
         if fate == Syn::Dropped {
             self.net.stats.syn_drops += 1;
@@ -173,7 +173,7 @@ impl Engine {
         let rtt = self.scenario.load.link.rtt;
         let (syn_at, drops) = (req.syn_at, u32::from(req.ack_drops));
         let request_at = request_of_try(rtt, syn_at, drops, self.now);
-        self.retire_closes();
+        self.settle_closes();
         let fate = self.net.listener.ack(r, self.now, request_at);
         if fate == Ack::Overflow {
             self.net.stats.ack_overflows += 1;
@@ -257,7 +257,7 @@ impl Engine {
     /// The acceptor looks at the accept queue: with no accept cost it takes the oldest
     /// connection at once, else it starts its turn on it (`Event::Accepted` ends it).
     pub(super) fn on_accept(&mut self) {
-        self.retire_closes();
+        self.settle_closes();
         match self.net.listener.wake(self.now) {
             // Its request was sent when the handshake completed: it is already there.
             Wake::Accepted(next) => self.dispatch(next),
@@ -332,7 +332,7 @@ impl Engine {
                     } else if !self.net.listener.has_waiting() {
                         // Nobody waits for the slot: the close needs no event of its own.
                         let seq = self.events.reserve_seq();
-                        self.net.closing.push(Reverse((self.now + post, seq)));
+                        self.net.closing.push((self.now + post, seq));
                     } else {
                         self.schedule(self.now + post, Event::ConnectionClosed);
                     }

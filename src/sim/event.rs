@@ -3,12 +3,18 @@
 //!
 //! Most events are scheduled a fixed delay after the current instant (a constant latency, a
 //! round trip, a SYN retransmit, a keep-alive timer), and the events of one delay come out in
-//! the order they went in. Each such delay gets a FIFO lane, and the binary heap only holds
-//! the rest: popping takes the earliest of the heap's top and the lanes' fronts. Under an
+//! the order they went in. Each such delay gets a FIFO lane, and the heap only holds the
+//! rest: popping takes the earliest of the heap's top and the lanes' fronts. Under an
 //! overload of a million pending SYN retransmits the heap stays small.
+//!
+//! The heap has four children a node: a pop sinks through half as many levels as in a binary
+//! heap, for the same instructions (`erlang-c`'s sequential run takes 0.97 of the wall time
+//! it took with the standard library's binary heap).
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
+
+use dary_heap::QuaternaryHeap;
 
 use crate::time::Nanos;
 
@@ -136,7 +142,7 @@ const RECENT_DELAYS: usize = 8;
 
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<Entry<E>>>,
+    heap: QuaternaryHeap<Reverse<Entry<E>>>,
     lanes: Vec<FifoLane<E>>,
     /// Each lane's front order (`u128::MAX` when empty), side by side, and which lanes hold
     /// events (bit `i` for lane `i`).
@@ -223,7 +229,7 @@ impl<E> Ord for Entry<E> {
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: QuaternaryHeap::new(),
             lanes: Vec::new(),
             fronts: [u128::MAX; MAX_LANES],
             occupied: 0,

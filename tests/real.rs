@@ -5,7 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use nix::time::{ClockId, clock_gettime};
 use threadlab::real::{self, RealError, RealOptions, RealReport};
 use threadlab::report::{self, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
@@ -209,20 +208,10 @@ fn stretch_now() -> f64 {
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..2 {
-            s.spawn(|| spin(PROBE));
+            s.spawn(|| real::spin(PROBE));
         }
     });
     (start.elapsed().as_secs_f64() / PROBE.as_secs_f64()).max(1.0)
-}
-
-/// Spins until this thread has had `cpu` of CPU time of its own.
-fn spin(cpu: Duration) {
-    let used =
-        || Duration::from(clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).expect("a CPU clock"));
-    let start = used();
-    while used().saturating_sub(start) < cpu {
-        std::hint::spin_loop();
-    }
 }
 
 /// Each run's latency against its simulated twin's (see [`cpu_bound`]).

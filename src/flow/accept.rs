@@ -179,7 +179,7 @@ impl<T> Listener<T> {
     /// With no accept cost, a slot free and nobody waiting, the acceptor takes a completed
     /// handshake the instant it completes.
     fn takes_at_once(&self) -> bool {
-        self.accept_cost == Nanos::ZERO && self.open < self.max_connections && self.queue.is_empty()
+        self.accept_cost == Nanos::ZERO && !self.full() && self.queue.is_empty()
     }
 
     fn enqueue(&mut self, connection: T, acked_at: Nanos, request_at: Nanos) {
@@ -205,7 +205,7 @@ impl<T> Listener<T> {
     /// turn). When idle, with a slot free and a connection waiting, it counts the latch up and
     /// takes the oldest: at once with no accept cost, else it hands it on at `now + cost`.
     pub fn wake(&mut self, now: Nanos) -> Wake<T> {
-        if self.accepting || self.open >= self.max_connections || self.queue.is_empty() {
+        if self.accepting || self.full() || self.queue.is_empty() {
             return Wake::Idle;
         }
         self.open += 1;

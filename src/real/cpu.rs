@@ -22,7 +22,7 @@ fn thread_cpu() -> Option<Duration> {
 
 /// Spins until this thread has run `cpu` of CPU time; by the wall clock where the thread's
 /// CPU clock cannot be read.
-pub(super) fn spin(cpu: Duration) {
+pub fn spin(cpu: Duration) {
     let Some(start) = thread_cpu() else {
         let wall = Instant::now();
         while wall.elapsed() < cpu {

@@ -39,6 +39,7 @@ use crate::sim::{RunLine, Snapshot};
 use crate::time::Nanos;
 
 pub use cap::os_threads_needed;
+pub use cpu::spin;
 pub use live::{Lag, LiveRun, SCHEDULING_DELAY_LIMIT_MS};
 pub use monitor::{RuntimeView, TaskGroupView};
 pub use pace::{LATE_TIMER_LIMIT_MS, Pace};

@@ -8,8 +8,8 @@
 //! overload of a million pending SYN retransmits the heap stays small.
 //!
 //! The heap has four children a node: a pop sinks through half as many levels as in a binary
-//! heap, for the same instructions (`erlang-c`'s sequential run takes 0.96 to 0.98 of the wall
-//! time it took with the standard library's binary heap).
+//! heap, for the same instructions (`erlang-c`'s sequential run with the connector's default
+//! costs takes 0.96 to 0.98 of the wall time it took with the standard library's binary heap).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::VecDeque;
@@ -121,9 +121,10 @@ const _: () = assert!(MAX_LANES <= u8::MAX as usize + 1);
 /// comparison each, at every look): under an overload a few dozen lanes of SYN retransmits
 /// and timeouts are occupied. Below [`FEW_LANES`] again, the scan takes over: a handful of
 /// lanes costs less to scan than to keep, and the gap between the two keeps a count that
-/// hovers from switching back and forth. With 12 and 6, `erlang-c`'s `shared` run (13 to 17
-/// lanes of retransmits) takes 0.83 of the instructions and its `compare` 0.93; runs that
-/// keep a few lanes pay up to 1.1 % for the flag (8 and 4: 4 % on `tomcat-ceiling`).
+/// hovers from switching back and forth. With 12 and 6, `erlang-c`'s `shared` run with the
+/// connector's default costs (13 to 17 lanes of retransmits) takes 0.83 of the instructions
+/// and its `compare` 0.93; runs that keep a few lanes pay up to 1.1 % for the flag (8 and 4:
+/// 4 % on `tomcat-ceiling`).
 const MANY_LANES: u32 = 12;
 const FEW_LANES: u32 = 6;
 
@@ -131,8 +132,9 @@ const FEW_LANES: u32 = 6;
 /// fixed delay's FIFO lane beats sifting through the heap: with 64 rather than 4,096, runs
 /// whose hundreds of pending events are mostly fixed delays (constant latencies, round trips,
 /// the connector's CPU) took 0.76-0.86 of the time (`compare` of `virtual-threads`,
-/// `tomcat-ceiling`, `connection-pool`, `spike`, `metastable`) and `erlang-c` 0.96; 16 was no
-/// faster, and 0 (lanes for a queue of any size) slower.
+/// `tomcat-ceiling`, `connection-pool`, `spike`, `metastable`) and `erlang-c` with the
+/// connector's default costs 0.96; 16 was no faster, and 0 (lanes for a queue of any size)
+/// slower.
 const DEEP_HEAP: usize = 64;
 
 /// How many of the last delays sent to the heap are remembered: a delay seen again among

@@ -658,29 +658,14 @@ fn the_keep_alive_fast_path_serves_the_same_clients_again_in_both_engines() {
         (clients, fast, r.requests.success)
     };
     assert_eq!(seen(&sim), (Some((37, 2)), Some(14), 20));
-    // (clients never answered, fast-path requests) over the first 40 seeds.
-    let figures = |r: &RunReport| {
-        let (clients, fast, _) = seen(r);
-        (clients.map_or(0, |(never, _)| never), fast.unwrap_or(0))
+    // Clients never answered and fast-path requests over the first 40 seeds.
+    let seeds = real::verify::play_seeds(&s, Strategy::Sequential, duration, 40);
+    let span = |figure: fn(&RunReport) -> Option<u64>| {
+        let values = seeds.iter().filter_map(figure);
+        values.clone().min().unwrap_or(0)..=values.max().unwrap_or(0)
     };
-    let seeds: Vec<(u32, u64)> = (s.seed..s.seed + 40)
-        .map(|seed| {
-            let mut s = s.clone();
-            s.seed = seed;
-            figures(&RunReport::new(
-                &s,
-                &report::play(&s, Strategy::Sequential, duration),
-            ))
-        })
-        .collect();
-    let span = |pick: fn(&(u32, u64)) -> u64| {
-        let (low, high) = seeds
-            .iter()
-            .map(pick)
-            .fold((u64::MAX, 0), |(low, high), v| (low.min(v), high.max(v)));
-        low..=high
-    };
-    let (never, fast) = (span(|f| u64::from(f.0)), span(|f| f.1));
+    let never = span(|r| r.clients.as_ref().map(|c| u64::from(c.never_answered)));
+    let fast = span(|r| r.connections.as_ref().map(|c| c.fast_path_requests));
     assert!(
         *fast.start() > 0 && *never.start() > 30,
         "{fast:?}, {never:?}"

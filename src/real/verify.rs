@@ -158,12 +158,6 @@ impl Simulated {
 }
 
 fn simulate_seeds(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> Simulated {
-    use rayon::prelude::*;
-    let play = |seed: u64| {
-        let mut s = scenario.clone();
-        s.seed = seed;
-        RunReport::new(scenario, &crate::report::play(&s, strategy, duration))
-    };
     // Request ids, which key the draws, follow the order in which requests are sent: fixed
     // by the scenario for `runs`, `batch` and `open` loads, so a real run meets the seed's own
     // draws; a closed load's clients send again as their answers come, and simultaneous
@@ -173,14 +167,29 @@ fn simulate_seeds(scenario: &Scenario, strategy: Strategy, duration: Nanos) -> S
     } else {
         1
     };
-    let others = (1..seeds)
+    let mut runs = play_seeds(scenario, strategy, duration, seeds);
+    let own = runs.remove(0);
+    Simulated { own, others: runs }
+}
+
+/// The simulated reports of `scenario` with its own seed and the next `seeds - 1` (at least
+/// the own one), in that order, played on the cores: the distribution a real run of a closed
+/// load is one sample of.
+pub fn play_seeds(
+    scenario: &Scenario,
+    strategy: Strategy,
+    duration: Nanos,
+    seeds: u64,
+) -> Vec<RunReport> {
+    use rayon::prelude::*;
+    (0..seeds.max(1))
         .into_par_iter()
-        .map(|k| play((scenario.seed + k) % (crate::scenario::MAX_SEED + 1)))
-        .collect();
-    Simulated {
-        own: play(scenario.seed),
-        others,
-    }
+        .map(|k| {
+            let mut s = scenario.clone();
+            s.seed = (scenario.seed + k) % (crate::scenario::MAX_SEED + 1);
+            RunReport::new(scenario, &crate::report::play(&s, strategy, duration))
+        })
+        .collect()
 }
 
 /// How many seeds the simulation of a closed load is played with: which of its requests meets

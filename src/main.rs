@@ -11,11 +11,11 @@ use threadlab::export::{self, Exporter};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
-use threadlab::report::{self, RunReport};
+use threadlab::report::{self, RealReport, RunReport};
 use threadlab::scenario::{self, LoadMode, Scenario, Strategy};
-use threadlab::sweep;
 use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
+use threadlab::{sweep, verify};
 
 mod cli;
 
@@ -242,6 +242,7 @@ impl RealArgs {
         RealOptions {
             time_scale: self.time_scale.unwrap_or(1.0),
             max_threads: self.max_threads.unwrap_or(real::DEFAULT_MAX_THREADS),
+            interrupted: progress::interrupted,
         }
     }
 
@@ -1082,7 +1083,7 @@ fn run_real(
     let (s, strategy, duration) = load(preset, args)?;
     progress::catch_ctrl_c();
     let run = real::run(&s, strategy, duration, real_args.options()).map_err(real_error)?;
-    let r = run.report(&s);
+    let r = RealReport::of(&s, &run);
     emit(&exporter.real_run(&s, &r)?)?;
     real_finished(std::slice::from_ref(&r))
 }
@@ -1095,14 +1096,24 @@ fn compare_real(
 ) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
     progress::catch_ctrl_c();
-    let reports = real::compare(&s, duration, real_args.options()).map_err(real_error)?;
+    let reports = real_compare(&s, duration, real_args.options())?;
     emit(&exporter.real_compare(&s, &reports)?)?;
     real_finished(&reports)
 }
 
+/// Every strategy run for real, one after another (see [`real::compare`]), as reports.
+fn real_compare(
+    s: &Scenario,
+    duration: Nanos,
+    options: RealOptions,
+) -> anyhow::Result<Vec<RealReport>> {
+    let runs = real::compare(s, duration, options).map_err(real_error)?;
+    Ok(runs.iter().map(|run| RealReport::of(s, run)).collect())
+}
+
 /// After printing real runs: Ctrl-C made the last one partial (exit 130, as a simulated
 /// run), else whether they kept up.
-fn real_finished(reports: &[real::RealReport]) -> anyhow::Result<()> {
+fn real_finished(reports: &[RealReport]) -> anyhow::Result<()> {
     if reports.iter().any(|r| r.interrupted) {
         return finished(
             false,
@@ -1113,7 +1124,7 @@ fn real_finished(reports: &[real::RealReport]) -> anyhow::Result<()> {
 }
 
 /// Says on stderr which real runs could not keep up; then exit 3.
-fn fell_behind(reports: &[real::RealReport]) -> anyhow::Result<()> {
+fn fell_behind(reports: &[RealReport]) -> anyhow::Result<()> {
     let mut behind = false;
     for r in reports {
         if let Some(warning) = r.pace.warning() {
@@ -1162,8 +1173,7 @@ fn verify(
     progress::catch_ctrl_c();
     let mut passed = true;
     for strategy in strategies {
-        let v =
-            real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
+        let v = verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
         emit(&v.table())?;
         if v.real.interrupted {
             return finished(
@@ -1313,7 +1323,7 @@ fn headless_instead_of_tui(
             duration.as_secs_f64() * options.time_scale
         );
         progress::catch_ctrl_c();
-        let reports = real::compare(s, duration, options).map_err(real_error)?;
+        let reports = real_compare(s, duration, options)?;
         emit(&table.real_compare(s, &reports)?)?;
         return real_finished(&reports);
     }

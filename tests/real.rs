@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use threadlab::real::{self, RealError, RealOptions, RealReport};
+use threadlab::real::{self, RealError, RealOptions};
+use threadlab::report::RealReport;
 use threadlab::report::{self, RunReport};
 use threadlab::scenario::{self, Scenario, Strategy};
 use threadlab::time::Nanos;
@@ -64,7 +65,7 @@ fn both(
     let mut failures = Vec::new();
     for _ in 0..ATTEMPTS {
         let run = play_for_real(s, strategy, duration, options).expect("the real run succeeds");
-        let real = run.report(s);
+        let real = RealReport::of(s, &run);
         match timing(&sim, &real.run) {
             Ok(()) => return (sim, real),
             Err(e) => failures.push(e),
@@ -611,7 +612,7 @@ fn real_mode_plays_the_round_trip_as_the_simulation_does() {
     for _ in 0..ATTEMPTS {
         let run = play_for_real(&s, Strategy::Bulkhead, Nanos::from_secs(60), options)
             .expect("the real run succeeds");
-        let real = run.report(&s).run;
+        let real = RealReport::of(&s, &run).run;
         assert_outcomes_identical(&sim, &real);
         match mean_latency(&sim, &real) {
             Ok(()) => return,
@@ -659,7 +660,7 @@ fn the_keep_alive_fast_path_serves_the_same_clients_again_in_both_engines() {
     };
     assert_eq!(seen(&sim), (Some((37, 2)), Some(14), 20));
     // Clients never answered and fast-path requests over the first 40 seeds.
-    let seeds = real::verify::play_seeds(&s, Strategy::Sequential, duration, 40);
+    let seeds = threadlab::verify::play_seeds(&s, Strategy::Sequential, duration, 40);
     let span = |figure: fn(&RunReport) -> Option<u64>| {
         let values = seeds.iter().filter_map(figure);
         values.clone().min().unwrap_or(0)..=values.max().unwrap_or(0)
@@ -971,7 +972,7 @@ fn retries_give_up_after_the_same_attempts_and_latency_in_both_engines() {
     assert_eq!(final_latency(&sim), (1, 3600.0));
     let scale = 0.5;
     let real = real_until(&s, duration, scale, |run| {
-        let real = run.report(&s).run;
+        let real = RealReport::of(&s, run).run;
         let (timeouts, latency) = final_latency(&real);
         // Three timeouts and two pauses, each a timer.
         if timeouts == 1 && (latency - 3600.0).abs() <= slack_ms(scale, 5) {
@@ -1111,7 +1112,7 @@ fn the_metastable_failure_keeps_goodput_down_after_the_spike_in_both_engines() {
     assert!(mean_goodput(&sim, 60, 70) < before / 2.0);
     let (sim_before, sim_after) = (before, mean_goodput(&sim, 60, 70));
     let real = real_until(&s, duration, scale, |run| {
-        let real = run.report(&s).run;
+        let real = RealReport::of(&s, run).run;
         let (b, a) = (mean_goodput(&real, 0, 30), mean_goodput(&real, 60, 70));
         let tolerance = TOLERANCE * sim_before;
         if (b - sim_before).abs() <= tolerance && (a - sim_after).abs() <= tolerance {
@@ -1165,7 +1166,7 @@ fn a_rate_limiter_parks_and_refuses_the_same_callers_in_both_engines() {
     let scale = 0.5;
     // The refused call fails its request at once, without waiting for a permit.
     real_until(&s, duration, scale, |run| {
-        let report = run.report(&s).run;
+        let report = RealReport::of(&s, run).run;
         let max = report.latency_ms.max;
         let refused = report.failed_latency_ms.max;
         if answers(&run.snapshot) == (4, 1, 1)
@@ -1204,7 +1205,7 @@ fn the_endpoint_rate_limiter_refuses_and_delays_the_same_requests_in_both_engine
     assert_eq!(counts(&e.snapshot()), (4, 1, 1));
     let scale = 0.5;
     real_until(&s, duration, scale, |run| {
-        let report = run.report(&s).run;
+        let report = RealReport::of(&s, run).run;
         let max = report.latency_ms.max;
         if counts(&run.snapshot) == (4, 1, 1) && (max - 1100.0).abs() <= slack_ms(scale, 2) {
             Ok(())
@@ -1274,7 +1275,7 @@ fn retried_call_in_both(
     let sim = figures(&RunReport::new(&s, &report::play(&s, strategy, duration)));
     let scale = 0.5;
     let real = real_until_with(&s, strategy, duration, scale, |run| {
-        let real = figures(&run.report(&s).run);
+        let real = figures(&RealReport::of(&s, run).run);
         if (real.0 - sim.0).abs() <= slack_ms(scale, waits) && (real.1, real.2) == (sim.1, sim.2) {
             Ok(real)
         } else {

@@ -1,7 +1,7 @@
 //! `--format csv`: the runs of a `runs` load, or one summary row per strategy; a sweep's
 //! points.
 
-use crate::real::RealReport;
+use crate::report::RealReport;
 use crate::report::against::{self, Pair};
 use crate::report::{RunReport, csv_field as field};
 use crate::scenario::Scenario;

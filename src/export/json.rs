@@ -1,6 +1,6 @@
 //! `--format json`: the reports' serde form (the schema the README documents).
 
-use crate::real::RealReport;
+use crate::report::RealReport;
 use crate::report::against::{self, Pair};
 use crate::report::{RunReport, to_json};
 use crate::scenario::Scenario;

@@ -9,7 +9,7 @@ mod csv;
 mod json;
 mod table;
 
-use crate::real::RealReport;
+use crate::report::RealReport;
 use crate::report::RunReport;
 use crate::report::against::Pair;
 use crate::scenario::Scenario;

@@ -1,7 +1,7 @@
 //! `--format table` (the default): the article-ready tables, Markdown where they compare.
 
-use crate::real::{self, RealReport};
 use crate::report::against::{self, Pair};
+use crate::report::{self, RealReport};
 use crate::report::{RunReport, compare_table, run_table};
 use crate::scenario::Scenario;
 use crate::sweep::{self, SweepReport};
@@ -42,14 +42,14 @@ impl Exporter for Table {
 
     fn real_run(&self, scenario: &Scenario, run: &RealReport) -> anyhow::Result<String> {
         Ok(noted(
-            real::output::run_table(scenario, run),
+            report::real::run_table(scenario, run),
             !run.interrupted,
         ))
     }
 
     fn real_compare(&self, scenario: &Scenario, runs: &[RealReport]) -> anyhow::Result<String> {
         let complete = runs.iter().all(|r| !r.interrupted);
-        Ok(noted(real::output::compare_table(scenario, runs), complete))
+        Ok(noted(report::real::compare_table(scenario, runs), complete))
     }
 
     fn sweep(&self, sweep: &SweepReport) -> anyhow::Result<String> {

@@ -7,6 +7,7 @@ mod csv;
 pub mod figures;
 mod limits;
 pub mod perfetto;
+pub mod real;
 mod table;
 
 use serde::Serialize;
@@ -50,6 +51,7 @@ pub fn write_whole<T, E>(
 pub use compare_table::compare_table;
 pub use csv::field as csv_field;
 pub use limits::{Shown, best, best_as, limited_by, shown};
+pub use real::RealReport;
 pub(crate) use table::{Align, MarkdownTable};
 pub(crate) use table::{columns, pad};
 pub use table::{run_table, run_table_measured};

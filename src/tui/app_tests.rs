@@ -579,6 +579,7 @@ fn real_mode_refuses_a_run_over_the_thread_cap() {
     let options = RealOptions {
         time_scale: 0.01,
         max_threads: 5,
+        ..RealOptions::default()
     };
     let err = App::new_real(scenario(&[]), Strategy::Bulkhead, options, Theme::Dark)
         .expect_err("over the cap");

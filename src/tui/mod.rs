@@ -51,7 +51,7 @@ pub enum Theme {
 }
 
 /// How the TUI runs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TuiOptions {
     /// Frames per second while running (1..=120; paused, it draws only on input).
     pub fps: u32,

@@ -1,0 +1,102 @@
+//! The cores' and the connection pools' state: the work waiting for a core, the cores in use,
+//! and each resource's borrowers and waiters.
+
+use std::collections::VecDeque;
+
+use crate::scenario::CpuScheduling;
+use crate::time::Nanos;
+
+use crate::event::Event;
+use crate::request::ReqRef;
+
+/// Work waiting for a core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CpuJob {
+    Call(ReqRef, u16),
+    /// The submitter of this request creating a platform thread.
+    Spawn(ReqRef),
+    /// The server's own work on this request (parse, write, recycle).
+    Handler(ReqRef),
+    /// The server closing this request's connection unread (`maxQueueSize`).
+    Reset(ReqRef),
+    /// The container reporting this request's failure (stack trace, error page).
+    Error(ReqRef),
+}
+
+impl CpuJob {
+    /// The event that ends this job's time on a core (calls run their own bursts).
+    pub fn done_event(self) -> Event {
+        match self {
+            CpuJob::Call(req, call) => Event::CpuDone { req, call },
+            CpuJob::Spawn(req) => Event::SpawnDone { req },
+            CpuJob::Handler(req) => Event::HandlerCpuDone { req },
+            CpuJob::Reset(req) => Event::ResetDone { req },
+            CpuJob::Error(req) => Event::ErrorCpuDone { req },
+        }
+    }
+
+    /// How long the job holds its core, for the jobs whose cost is the scenario's.
+    pub(crate) fn cost(self, scenario: &crate::scenario::Scenario) -> Nanos {
+        let connector = &scenario.server.connector;
+        match self {
+            CpuJob::Call(..) => Nanos::ZERO,
+            CpuJob::Spawn(_) => scenario.spawn_cost,
+            CpuJob::Handler(_) => connector.cpu_per_request,
+            CpuJob::Reset(_) => connector.cpu_per_rejected_connection,
+            CpuJob::Error(_) => connector.cpu_per_error,
+        }
+    }
+}
+
+/// The machine's cores.
+#[derive(Debug, Clone)]
+pub(crate) struct Cpu {
+    pub cores: u32,
+    pub busy: u32,
+    pub queue: VecDeque<CpuJob>,
+    pub max_queue: u32,
+    /// ∫ busy dt, for utilisation.
+    pub busy_area: f64,
+    pub last_change: Nanos,
+    /// `time-sliced`: the slice and the CPU a switch costs; None runs each burst to its end.
+    pub slicing: Option<(Nanos, Nanos)>,
+    /// Bursts sent to the back of the run queue at the end of a slice.
+    pub preemptions: u64,
+}
+
+impl Cpu {
+    pub fn new(cores: u32, scheduling: CpuScheduling) -> Self {
+        Cpu {
+            cores,
+            busy: 0,
+            queue: VecDeque::new(),
+            max_queue: 0,
+            busy_area: 0.0,
+            last_change: Nanos::ZERO,
+            slicing: match scheduling {
+                CpuScheduling::RunToCompletion => None,
+                CpuScheduling::TimeSliced { slice, switch } => Some((slice, switch)),
+            },
+            preemptions: 0,
+        }
+    }
+
+    pub(crate) fn account(&mut self, now: Nanos) {
+        self.busy_area += f64::from(self.busy) * now.saturating_sub(self.last_change).as_secs_f64();
+        self.last_change = now;
+    }
+}
+
+/// A connection pool's state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResourceState {
+    pub in_use: u32,
+    pub waiters: VecDeque<(ReqRef, u16)>,
+    /// Waiters still waiting (the queue may hold stale entries of calls that gave up).
+    pub waiting: u32,
+    pub max_waiting: u32,
+    pub acquired: u64,
+    pub timeouts: u64,
+    pub wait_total: Nanos,
+    pub max_in_use: u32,
+}

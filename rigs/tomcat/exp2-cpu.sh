@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Experiment 2: 2 ms of CPU per request (a fixed number of xorshift rounds, calibrated warm) on
+# the 2 cores. (a) closed loop, wrk -t2 at 100 and 400 connections, 10 s warm-up then 30 s
+# measured on the same server; (b) warm-up series: one sequential client on a fresh server,
+# 3000 requests, the servlet's thread CPU of each; (c) a fresh server under wrk -c100 at once.
+source "$(dirname "$0")/lib.sh"
+build
+OUT="$RESULTS/2-cpu"
+mkdir -p "$OUT"; machine "$OUT/machine.txt"
+SPIN="/spin?n=${RIG_SPIN_N:-1085000}"
+JVM=(-Xms512m -Xmx512m -XX:+UseG1GC)
+PROPS=(-Drig.threads=200 -Drig.minSpare=10 -Drig.acceptCount=100 -Drig.maxConnections=8192)
+URL="http://127.0.0.1:$PORT$SPIN"
+
+begin() { d="$1"; rm -rf "$d"; mkdir -p "$d"; wait_quiet; load_snap "$d/loadavg.txt"; cpu_snap "$d/procstat.txt"; }
+end() { stop_server; load_snap "$d/loadavg.txt"; cpu_snap "$d/procstat.txt"; gzip -f "$d/gc.log"; }
+
+for c in 100 400; do
+    for k in $(seq "$REPEATS"); do
+        begin "$OUT/c$c/run$k"
+        start_server "$d" "${JVM[@]}" -- "${PROPS[@]}"
+        client wrk -t2 -c"$c" -d10s --timeout 10s "$URL" > "$d/wrk-warmup.txt"
+        stats "$d/stats-0.json"; threadcpu "$d/threadcpu-0.json"; nstat_snap "$d/nstat-0.txt"; cpu_snap "$d/procstat.txt"
+        client wrk -t2 -c"$c" -d30s --timeout 10s --latency "$URL" > "$d/wrk.txt"
+        stats "$d/stats-1.json"; threadcpu "$d/threadcpu-1.json"; nstat_snap "$d/nstat-1.txt"; cpu_snap "$d/procstat.txt"
+        end
+        echo "c$c run $k: $(grep -E 'Requests/sec|^ +99%' "$d/wrk.txt" | tr -s ' ' | tr '\n' ' ')"
+    done
+done
+
+for k in $(seq "$REPEATS"); do
+    begin "$OUT/cold-seq/run$k"
+    start_server "$d" "${JVM[@]}" -- "${PROPS[@]}" -Drig.record=4000
+    client python3 "$RIG/client/sequential.py" --port "$PORT" --path "$SPIN" --requests 3000 --out "$d/seq.csv.gz"
+    curl -sf "http://127.0.0.1:$PORT/dump?what=requests" | gzip > "$d/requests.csv.gz"
+    stats "$d/stats-1.json"; threadcpu "$d/threadcpu-1.json"
+    end
+    echo "cold-seq run $k done"
+done
+
+for k in $(seq "$REPEATS"); do
+    begin "$OUT/cold-c100/run$k"
+    start_server "$d" "${JVM[@]}" -- "${PROPS[@]}" -Drig.record=40000
+    client wrk -t2 -c100 -d20s --timeout 10s --latency "$URL" > "$d/wrk.txt"
+    curl -sf "http://127.0.0.1:$PORT/dump?what=requests" | gzip > "$d/requests.csv.gz"
+    stats "$d/stats-1.json"; threadcpu "$d/threadcpu-1.json"
+    end
+    echo "cold-c100 run $k: $(grep -E 'Requests/sec|^ +99%' "$d/wrk.txt" | tr -s ' ' | tr '\n' ' ')"
+done
+[ "${RIG_SUMMARIZE:-1}" = 0 ] || python3 "$RIG/tools/summarize.py" 2 "$OUT"

@@ -22,7 +22,7 @@ for gc in parallel g1 zgc; do
         d="$OUT/$gc/run$k"; rm -rf "$d"; mkdir -p "$d"
         wait_quiet; load_snap "$d/loadavg.txt"; cpu_snap "$d/procstat.txt"
         start_server "$d" "${JVM[@]}" -- "${PROPS[@]}"
-        client "${OPEN[@]}" --duration 10 --seed $((100 + k)) --out "$d/warmup.csv.gz" > "$d/warmup.json"
+        client "${OPEN[@]}" --duration 10 --seed $((100 + k)) --out /dev/null > "$d/warmup.json"
         stats "$d/stats-0.json"; threadcpu "$d/threadcpu-0.json"; cpu_snap "$d/procstat.txt"
         client "${OPEN[@]}" --duration 30 --seed "$k" --out "$d/client.csv.gz" > "$d/client.json"
         stats "$d/stats-1.json"; threadcpu "$d/threadcpu-1.json"; cpu_snap "$d/procstat.txt"

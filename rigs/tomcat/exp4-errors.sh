@@ -38,7 +38,7 @@ for mode in escape fallback; do
         wait_quiet; load_snap "$d/loadavg.txt"; cpu_snap "$d/procstat.txt"
         start_server "$d" "${JVM[@]}" -- "${PROPS[@]}"
         client python3 "$RIG/client/openloop.py" --port "$PORT" --path "/bulkhead?mode=$mode" \
-            --rate "$OPEN_RATE" --duration 5 --seed $((100 + k)) --out "$d/warmup.csv.gz" > "$d/warmup.json"
+            --rate "$OPEN_RATE" --duration 5 --seed $((100 + k)) --out /dev/null > "$d/warmup.json"
         snap 0
         client python3 "$RIG/client/openloop.py" --port "$PORT" --path "/bulkhead?mode=$mode" \
             --rate "$OPEN_RATE" --duration 30 --seed "$k" --out "$d/client.csv.gz" > "$d/client.json"

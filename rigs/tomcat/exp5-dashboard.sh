@@ -23,7 +23,7 @@ for rate in ${RIG_DASH_RATES:-100 180 240}; do
         wait_quiet; load_snap "$d/loadavg.txt"; cpu_snap "$d/procstat.txt"
         start_server "$d" "${JVM[@]}" -- "${PROPS[@]}" "-Drig.accessLog=$d/access" "-Drig.accessPattern=$PATTERN"
         client python3 "$RIG/client/openloop.py" --port "$PORT" --path "/dashboard?phase=warmup" \
-            --rate 50 --duration 10 --seed $((100 + k)) --out "$d/warmup.csv.gz" > "$d/warmup.json"
+            --rate 50 --duration 10 --seed $((100 + k)) --out /dev/null > "$d/warmup.json"
         sleep 1
         stats "$d/stats-0.json"; nstat_snap "$d/nstat-0.txt"; cpu_snap "$d/procstat.txt"
         client python3 "$RIG/client/openloop.py" --port "$PORT" --path "/dashboard?phase=measure" \

@@ -6,7 +6,7 @@ RIG="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 RESULTS="$RIG/results"
 BUILD="$RIG/build"
 PORT="${RIG_PORT:-18080}"
-NICE="${RIG_NICE:--5}"          # server and clients above the nice-19 compilers
+NICE="${RIG_NICE:--10}"         # server and clients above the nice-19 compilers
 REPEATS="${RIG_REPEATS:-3}"
 CP="$BUILD:/usr/share/java/tomcat10-embed-core.jar"
 JAVA="${RIG_JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}"
@@ -14,6 +14,18 @@ JAVAC="${RIG_JAVAC:-/usr/lib/jvm/java-17-openjdk-amd64/bin/javac}"
 SERVER_PID=""
 
 die() { echo "rig: $*" >&2; exit 1; }
+
+# Linux's autogroups (kernel.sched_autogroup_enabled=1) share the cores equally between sessions
+# before nice counts, so the compilers of another session at nice 19 still took half of them
+# from a nice -5 server. Each experiment therefore runs in a session of its own (setsid: a new
+# autogroup) whose autogroup nice is $NICE, and its server and clients at nice $NICE within it.
+if [ -z "${RIG_IN_SESSION:-}" ]; then
+    export RIG_IN_SESSION=1
+    exec setsid --wait bash "$0" "$@"
+fi
+if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)" = 1 ]; then
+    echo "$NICE" > /proc/self/autogroup || die "cannot set the autogroup's nice to $NICE"
+fi
 
 need() {
     for c in "$@"; do
@@ -44,6 +56,18 @@ stop_server() {
         wait "$SERVER_PID" 2>/dev/null || true
     fi
     SERVER_PID=""
+
+# Linux's autogroups (kernel.sched_autogroup_enabled=1) share the cores equally between sessions
+# before nice counts, so the compilers of another session at nice 19 still took half of them
+# from a nice -5 server. Each experiment therefore runs in a session of its own (setsid: a new
+# autogroup) whose autogroup nice is $NICE, and its server and clients at nice $NICE within it.
+if [ -z "${RIG_IN_SESSION:-}" ]; then
+    export RIG_IN_SESSION=1
+    exec setsid --wait bash "$0" "$@"
+fi
+if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)" = 1 ]; then
+    echo "$NICE" > /proc/self/autogroup || die "cannot set the autogroup's nice to $NICE"
+fi
 }
 trap stop_server EXIT INT TERM
 
@@ -80,7 +104,7 @@ start_server() {
 
 stats() { curl -sf "http://127.0.0.1:$PORT/stats" > "$1" || die "no /stats"; }
 threadcpu() { python3 "$RIG/tools/threadcpu.py" "$SERVER_PID" > "$1"; }
-nstat_snap() { nstat -asz > "$1"; }
+nstat_snap() { nstat -asz | grep -E '^Tcp' > "$1"; }  # the TCP counters only
 load_snap() { cat /proc/loadavg >> "$1"; }
 # /proc/stat's cpu line (user nice system idle iowait irq softirq steal, in ticks): before and
 # after a run it gives the share of the cores that the nice-19 compilers of others still took.
@@ -114,5 +138,7 @@ machine() {
             echo "$k: $(sysctl -n $k 2>/dev/null | tr '\t' ' ')"
         done
         echo "ulimit -n: $(ulimit -n) (clients raise their soft limit to the hard one)"
+        echo "kernel.sched_autogroup_enabled: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
+        echo "rig priority: $(cat /proc/self/autogroup 2>/dev/null), processes at nice $NICE"
     } > "$1"
 }

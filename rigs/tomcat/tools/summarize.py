@@ -77,7 +77,8 @@ def exp1(d):
         grow.append([name, g["jvm_start_to_tomcat_started_ms"], g["pool11_ms"], g["pool50_ms"], g["pool100_ms"],
                      g["pool150_ms"], g["pool200_ms"], g["pool_max"]])
         q = r["quiet"]
-        r["quiet_text"] = f"{name}: loadavg {' '.join(q['loadavg_before'])} -> {' '.join(q['loadavg_after'] or [])}, nice-19 share {q['nice19_pct']} %"
+        r["quiet_text"] = (f"{name}: loadavg {' '.join(q['loadavg_before'])} -> {' '.join(q['loadavg_after'] or [])}; "
+                           f"cores: user+system {q['ours_pct']} %, nice>0 {q['nice19_pct']} %, idle {q['idle_pct']} %")
         res[name] = r
     hdr = ["run", "ListenOverflows", "ListenDrops", "SYN retransmits", "cookies sent", "clients with connect >0.9 s",
            "latency >1 s", "errors", "burst spread ms", "p50 ms", "p90 ms", "p99 ms", "max ms"]

@@ -4,8 +4,8 @@ import os
 import re
 import tempfile
 
-from common import (fmt, median, median_row, pct, read_csv, read_json, runs, spread, table,
-                    thread_groups, wrk)
+from common import (fmt, median, median_row, nstat_delta, pct, read_csv, read_json, runs, spread,
+                    table, thread_groups, wrk)
 import gcsum
 
 
@@ -40,8 +40,8 @@ def cpu_window(run, s0, s1):
 def quiet_text(run, quiet):
     q = quiet(run)
     return (f"{run.split('results/')[-1]}: loadavg {' '.join(q['loadavg_before'])} -> "
-            f"{' '.join(q['loadavg_after'] or [])}; cores: ours {q['ours_pct']} %, nice-19 "
-            f"{q['nice19_pct']} %, idle {q['idle_pct']} %"), q
+            f"{' '.join(q['loadavg_after'] or [])}; cores: user+system (all processes at nice <= 0, "
+            f"the rig's included) {q['ours_pct']} %, nice>0 {q['nice19_pct']} %, idle {q['idle_pct']} %"), q
 
 
 BUCKETS = [(1, 1), (2, 2), (3, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, 200),
@@ -51,7 +51,12 @@ BUCKETS = [(1, 1), (2, 2), (3, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101,
 def exp2(d, quiet):
     res, md = {}, ["# 2. CPU-bound: GET /spin (fixed work, ~2 ms of CPU warm), 200 threads, 2 cores\n"]
     qs = []
-    for c in ("c100", "c400"):
+    titles = {"c100": "100 connections (wrk -t2 -c100 -d30s, after 10 s warm-up), acceptCount 100",
+              "c400": "400 connections (wrk -t2 -c400 -d30s, after 10 s warm-up), acceptCount 100",
+              "c400-backlog1000": "400 connections, acceptCount 1000 (the listen queue holds wrk's 400 connects)"}
+    for c in titles:
+        if not os.path.isdir(os.path.join(d, c)):
+            continue
         rows = []
         for run in runs(os.path.join(d, c)):
             name = os.path.basename(run)
@@ -62,9 +67,10 @@ def exp2(d, quiet):
             served = s1["valve_2xx_count"] - s0["valve_2xx_count"]
             servlet_cpu = (s1["valve_2xx_cpu_ns"] - s0["valve_2xx_cpu_ns"]) / max(1, served) / 1e6
             proc_cpu = cpu["process_cpu_s"] * 1000 / max(1, served)
+            ns = nstat_delta(os.path.join(run, "nstat-0.txt"), os.path.join(run, "nstat-1.txt"))
             txt, q = quiet_text(run, quiet)
             qs.append(txt)
-            res[f"{c}/{name}"] = {"wrk": w, "gc": g, "cpu": cpu, "served": served,
+            res[f"{c}/{name}"] = {"wrk": w, "gc": g, "cpu": cpu, "served": served, "nstat": ns,
                                   "servlet_cpu_ms": servlet_cpu, "process_cpu_ms_per_req": proc_cpu,
                                   "quiet": q}
             rows.append([name, w["rps"], w["mean_ms"], w["p50_ms"], w["p90_ms"], w["p99_ms"], w["max_ms"],
@@ -72,12 +78,14 @@ def exp2(d, quiet):
                          100 * cpu["process_cpu_s"] / cpu["seconds"] / 2,
                          g["collections"], g["pause_total_ms"], g["pause_max_ms"],
                          100 * cpu["gc_threads_cpu_s"] / cpu["seconds"] / 2,
-                         100 * cpu["jit_threads_cpu_s"] / cpu["seconds"] / 2])
-        md.append(f"\n## {c[1:]} connections (wrk -t2 -c{c[1:]} -d30s, after 10 s warm-up)\n")
+                         100 * cpu["jit_threads_cpu_s"] / cpu["seconds"] / 2,
+                         ns["TcpPassiveOpens"], ns["TcpExtListenOverflows"], ns["TcpExtTCPSynRetrans"]])
+        md.append(f"\n## {titles[c]}\n")
         md.append(table(["run", "req/s", "mean ms", "p50", "p90", "p99", "max", "errors",
                          "servlet CPU ms/req", "process CPU ms/req", "process CPU % of 2 cores",
                          "GCs", "pause total ms", "longest pause ms", "GC threads % of 2 cores",
-                         "JIT % of 2 cores"], rows + [median_row("median", rows)]))
+                         "JIT % of 2 cores", "connections opened", "ListenOverflows", "SYN retransmits"],
+                        rows + [median_row("median", rows)]))
 
     # warm-up series: the servlet's thread CPU by request number, on a fresh JVM
     seq_runs = runs(os.path.join(d, "cold-seq"))
@@ -125,11 +133,18 @@ def exp2(d, quiet):
         w = wrk(os.path.join(run, "wrk.txt"))
         rec = read_csv(os.path.join(run, "requests.csv.gz"))
         t0 = min(int(r["start_ns"]) for r in rec)
-        secs = {}
+        secs, pmax = {}, {}
         for r in rec:
             s = (int(r["end_ns"]) - t0) // 1_000_000_000
             secs.setdefault(s, []).append(int(r["cpu_ns"]) / 1e6)
-        series.append({s: (len(v), median(v)) for s, v in sorted(secs.items())})
+            pmax[s] = max(pmax.get(s, 0), int(r["proc_cpu_ns"]))
+        ser, prev = {}, None
+        for s, v in sorted(secs.items()):
+            # process CPU (all threads, 10 ms ticks) per request completed in this second
+            pc = (pmax[s] - prev) / len(v) / 1e6 if prev is not None else None
+            ser[s] = (len(v), median(v), pc)
+            prev = pmax[s]
+        series.append(ser)
         rows.append([name, w["rps"], w["mean_ms"], w["p50_ms"], w["p90_ms"], w["p99_ms"], w["max_ms"]])
         txt, q = quiet_text(run, quiet)
         qs.append(txt)
@@ -141,8 +156,9 @@ def exp2(d, quiet):
         vals = [x.get(s) for x in series]
         if all(v is None for v in vals):
             continue
-        srows.append([f"{s}-{s + 1}"] + [f"{v[0]} / {v[1]:.2f}" if v else "-" for v in vals])
-    md.append("\nRequests completed and median servlet CPU (ms) in each second since the first request:\n")
+        srows.append([f"{s}-{s + 1}"] + [f"{v[0]} / {v[1]:.2f} / {fmt(v[2], 2)}" if v else "-" for v in vals])
+    md.append("\nIn each second since the first request: requests completed / their median servlet CPU "
+              "(ms) / the process's CPU (all threads, JIT and GC included) per request completed (ms):\n")
     md.append(table(["second"] + [os.path.basename(r) for r in runs(os.path.join(d, "cold-c100"))], srows))
     md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))
     return res, md

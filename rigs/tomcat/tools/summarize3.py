@@ -10,8 +10,8 @@ from common import (fmt, median, median_row, nstat_delta, pct, read_csv, read_js
 def quiet_text(run, quiet):
     q = quiet(run)
     return (f"{run.split('results/')[-1]}: loadavg {' '.join(q['loadavg_before'])} -> "
-            f"{' '.join(q['loadavg_after'] or [])}; cores: ours {q['ours_pct']} %, nice-19 "
-            f"{q['nice19_pct']} %, idle {q['idle_pct']} %"), q
+            f"{' '.join(q['loadavg_after'] or [])}; cores: user+system (all processes at nice <= 0, "
+            f"the rig's included) {q['ours_pct']} %, nice>0 {q['nice19_pct']} %, idle {q['idle_pct']} %"), q
 
 
 def delta(s0, s1, k):
@@ -61,18 +61,28 @@ def exp4(d, quiet):
                                        "process_cpu_s": proc, "seconds": secs, "logged_errors": logged,
                                        "log_bytes_per_error": log_bytes, "nstat": ns, "quiet": q}
             rows.append([name, load, good, esc, fb, (n2 + n5) / secs, lat[0], lat[1],
-                         100 * proc / secs / 2, 1000 * proc / max(1, n2 + n5), c2, c5,
+                         100 * proc / secs / 2, round(1e6 * proc / max(1, n2 + n5)), round(1000 * c2),
+                         round(1000 * c5) if c5 is not None else None,
                          logged / secs, log_bytes, ns["TcpPassiveOpens"] / secs, gc_pct])
         md.append(f"\n## {variant}\n")
         md.append(table(["run", "req/s (closed: wrk's; open: offered)", "good answers/s", "500s/s",
                          "fallbacks/s", "responses/s (server)", "p50 ms", "p99 ms",
-                         "process CPU % of 2 cores", "process CPU ms/response",
-                         "handler CPU ms per 2xx (valve)", "handler CPU ms per 500 (valve)",
+                         "process CPU % of 2 cores", "process CPU us/response",
+                         "handler CPU us per 2xx (valve)", "handler CPU us per 500 (valve)",
                          "stack traces logged/s", "log bytes per error", "new connections/s",
                          "GC threads % of 2 cores"],
                         rows + [median_row("median", rows)]))
     md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))
     return res, md
+
+
+def calls_table(res):
+    """The latencies the server drew for each call (ms), all runs of a rate pooled by median."""
+    rows = []
+    for key in sorted(res, key=lambda k: (int(k.split("/")[0][4:]), k)):
+        c = res[key]["calls_ms"]
+        rows.append([key] + [c[n][m] for n in ("user", "orders", "recommendations") for m in ("mean", "p50", "p99")])
+    return table(["run", "user mean", "p50", "p99", "orders mean", "p50", "p99", "recs mean", "p50", "p99"], rows)
 
 
 ACCESS = re.compile(r'^(\S+) \S+ \S+ \[[^\]]+\] "(?P<req>[^"]*)" (?P<status>\d{3}) \S+ '
@@ -147,5 +157,7 @@ def exp5(d, quiet):
                          "wait before servlet p50 ms", "p99", "client errors", "access non-200",
                          "ListenOverflows", "drain after arrivals s"],
                         rows + [median_row("median", rows)]))
+    md.append("\n## The calls' latencies as drawn (ms; the trace files hold each request's)\n")
+    md.append(calls_table(res))
     md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))
     return res, md

@@ -126,9 +126,18 @@ def exp2(d, quiet):
     md.append(table(["requests", "servlet CPU ms", "multiplier vs warm", "client latency ms",
                      "process CPU ms/req (all threads)"], rows))
 
-    # a fresh JVM under wrk -c100 at once: per second since the first request
+    for sub, title in (("cold-c100", "A fresh JVM under wrk -t2 -c100 -d20s at once (whole 20 s, warm-up included)"),
+                       ("cold-c100-0930", "The same, an earlier series of three runs (09:30, the one before the runs above)")):
+        if os.path.isdir(os.path.join(d, sub)):
+            cold_c100(d, sub, title, res, md, qs, quiet)
+    md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))
+    return res, md
+
+
+def cold_c100(d, sub, title, res, md, qs, quiet):
+    """A fresh JVM under wrk -c100 at once: per second since the first request."""
     rows, series = [], []
-    for run in runs(os.path.join(d, "cold-c100")):
+    for run in runs(os.path.join(d, sub)):
         name = os.path.basename(run)
         w = wrk(os.path.join(run, "wrk.txt"))
         rec = read_csv(os.path.join(run, "requests.csv.gz"))
@@ -148,8 +157,8 @@ def exp2(d, quiet):
         rows.append([name, w["rps"], w["mean_ms"], w["p50_ms"], w["p90_ms"], w["p99_ms"], w["max_ms"]])
         txt, q = quiet_text(run, quiet)
         qs.append(txt)
-        res[f"cold-c100/{name}"] = {"wrk": w, "per_second": series[-1]}
-    md.append("\n## A fresh JVM under wrk -t2 -c100 -d20s at once (whole 20 s, warm-up included)\n")
+        res[f"{sub}/{name}"] = {"wrk": w, "per_second": series[-1]}
+    md.append(f"\n## {title}\n")
     md.append(table(["run", "req/s", "mean ms", "p50", "p90", "p99", "max"], rows + [median_row("median", rows)]))
     srows = []
     for s in range(0, 21):
@@ -159,9 +168,7 @@ def exp2(d, quiet):
         srows.append([f"{s}-{s + 1}"] + [f"{v[0]} / {v[1]:.2f} / {fmt(v[2], 2)}" if v else "-" for v in vals])
     md.append("\nIn each second since the first request: requests completed / their median servlet CPU "
               "(ms) / the process's CPU (all threads, JIT and GC included) per request completed (ms):\n")
-    md.append(table(["second"] + [os.path.basename(r) for r in runs(os.path.join(d, "cold-c100"))], srows))
-    md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))
-    return res, md
+    md.append(table(["second"] + [os.path.basename(r) for r in runs(os.path.join(d, sub))], srows))
 
 
 def eden_mib(run):

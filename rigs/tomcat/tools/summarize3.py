@@ -1,5 +1,6 @@
 """Summaries of experiments 4 (the error path) and 5 (the dashboard's access logs)."""
 import gzip
+import io
 import os
 import re
 
@@ -126,7 +127,9 @@ def exp5(d, quiet):
                 waits.append((int(r["start_ns"]) - int(cr["sched_ns"])) / 1e6)
                 trace.append(((int(cr["sched_ns"]) - t0) / 1e6, int(r["a_us"]) / 1000,
                               int(r["b_us"]) / 1000, int(r["c_us"]) / 1000))
-            with gzip.open(os.path.join(acc_dir, f"dashboard-{rate_dir}-run{k}.trace.csv.gz"), "wt") as f:
+            # mtime 0: the same data gives the same bytes when the summary is made again
+            with io.TextIOWrapper(gzip.GzipFile(os.path.join(acc_dir, f"dashboard-{rate_dir}-run{k}.trace.csv.gz"),
+                                                "wb", mtime=0)) as f:
                 f.write("# arrival (client's scheduled time, ms since the first) and the latencies (ms) the\n"
                         "# server drew for this request's calls; see README.md\n")
                 f.write("at,user,orders,recommendations\n")

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 RIG="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-RESULTS="$RIG/results"
+RESULTS="${RIG_RESULTS:-$RIG/results}"   # RIG_RESULTS: elsewhere, e.g. for a trial run
 BUILD="$RIG/build"
 PORT="${RIG_PORT:-18080}"
 NICE="${RIG_NICE:--10}"         # server and clients above the nice-19 compilers
@@ -16,12 +16,21 @@ SERVER_PID=""
 die() { echo "rig: $*" >&2; exit 1; }
 
 # Linux's autogroups (kernel.sched_autogroup_enabled=1) share the cores equally between sessions
-# before nice counts, so the compilers of another session at nice 19 still took half of them
-# from a nice -5 server. Each experiment therefore runs in a session of its own (setsid: a new
+# before nice counts, so compilers started from another login at nice 19 still took half of
+# them from a nice -5 server. Each experiment therefore runs in a session of its own (setsid: a new
 # autogroup) whose autogroup nice is $NICE, and its server and clients at nice $NICE within it.
+# A signal to this script (Ctrl-C, kill) goes to the whole session, whose trap stops the server.
 if [ -z "${RIG_IN_SESSION:-}" ]; then
     export RIG_IN_SESSION=1
-    exec setsid --wait bash "$0" "$@"
+    setsid bash "$0" "$@" &
+    session=$!
+    trap 'kill -TERM -- "-$session" 2>/dev/null' INT TERM
+    rc=0
+    while :; do
+        if wait "$session"; then rc=0; break; else rc=$?; fi
+        kill -0 "$session" 2>/dev/null || break
+    done
+    exit "$rc"
 fi
 if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)" = 1 ]; then
     echo "$NICE" > /proc/self/autogroup || die "cannot set the autogroup's nice to $NICE"
@@ -29,12 +38,12 @@ fi
 
 need() {
     for c in "$@"; do
-        command -v "$c" >/dev/null 2>&1 || die "missing '$c' (apt-get install -y libtomcat10-embed-java wrk openjdk-17-jdk-headless iproute2 curl python3)"
+        command -v "$c" >/dev/null 2>&1 || die "missing '$c' (apt-get install -y openjdk-17-jdk-headless libtomcat10-embed-java wrk iproute2 curl procps util-linux python3)"
     done
 }
 
 check_deps() {
-    need "$JAVA" "$JAVAC" wrk nstat ss curl python3 gzip nice uptime sysctl
+    need "$JAVA" "$JAVAC" wrk nstat ss curl python3 gzip nice uptime sysctl setsid
     [ -f /usr/share/java/tomcat10-embed-core.jar ] \
         || die "missing /usr/share/java/tomcat10-embed-core.jar (apt-get install -y libtomcat10-embed-java)"
     nice -n "$NICE" true 2>/dev/null || die "cannot run at nice $NICE (run as root or set RIG_NICE=0)"
@@ -56,20 +65,9 @@ stop_server() {
         wait "$SERVER_PID" 2>/dev/null || true
     fi
     SERVER_PID=""
-
-# Linux's autogroups (kernel.sched_autogroup_enabled=1) share the cores equally between sessions
-# before nice counts, so the compilers of another session at nice 19 still took half of them
-# from a nice -5 server. Each experiment therefore runs in a session of its own (setsid: a new
-# autogroup) whose autogroup nice is $NICE, and its server and clients at nice $NICE within it.
-if [ -z "${RIG_IN_SESSION:-}" ]; then
-    export RIG_IN_SESSION=1
-    exec setsid --wait bash "$0" "$@"
-fi
-if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)" = 1 ]; then
-    echo "$NICE" > /proc/self/autogroup || die "cannot set the autogroup's nice to $NICE"
-fi
 }
-trap stop_server EXIT INT TERM
+trap stop_server EXIT
+trap 'exit 143' INT TERM
 
 port_free() { ! ss -Hltn "sport = :$PORT" | grep -q .; }
 

@@ -5,7 +5,8 @@
 # 3000 requests, the servlet's thread CPU of each; (c) a fresh server under wrk -c100 at once
 # (6 runs: one in three stalled); (d) 400 connections again with acceptCount 1000, so that wrk's
 # 400 connects at its start overflow no listen queue (the tail of (a) at 400 is those connects).
-# RIG_EXP2_PARTS picks parts (default "closed seq cold backlog").
+# RIG_EXP2_PARTS picks parts (default "closed seq cold backlog"; "coldjit" is (c) with the JIT's
+# log).
 source "$(dirname "$0")/lib.sh"
 build
 OUT="$RESULTS/2-cpu"
@@ -56,5 +57,17 @@ if has cold; then for k in $(seq "${RIG_COLD_REPEATS:-6}"); do
     stats "$d/stats-1.json"; threadcpu "$d/threadcpu-1.json"
     end
     echo "cold-c100 run $k: $(grep -E 'Requests/sec|^ +99%' "$d/wrk.txt" | tr -s ' ' | tr '\n' ' ')"
+done; fi
+# (e) not in the default parts: the cold start of (c) with the JIT's log (-XX:+PrintCompilation,
+# in server.out.gz), to see what the compilers did when a start stalls
+if has coldjit; then for k in $(seq "${RIG_COLD_REPEATS:-6}"); do
+    begin "$OUT/cold-c100-jitlog/run$k"
+    start_server "$d" "${JVM[@]}" -XX:+PrintCompilation -- "${PROPS[@]}" -Drig.record=40000
+    client wrk -t2 -c100 -d20s --timeout 10s --latency "$URL" > "$d/wrk.txt"
+    curl -sf "http://127.0.0.1:$PORT/dump?what=requests" | gzip > "$d/requests.csv.gz"
+    stats "$d/stats-1.json"; threadcpu "$d/threadcpu-1.json"
+    end
+    gzip -f "$d/server.out"
+    echo "cold-c100-jitlog run $k: $(grep -E 'Requests/sec|^ +99%' "$d/wrk.txt" | tr -s ' ' | tr '\n' ' ')"
 done; fi
 [ "${RIG_SUMMARIZE:-1}" = 0 ] || python3 "$RIG/tools/summarize.py" 2 "$OUT"

@@ -93,7 +93,7 @@ start_server() {
     done
     echo "listening_after_ms $(( ($(date +%s%N) - t0) / 1000000 ))" >> "$dir/command.txt"
     # Tomcat binds its port at init, before the context starts: wait for main's start line
-    while ! grep -q '^rig.started' "$dir/server.out"; do
+    while ! grep -q 'rig.started jvm_uptime_ms' "$dir/server.out"; do
         kill -0 "$SERVER_PID" 2>/dev/null || die "server died: $(tail -5 "$dir/server.err")"
         sleep 0.01
     done

@@ -127,7 +127,8 @@ def exp2(d, quiet):
                      "process CPU ms/req (all threads)"], rows))
 
     for sub, title in (("cold-c100", "A fresh JVM under wrk -t2 -c100 -d20s at once (whole 20 s, warm-up included)"),
-                       ("cold-c100-0930", "The same, an earlier series of three runs (09:30, the one before the runs above)")):
+                       ("cold-c100-0930", "The same, an earlier series of three runs (09:30, the one before the runs above)"),
+                       ("cold-c100-jitlog", "The same with -XX:+PrintCompilation (the JIT's log in server.out.gz)")):
         if os.path.isdir(os.path.join(d, sub)):
             cold_c100(d, sub, title, res, md, qs, quiet)
     md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))

@@ -4,6 +4,7 @@ import io
 import os
 import re
 
+from summarize2 import gc_window
 from common import (fmt, median, median_row, nstat_delta, pct, read_csv, read_json, runs, spread,
                     table, thread_groups, wrk)
 
@@ -55,23 +56,25 @@ def exp4(d, quiet):
                 lat = (c["latency_ms"]["p50"], c["latency_ms"]["p99"])
                 load = c["offered_rps"]
                 w = c
+            g = gc_window(run, s0, s1)
             txt, q = quiet_text(run, quiet)
             qs.append(txt)
-            res[f"{variant}/{name}"] = {"client": w, "good_per_s": good, "escaped_per_s": esc,
+            res[f"{variant}/{name}"] = {"client": w, "gc": g, "good_per_s": good, "escaped_per_s": esc,
                                        "fallback_per_s": fb, "valve_2xx_cpu_ms": c2, "valve_5xx_cpu_ms": c5,
                                        "process_cpu_s": proc, "seconds": secs, "logged_errors": logged,
                                        "log_bytes_per_error": log_bytes, "nstat": ns, "quiet": q}
             rows.append([name, load, good, esc, fb, (n2 + n5) / secs, lat[0], lat[1],
                          100 * proc / secs / 2, round(1e6 * proc / max(1, n2 + n5)), round(1000 * c2),
                          round(1000 * c5) if c5 is not None else None,
-                         logged / secs, log_bytes, ns["TcpPassiveOpens"] / secs, gc_pct])
+                         logged / secs, log_bytes, ns["TcpPassiveOpens"] / secs, gc_pct,
+                         g["collections"], g["pause_total_ms"], g["pause_max_ms"]])
         md.append(f"\n## {variant}\n")
         md.append(table(["run", "req/s (closed: wrk's; open: offered)", "good answers/s", "500s/s",
                          "fallbacks/s", "responses/s (server)", "p50 ms", "p99 ms",
                          "process CPU % of 2 cores", "process CPU us/response",
                          "handler CPU us per 2xx (valve)", "handler CPU us per 500 (valve)",
                          "stack traces logged/s", "log bytes per error", "new connections/s",
-                         "GC threads % of 2 cores"],
+                         "GC threads % of 2 cores", "GCs", "pause total ms", "longest pause ms"],
                         rows + [median_row("median", rows)]))
     md.append("\n## Quiet\n\n" + "\n".join("- " + q for q in qs))
     return res, md
@@ -139,7 +142,9 @@ def exp5(d, quiet):
             txt, q = quiet_text(run, quiet)
             qs.append(txt)
             secs = (s1["uptime_ms"] - s0["uptime_ms"]) / 1000
+            g = gc_window(run, s0, s1)
             res[f"{rate_dir}/{name}"] = {
+                "gc": g,
                 "client": c, "access_lines": len(log), "access_non200": bad,
                 "access_ms": {"mean": sum(dms) / len(dms) if dms else None, "p50": pct(dms, 50),
                               "p90": pct(dms, 90), "p99": pct(dms, 99), "max": max(dms) if dms else None},
@@ -153,12 +158,14 @@ def exp5(d, quiet):
             rows.append([name, c["offered_rps"], c["throughput_rps"], c["throughput_total_rps"],
                          lm["p50"], lm["p90"], lm["p99"], lm["max"],
                          pct(dms, 50), pct(dms, 90), pct(dms, 99), pct(waits, 50), pct(waits, 99),
-                         errs, bad, ns["TcpExtListenOverflows"], c["drain_s"]])
+                         errs, bad, ns["TcpExtListenOverflows"], c["drain_s"],
+                         g["collections"], g["pause_total_ms"], g["pause_max_ms"]])
         md.append(f"\n## {rate_dir[4:]} req/s offered\n")
         md.append(table(["run", "offered req/s", "throughput (done in window)/s", "throughput (all done)/s",
                          "client p50 ms", "p90", "p99", "max", "access %D p50 ms", "p90", "p99",
                          "wait before servlet p50 ms", "p99", "client errors", "access non-200",
-                         "ListenOverflows", "drain after arrivals s"],
+                         "ListenOverflows", "drain after arrivals s", "GCs", "pause total ms",
+                         "longest pause ms"],
                         rows + [median_row("median", rows)]))
     md.append("\n## The calls' latencies as drawn (ms; the trace files hold each request's)\n")
     md.append(calls_table(res))

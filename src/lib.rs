@@ -7,6 +7,7 @@
 pub mod config;
 pub mod export;
 pub mod flow;
+pub mod import;
 pub mod metrics;
 pub mod plot;
 pub mod progress;

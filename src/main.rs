@@ -18,6 +18,7 @@ use threadlab::time::Nanos;
 use threadlab::tui::{self, Theme, TuiOptions};
 
 mod cli;
+mod service;
 
 /// Watch concurrency strategies work and fail: thread pools, queues, bulkheads and virtual
 /// threads, simulated with the JVM's exact rules.
@@ -120,6 +121,9 @@ enum Subcommand {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Model your own service: a preset from Spring Boot configuration and telemetry.
+    #[command(subcommand)]
+    Import(service::ImportCommand),
     /// List the built-in presets.
     Presets,
     /// Reproduce the articles' figures with every built-in preset (a Markdown table).
@@ -414,7 +418,7 @@ fn number_in(text: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, St
 
 /// Bad input: a preset, an override or a flag. Exit code 2.
 #[derive(Debug)]
-struct BadInput(String);
+struct BadInput(pub String);
 
 impl std::fmt::Display for BadInput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -529,6 +533,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             real,
             tolerance,
         } => verify(&preset, &scenario, &real, tolerance),
+        Subcommand::Import(command) => service::import(command),
         Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),

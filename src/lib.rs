@@ -21,3 +21,4 @@ pub mod theory;
 pub mod time;
 pub mod topology;
 pub mod tui;
+pub mod tune;

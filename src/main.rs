@@ -124,6 +124,12 @@ enum Subcommand {
     /// Model your own service: a preset from Spring Boot configuration and telemetry.
     #[command(subcommand)]
     Import(service::ImportCommand),
+    /// The cheapest setting of some values that meets every goal (a grid refined where the
+    /// goals change), verified on more seeds; exit 1 when none does.
+    Tune(service::TuneArgs),
+    /// Play a preset once and check goals (p99<=800ms, goodput>=99%, ...): exit 1 when one
+    /// fails, with the figure. A capacity test for a service's own CI.
+    Assert(service::AssertArgs),
     /// List the built-in presets.
     Presets,
     /// Reproduce the articles' figures with every built-in preset (a Markdown table).
@@ -446,6 +452,10 @@ fn main() -> ExitCode {
         }
         // Whoever read the output has gone (`| head`): nothing more to say.
         Err(e) if e.downcast_ref::<OutputClosed>().is_some() => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<service::GoalsFailed>().is_some() => {
+            eprintln!("threadlab: {e}");
+            ExitCode::from(1)
+        }
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -534,6 +544,8 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             tolerance,
         } => verify(&preset, &scenario, &real, tolerance),
         Subcommand::Import(command) => service::import(command),
+        Subcommand::Tune(args) => service::tune(args),
+        Subcommand::Assert(args) => service::assert(args),
         Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),

@@ -1,0 +1,252 @@
+//! Goals on a run's report: `p99<=800ms`, `goodput>=99%` (of the requests that ended),
+//! `failures<=0.1%` (of the requests completed), `recovers<=30s` (after the last load phase),
+//! or any figure of `run --format json` by its path (`requests.timeout<=5`).
+
+use serde_json::Value;
+
+use crate::report::figures::lookup;
+
+/// Which way a goal points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    AtMost,
+    AtLeast,
+}
+
+/// One goal: a figure, a bound and its unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Goal {
+    /// As written: `p99<=800ms`.
+    pub text: String,
+    /// What is measured, in words for the table (`p99 ms`, `goodput %`).
+    pub label: String,
+    figure: Figure,
+    pub op: Op,
+    /// The bound in the figure's unit (ms, %, s, or the report's own).
+    pub bound: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Figure {
+    /// A path of the report, in its unit.
+    Path(String),
+    /// Success + partial as a share of the requests that ended (answered, failed, timed out
+    /// or refused by the run's end), in %.
+    GoodputShare,
+    /// Failed + timeout + refused as a share of the requests completed, in %.
+    FailureShare,
+    /// Failed + timeout + refused per second.
+    FailureRate,
+    /// Seconds from the last load phase until goodput is back.
+    Recovers,
+}
+
+/// The forms a goal takes, for messages.
+pub const GOAL_FORM: &str = "NAME<=VALUE or NAME>=VALUE, NAME one of p50, p90, p99, p999, mean, max \
+     (ms, s), goodput (req/s, or % of the requests that ended), throughput (req/s), failures (per second, \
+     or % of the requests completed), recovers (s) or a path of `run --format json`";
+
+impl Goal {
+    /// Parses `p99<=800ms`; `Err` says what is wrong and the allowed forms.
+    pub fn parse(text: &str) -> Result<Goal, String> {
+        let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let (name, op, value) = if let Some((n, v)) = t.split_once("<=") {
+            (n, Op::AtMost, v)
+        } else if let Some((n, v)) = t.split_once(">=") {
+            (n, Op::AtLeast, v)
+        } else {
+            return Err(format!("--goal {text:?}: write it as {GOAL_FORM}"));
+        };
+        let bad = |why: &str| format!("--goal {text:?}: {why}; the allowed form is {GOAL_FORM}");
+        let (number, unit) = split_unit(value);
+        let mut x: f64 = number
+            .parse()
+            .map_err(|_| bad("the bound is not a number"))?;
+        if !x.is_finite() {
+            return Err(bad("the bound is not a number"));
+        }
+        let percent = unit == "%";
+        let latency = ["p50", "p90", "p99", "p999", "mean", "max"];
+        let (figure, label) = if latency.contains(&name) {
+            x *= match unit {
+                "" | "ms" => 1.0,
+                "s" => 1000.0,
+                "us" => 0.001,
+                _ => return Err(bad("a latency is in ms, s or us")),
+            };
+            (
+                Figure::Path(format!("latency_ms.{name}")),
+                format!("{name} ms"),
+            )
+        } else {
+            match (name, percent, unit) {
+                ("goodput", true, _) => (Figure::GoodputShare, "goodput %".into()),
+                ("goodput", false, "" | "/s") => {
+                    (Figure::Path("goodput_rps".into()), "goodput/s".into())
+                }
+                ("throughput", false, "" | "/s") => {
+                    (Figure::Path("throughput_rps".into()), "throughput/s".into())
+                }
+                ("failures", true, _) => (Figure::FailureShare, "failures %".into()),
+                ("failures", false, "" | "/s") => (Figure::FailureRate, "failures/s".into()),
+                ("recovers", false, "s" | "ms" | "") => {
+                    if unit == "ms" {
+                        x /= 1000.0;
+                    }
+                    (Figure::Recovers, "recovers s".into())
+                }
+                (path, false, "") if path.contains('.') || path.ends_with("_rps") => {
+                    (Figure::Path(path.to_owned()), path.to_owned())
+                }
+                _ => return Err(bad("unknown figure or unit")),
+            }
+        };
+        Ok(Goal {
+            text: text.to_owned(),
+            label,
+            figure,
+            op,
+            bound: x,
+        })
+    }
+
+    /// The figure in `report` (the JSON of `run --format json`); `recovers` needs `phase_at`,
+    /// the last load phase's time. `None` when the report has no such figure; infinity
+    /// for a run that never recovers.
+    pub fn measure(
+        &self,
+        report: &Value,
+        phase_at: Option<f64>,
+        offered: Option<f64>,
+    ) -> Option<f64> {
+        let num = |p: &str| lookup(report, p);
+        match &self.figure {
+            Figure::Path(p) => num(p),
+            Figure::GoodputShare => {
+                let done = num("requests.completed")?;
+                let good = num("requests.success")? + num("requests.partial")?;
+                Some(if done > 0.0 { good / done * 100.0 } else { 0.0 })
+            }
+            Figure::FailureShare => {
+                let done = num("requests.completed")?;
+                Some(if done > 0.0 {
+                    failed(report)? / done * 100.0
+                } else {
+                    0.0
+                })
+            }
+            Figure::FailureRate => {
+                let s = num("simulated_s")?;
+                Some(if s > 0.0 { failed(report)? / s } else { 0.0 })
+            }
+            Figure::Recovers => recovery(report, phase_at?, offered),
+        }
+    }
+
+    pub fn holds(&self, x: f64) -> bool {
+        match self.op {
+            Op::AtMost => x <= self.bound,
+            Op::AtLeast => x >= self.bound,
+        }
+    }
+
+    /// How far `x` is on the wrong side of the bound, relative to it (0 when it holds).
+    pub fn miss(&self, x: f64) -> f64 {
+        let scale = self.bound.abs().max(1e-9);
+        match self.op {
+            Op::AtMost => ((x - self.bound) / scale).max(0.0),
+            Op::AtLeast => ((self.bound - x) / scale).max(0.0),
+        }
+    }
+
+    /// Whether this goal needs a load phase to measure from.
+    pub fn needs_phase(&self) -> bool {
+        self.figure == Figure::Recovers
+    }
+}
+
+fn failed(report: &Value) -> Option<f64> {
+    Some(
+        lookup(report, "requests.failed")?
+            + lookup(report, "requests.timeout")?
+            + lookup(report, "requests.refused")?,
+    )
+}
+
+/// `800ms` -> (`800`, `ms`); `99.5%` -> (`99.5`, `%`).
+fn split_unit(v: &str) -> (&str, &str) {
+    let end = v
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+' || *c == 'e'))
+        .map_or(v.len(), |(i, _)| i);
+    (&v[..end], &v[end..])
+}
+
+/// Seconds after `phase_at` until every later whole second answers at least 90 % of what the
+/// seconds before the first phase answered (at most the last phase's offered rate): infinity
+/// when it never does.
+fn recovery(report: &Value, phase_at: f64, offered: Option<f64>) -> Option<f64> {
+    let timeline: Vec<f64> = report
+        .get("goodput_timeline")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    let start = phase_at.ceil() as usize;
+    if start >= timeline.len() {
+        return Some(f64::INFINITY);
+    }
+    let before = &timeline[1.min(timeline.len())..start.max(1)];
+    let baseline = if before.is_empty() {
+        0.0
+    } else {
+        before.iter().sum::<f64>() / before.len() as f64
+    };
+    let target = 0.9 * offered.map_or(baseline, |o| o.min(baseline));
+    // The last second may be cut short by the run's end: left out.
+    let tail = &timeline[start..timeline.len().saturating_sub(1).max(start)];
+    let mut from = None;
+    for (i, g) in tail.iter().enumerate() {
+        if *g < target {
+            from = None;
+        } else if from.is_none() {
+            from = Some(i);
+        }
+    }
+    Some(from.map_or(f64::INFINITY, |i| i as f64 + (start as f64 - phase_at)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goals_read_their_figures_in_their_units() {
+        let r = serde_json::json!({
+            "simulated_s": 10.0,
+            "requests": { "sent": 100, "completed": 100, "success": 97, "partial": 1,
+                          "failed": 1, "timeout": 1, "refused": 0 },
+            "latency_ms": { "p99": 750.0 },
+            "goodput_rps": 9.8,
+            "goodput_timeline": [5, 10, 10, 10, 0, 0, 3, 9, 10, 10, 10, 4],
+        });
+        let g = Goal::parse("p99<=0.8s").expect("goal");
+        assert_eq!(
+            (g.measure(&r, None, None), g.holds(750.0)),
+            (Some(750.0), true)
+        );
+        let g = Goal::parse("goodput >= 99%").expect("goal");
+        assert_eq!(g.measure(&r, None, None), Some(98.0));
+        assert!(!g.holds(98.0));
+        let g = Goal::parse("failures<=2%").expect("goal");
+        assert_eq!(g.measure(&r, None, None), Some(2.0));
+        let g = Goal::parse("requests.timeout<=0").expect("goal");
+        assert_eq!(g.measure(&r, None, None), Some(1.0));
+        // The load changed at 4 s; from 7 s every second answers 9 or more (90 % of 10).
+        let g = Goal::parse("recovers<=5s").expect("goal");
+        assert_eq!(g.measure(&r, Some(4.0), None), Some(3.0));
+        for bad in ["p99<800", "p99<=fast", "goodput>=9x", "colour<=3"] {
+            assert!(Goal::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod export;
+pub mod export_spring;
 pub mod flow;
 pub mod import;
 pub mod metrics;

@@ -130,6 +130,9 @@ enum Subcommand {
     /// Play a preset once and check goals (p99<=800ms, goodput>=99%, ...): exit 1 when one
     /// fails, with the figure. A capacity test for a service's own CI.
     Assert(service::AssertArgs),
+    /// Write a preset's settings in another tool's terms (Spring Boot's application.yml).
+    #[command(subcommand)]
+    Export(service::ExportCommand),
     /// List the built-in presets.
     Presets,
     /// Reproduce the articles' figures with every built-in preset (a Markdown table).
@@ -546,6 +549,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
         Subcommand::Import(command) => service::import(command),
         Subcommand::Tune(args) => service::tune(args),
         Subcommand::Assert(args) => service::assert(args),
+        Subcommand::Export(command) => service::export(command),
         Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),

@@ -384,3 +384,24 @@ pub fn assert(args: AssertArgs) -> anyhow::Result<()> {
         Err(GoalsFailed(format!("goal failed: {}", failed.join(", "))).into())
     }
 }
+
+/// What `export` writes.
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// A preset's (or a tuned result's: add the --set lines tune prints) settings as Spring
+    /// Boot and resilience4j properties, application.yml.
+    Spring {
+        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
+        preset: String,
+        /// Override a preset value: key.path=value (repeatable), as for run.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+}
+
+/// `export spring`.
+pub fn export(command: ExportCommand) -> anyhow::Result<()> {
+    let ExportCommand::Spring { preset, set } = command;
+    let s = threadlab::scenario::load(&preset, &set).map_err(|e| BadInput(e.to_string()))?;
+    emit(&threadlab::export_spring::to_yaml(&s))
+}

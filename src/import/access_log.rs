@@ -105,11 +105,12 @@ fn clf_seconds(text: &str) -> Option<f64> {
     let (date, zone) = t.split_once(' ').unwrap_or((t, "+0000"));
     let mut parts = date.split(['/', ':']);
     let day: i64 = parts.next()?.parse().ok()?;
+    let name = parts.next()?;
     let month = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ]
     .iter()
-    .position(|m| Some(*m) == parts.next())? as i64
+    .position(|m| *m == name)? as i64
         + 1;
     let year: i64 = parts.next()?.parse().ok()?;
     let (h, m, s): (i64, i64, i64) = (

@@ -23,7 +23,7 @@ pub fn duration(d: Nanos) -> String {
         ("ms", 1_000_000),
         ("us", 1_000),
     ] {
-        if n > 0 && n % size == 0 {
+        if n.is_multiple_of(size) {
             return format!("{}{unit}", n / size);
         }
     }

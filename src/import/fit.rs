@@ -26,10 +26,31 @@ impl Fit {
     }
 }
 
-/// The percentiles of a measured table (99.9 with 1,000 samples or more).
+/// The percentiles of a table of few samples (and of a fitted gamma's).
 const TABLE: [f64; 12] = [
     0.0, 1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 100.0,
 ];
+
+/// The rows of a measured table: the more samples, the closer together, so the straight
+/// lines between rows follow the curve (a sparse table's chords lie above a right tail and
+/// raise the mean: 2 % on a measured endpoint with 12 rows, 0.3 % with one a percent).
+fn rows_for(n: usize) -> Vec<f64> {
+    if n >= 1000 {
+        [0.0, 0.1, 0.5]
+            .into_iter()
+            .chain((1..100).map(f64::from))
+            .chain([99.5, 99.9, 100.0])
+            .collect()
+    } else if n >= 100 {
+        [0.0, 1.0, 2.5]
+            .into_iter()
+            .chain((1..20).map(|k| f64::from(k) * 5.0))
+            .chain([97.5, 99.0, 100.0])
+            .collect()
+    } else {
+        TABLE.iter().copied().filter(|p| *p != 99.9).collect()
+    }
+}
 
 /// The `p`-th percentile of sorted samples, interpolated between neighbours.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -69,13 +90,20 @@ pub fn latency(samples: &[f64], fit: Fit) -> (String, String) {
     }
     match fit {
         Fit::Table => {
-            let rows: Vec<f64> = TABLE
-                .into_iter()
-                .filter(|p| *p != 99.9 || s.len() >= 1000)
-                .collect();
+            let rows = rows_for(s.len());
+            let mean = s.iter().sum::<f64>() / s.len() as f64;
+            let values: Vec<f64> = rows.iter().map(|p| percentile(&s, *p)).collect();
+            let area: f64 = rows
+                .windows(2)
+                .zip(values.windows(2))
+                .map(|(p, v)| (p[1] - p[0]) / 100.0 * (v[0] + v[1]) / 2.0)
+                .sum();
             (
                 table(&rows, |p| percentile(&s, p)),
-                format!("{measured}, as its quantile table"),
+                format!(
+                    "{measured}, as its quantile table of {} rows (mean {area:.1} ms against the measured {mean:.1} ms)",
+                    rows.len()
+                ),
             )
         }
         Fit::LogNormal => {
@@ -140,4 +168,55 @@ fn errors(fitted: &[f64; 3], measured: [f64; 3]) -> String {
         .map(|(n, (f, m))| format!("{n} {:+.1} %", (f - m) / m.max(1e-9) * 100.0))
         .collect();
     format!("fit error {}", e.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A right-skewed sample (log-normal, p50 86 ms, p99 280 ms) from a fixed seed.
+    fn skewed(n: usize) -> Vec<f64> {
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(9);
+        let d = rand_distr::LogNormal::new(86f64.ln(), (280f64.ln() - 86f64.ln()) / 2.326)
+            .expect("lognormal");
+        (0..n).map(|_| d.sample(&mut rng)).collect()
+    }
+
+    fn table_mean(text: &str) -> f64 {
+        let s = crate::scenario::parse(
+            "t",
+            &format!("[scenario]\nname = \"t\"\n[load]\nmode = \"runs\"\ncount = 1\n[[services]]\nname = \"a\"\nlatency = {text}\n[endpoint]\ncalls = [\"a\"]\n"),
+            &[],
+        )
+        .expect("a preset");
+        s.services[0].latency.mean().as_millis_f64()
+    }
+
+    #[test]
+    fn a_measured_table_keeps_the_measured_mean() {
+        // Straight lines between sparse rows lie above a right tail: 12 rows raised the mean
+        // of a measured endpoint by 2 %, and so its capacity fell by 2 %.
+        for n in [200, 5000] {
+            let xs = skewed(n);
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let (text, _) = latency(&xs, Fit::Table);
+            let drawn = table_mean(&text);
+            let allowed = if n >= 1000 { 0.005 } else { 0.02 };
+            assert!(
+                (drawn - mean).abs() / mean < allowed,
+                "{n} samples: table mean {drawn} against {mean}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_fit_says_how_far_it_is_from_the_measurement() {
+        let xs = skewed(2000);
+        let (text, note) = latency(&xs, Fit::LogNormal);
+        assert!(text.starts_with("{ dist = \"lognormal\""), "{text}");
+        assert!(note.contains("fit error p50"), "{note}");
+        let (text, note) = latency(&xs, Fit::Gamma);
+        assert!(text.starts_with("{ dist = \"quantiles\""), "{text}");
+        assert!(note.contains("gamma fit (shape"), "{note}");
+    }
 }

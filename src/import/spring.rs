@@ -395,7 +395,7 @@ fn resilience(
         if kind == "configs" && overridden_by_instance(bound, section, &inst, prop) {
             continue;
         }
-        if !services.iter().any(|s| *s == inst) {
+        if !services.contains(&inst) {
             missing.push(inst);
             continue;
         }

@@ -177,13 +177,13 @@ impl Plan {
         for i in 1..self.total() {
             self.scenario(&self.values_at(i), None)?;
         }
-        if let Some(g) = self.goals.iter().find(|g| g.needs_phase()) {
-            if last_phase(&first).is_none() {
-                return Err(TuneError::Goal {
-                    goal: g.text.clone(),
-                    why: "the preset has no [[load.phases]] to recover from: add --spike".into(),
-                });
-            }
+        if let Some(g) = self.goals.iter().find(|g| g.needs_phase())
+            && last_phase(&first).is_none()
+        {
+            return Err(TuneError::Goal {
+                goal: g.text.clone(),
+                why: "the preset has no [[load.phases]] to recover from: add --spike".into(),
+            });
         }
         Ok(())
     }
@@ -313,13 +313,12 @@ pub fn run(plan: &Plan, bar: Option<&Progress>) -> Tuned {
             todo.clear();
             for w in played.windows(2) {
                 let (a, b) = (w[0], w[1]);
-                if b > a + 1 {
-                    if let (Some(pa), Some(pb)) = (&done[a], &done[b])
-                        && differ(pa, pb, &plan.goals)
-                    {
-                        let step = (b - a).div_ceil(4).max(1);
-                        todo.extend((a + step..b).step_by(step));
-                    }
+                if b > a + 1
+                    && let (Some(pa), Some(pb)) = (&done[a], &done[b])
+                    && differ(pa, pb, &plan.goals)
+                {
+                    let step = (b - a).div_ceil(4).max(1);
+                    todo.extend((a + step..b).step_by(step));
                 }
             }
             if todo.is_empty() {

@@ -4,7 +4,7 @@ and compared with what the load generator measured.
 
 For each run of `rigs/tomcat/results/5-dashboard/rate<R>/run<k>` (an embedded Tomcat 10.1 on 20
 threads, GET /dashboard, open-loop Poisson arrivals, a connection per request, 40 s measured;
-see rigs/tomcat/README.md) this:
+section 5 of rigs/tomcat/results/README.md) this:
 
 1. imports `results/access/dashboard-rate<R>-run<k>.log.gz` with the connector's settings in
    `application.yml` (`threadlab import traces LOG --config application.yml`): the endpoint's

@@ -20,6 +20,9 @@ use crate::report::figures::lookup;
 use crate::scenario::{self, LoadMode, PhaseChange, Scenario, Strategy};
 use crate::sweep::Axis;
 
+/// The most candidates verified before the tune gives up on the seeds.
+const MAX_CANDIDATES: usize = 16;
+
 /// What is minimised.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cost {
@@ -326,8 +329,30 @@ pub fn run(plan: &Plan, bar: Option<&Progress>) -> Tuned {
             }
         }
     }
-    let points: Vec<Point> = done.into_iter().flatten().collect();
-    finish(plan, points, n, !complete)
+    let mut tuned = finish(plan, played(&done), n, !complete);
+    // Candidates that failed on another seed leave the points between them and the winner
+    // unplayed: play those too (one setting), cheapest first, and verify again.
+    while complete && plan.axes.len() == 1 && !plan.exhaustive {
+        let indices: Vec<usize> = (0..n).filter(|i| done[*i].is_some()).collect();
+        let Some(w) = tuned.winner.map(|w| indices[w]) else {
+            break;
+        };
+        let from = tuned.rejected.iter().map(|(i, _)| indices[*i]).max();
+        let gap: Vec<usize> = match from {
+            Some(r) if r < w => (r + 1..w).filter(|i| done[*i].is_none()).collect(),
+            _ => Vec::new(),
+        };
+        if gap.is_empty() {
+            break;
+        }
+        complete &= play_all(plan, &gap, &mut done, bar);
+        tuned = finish(plan, played(&done), n, !complete);
+    }
+    tuned
+}
+
+fn played(done: &[Option<Point>]) -> Vec<Point> {
+    done.iter().flatten().cloned().collect()
 }
 
 /// The winner: the cheapest point that meets every goal and keeps meeting them on the
@@ -341,7 +366,8 @@ fn finish(plan: &Plan, points: Vec<Point>, grid: usize, interrupted: bool) -> Tu
     let base_seed = plan
         .scenario(&plan.values_at(0), None)
         .map_or(1, |s| s.seed);
-    for &i in order.iter().take(3) {
+    // Cheapest first; a candidate that fails on another seed gives way to the next.
+    for &i in order.iter().take(MAX_CANDIDATES) {
         let seeds: Vec<u64> = (0..u64::from(plan.verify_seeds.max(1)))
             .map(|k| base_seed.wrapping_add(k))
             .collect();

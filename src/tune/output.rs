@@ -177,69 +177,76 @@ pub fn table(t: &Tuned) -> String {
     out
 }
 
-/// Cost against the first goal's figure: every point, the front, the goal's bound and the
-/// winner.
+/// Cost against each goal's figure, a panel a goal: every point played, the Pareto front,
+/// the goal's bound and the winner.
 pub fn figure(t: &Tuned) -> Figure {
-    let goal = t.goals.first();
-    let y = |p: &Point| p.figures.first().copied().unwrap_or(f64::NAN);
-    let mut all: Vec<(f64, f64)> = t
-        .points
+    let front = t.front();
+    let panels = t
+        .goals
         .iter()
-        .map(|p| (p.cost, y(p)))
-        .filter(|(_, v)| v.is_finite())
-        .collect();
-    all.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let front: Vec<(f64, f64)> = t
-        .front()
-        .iter()
-        .map(|&i| (t.points[i].cost, y(&t.points[i])))
-        .filter(|(_, v)| v.is_finite())
-        .collect();
-    let mut lines = vec![
-        Line {
-            label: Some("every point played".into()),
-            points: all.clone(),
-            colour: 1,
-            stroke: Stroke::Dotted,
-            off_chart: None,
-        },
-        Line {
-            label: Some("Pareto front".into()),
-            points: front,
-            colour: 0,
-            stroke: Stroke::Solid,
-            off_chart: None,
-        },
-    ];
-    if let (Some(g), Some(first), Some(last)) = (goal, all.first(), all.last()) {
-        lines.push(Line {
-            label: Some(format!("goal {}", g.text)),
-            points: vec![(first.0, g.bound), (last.0, g.bound)],
-            colour: 2,
-            stroke: Stroke::Dashed,
-            off_chart: None,
-        });
-    }
-    let marks = t
-        .winner
-        .map(|w| Mark {
-            at: (t.points[w].cost, y(&t.points[w])),
-            label: format!("cheapest: {}", t.points[w].values.join(", ")),
-            colour: 0,
+        .enumerate()
+        .map(|(k, g)| {
+            let y = |p: &Point| p.figures.get(k).copied().unwrap_or(f64::NAN);
+            let mut all: Vec<(f64, f64)> = t
+                .points
+                .iter()
+                .map(|p| (p.cost, y(p)))
+                .filter(|(_, v)| v.is_finite())
+                .collect();
+            all.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let on_front: Vec<(f64, f64)> = front
+                .iter()
+                .map(|&i| (t.points[i].cost, y(&t.points[i])))
+                .filter(|(_, v)| v.is_finite())
+                .collect();
+            let mut lines = vec![
+                Line {
+                    label: Some("every point played".into()),
+                    points: all.clone(),
+                    colour: 1,
+                    stroke: Stroke::Dotted,
+                    off_chart: None,
+                },
+                Line {
+                    label: Some("Pareto front".into()),
+                    points: on_front,
+                    colour: 0,
+                    stroke: Stroke::Solid,
+                    off_chart: None,
+                },
+            ];
+            if let (Some(first), Some(last)) = (all.first(), all.last()) {
+                lines.push(Line {
+                    label: Some(format!("goal {}", g.text)),
+                    points: vec![(first.0, g.bound), (last.0, g.bound)],
+                    colour: 2,
+                    stroke: Stroke::Dashed,
+                    off_chart: None,
+                });
+            }
+            let marks = t
+                .winner
+                .map(|w| Mark {
+                    at: (t.points[w].cost, y(&t.points[w])),
+                    label: format!("cheapest: {}", t.points[w].values.join(", ")),
+                    colour: 0,
+                })
+                .into_iter()
+                .collect();
+            ChartPanel {
+                title: format!("{} against the cost", g.label),
+                x_label: format!("cost ({})", t.cost.label()),
+                y_label: g.label.clone(),
+                lines,
+                marks,
+                ..ChartPanel::default()
+            }
         })
-        .into_iter()
         .collect();
     Figure {
-        title: format!("tune {}", t.preset),
-        panels: vec![ChartPanel {
-            title: "the cheapest setting that meets the goals".into(),
-            x_label: format!("cost ({})", t.cost.label()),
-            y_label: goal.map_or_else(String::new, |g| g.label.clone()),
-            lines,
-            marks,
-            ..ChartPanel::default()
-        }],
-        columns: 1,
+        title: format!("tune {}: the cheapest setting that meets every goal", t.preset),
+        panels,
+        columns: t.goals.len().clamp(1, 2),
         note: None,
     }
 }

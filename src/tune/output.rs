@@ -244,7 +244,10 @@ pub fn figure(t: &Tuned) -> Figure {
         })
         .collect();
     Figure {
-        title: format!("tune {}: the cheapest setting that meets every goal", t.preset),
+        title: format!(
+            "tune {}: the cheapest setting that meets every goal",
+            t.preset
+        ),
         panels,
         columns: t.goals.len().clamp(1, 2),
         note: None,

@@ -347,15 +347,14 @@ pub fn assert(args: AssertArgs) -> anyhow::Result<()> {
     crate::no_stall(&engine)?;
     crate::finished(complete, "the run was cut short")?;
     let report = serde_json::to_value(threadlab::report::RunReport::new(&s, &engine))?;
-    let phase = s.load.phases.last().map(|p| p.at.as_secs_f64());
-    let offered = s.load.rate_phases().last().map(|(_, r)| r);
+    let (phases, offered) = threadlab::tune::phases_of(&s);
     let mut out = format!(
         "assert {} ({strategy}, seed {}, {} simulated):\n",
         s.source, s.seed, duration
     );
     let mut failed = Vec::new();
     for g in &goals {
-        let x = g.measure(&report, phase, offered);
+        let x = g.measure(&report, phases, offered);
         let shown = x.map_or_else(
             || "-".to_owned(),
             |x| {

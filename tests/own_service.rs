@@ -619,3 +619,58 @@ fn tune_finds_the_smallest_recommendations_pool_that_meets_a_p99_goal() {
         "{err}"
     );
 }
+
+#[test]
+fn recovers_counts_from_the_last_load_phase_and_a_spike_adds_one() {
+    // Naive retries keep metastable's goodput at zero after its spike; shedding brings it back.
+    let (code, out, _) = threadlab(&["assert", "metastable", "--goal", "recovers<=30s"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL recovers<=30s: recovers s is never"),
+        "{out}"
+    );
+    let (code, out, _) = threadlab(&[
+        "assert",
+        "metastable",
+        "--set",
+        "server.queue_timeout=500ms",
+        "--goal",
+        "recovers<=30s",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    // Without load phases there is nothing to recover from, unless tune adds a spike.
+    let (code, _, err) = threadlab(&["assert", "bulkhead-containment", "--goal", "recovers<=30s"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, out, err) = threadlab(&[
+        "tune",
+        "bulkhead-containment",
+        "--set",
+        "services.recommendations.timeout=1500ms",
+        "--spike",
+        "3x10s@30s",
+        "--vary",
+        "strategy.bulkhead.recs.core,strategy.bulkhead.recs.max=10,20,40,80",
+        "--goal",
+        "recovers<=10s",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("cheapest: strategy.bulkhead.recs.core="),
+        "{out}"
+    );
+    let (code, _, err) = threadlab(&[
+        "tune",
+        "ironthread",
+        "--spike",
+        "3x10s@30s",
+        "--vary",
+        "server.threads=1,2",
+        "--goal",
+        "p99<=2s",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--spike \"3x10s@30s\": only an open or closed load can spike"),
+        "{err}"
+    );
+}

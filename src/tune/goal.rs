@@ -110,13 +110,13 @@ impl Goal {
         })
     }
 
-    /// The figure in `report` (the JSON of `run --format json`); `recovers` needs `phase_at`,
-    /// the last load phase's time. `None` when the report has no such figure; infinity
+    /// The figure in `report` (the JSON of `run --format json`); `recovers` needs `phases`,
+    /// the first and the last load phase's times (s). `None` when the report has no such figure; infinity
     /// for a run that never recovers.
     pub fn measure(
         &self,
         report: &Value,
-        phase_at: Option<f64>,
+        phases: Option<(f64, f64)>,
         offered: Option<f64>,
     ) -> Option<f64> {
         let num = |p: &str| lookup(report, p);
@@ -139,7 +139,7 @@ impl Goal {
                 let s = num("simulated_s")?;
                 Some(if s > 0.0 { failed(report)? / s } else { 0.0 })
             }
-            Figure::Recovers => recovery(report, phase_at?, offered),
+            Figure::Recovers => recovery(report, phases?, offered),
         }
     }
 
@@ -182,38 +182,48 @@ fn split_unit(v: &str) -> (&str, &str) {
     (&v[..end], &v[end..])
 }
 
-/// Seconds after `phase_at` until every later whole second answers at least 90 % of what the
-/// seconds before the first phase answered (at most the last phase's offered rate): infinity
-/// when it never does.
-fn recovery(report: &Value, phase_at: f64, offered: Option<f64>) -> Option<f64> {
+/// The window recovery is judged over, in seconds: a second alone is too noisy at low rates.
+const WINDOW: usize = 10;
+
+/// Seconds after the last load phase (`phases.1`) until a second from which every 10-second
+/// window (and its first second) answers at least 90 % of what the seconds before the first
+/// phase (`phases.0`) answered a second
+/// (at most the last phase's offered rate), or, where fewer requests make that noisy, no
+/// less than three standard deviations of a Poisson count below it; infinity when it never
+/// does.
+fn recovery(report: &Value, phases: (f64, f64), offered: Option<f64>) -> Option<f64> {
     let timeline: Vec<f64> = report
         .get("goodput_timeline")?
         .as_array()?
         .iter()
         .filter_map(Value::as_f64)
         .collect();
-    let start = phase_at.ceil() as usize;
-    if start >= timeline.len() {
+    // The last second may be cut short by the run's end: left out.
+    let timeline = &timeline[..timeline.len().saturating_sub(1)];
+    let (first, last) = (phases.0.floor() as usize, phases.1.ceil() as usize);
+    // The first second fills up: left out of the baseline.
+    let before = timeline.get(1..first.min(timeline.len()))?;
+    if before.is_empty() || last + WINDOW > timeline.len() {
         return Some(f64::INFINITY);
     }
-    let before = &timeline[1.min(timeline.len())..start.max(1)];
-    let baseline = if before.is_empty() {
-        0.0
-    } else {
-        before.iter().sum::<f64>() / before.len() as f64
-    };
-    let target = 0.9 * offered.map_or(baseline, |o| o.min(baseline));
-    // The last second may be cut short by the run's end: left out.
-    let tail = &timeline[start..timeline.len().saturating_sub(1).max(start)];
-    let mut from = None;
-    for (i, g) in tail.iter().enumerate() {
-        if *g < target {
-            from = None;
-        } else if from.is_none() {
-            from = Some(i);
-        }
-    }
-    Some(from.map_or(f64::INFINITY, |i| i as f64 + (start as f64 - phase_at)))
+    let baseline = before.iter().sum::<f64>() / before.len() as f64;
+    let base = offered.map_or(baseline, |o| o.min(baseline));
+    let noise = 3.0 * (base / WINDOW as f64).sqrt();
+    let target = (0.9 * base).min(base - noise);
+    // A window holds when it answers enough on average and its own first second does too.
+    let means: Vec<f64> = timeline[last..]
+        .windows(WINDOW)
+        .map(|w| {
+            let mean = w.iter().sum::<f64>() / WINDOW as f64;
+            if w[0] < target { 0.0 } else { mean }
+        })
+        .collect();
+    // The first window from which every later one holds.
+    let from = means
+        .iter()
+        .rposition(|m| *m < target)
+        .map_or(Some(0), |i| (i + 1 < means.len()).then_some(i + 1));
+    Some(from.map_or(f64::INFINITY, |i| i as f64 + (last as f64 - phases.1)))
 }
 
 #[cfg(test)]
@@ -242,9 +252,25 @@ mod tests {
         assert_eq!(g.measure(&r, None, None), Some(2.0));
         let g = Goal::parse("requests.timeout<=0").expect("goal");
         assert_eq!(g.measure(&r, None, None), Some(1.0));
-        // The load changed at 4 s; from 7 s every second answers 9 or more (90 % of 10).
+        // 100 a second until a spike at 10 s, back at 20 s, nothing answered until 30 s: every
+        // 10-second window from 30 s on answers 100 a second.
+        let mut timeline = vec![50.0];
+        timeline.extend([100.0; 9]);
+        timeline.extend([60.0; 10]);
+        timeline.extend([0.0; 10]);
+        timeline.extend([100.0; 31]);
+        let spiked = serde_json::json!({ "goodput_timeline": timeline });
         let g = Goal::parse("recovers<=5s").expect("goal");
-        assert_eq!(g.measure(&r, Some(4.0), None), Some(3.0));
+        assert_eq!(g.measure(&spiked, Some((10.0, 20.0)), None), Some(10.0));
+        // A last window below the baseline: it never recovered.
+        timeline.extend([
+            100.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0,
+        ]);
+        let relapsed = serde_json::json!({ "goodput_timeline": timeline });
+        assert_eq!(
+            g.measure(&relapsed, Some((10.0, 20.0)), None),
+            Some(f64::INFINITY)
+        );
         for bad in ["p99<800", "p99<=fast", "goodput>=9x", "colour<=3"] {
             assert!(Goal::parse(bad).is_err(), "{bad}");
         }

@@ -202,6 +202,14 @@ fn last_phase(s: &Scenario) -> Option<(f64, Option<f64>)> {
     Some((p.at.as_secs_f64(), rate))
 }
 
+/// What `recovers` reads from a scenario: the first and the last load phase's times (s), and
+/// the last phase's open rate.
+pub fn phases_of(s: &Scenario) -> (Option<(f64, f64)>, Option<f64>) {
+    let first = s.load.phases.first().map(|p| p.at.as_secs_f64());
+    let last = last_phase(s);
+    (first.zip(last.map(|l| l.0)), last.and_then(|l| l.1))
+}
+
 /// Plays one point on `seed` (the plan's when `None`): its report as JSON. `None` when
 /// Ctrl-C stopped it or it stopped at a cap.
 fn play(plan: &Plan, values: &[String], seed: Option<u64>) -> Option<(Value, Scenario)> {
@@ -221,14 +229,11 @@ fn play(plan: &Plan, values: &[String], seed: Option<u64>) -> Option<(Value, Sce
 }
 
 fn evaluate(plan: &Plan, values: Vec<String>, report: &Value, s: &Scenario) -> Point {
-    let phase = last_phase(s);
+    let phases = phases_of(s);
     let figures: Vec<f64> = plan
         .goals
         .iter()
-        .map(|g| {
-            g.measure(report, phase.map(|p| p.0), phase.and_then(|p| p.1))
-                .unwrap_or(f64::NAN)
-        })
+        .map(|g| g.measure(report, phases.0, phases.1).unwrap_or(f64::NAN))
         .collect();
     let meets = plan
         .goals

@@ -7,14 +7,14 @@
 //! (the command's default).
 
 use threadlab::sweep;
-use threadlab::tune::{self, Cost, Goal, Plan};
+use threadlab::tune::{self, Goal, Minimise, TunePlan};
 
 fn main() {
     divan::main();
 }
 
-fn plan(exhaustive: bool) -> Plan {
-    Plan {
+fn plan(exhaustive: bool) -> TunePlan {
+    TunePlan {
         preset: "bulkhead-containment".into(),
         set: vec!["services.recommendations.timeout=1500ms".into()],
         seed: None,
@@ -28,7 +28,7 @@ fn plan(exhaustive: bool) -> Plan {
             Goal::parse("p99<=1600ms").expect("goal"),
             Goal::parse("goodput>=99%").expect("goal"),
         ],
-        cost: Cost::Settings,
+        cost: Minimise::Settings,
         exhaustive,
         verify_seeds: 3,
     }

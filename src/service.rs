@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use threadlab::import::{self, Fit, Outcome};
+use threadlab::import::{self, Fit, KeyOutcome};
 
 use crate::{BadInput, emit};
 
@@ -119,7 +119,7 @@ pub fn import(command: ImportCommand) -> anyhow::Result<()> {
     let mapped = imported
         .keys
         .iter()
-        .filter(|k| matches!(k.outcome, Outcome::Mapped(_)))
+        .filter(|k| matches!(k.outcome, KeyOutcome::Mapped(_)))
         .count();
     report.push_str(&format!(
         "{} keys: {mapped} mapped, {} not modelled, {} replaced or not read\n",
@@ -127,14 +127,14 @@ pub fn import(command: ImportCommand) -> anyhow::Result<()> {
         imported
             .keys
             .iter()
-            .filter(|k| matches!(k.outcome, Outcome::NotModelled(_)))
+            .filter(|k| matches!(k.outcome, KeyOutcome::NotModelled(_)))
             .count(),
         imported.keys.len()
             - mapped
             - imported
                 .keys
                 .iter()
-                .filter(|k| matches!(k.outcome, Outcome::NotModelled(_)))
+                .filter(|k| matches!(k.outcome, KeyOutcome::NotModelled(_)))
                 .count(),
     ));
     for n in &imported.notes {
@@ -270,7 +270,7 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.plot {
         threadlab::plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
     }
-    let plan = threadlab::tune::Plan {
+    let plan = threadlab::tune::TunePlan {
         preset: args.preset.clone(),
         set,
         seed: args.preset_args.seed,
@@ -278,7 +278,7 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
         strategy: args.strategy,
         axes,
         goals,
-        cost: threadlab::tune::Cost::parse(&args.minimise),
+        cost: threadlab::tune::Minimise::parse(&args.minimise),
         exhaustive: args.exhaustive,
         verify_seeds: args.verify_seeds,
     };

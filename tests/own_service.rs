@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use threadlab::import::{self, Fit, Options, Outcome};
+use threadlab::import::{self, Fit, KeyOutcome, Options};
 use threadlab::scenario::{Latency, Scenario};
 
 fn example(file: &str) -> PathBuf {
@@ -182,7 +182,9 @@ fn the_example_configuration_maps_every_key_it_names_and_the_preset_loads() {
             .find(|k| k.key == key)
             .unwrap_or_else(|| panic!("{key} not reported"));
         match &line.outcome {
-            Outcome::Mapped(to) => assert!(to.contains(target), "{key}: {to}, expected {target}"),
+            KeyOutcome::Mapped(to) => {
+                assert!(to.contains(target), "{key}: {to}, expected {target}")
+            }
             other => panic!("{key}: {other:?}"),
         }
     }
@@ -190,7 +192,7 @@ fn the_example_configuration_maps_every_key_it_names_and_the_preset_loads() {
     let not_modelled: Vec<&str> = got
         .keys
         .iter()
-        .filter(|k| matches!(k.outcome, Outcome::NotModelled(_)))
+        .filter(|k| matches!(k.outcome, KeyOutcome::NotModelled(_)))
         .map(|k| k.key.as_str())
         .collect();
     assert_eq!(
@@ -208,7 +210,7 @@ fn the_example_configuration_maps_every_key_it_names_and_the_preset_loads() {
     assert_eq!(
         got.keys
             .iter()
-            .filter(|k| matches!(k.outcome, Outcome::Inactive(_)))
+            .filter(|k| matches!(k.outcome, KeyOutcome::Inactive(_)))
             .count(),
         2
     );
@@ -467,7 +469,7 @@ fn export_spring_round_trips_the_example() {
     let mapped: Vec<&str> = first
         .keys
         .iter()
-        .filter(|k| matches!(k.outcome, Outcome::Mapped(_)))
+        .filter(|k| matches!(k.outcome, KeyOutcome::Mapped(_)))
         .map(|k| k.key.as_str())
         .collect();
     for p in &original.properties {

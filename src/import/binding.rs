@@ -8,15 +8,15 @@
 //!   applies only while that profile is active: the `--profile` flags, else the last
 //!   `spring.profiles.active` of a document for every profile.
 
-use super::source::{Document, Entry};
+use super::source::{ConfigEntry, Document};
 
 /// One property after binding: its elements (canonical, map keys as written), the entry that
 /// wins and the ones it replaced.
 #[derive(Debug, Clone)]
 pub struct Property {
     pub elements: Vec<String>,
-    pub entry: Entry,
-    pub replaced: Vec<Entry>,
+    pub entry: ConfigEntry,
+    pub replaced: Vec<ConfigEntry>,
 }
 
 impl Property {
@@ -36,7 +36,7 @@ impl Property {
 #[derive(Debug, Clone, Default)]
 pub struct Bound {
     pub properties: Vec<Property>,
-    pub inactive: Vec<(Entry, String)>,
+    pub inactive: Vec<(ConfigEntry, String)>,
     pub profiles: Vec<String>,
 }
 
@@ -102,7 +102,7 @@ pub fn canonical(element: &str) -> String {
 }
 
 /// The profile expression of a document, if it has one.
-fn on_profile(doc: &Document) -> Option<&Entry> {
+fn on_profile(doc: &Document) -> Option<&ConfigEntry> {
     doc.entries.iter().find(|e| {
         let k = elements(&e.key);
         k == ["spring", "config", "activate", "onprofile"] || k == ["spring", "profiles"]

@@ -15,11 +15,11 @@ pub struct Field {
 
 /// A table's fields in the order they were first set; setting one again replaces it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Table {
+pub struct FieldTable {
     pub fields: Vec<Field>,
 }
 
-impl Table {
+impl FieldTable {
     pub fn set(&mut self, name: &str, value: impl Into<String>, from: impl Into<String>) {
         let field = Field {
             name: name.to_owned(),
@@ -45,17 +45,17 @@ impl Table {
 #[derive(Debug, Clone, Default)]
 pub struct ServiceDraft {
     pub name: String,
-    pub own: Table,
-    pub breaker: Table,
-    pub retry: Table,
-    pub rate_limit: Table,
+    pub own: FieldTable,
+    pub breaker: FieldTable,
+    pub retry: FieldTable,
+    pub rate_limit: FieldTable,
 }
 
 /// A named table of an array (`[[strategy.bulkhead]]`, `[[resources]]`).
 #[derive(Debug, Clone, Default)]
 pub struct Named {
     pub name: String,
-    pub table: Table,
+    pub table: FieldTable,
 }
 
 /// The whole preset.
@@ -63,16 +63,16 @@ pub struct Named {
 pub struct Draft {
     /// Comment lines at the top.
     pub header: Vec<String>,
-    pub scenario: Table,
-    pub load: Table,
-    pub server: Table,
+    pub scenario: FieldTable,
+    pub load: FieldTable,
+    pub server: FieldTable,
     pub services: Vec<ServiceDraft>,
     pub resources: Vec<Named>,
     pub stages: Vec<Vec<String>>,
     pub stages_from: String,
-    pub strategy: Table,
-    pub unbounded: Table,
-    pub semaphore: Table,
+    pub strategy: FieldTable,
+    pub unbounded: FieldTable,
+    pub semaphore: FieldTable,
     pub bulkheads: Vec<Named>,
 }
 
@@ -108,7 +108,7 @@ impl Draft {
     /// `services[1].breaker.window_size`, `strategy.bulkhead[0].core`).
     pub fn paths(&self) -> Vec<(String, &Field)> {
         let mut out = Vec::new();
-        let mut tables: Vec<(String, &Table)> = vec![
+        let mut tables: Vec<(String, &FieldTable)> = vec![
             ("scenario".into(), &self.scenario),
             ("load".into(), &self.load),
             ("server".into(), &self.server),
@@ -197,7 +197,7 @@ fn named_mut<'a>(list: &'a mut Vec<Named>, name: &str) -> &'a mut Named {
         None => {
             list.push(Named {
                 name: name.to_owned(),
-                table: Table::default(),
+                table: FieldTable::default(),
             });
             list.len() - 1
         }
@@ -213,12 +213,12 @@ fn comment(from: &str) -> String {
     }
 }
 
-fn section(out: &mut String, header: &str, t: &Table) {
+fn section(out: &mut String, header: &str, t: &FieldTable) {
     let _ = writeln!(out, "\n{header}");
     fields(out, t);
 }
 
-fn fields(out: &mut String, t: &Table) {
+fn fields(out: &mut String, t: &FieldTable) {
     for f in &t.fields {
         let _ = writeln!(out, "{} = {}{}", f.name, f.value, comment(&f.from));
     }

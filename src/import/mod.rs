@@ -62,7 +62,7 @@ impl std::error::Error for ImportError {}
 
 /// What became of one key of the input.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum KeyOutcome {
     /// The preset field(s) it set.
     Mapped(String),
     NotModelled(String),
@@ -79,11 +79,11 @@ pub struct KeyLine {
     pub line: usize,
     pub key: String,
     pub value: String,
-    pub outcome: Outcome,
+    pub outcome: KeyOutcome,
 }
 
 impl KeyLine {
-    pub fn of(e: &source::Entry, outcome: Outcome) -> KeyLine {
+    pub fn of(e: &source::ConfigEntry, outcome: KeyOutcome) -> KeyLine {
         KeyLine {
             file: e.file.clone(),
             line: e.line,
@@ -98,10 +98,10 @@ impl fmt::Display for KeyLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = format!("{}:{}", self.file, self.line);
         let what = match &self.outcome {
-            Outcome::Mapped(to) => format!("-> {to}"),
-            Outcome::NotModelled(why) => format!("not modelled: {why}"),
-            Outcome::Replaced(at) => format!("replaced by {at}"),
-            Outcome::Inactive(why) => format!("not read: {why}"),
+            KeyOutcome::Mapped(to) => format!("-> {to}"),
+            KeyOutcome::NotModelled(why) => format!("not modelled: {why}"),
+            KeyOutcome::Replaced(at) => format!("replaced by {at}"),
+            KeyOutcome::Inactive(why) => format!("not read: {why}"),
         };
         write!(f, "{at}  {} = {}  {what}", self.key, self.value)
     }

@@ -12,14 +12,14 @@ use super::ImportError;
 /// One property as the file writes it: the flattened key (`server.tomcat.threads.max`,
 /// `list[0]`), the value as text, and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct ConfigEntry {
     pub key: String,
     pub value: String,
     pub file: String,
     pub line: usize,
 }
 
-impl Entry {
+impl ConfigEntry {
     /// `application.yml:4`
     pub fn at(&self) -> String {
         format!("{}:{}", self.file, self.line)
@@ -29,7 +29,7 @@ impl Entry {
 /// One document of a file: its entries in file order.
 #[derive(Debug, Clone, Default)]
 pub struct Document {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<ConfigEntry>,
 }
 
 /// The most a configuration file may hold, as for presets.
@@ -135,7 +135,7 @@ impl Flattener {
 
     fn push_entry(&mut self, key: String, value: String, line: usize) {
         if let Some(doc) = self.docs.last_mut() {
-            doc.entries.push(Entry {
+            doc.entries.push(ConfigEntry {
                 key,
                 value,
                 file: self.file.clone(),
@@ -242,7 +242,7 @@ pub fn properties_documents(file: &str, text: &str) -> Result<Vec<Document>, Imp
             java_properties::LineContent::Comment(_) => {}
             java_properties::LineContent::KVPair(key, value) => {
                 if let Some(doc) = docs.last_mut() {
-                    doc.entries.push(Entry {
+                    doc.entries.push(ConfigEntry {
                         key,
                         value,
                         file: file.to_owned(),

@@ -8,7 +8,7 @@ use super::ImportError;
 
 /// Which way a span faces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpanKind {
+pub enum TraceSpanKind {
     Server,
     Client,
     Other,
@@ -16,12 +16,12 @@ pub enum SpanKind {
 
 /// One span.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Span {
+pub struct TraceSpan {
     pub trace: String,
     pub id: String,
     pub parent: Option<String>,
     pub name: String,
-    pub kind: SpanKind,
+    pub kind: TraceSpanKind,
     /// The service that recorded it.
     pub service: String,
     /// The service a client span calls, when an attribute names it.
@@ -31,7 +31,7 @@ pub struct Span {
     pub error: bool,
 }
 
-impl Span {
+impl TraceSpan {
     pub fn duration_ms(&self) -> f64 {
         self.end_ns.saturating_sub(self.start_ns) as f64 / 1e6
     }
@@ -39,26 +39,26 @@ impl Span {
 
 /// The two JSON forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum TraceFormat {
     Otlp,
     Zipkin,
 }
 
-impl Format {
+impl TraceFormat {
     pub fn name(self) -> &'static str {
         match self {
-            Format::Otlp => "OTLP/JSON",
-            Format::Zipkin => "Zipkin v2 JSON",
+            TraceFormat::Otlp => "OTLP/JSON",
+            TraceFormat::Zipkin => "Zipkin v2 JSON",
         }
     }
 }
 
 /// The spans of a JSON trace file, and its form.
-pub fn read(file: &str, text: &str) -> Result<(Format, Vec<Span>), ImportError> {
+pub fn read(file: &str, text: &str) -> Result<(TraceFormat, Vec<TraceSpan>), ImportError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         let v: Value = serde_json::from_str(text).map_err(|e| json_error(file, &e))?;
-        return Ok((Format::Zipkin, zipkin(file, &v)?));
+        return Ok((TraceFormat::Zipkin, zipkin(file, &v)?));
     }
     // OTLP: one object, or one object a line (the file exporter's JSON lines).
     let mut spans = Vec::new();
@@ -95,7 +95,7 @@ pub fn read(file: &str, text: &str) -> Result<(Format, Vec<Span>), ImportError> 
             otlp_resource(file, line, rs, &mut spans)?;
         }
     }
-    Ok((Format::Otlp, spans))
+    Ok((TraceFormat::Otlp, spans))
 }
 
 fn json_error(file: &str, e: &serde_json::Error) -> ImportError {
@@ -127,7 +127,7 @@ fn otlp_resource(
     file: &str,
     line: usize,
     rs: &Value,
-    out: &mut Vec<Span>,
+    out: &mut Vec<TraceSpan>,
 ) -> Result<(), ImportError> {
     let service = attribute(rs.pointer("/resource/attributes"), "service.name")
         .unwrap_or("unknown_service")
@@ -150,11 +150,11 @@ fn otlp_resource(
                 message: "is missing or not a number".into(),
             };
             let kind = match s.get("kind") {
-                Some(Value::Number(n)) if n.as_u64() == Some(2) => SpanKind::Server,
-                Some(Value::Number(n)) if n.as_u64() == Some(3) => SpanKind::Client,
-                Some(Value::String(k)) if k == "SPAN_KIND_SERVER" => SpanKind::Server,
-                Some(Value::String(k)) if k == "SPAN_KIND_CLIENT" => SpanKind::Client,
-                _ => SpanKind::Other,
+                Some(Value::Number(n)) if n.as_u64() == Some(2) => TraceSpanKind::Server,
+                Some(Value::Number(n)) if n.as_u64() == Some(3) => TraceSpanKind::Client,
+                Some(Value::String(k)) if k == "SPAN_KIND_SERVER" => TraceSpanKind::Server,
+                Some(Value::String(k)) if k == "SPAN_KIND_CLIENT" => TraceSpanKind::Client,
+                _ => TraceSpanKind::Other,
             };
             let attrs = s.get("attributes");
             let peer = [
@@ -172,7 +172,7 @@ fn otlp_resource(
                 Some(Value::String(c)) => c == "STATUS_CODE_ERROR",
                 _ => false,
             };
-            out.push(Span {
+            out.push(TraceSpan {
                 trace: s
                     .get("traceId")
                     .and_then(Value::as_str)
@@ -206,7 +206,7 @@ fn otlp_resource(
     Ok(())
 }
 
-fn zipkin(file: &str, v: &Value) -> Result<Vec<Span>, ImportError> {
+fn zipkin(file: &str, v: &Value) -> Result<Vec<TraceSpan>, ImportError> {
     let mut out = Vec::new();
     for (i, s) in v.as_array().into_iter().flatten().enumerate() {
         let missing = |key: &str| ImportError {
@@ -216,9 +216,9 @@ fn zipkin(file: &str, v: &Value) -> Result<Vec<Span>, ImportError> {
             message: "is missing or of the wrong type".into(),
         };
         let kind = match s.get("kind").and_then(Value::as_str) {
-            Some("SERVER") => SpanKind::Server,
-            Some("CLIENT") => SpanKind::Client,
-            _ => SpanKind::Other,
+            Some("SERVER") => TraceSpanKind::Server,
+            Some("CLIENT") => TraceSpanKind::Client,
+            _ => TraceSpanKind::Other,
         };
         let tags = s.get("tags");
         let tag = |k: &str| tags.and_then(|t| t.get(k)).and_then(Value::as_str);
@@ -227,7 +227,7 @@ fn zipkin(file: &str, v: &Value) -> Result<Vec<Span>, ImportError> {
             .is_some_and(|c| c >= 500);
         let start_us = int(s.get("timestamp")).ok_or_else(|| missing("timestamp"))?;
         let duration_us = int(s.get("duration")).ok_or_else(|| missing("duration"))?;
-        out.push(Span {
+        out.push(TraceSpan {
             trace: s
                 .get("traceId")
                 .and_then(Value::as_str)

@@ -5,8 +5,8 @@
 
 use super::binding::{Bound, Property};
 use super::convert::{boolean, duration, number, toml_number, whole};
-use super::draft::{Draft, Table, quote};
-use super::{ImportError, KeyLine, Outcome};
+use super::draft::{Draft, FieldTable, quote};
+use super::{ImportError, KeyLine, KeyOutcome};
 
 /// The Tomcat, task executor and HikariCP keys that map one to one.
 const SIMPLE: [(&str, Where, &str, Kind); 13] = [
@@ -199,11 +199,11 @@ pub fn apply(
         let outcome = map_one(p, bound, draft, &mut shape, &services, cores)?;
         lines.push(KeyLine::of(&p.entry, outcome));
         for old in &p.replaced {
-            lines.push(KeyLine::of(old, Outcome::Replaced(p.entry.at())));
+            lines.push(KeyLine::of(old, KeyOutcome::Replaced(p.entry.at())));
         }
     }
     for (e, why) in &bound.inactive {
-        lines.push(KeyLine::of(e, Outcome::Inactive(why.clone())));
+        lines.push(KeyLine::of(e, KeyOutcome::Inactive(why.clone())));
     }
     lines.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
     Ok((shape, lines))
@@ -216,7 +216,7 @@ fn map_one(
     shape: &mut Shape,
     services: &[String],
     cores: u32,
-) -> Result<Outcome, ImportError> {
+) -> Result<KeyOutcome, ImportError> {
     let from = format!("{} {}", p.entry.at(), p.entry.key);
     for (pattern, place, field, kind) in SIMPLE {
         if p.is(pattern) {
@@ -242,7 +242,7 @@ fn map_one(
                     format!("resources.{DB_RESOURCE}.{field}")
                 }
             };
-            return Ok(Outcome::Mapped(format!("{target} = {value}")));
+            return Ok(KeyOutcome::Mapped(format!("{target} = {value}")));
         }
     }
     if p.is("server.tomcat.connection-timeout") || p.is("server.connection-timeout") {
@@ -252,7 +252,7 @@ fn map_one(
             .iter()
             .any(|q| q.is("server.tomcat.keep-alive-timeout"));
         if explicit {
-            return Ok(Outcome::NotModelled(
+            return Ok(KeyOutcome::NotModelled(
                 "the wait for a new connection's first request; threadlab's clients send it at once".into(),
             ));
         }
@@ -261,7 +261,7 @@ fn map_one(
             value.clone(),
             format!("{from} (Tomcat's keepAliveTimeout defaults to it)"),
         );
-        return Ok(Outcome::Mapped(format!(
+        return Ok(KeyOutcome::Mapped(format!(
             "server.keep_alive_timeout = {value} (keepAliveTimeout defaults to connectionTimeout)"
         )));
     }
@@ -271,16 +271,16 @@ fn map_one(
         if on {
             draft.server.set("threads", quote("virtual"), from.clone());
             draft.unbounded.set("threads", quote("virtual"), from);
-            return Ok(Outcome::Mapped(
+            return Ok(KeyOutcome::Mapped(
                 "server.threads = \"virtual\", strategy.unbounded.threads = \"virtual\" (@Async on virtual threads)".into(),
             ));
         }
-        return Ok(Outcome::Mapped(
+        return Ok(KeyOutcome::Mapped(
             "platform threads (threadlab's default)".into(),
         ));
     }
     if p.is("spring.task.execution.thread-name-prefix") {
-        return Ok(Outcome::NotModelled(format!(
+        return Ok(KeyOutcome::NotModelled(format!(
             "thread names only; the pool is called {TASK_POOL:?} (its threads {TASK_POOL}-1, {TASK_POOL}-2, ...)"
         )));
     }
@@ -288,7 +288,7 @@ fn map_one(
         || p.is("spring.config.activate.on-profile")
         || p.is("spring.profiles")
     {
-        return Ok(Outcome::Mapped(format!(
+        return Ok(KeyOutcome::Mapped(format!(
             "selects the documents (active: {})",
             list_or_none(&bound.profiles)
         )));
@@ -304,7 +304,7 @@ fn map_one(
             (section, kind, name, prop),
         );
     }
-    Ok(Outcome::NotModelled(unmodelled_reason(p)))
+    Ok(KeyOutcome::NotModelled(unmodelled_reason(p)))
 }
 
 fn list_or_none(xs: &[String]) -> String {
@@ -365,24 +365,26 @@ fn resilience(
     services: &[String],
     cores: u32,
     (section, kind, name, prop): (&str, &str, &str, &str),
-) -> Result<Outcome, ImportError> {
+) -> Result<KeyOutcome, ImportError> {
     if kind != "instances" && kind != "configs" {
-        return Ok(Outcome::NotModelled("threadlab does not model it".into()));
+        return Ok(KeyOutcome::NotModelled(
+            "threadlab does not model it".into(),
+        ));
     }
     if prop == "baseconfig" {
-        return Ok(Outcome::Mapped(format!(
+        return Ok(KeyOutcome::Mapped(format!(
             "{name} inherits configs.{}",
             p.entry.value.trim()
         )));
     }
     let Some((table, field, value_kind)) = target(section, prop) else {
-        return Ok(Outcome::NotModelled(format!(
+        return Ok(KeyOutcome::NotModelled(format!(
             "resilience4j's {prop} is not modelled"
         )));
     };
     let value = field_value(p, section, prop, value_kind)?;
     if value.is_empty() {
-        return Ok(Outcome::Mapped(
+        return Ok(KeyOutcome::Mapped(
             "off: no randomization (resilience4j's default)".into(),
         ));
     }
@@ -413,9 +415,9 @@ fn resilience(
         } else {
             format!("no service {} in the endpoint", missing.join(", "))
         };
-        return Ok(Outcome::NotModelled(why));
+        return Ok(KeyOutcome::NotModelled(why));
     }
-    Ok(Outcome::Mapped(targets.join("; ")))
+    Ok(KeyOutcome::Mapped(targets.join("; ")))
 }
 
 /// Whether an instance (or its config) sets the number a switch would default.
@@ -542,7 +544,7 @@ fn put(
     cores: u32,
 ) -> String {
     let service = draft.service_mut(inst);
-    let t: &mut Table = match table {
+    let t: &mut FieldTable = match table {
         R4jTable::Breaker => &mut service.breaker,
         R4jTable::Retry => &mut service.retry,
         R4jTable::RateLimit => &mut service.rate_limit,

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::spans::{Span, SpanKind};
+use super::spans::{TraceSpan, TraceSpanKind};
 
 /// The latencies (ms) and failures of the calls to one service.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -38,14 +38,14 @@ pub struct Telemetry {
 /// Rebuilds `endpoint` (or the most frequent server root) from spans.
 pub fn from_spans(
     source: &str,
-    spans: &[Span],
+    spans: &[TraceSpan],
     endpoint: Option<&str>,
 ) -> Result<Telemetry, String> {
-    let by_id: HashMap<(&str, &str), &Span> = spans
+    let by_id: HashMap<(&str, &str), &TraceSpan> = spans
         .iter()
         .map(|s| ((s.trace.as_str(), s.id.as_str()), s))
         .collect();
-    let mut children: HashMap<(&str, &str), Vec<&Span>> = HashMap::new();
+    let mut children: HashMap<(&str, &str), Vec<&TraceSpan>> = HashMap::new();
     for s in spans {
         if let Some(p) = &s.parent {
             children
@@ -55,10 +55,10 @@ pub fn from_spans(
         }
     }
     // Roots: server spans whose parent is not in the file.
-    let roots: Vec<&Span> = spans
+    let roots: Vec<&TraceSpan> = spans
         .iter()
         .filter(|s| {
-            s.kind == SpanKind::Server
+            s.kind == TraceSpanKind::Server
                 && s.parent
                     .as_ref()
                     .is_none_or(|p| !by_id.contains_key(&(s.trace.as_str(), p.as_str())))
@@ -69,7 +69,7 @@ pub fn from_spans(
         None => most_frequent(roots.iter().map(|r| r.name.as_str()))
             .ok_or("no server span without a parent in the file")?,
     };
-    let mut roots: Vec<&Span> = roots.into_iter().filter(|r| r.name == name).collect();
+    let mut roots: Vec<&TraceSpan> = roots.into_iter().filter(|r| r.name == name).collect();
     if roots.is_empty() {
         return Err(format!(
             "no server span named {name:?} without a parent in the file"
@@ -127,9 +127,9 @@ pub fn rate(n: usize, span_s: f64) -> f64 {
 /// The client spans under `span`, through spans of its own service (not through another
 /// service's server span).
 fn collect_calls<'a>(
-    span: &Span,
-    children: &HashMap<(&str, &str), Vec<&'a Span>>,
-    out: &mut Vec<&'a Span>,
+    span: &TraceSpan,
+    children: &HashMap<(&str, &str), Vec<&'a TraceSpan>>,
+    out: &mut Vec<&'a TraceSpan>,
 ) {
     for c in children
         .get(&(span.trace.as_str(), span.id.as_str()))
@@ -137,28 +137,31 @@ fn collect_calls<'a>(
         .flatten()
     {
         match c.kind {
-            SpanKind::Client => out.push(c),
-            SpanKind::Other => collect_calls(c, children, out),
-            SpanKind::Server => {}
+            TraceSpanKind::Client => out.push(c),
+            TraceSpanKind::Other => collect_calls(c, children, out),
+            TraceSpanKind::Server => {}
         }
     }
 }
 
 /// The service a client span calls: an attribute naming it, the server span it led to, or
 /// its own name.
-fn peer_of(call: &Span, children: &HashMap<(&str, &str), Vec<&Span>>) -> String {
+fn peer_of(call: &TraceSpan, children: &HashMap<(&str, &str), Vec<&TraceSpan>>) -> String {
     if let Some(p) = &call.peer {
         return p.clone();
     }
     children
         .get(&(call.trace.as_str(), call.id.as_str()))
-        .and_then(|cs| cs.iter().find(|c| c.kind == SpanKind::Server))
+        .and_then(|cs| cs.iter().find(|c| c.kind == TraceSpanKind::Server))
         .map_or_else(|| call.name.clone(), |s| s.service.clone())
 }
 
 /// Calls grouped into stages: a call that starts after every call of the stage so far has
 /// ended begins the next stage; calls that overlap are fanned out.
-fn stages_of(calls: &[&Span], children: &HashMap<(&str, &str), Vec<&Span>>) -> Vec<Vec<String>> {
+fn stages_of(
+    calls: &[&TraceSpan],
+    children: &HashMap<(&str, &str), Vec<&TraceSpan>>,
+) -> Vec<Vec<String>> {
     let mut stages: Vec<Vec<String>> = Vec::new();
     let mut end = 0u64;
     for c in calls {

@@ -20,14 +20,14 @@ pub struct Goal {
     pub text: String,
     /// What is measured, in words for the table (`p99 ms`, `goodput %`).
     pub label: String,
-    figure: Figure,
+    figure: GoalFigure,
     pub op: Op,
     /// The bound in the figure's unit (ms, %, s, or the report's own).
     pub bound: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Figure {
+enum GoalFigure {
     /// A path of the report, in its unit.
     Path(String),
     /// Success + partial as a share of the requests that ended (answered, failed, timed out
@@ -75,28 +75,29 @@ impl Goal {
                 _ => return Err(bad("a latency is in ms, s or us")),
             };
             (
-                Figure::Path(format!("latency_ms.{name}")),
+                GoalFigure::Path(format!("latency_ms.{name}")),
                 format!("{name} ms"),
             )
         } else {
             match (name, percent, unit) {
-                ("goodput", true, _) => (Figure::GoodputShare, "goodput %".into()),
+                ("goodput", true, _) => (GoalFigure::GoodputShare, "goodput %".into()),
                 ("goodput", false, "" | "/s") => {
-                    (Figure::Path("goodput_rps".into()), "goodput/s".into())
+                    (GoalFigure::Path("goodput_rps".into()), "goodput/s".into())
                 }
-                ("throughput", false, "" | "/s") => {
-                    (Figure::Path("throughput_rps".into()), "throughput/s".into())
-                }
-                ("failures", true, _) => (Figure::FailureShare, "failures %".into()),
-                ("failures", false, "" | "/s") => (Figure::FailureRate, "failures/s".into()),
+                ("throughput", false, "" | "/s") => (
+                    GoalFigure::Path("throughput_rps".into()),
+                    "throughput/s".into(),
+                ),
+                ("failures", true, _) => (GoalFigure::FailureShare, "failures %".into()),
+                ("failures", false, "" | "/s") => (GoalFigure::FailureRate, "failures/s".into()),
                 ("recovers", false, "s" | "ms" | "") => {
                     if unit == "ms" {
                         x /= 1000.0;
                     }
-                    (Figure::Recovers, "recovers s".into())
+                    (GoalFigure::Recovers, "recovers s".into())
                 }
                 (path, false, "") if path.contains('.') || path.ends_with("_rps") => {
-                    (Figure::Path(path.to_owned()), path.to_owned())
+                    (GoalFigure::Path(path.to_owned()), path.to_owned())
                 }
                 _ => return Err(bad("unknown figure or unit")),
             }
@@ -121,13 +122,13 @@ impl Goal {
     ) -> Option<f64> {
         let num = |p: &str| lookup(report, p);
         match &self.figure {
-            Figure::Path(p) => num(p),
-            Figure::GoodputShare => {
+            GoalFigure::Path(p) => num(p),
+            GoalFigure::GoodputShare => {
                 let done = num("requests.completed")?;
                 let good = num("requests.success")? + num("requests.partial")?;
                 Some(if done > 0.0 { good / done * 100.0 } else { 0.0 })
             }
-            Figure::FailureShare => {
+            GoalFigure::FailureShare => {
                 let done = num("requests.completed")?;
                 Some(if done > 0.0 {
                     failed(report)? / done * 100.0
@@ -135,11 +136,11 @@ impl Goal {
                     0.0
                 })
             }
-            Figure::FailureRate => {
+            GoalFigure::FailureRate => {
                 let s = num("simulated_s")?;
                 Some(if s > 0.0 { failed(report)? / s } else { 0.0 })
             }
-            Figure::Recovers => recovery(report, phases?, offered),
+            GoalFigure::Recovers => recovery(report, phases?, offered),
         }
     }
 
@@ -161,7 +162,7 @@ impl Goal {
 
     /// Whether this goal needs a load phase to measure from.
     pub fn needs_phase(&self) -> bool {
-        self.figure == Figure::Recovers
+        self.figure == GoalFigure::Recovers
     }
 }
 

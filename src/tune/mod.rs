@@ -25,7 +25,7 @@ const MAX_CANDIDATES: usize = 16;
 
 /// What is minimised.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cost {
+pub enum Minimise {
     /// The sum of the varied values.
     Settings,
     /// Every pool's `max` threads (Tomcat's included), as configured.
@@ -36,29 +36,29 @@ pub enum Cost {
     Path(String),
 }
 
-impl Cost {
-    pub fn parse(text: &str) -> Cost {
+impl Minimise {
+    pub fn parse(text: &str) -> Minimise {
         match text {
-            "settings" => Cost::Settings,
-            "threads" => Cost::Threads,
-            "memory" => Cost::Memory,
-            path => Cost::Path(path.to_owned()),
+            "settings" => Minimise::Settings,
+            "threads" => Minimise::Threads,
+            "memory" => Minimise::Memory,
+            path => Minimise::Path(path.to_owned()),
         }
     }
 
     pub fn label(&self) -> String {
         match self {
-            Cost::Settings => "settings".into(),
-            Cost::Threads => "threads".into(),
-            Cost::Memory => "memory MiB".into(),
-            Cost::Path(p) => p.clone(),
+            Minimise::Settings => "settings".into(),
+            Minimise::Threads => "threads".into(),
+            Minimise::Memory => "memory MiB".into(),
+            Minimise::Path(p) => p.clone(),
         }
     }
 }
 
 /// A tune: the preset and its flags, the axes, the goals, the cost.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct TunePlan {
     pub preset: String,
     pub set: Vec<String>,
     pub seed: Option<u64>,
@@ -66,7 +66,7 @@ pub struct Plan {
     pub strategy: Option<Strategy>,
     pub axes: Vec<Axis>,
     pub goals: Vec<Goal>,
-    pub cost: Cost,
+    pub cost: Minimise,
     /// Play every point rather than refine.
     pub exhaustive: bool,
     /// Seeds the winner must meet the goals on (its own first).
@@ -75,7 +75,7 @@ pub struct Plan {
 
 /// One evaluated point.
 #[derive(Debug, Clone)]
-pub struct Point {
+pub struct TunePoint {
     pub values: Vec<String>,
     pub cost: f64,
     /// Each goal's figure (NaN when the report has none).
@@ -83,7 +83,7 @@ pub struct Point {
     pub meets: bool,
 }
 
-impl Point {
+impl TunePoint {
     fn miss(&self, goals: &[Goal]) -> f64 {
         goals
             .iter()
@@ -99,9 +99,9 @@ pub struct Tuned {
     pub preset: String,
     pub vary: Vec<String>,
     pub goals: Vec<Goal>,
-    pub cost: Cost,
+    pub cost: Minimise,
     /// Every point played, in grid order.
-    pub points: Vec<Point>,
+    pub points: Vec<TunePoint>,
     pub grid: usize,
     /// The cheapest point that meets every goal and passed verification.
     pub winner: Option<usize>,
@@ -121,7 +121,7 @@ pub enum TuneError {
     #[error("{0}")]
     Scenario(Box<scenario::ScenarioError>),
     #[error("--vary {path}={value}: {error}")]
-    Point {
+    TunePoint {
         path: String,
         value: String,
         error: Box<scenario::ScenarioError>,
@@ -130,7 +130,7 @@ pub enum TuneError {
     Goal { goal: String, why: String },
 }
 
-impl Plan {
+impl TunePlan {
     fn total(&self) -> usize {
         self.axes.iter().map(|a| a.values.len()).product()
     }
@@ -157,7 +157,7 @@ impl Plan {
             let text = e.to_string();
             let names = |a: &Axis| a.path.split(',').any(|p| text.contains(p.trim()));
             match self.axes.iter().zip(values).find(|(a, _)| names(a)) {
-                Some((a, v)) => TuneError::Point {
+                Some((a, v)) => TuneError::TunePoint {
                     path: a.path.clone(),
                     value: v.clone(),
                     error: Box::new(e),
@@ -212,7 +212,7 @@ pub fn phases_of(s: &Scenario) -> (Option<(f64, f64)>, Option<f64>) {
 
 /// Plays one point on `seed` (the plan's when `None`): its report as JSON. `None` when
 /// Ctrl-C stopped it or it stopped at a cap.
-fn play(plan: &Plan, values: &[String], seed: Option<u64>) -> Option<(Value, Scenario)> {
+fn play(plan: &TunePlan, values: &[String], seed: Option<u64>) -> Option<(Value, Scenario)> {
     if progress::interrupted() {
         return None;
     }
@@ -228,7 +228,7 @@ fn play(plan: &Plan, values: &[String], seed: Option<u64>) -> Option<(Value, Sce
     Some((report, s))
 }
 
-fn evaluate(plan: &Plan, values: Vec<String>, report: &Value, s: &Scenario) -> Point {
+fn evaluate(plan: &TunePlan, values: Vec<String>, report: &Value, s: &Scenario) -> TunePoint {
     let phases = phases_of(s);
     let figures: Vec<f64> = plan
         .goals
@@ -241,8 +241,8 @@ fn evaluate(plan: &Plan, values: Vec<String>, report: &Value, s: &Scenario) -> P
         .zip(&figures)
         .all(|(g, x)| !x.is_nan() && g.holds(*x));
     let cost = match &plan.cost {
-        Cost::Settings => values.iter().filter_map(|v| v.parse::<f64>().ok()).sum(),
-        Cost::Threads => report
+        Minimise::Settings => values.iter().filter_map(|v| v.parse::<f64>().ok()).sum(),
+        Minimise::Threads => report
             .get("pools")
             .and_then(Value::as_array)
             .map_or(0.0, |ps| {
@@ -250,10 +250,10 @@ fn evaluate(plan: &Plan, values: Vec<String>, report: &Value, s: &Scenario) -> P
                     .filter_map(|p| p.get("max").and_then(Value::as_f64))
                     .sum()
             }),
-        Cost::Memory => lookup(report, "peak_thread_memory_mib").unwrap_or(f64::NAN),
-        Cost::Path(p) => lookup(report, p).unwrap_or(f64::NAN),
+        Minimise::Memory => lookup(report, "peak_thread_memory_mib").unwrap_or(f64::NAN),
+        Minimise::Path(p) => lookup(report, p).unwrap_or(f64::NAN),
     };
-    Point {
+    TunePoint {
         values,
         cost,
         figures,
@@ -263,12 +263,12 @@ fn evaluate(plan: &Plan, values: Vec<String>, report: &Value, s: &Scenario) -> P
 
 /// Plays the grid indices `todo` in parallel into `done`.
 fn play_all(
-    plan: &Plan,
+    plan: &TunePlan,
     todo: &[usize],
-    done: &mut [Option<Point>],
+    done: &mut [Option<TunePoint>],
     bar: Option<&Progress>,
 ) -> bool {
-    let results: Vec<(usize, Option<Point>)> = todo
+    let results: Vec<(usize, Option<TunePoint>)> = todo
         .par_iter()
         .map(|&i| {
             let values = plan.values_at(i);
@@ -288,7 +288,7 @@ fn play_all(
 }
 
 /// Whether two points differ in any goal's verdict.
-fn differ(a: &Point, b: &Point, goals: &[Goal]) -> bool {
+fn differ(a: &TunePoint, b: &TunePoint, goals: &[Goal]) -> bool {
     goals.iter().enumerate().any(|(k, g)| {
         let ha = !a.figures[k].is_nan() && g.holds(a.figures[k]);
         let hb = !b.figures[k].is_nan() && g.holds(b.figures[k]);
@@ -297,9 +297,9 @@ fn differ(a: &Point, b: &Point, goals: &[Goal]) -> bool {
 }
 
 /// Runs the tune.
-pub fn run(plan: &Plan, bar: Option<&Progress>) -> Tuned {
+pub fn run(plan: &TunePlan, bar: Option<&Progress>) -> Tuned {
     let n = plan.total();
-    let mut done: Vec<Option<Point>> = vec![None; n];
+    let mut done: Vec<Option<TunePoint>> = vec![None; n];
     let mut complete = true;
     if plan.exhaustive || plan.axes.len() != 1 || n <= 17 {
         let all: Vec<usize> = (0..n).collect();
@@ -356,13 +356,13 @@ pub fn run(plan: &Plan, bar: Option<&Progress>) -> Tuned {
     tuned
 }
 
-fn played(done: &[Option<Point>]) -> Vec<Point> {
+fn played(done: &[Option<TunePoint>]) -> Vec<TunePoint> {
     done.iter().flatten().cloned().collect()
 }
 
 /// The winner: the cheapest point that meets every goal and keeps meeting them on the
 /// verification seeds.
-fn finish(plan: &Plan, points: Vec<Point>, grid: usize, interrupted: bool) -> Tuned {
+fn finish(plan: &TunePlan, points: Vec<TunePoint>, grid: usize, interrupted: bool) -> Tuned {
     let mut order: Vec<usize> = (0..points.len()).filter(|i| points[*i].meets).collect();
     order.sort_by(|a, b| points[*a].cost.total_cmp(&points[*b].cost).then(a.cmp(b)));
     let mut winner = None;
@@ -422,7 +422,7 @@ fn finish(plan: &Plan, points: Vec<Point>, grid: usize, interrupted: bool) -> Tu
 impl Tuned {
     /// The points no other point beats on the cost and on every goal's figure at once.
     pub fn front(&self) -> Vec<usize> {
-        let better = |a: &Point, b: &Point| {
+        let better = |a: &TunePoint, b: &TunePoint| {
             // a dominates b
             let mut strictly = a.cost < b.cost;
             if a.cost > b.cost {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Point, Tuned};
+use super::{TunePoint, Tuned};
 use crate::plot::{ChartPanel, Figure, Line, Mark, Stroke};
 
 fn num(x: f64) -> String {
@@ -18,7 +18,7 @@ fn num(x: f64) -> String {
     }
 }
 
-fn cells(t: &Tuned, p: &Point, mark: &str) -> Vec<String> {
+fn cells(t: &Tuned, p: &TunePoint, mark: &str) -> Vec<String> {
     let mut cells: Vec<String> = p.values.clone();
     cells.push(num(p.cost));
     for (g, x) in t.goals.iter().zip(&p.figures) {
@@ -29,7 +29,7 @@ fn cells(t: &Tuned, p: &Point, mark: &str) -> Vec<String> {
     cells
 }
 
-fn row(t: &Tuned, p: &Point, mark: &str) -> String {
+fn row(t: &Tuned, p: &TunePoint, mark: &str) -> String {
     cells(t, p, mark).join("  ").trim_end().to_owned()
 }
 
@@ -177,7 +177,7 @@ pub fn table(t: &Tuned) -> String {
     out
 }
 
-/// Cost against each goal's figure, a panel a goal: every point played, the Pareto front,
+/// Minimise against each goal's figure, a panel a goal: every point played, the Pareto front,
 /// the goal's bound and the winner.
 pub fn figure(t: &Tuned) -> Figure {
     let front = t.front();
@@ -186,7 +186,7 @@ pub fn figure(t: &Tuned) -> Figure {
         .iter()
         .enumerate()
         .map(|(k, g)| {
-            let y = |p: &Point| p.figures.get(k).copied().unwrap_or(f64::NAN);
+            let y = |p: &TunePoint| p.figures.get(k).copied().unwrap_or(f64::NAN);
             let mut all: Vec<(f64, f64)> = t
                 .points
                 .iter()

@@ -676,3 +676,51 @@ fn recovers_counts_from_the_last_load_phase_and_a_spike_adds_one() {
         "{err}"
     );
 }
+
+#[test]
+fn an_access_log_gives_the_rate_and_the_endpoint_s_own_latency() {
+    let (code, preset, err) = threadlab(&[
+        "import",
+        "traces",
+        example("access.log").to_str().expect("path"),
+        "--config",
+        example("application.yml").to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let s = threadlab::scenario::parse("log", &preset, &[]).expect("the preset loads");
+    assert_eq!(s.services.len(), 1);
+    assert_eq!(s.services[0].name, "dashboard");
+    assert_eq!(
+        s.strategy.default,
+        threadlab::scenario::Strategy::Sequential
+    );
+    assert_eq!(
+        s.server.threads,
+        threadlab::scenario::ServerThreads::Platform(50)
+    );
+    // 300 requests over the log's whole seconds: about the 20 a second they were sent at.
+    let threadlab::scenario::LoadMode::Open { rate, .. } = s.load.mode else {
+        panic!("open")
+    };
+    assert!((18.0..22.0).contains(&rate), "{rate}");
+    // The endpoint's median is the log's own.
+    let mut logged: Vec<f64> = std::fs::read_to_string(example("access.log"))
+        .expect("log")
+        .lines()
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .map(|us| us / 1e3)
+        .collect();
+    logged.sort_by(f64::total_cmp);
+    let table = percentiles_ms(&s, "dashboard");
+    let median = table
+        .iter()
+        .find(|(p, _)| (*p - 0.5).abs() < 1e-9)
+        .expect("p50")
+        .1;
+    let want = import::fit::percentile(&logged, 50.0);
+    assert!((median - want).abs() / want < 0.02, "{median} vs {want}");
+    assert!(
+        err.contains("not modelled") && err.contains("server.tomcat.threads.max = 50"),
+        "{err}"
+    );
+}

@@ -724,3 +724,30 @@ fn an_access_log_gives_the_rate_and_the_endpoint_s_own_latency() {
         "{err}"
     );
 }
+
+#[test]
+fn virtual_threads_replace_the_async_pool_and_semaphore_bulkheads_share_the_smallest_permits() {
+    let file = temp(
+        "virtual.properties",
+        "spring.threads.virtual.enabled=true\nspring.task.execution.pool.core-size=16\n\
+         resilience4j.bulkhead.instances.backendA.maxConcurrentCalls=20\n\
+         resilience4j.bulkhead.instances.backendB.max-concurrent-calls=10\n",
+    );
+    let got = import::import(&options(vec![file], vec![])).expect("imports");
+    let s = &got.scenario;
+    assert_eq!(
+        s.server.threads,
+        threadlab::scenario::ServerThreads::Virtual
+    );
+    assert_eq!(s.strategy.default, threadlab::scenario::Strategy::Semaphore);
+    assert_eq!(s.strategy.semaphore.permits, 10);
+    assert!(s.strategy.bulkheads.iter().all(|b| b.name != "task"));
+    let task = got
+        .keys
+        .iter()
+        .find(|k| k.key.ends_with("core-size"))
+        .expect("core-size");
+    assert!(
+        matches!(&task.outcome, KeyOutcome::NotModelled(why) if why.contains("virtual thread per task"))
+    );
+}

@@ -110,6 +110,14 @@ enum Kind {
     Bool,
 }
 
+/// Whether the files turn virtual threads on.
+fn virtual_threads(bound: &Bound) -> bool {
+    bound
+        .properties
+        .iter()
+        .any(|p| p.is("spring.threads.virtual.enabled") && boolean(&p.entry.value) == Ok(true))
+}
+
 /// resilience4j's sections, as their keys name them, and the preset table each fills.
 const SECTIONS: [&str; 6] = [
     "circuitbreaker",
@@ -225,6 +233,14 @@ fn map_one(
                 Where::Server => {
                     draft.server.set(field, value.clone(), from);
                     format!("server.{field}")
+                }
+                // With virtual threads Spring Boot's @Async executor is a
+                // SimpleAsyncTaskExecutor (a virtual thread per task): no pool.
+                Where::Task if virtual_threads(bound) => {
+                    return Ok(KeyOutcome::NotModelled(
+                        "spring.threads.virtual.enabled: @Async runs a virtual thread per task"
+                            .into(),
+                    ));
                 }
                 Where::Task => {
                     shape.task_pool = true;
@@ -378,8 +394,9 @@ fn resilience(
         )));
     }
     let Some((table, field, value_kind)) = target(section, prop) else {
+        let written = p.entry.key.rsplit('.').next().unwrap_or(prop);
         return Ok(KeyOutcome::NotModelled(format!(
-            "resilience4j's {prop} is not modelled"
+            "threadlab does not model resilience4j's {written}"
         )));
     };
     let value = field_value(p, section, prop, value_kind)?;
@@ -403,7 +420,9 @@ fn resilience(
         }
         let from = format!("{} {}", p.entry.at(), p.entry.key);
         if weak && explicit_elsewhere(bound, section, &inst, field) {
-            targets.push(format!("services.{inst}.retry.{field}: set by its own key"));
+            targets.push(format!(
+                "services.{inst}.retry.{field} (the value its own key gives)"
+            ));
             continue;
         }
         let path = put(draft, shape, table, &inst, field, &value, from, cores);
@@ -562,7 +581,9 @@ fn put(
             if !keep {
                 draft.semaphore.set(field, value, from);
             }
-            return format!("strategy.semaphore.{field} (one for every service)");
+            return format!(
+                "strategy.semaphore.{field} (one for every service: the smallest given)"
+            );
         }
         R4jTable::Pool => {
             if !shape.thread_pool_bulkheads.iter().any(|n| n == inst) {

@@ -751,3 +751,84 @@ fn virtual_threads_replace_the_async_pool_and_semaphore_bulkheads_share_the_smal
         matches!(&task.outcome, KeyOutcome::NotModelled(why) if why.contains("virtual thread per task"))
     );
 }
+
+/// The example's walkthrough shows what its commands print today.
+#[test]
+fn the_example_walkthrough_shows_the_commands_own_output() {
+    let dir = std::env::temp_dir().join(format!("threadlab-walk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for f in ["application.yml", "traces.json"] {
+        std::fs::copy(example(f), dir.join(f)).expect("copy");
+    }
+    let readme = std::fs::read_to_string(example("README.md")).expect("README");
+    let blocks: Vec<&str> = readme.split("```").skip(1).step_by(2).collect();
+    let run = |block: &str| -> String {
+        // The `$` lines (a command, continued by `\`) are run, the rest is their output.
+        let mut out = String::new();
+        let mut command = String::new();
+        for line in block.lines() {
+            if let Some(c) = line.strip_prefix("$ ") {
+                command = c.to_owned();
+            } else if command.ends_with('\\') {
+                command = format!("{} {}", command.trim_end_matches('\\'), line.trim());
+            } else {
+                continue;
+            }
+            if command.ends_with('\\') || command.starts_with("echo") {
+                continue;
+            }
+            let args = shell_words(
+                command
+                    .strip_prefix("threadlab ")
+                    .expect("a threadlab command"),
+            );
+            let o = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+                .args(&args)
+                .current_dir(&dir)
+                .env("CI", "true")
+                .output()
+                .expect("runs");
+            out.push_str(&String::from_utf8_lossy(&o.stdout));
+            out.push_str(&String::from_utf8_lossy(&o.stderr));
+        }
+        out
+    };
+    // Every block in order (import writes the preset the others read): each output line.
+    for (i, block) in blocks.iter().enumerate().filter(|(i, _)| *i <= 5) {
+        let printed = run(block);
+        for line in block
+            .lines()
+            .filter(|l| !l.starts_with('$') && !l.starts_with("    --") && !l.trim().is_empty())
+        {
+            if line.chars().all(|c| c.is_ascii_digit()) {
+                continue; // `echo $?`
+            }
+            assert!(
+                printed.contains(line),
+                "block {i}: {line:?} is not what the command prints:\n{printed}"
+            );
+        }
+    }
+}
+
+/// A command line split as the shell would: spaces, and '...' quoting.
+fn shell_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            _ => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}

@@ -15,10 +15,13 @@ pub use threadlab_sim as sim;
 
 pub mod config;
 pub mod export;
+pub mod export_spring;
+pub mod import;
 pub mod plot;
 pub mod progress;
 pub mod report;
 pub mod screenshot;
 pub mod sweep;
 pub mod tui;
+pub mod tune;
 pub mod verify;

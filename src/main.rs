@@ -18,6 +18,7 @@ use threadlab::tui::{self, Theme, TuiOptions};
 use threadlab::{sweep, verify};
 
 mod cli;
+mod service;
 
 /// Watch concurrency strategies work and fail: thread pools, queues, bulkheads and virtual
 /// threads, simulated with the JVM's exact rules.
@@ -120,6 +121,18 @@ enum Subcommand {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Model your own service: a preset from Spring Boot configuration and telemetry.
+    #[command(subcommand)]
+    Import(service::ImportCommand),
+    /// The cheapest setting of some values that meets every goal (a grid refined where the
+    /// goals change), verified on more seeds; exit 1 when none does.
+    Tune(service::TuneArgs),
+    /// Play a preset once and check goals (p99<=800ms, goodput>=99%, ...): exit 1 when one
+    /// fails, with the figure. A capacity test for a service's own CI.
+    Assert(service::AssertArgs),
+    /// Write a preset's settings in another tool's terms (Spring Boot's application.yml).
+    #[command(subcommand)]
+    Export(service::ExportCommand),
     /// List the built-in presets.
     Presets,
     /// Reproduce the articles' figures with every built-in preset (a Markdown table).
@@ -415,7 +428,7 @@ fn number_in(text: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, St
 
 /// Bad input: a preset, an override or a flag. Exit code 2.
 #[derive(Debug)]
-struct BadInput(String);
+struct BadInput(pub String);
 
 impl std::fmt::Display for BadInput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -443,6 +456,10 @@ fn main() -> ExitCode {
         }
         // Whoever read the output has gone (`| head`): nothing more to say.
         Err(e) if e.downcast_ref::<OutputClosed>().is_some() => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<service::GoalsFailed>().is_some() => {
+            eprintln!("threadlab: {e}");
+            ExitCode::from(1)
+        }
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
             eprintln!("threadlab: {e}");
             ExitCode::from(1)
@@ -530,6 +547,10 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             real,
             tolerance,
         } => verify(&preset, &scenario, &real, tolerance),
+        Subcommand::Import(command) => service::import(command),
+        Subcommand::Tune(args) => service::tune(args),
+        Subcommand::Assert(args) => service::assert(args),
+        Subcommand::Export(command) => service::export(command),
         Subcommand::Presets => emit(&presets_listing()),
         Subcommand::Articles => articles(),
         Subcommand::Check { preset, scenario } => check(&preset, &scenario),

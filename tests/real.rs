@@ -185,6 +185,34 @@ fn real_sequential_ironthread_matches_the_simulation_run_for_run() {
     );
 }
 
+#[test]
+fn a_quantile_table_draws_the_same_latencies_in_both_engines() {
+    // An imported latency: the real engine sleeps through each run's keyed draw of the table.
+    let s = parse(
+        r#"
+[scenario]
+name = "table"
+[load]
+mode = "runs"
+count = 4
+rtt = "0s"
+[server]
+cpu_per_request = "0s"
+post_response = "0s"
+[[services]]
+name = "measured"
+latency = { dist = "quantiles", percentiles = [0, 50, 90, 100], values = ["100ms", "200ms", "400ms", "900ms"] }
+[endpoint]
+calls = ["measured"]
+[strategy]
+use = "sequential"
+"#,
+    );
+    let (sim, real) = both(&s, Strategy::Sequential, s.duration, 0.1, run_latencies);
+    assert_runs_agree(&sim, &real.run, false);
+    assert_outcomes_identical(&sim, &real.run);
+}
+
 /// A time that includes CPU spun for real is at least 0.97 and at most 2 times the
 /// simulated one, times the machine's stretch (see [`stretch_now`]): a spinning thread's CPU
 /// time runs behind the wall clock whenever the machine gives its core to another (1.15 at

@@ -234,6 +234,21 @@ fn sample_latency(latency: &Latency, rng: &mut Xoshiro256PlusPlus) -> Nanos {
                 values[rng.random_range(0..values.len())]
             }
         }
+        Latency::Quantiles(rows) => quantile_at(rows, rng.random()),
+    }
+}
+
+/// The value at share `u` of a quantile table: linear between the rows around it.
+fn quantile_at(rows: &[(f64, Nanos)], u: f64) -> Nanos {
+    let i = rows.partition_point(|(p, _)| *p <= u);
+    match (i.checked_sub(1).and_then(|k| rows.get(k)), rows.get(i)) {
+        (Some(&(p0, v0)), Some(&(p1, v1))) if p1 > p0 => {
+            let t = (u - p0) / (p1 - p0);
+            let (a, b) = (v0.0 as f64, v1.0 as f64);
+            Nanos((a + t * (b - a)).round() as u64)
+        }
+        (Some(&(_, v)), _) | (None, Some(&(_, v))) => v,
+        (None, None) => Nanos::ZERO,
     }
 }
 
@@ -380,6 +395,42 @@ mod tests {
             assert!(u >= Nanos::from_millis(100) && u <= Nanos::from_millis(300));
             assert!(call_draw(3, r, 0, at(0), &normal).latency >= Nanos::ZERO);
         }
+    }
+
+    #[test]
+    fn a_quantile_table_draws_its_own_quantiles() {
+        let ms = Nanos::from_millis;
+        let rows = vec![
+            (0.0, ms(10)),
+            (0.5, ms(40)),
+            (0.9, ms(100)),
+            (0.99, ms(300)),
+            (1.0, ms(900)),
+        ];
+        let s = service(Latency::Quantiles(rows));
+        let n = 200_000u64;
+        let mut xs: Vec<f64> = (0..n)
+            .map(|r| call_draw(5, r, 0, at(0), &s).latency.as_millis_f64())
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        // The share of draws at or below each row's value is the row's share.
+        let share_below = |v: f64| xs.partition_point(|x| *x <= v) as f64 / n as f64;
+        for (p, v) in [(0.5, 40.0), (0.9, 100.0), (0.99, 300.0), (0.25, 25.0)] {
+            let got = share_below(v);
+            assert!(
+                (got - p).abs() < 0.004,
+                "{v} ms: {got} of the draws, table {p}"
+            );
+        }
+        // Where the table is flat a quantile of the draws is close too (where it is steep, a
+        // share's sampling error moves it further: above p90 here 1 % of the draws span 200 ms).
+        let p50 = xs[(n / 2) as usize];
+        assert!((p50 - 40.0).abs() / 40.0 < 0.01, "p50 {p50}");
+        assert!(xs[0] >= 10.0 && xs[xs.len() - 1] <= 900.0);
+        // The mean theory uses is the table's: the area under its steps.
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let table = s.latency.mean().as_millis_f64();
+        assert!((mean - table).abs() / table < 0.01, "{mean} vs {table}");
     }
 
     #[test]

@@ -360,6 +360,9 @@ pub enum Latency {
     },
     /// Uniform choice among the listed values.
     Empirical(Vec<Nanos>),
+    /// A quantile table: (share in [0, 1], value) rows, shares rising from 0 to 1, values
+    /// never falling; a draw interpolates linearly between the rows around a uniform.
+    Quantiles(Vec<(f64, Nanos)>),
 }
 
 impl Latency {
@@ -380,6 +383,14 @@ impl Latency {
                 let n = values.len().max(1) as u128;
                 Nanos(u64::try_from(sum / n).unwrap_or(u64::MAX))
             }
+            // Each row's span holds its share of the draws, spread evenly between its ends.
+            Latency::Quantiles(rows) => Nanos::from_secs_f64(
+                rows.windows(2)
+                    .map(|w| {
+                        (w[1].0 - w[0].0) * (w[0].1.as_secs_f64() + w[1].1.as_secs_f64()) / 2.0
+                    })
+                    .sum(),
+            ),
         }
     }
 }

@@ -398,6 +398,12 @@ pub enum RawDist {
     Empirical {
         values: Vec<DurationText>,
     },
+    /// A measured distribution as its quantile table: `values[i]` at `percentiles[i]`, drawn
+    /// by linear interpolation between neighbouring rows.
+    Quantiles {
+        percentiles: Vec<f64>,
+        values: Vec<DurationText>,
+    },
 }
 
 /// `[endpoint]`: exactly one of `calls` (one stage) and `stages`.

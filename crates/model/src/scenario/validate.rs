@@ -791,7 +791,64 @@ fn latency(check: &Checker, path: &str, raw: &RawLatency) -> Result<Latency, Sce
                 .collect::<Result<_, _>>()?;
             Latency::Empirical(values)
         }
+        RawDist::Quantiles {
+            percentiles,
+            values,
+        } => quantiles(check, path, percentiles, values)?,
     })
+}
+
+/// `{ dist = "quantiles", percentiles = [0, 50, 99, 100], values = [...] }`: as many values
+/// as percentiles, percentiles rising from 0 to 100, values never falling.
+fn quantiles(
+    check: &Checker,
+    path: &str,
+    percentiles: &[f64],
+    values: &[super::raw::DurationText],
+) -> Result<Latency, ScenarioError> {
+    let field = |name: &str| format!("{path}.{name}");
+    let list = |xs: &[f64]| {
+        let parts: Vec<String> = xs.iter().map(f64::to_string).collect();
+        format!("[{}]", parts.join(", "))
+    };
+    if percentiles.len() < 2 || percentiles.len() != values.len() {
+        return Err(check.invalid(
+            &field("percentiles"),
+            list(percentiles),
+            format!(
+                "has {} entries and values {}: give at least two, one value per percentile",
+                percentiles.len(),
+                values.len()
+            ),
+        ));
+    }
+    let rising = percentiles.windows(2).all(|w| w[0] < w[1]);
+    if !rising || percentiles.first() != Some(&0.0) || percentiles.last() != Some(&100.0) {
+        return Err(check.invalid(
+            &field("percentiles"),
+            list(percentiles),
+            "must rise strictly from 0 to 100",
+        ));
+    }
+    let mut rows = Vec::with_capacity(values.len());
+    for (i, (p, v)) in percentiles.iter().zip(values).enumerate() {
+        let d = check.duration(&format!("{path}.values[{i}]"), v)?;
+        if let Some(&(_, before)) = rows.last()
+            && d < before
+        {
+            return Err(check.invalid(
+                &format!("{path}.values[{i}]"),
+                quoted(&v.0),
+                format!(
+                    "is below values[{}] = {:?}: a quantile table's values never fall",
+                    i - 1,
+                    values[i - 1].0
+                ),
+            ));
+        }
+        rows.push((p / 100.0, d));
+    }
+    Ok(Latency::Quantiles(rows))
 }
 
 /// `calls` is one stage; `stages` are dependent stages. Exactly one must be given.

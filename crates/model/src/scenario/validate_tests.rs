@@ -352,6 +352,14 @@ fn every_latency_form_parses() {
             "{ dist = \"empirical\", values = [\"90ms\", \"120ms\"] }",
             Latency::Empirical(vec![Nanos::from_millis(90), Nanos::from_millis(120)]),
         ),
+        (
+            "{ dist = \"quantiles\", percentiles = [0, 50, 100], values = [\"10ms\", \"40ms\", \"1s\"] }",
+            Latency::Quantiles(vec![
+                (0.0, Nanos::from_millis(10)),
+                (0.5, Nanos::from_millis(40)),
+                (1.0, Nanos::from_secs(1)),
+            ]),
+        ),
     ];
     for (text, expected) in cases {
         let spec = format!("services.user.latency={text}");
@@ -362,6 +370,22 @@ fn every_latency_form_parses() {
 #[test]
 fn bad_distribution_parameters_are_rejected() {
     let cases = [
+        (
+            "{ dist = \"quantiles\", percentiles = [0, 100], values = [\"1s\"] }",
+            "services[0].latency.percentiles = [0, 100] has 2 entries and values 1",
+        ),
+        (
+            "{ dist = \"quantiles\", percentiles = [0, 60, 50, 100], values = [\"1s\", \"2s\", \"3s\", \"4s\"] }",
+            "services[0].latency.percentiles = [0, 60, 50, 100] must rise strictly from 0 to 100",
+        ),
+        (
+            "{ dist = \"quantiles\", percentiles = [0, 50, 99], values = [\"1s\", \"2s\", \"3s\"] }",
+            "must rise strictly from 0 to 100",
+        ),
+        (
+            "{ dist = \"quantiles\", percentiles = [0, 50, 100], values = [\"1s\", \"20ms\", \"3s\"] }",
+            "services[0].latency.values[1] = \"20ms\" is below values[0] = \"1s\"",
+        ),
         (
             "{ dist = \"uniform\", min = \"3s\", max = \"1s\" }",
             "services[0].latency.max = \"1s\" is below min = \"3s\"",

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod export;
 pub mod flow;
+pub mod lesson;
 pub mod metrics;
 pub mod plot;
 pub mod progress;

@@ -1,0 +1,618 @@
+//! A lesson's question and how a prediction is graded: the right answer is computed from the
+//! run on screen when it is revealed (an expression over the report), never written in the
+//! lesson, so a changed model changes the answer and the grading follows it.
+
+use serde_json::Value;
+
+use super::expr::{Condition, EvalError, Expr};
+use super::template::Template;
+use super::units::{ReadError, Unit, number};
+
+/// A question: what is asked, how its answer is computed, and what the reveal explains.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub text: String,
+    pub kind: Kind,
+    /// Shown at the reveal: the reasoning with its arithmetic, figures from the run.
+    pub explain: Template,
+    /// Wrong answers that reveal a known misconception, with their own explanation.
+    pub misconceptions: Vec<Misconception>,
+}
+
+/// The three kinds of question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A number with a unit: right within `tolerance` (relative) or `within` (absolute, in
+    /// the unit), whichever is wider.
+    Number {
+        answer: Expr,
+        unit: Unit,
+        tolerance: f64,
+        within: f64,
+    },
+    /// One letter: the right choices are those whose condition holds on the run.
+    Choice(Vec<Choice>),
+    /// Every item's letter once, in order of its value: items within `tolerance` of each
+    /// other are tied, and either order of them is right.
+    Order {
+        items: Vec<Item>,
+        descending: bool,
+        tolerance: f64,
+        unit: Unit,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub text: String,
+    pub when: Condition,
+    /// Said when a student picks it and it is wrong.
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub text: String,
+    pub value: Expr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Misconception {
+    /// Over the report and `guess`, `answer` (numbers), or `guess.a`, `answer.a` (an ordered
+    /// item's place, from 1).
+    pub when: Condition,
+    pub explain: Template,
+}
+
+/// A student's prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Guess {
+    /// In the answer's unit.
+    Number(f64),
+    /// The choice's index (`a` is 0).
+    Choice(usize),
+    /// Item indices, first place first.
+    Order(Vec<usize>),
+    /// Enter on an empty line: no prediction.
+    Skipped,
+}
+
+/// Why a typed line is not a prediction for this question.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuessError {
+    #[error("{0}")]
+    Number(#[from] ReadError),
+    #[error("type one letter, {0}")]
+    Letter(String),
+    #[error("type each letter {0} once, in order (e.g. {1})")]
+    Order(String, String),
+}
+
+/// How a prediction fared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Right,
+    Wrong,
+    /// No prediction was made.
+    Skipped,
+    /// The run gives no answer here (a figure it does not have, no choice that holds).
+    Ungraded(String),
+}
+
+/// What the reveal shows: the answer measured, the verdict and the explanations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reveal {
+    pub verdict: Verdict,
+    /// The prediction as shown (`1.7 s`, `b`, `cab`; empty when skipped).
+    pub guess: String,
+    /// The prediction as a number in the answer's unit, for a number question.
+    pub guess_value: Option<f64>,
+    /// The answer as shown (`1700 ms`, `b`, `cab`).
+    pub answer: String,
+    /// The measured number, for a number question.
+    pub measured: Option<f64>,
+    /// The figures behind the answer: each ordered item's value, or the choices that hold.
+    pub detail: String,
+    pub explanation: String,
+    /// A misconception the wrong prediction reveals, explained.
+    pub misconception: Option<String>,
+}
+
+/// Letters of choices and items: `a`, `b`...
+pub fn letter(i: usize) -> char {
+    char::from(b'a' + u8::try_from(i.min(25)).unwrap_or(25))
+}
+
+/// The index of letter `c` among `n`.
+fn index_of(c: char, n: usize) -> Option<usize> {
+    let c = c.to_ascii_lowercase();
+    ('a'..='z').position(|l| l == c).filter(|&i| i < n)
+}
+
+impl Kind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Number { .. } => "number",
+            Kind::Choice(_) => "choice",
+            Kind::Order { .. } => "order",
+        }
+    }
+}
+
+impl Question {
+    /// What to type, for the question's box: `in ms`, `a letter, a-d`, `a-c, highest
+    /// first`.
+    pub fn hint(&self) -> String {
+        match &self.kind {
+            Kind::Number { unit, .. } if unit.name().is_empty() => "a number".to_owned(),
+            Kind::Number { unit, .. } => format!("in {}", unit.name()),
+            Kind::Choice(choices) => format!("a letter, {}", letters(choices.len())),
+            Kind::Order {
+                items, descending, ..
+            } => format!(
+                "the letters {}, {} first",
+                letters(items.len()),
+                if *descending { "highest" } else { "lowest" }
+            ),
+        }
+    }
+
+    /// How close a number must be to be right, as the reveal says it: `±5%`, `±5 req/s`,
+    /// `±10% or ±5 req/s`, `exactly`; empty for the other kinds.
+    pub fn margin(&self) -> String {
+        let Kind::Number {
+            unit,
+            tolerance,
+            within,
+            ..
+        } = &self.kind
+        else {
+            return String::new();
+        };
+        let relative = format!("±{}%", number(tolerance * 100.0));
+        let absolute = format!("±{}", unit.show(*within));
+        match (*tolerance > 0.0, *within > 0.0) {
+            (true, true) => format!("{relative} or {absolute}"),
+            (true, false) => relative,
+            (false, true) => absolute,
+            (false, false) => "exactly".to_owned(),
+        }
+    }
+
+    /// Reads a typed line; empty is [`Guess::Skipped`].
+    pub fn read(&self, typed: &str) -> Result<Guess, GuessError> {
+        let typed = typed.trim();
+        if typed.is_empty() {
+            return Ok(Guess::Skipped);
+        }
+        match &self.kind {
+            Kind::Number { unit, .. } => Ok(Guess::Number(unit.read(typed)?)),
+            Kind::Choice(choices) => {
+                let mut chars = typed.chars();
+                match (
+                    chars.next().and_then(|c| index_of(c, choices.len())),
+                    chars.next(),
+                ) {
+                    (Some(i), None) => Ok(Guess::Choice(i)),
+                    _ => Err(GuessError::Letter(letters(choices.len()))),
+                }
+            }
+            Kind::Order { items, .. } => {
+                let n = items.len();
+                let picked: Vec<Option<usize>> = typed
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && !matches!(c, ',' | '<' | '>'))
+                    .map(|c| index_of(c, n))
+                    .collect();
+                let mut seen = vec![false; n];
+                let order: Option<Vec<usize>> = picked
+                    .into_iter()
+                    .map(|i| i.filter(|&i| !std::mem::replace(&mut seen[i], true)))
+                    .collect();
+                match order {
+                    Some(order) if order.len() == n => Ok(Guess::Order(order)),
+                    _ => {
+                        let example: String = (0..n).rev().map(letter).collect();
+                        Err(GuessError::Order(letters(n), example))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The prediction as the box and the results write it.
+    pub fn show_guess(&self, guess: &Guess) -> String {
+        match (guess, &self.kind) {
+            (Guess::Number(v), Kind::Number { unit, .. }) => unit.show(*v),
+            (Guess::Number(v), _) => number(*v),
+            (Guess::Choice(i), _) => letter(*i).to_string(),
+            (Guess::Order(order), _) => order.iter().map(|&i| letter(i)).collect(),
+            (Guess::Skipped, _) => String::new(),
+        }
+    }
+
+    /// Grades `guess` against the run `screen` shows now.
+    pub fn reveal(&self, guess: &Guess, screen: &Value) -> Reveal {
+        let report = |name: &str| crate::report::figures::lookup(screen, name);
+        let mut out = Reveal {
+            verdict: Verdict::Skipped,
+            guess: self.show_guess(guess),
+            guess_value: match guess {
+                Guess::Number(v) => Some(*v),
+                _ => None,
+            },
+            answer: String::new(),
+            measured: None,
+            detail: String::new(),
+            explanation: String::new(),
+            misconception: None,
+        };
+        let graded = match &self.kind {
+            Kind::Number {
+                answer,
+                unit,
+                tolerance,
+                within,
+            } => self.number(
+                &mut out,
+                guess,
+                &report,
+                (answer, unit, *tolerance, *within),
+            ),
+            Kind::Choice(choices) => choice(&mut out, guess, &report, choices),
+            Kind::Order {
+                items,
+                descending,
+                tolerance,
+                unit,
+            } => order(
+                &mut out,
+                guess,
+                &report,
+                (items, *descending, *tolerance, unit),
+            ),
+        };
+        let vars = match graded {
+            Ok(vars) => vars,
+            Err(e) => {
+                out.verdict = Verdict::Ungraded(e.to_string());
+                return out;
+            }
+        };
+        let lookup = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| n == name)
+                .map(|&(_, v)| v)
+                .or_else(|| report(name))
+        };
+        out.explanation = self.explain.fill(&lookup);
+        if out.verdict == Verdict::Wrong && out.misconception.is_none() {
+            out.misconception = self
+                .misconceptions
+                .iter()
+                .find(|m| m.when.holds(&lookup).unwrap_or(false))
+                .map(|m| m.explain.fill(&lookup));
+        }
+        out
+    }
+
+    fn number(
+        &self,
+        out: &mut Reveal,
+        guess: &Guess,
+        report: &dyn Fn(&str) -> Option<f64>,
+        (answer, unit, tolerance, within): (&Expr, &Unit, f64, f64),
+    ) -> Result<Vec<(String, f64)>, EvalError> {
+        let a = answer.eval(report)?;
+        out.measured = Some(a);
+        out.answer = unit.show(a);
+        let mut vars = vec![("answer".to_owned(), a)];
+        if let Guess::Number(g) = guess {
+            let close = (g - a).abs() <= (tolerance * a.abs()).max(within) + 1e-9 * a.abs();
+            out.verdict = if close {
+                Verdict::Right
+            } else {
+                Verdict::Wrong
+            };
+            vars.push(("guess".to_owned(), *g));
+        }
+        Ok(vars)
+    }
+}
+
+/// `a-d`, `a or b`.
+fn letters(n: usize) -> String {
+    match n {
+        0 | 1 => "a".to_owned(),
+        2 => "a or b".to_owned(),
+        _ => format!("a-{}", letter(n - 1)),
+    }
+}
+
+fn choice(
+    out: &mut Reveal,
+    guess: &Guess,
+    report: &dyn Fn(&str) -> Option<f64>,
+    choices: &[Choice],
+) -> Result<Vec<(String, f64)>, EvalError> {
+    let mut holding = Vec::new();
+    for (i, c) in choices.iter().enumerate() {
+        if c.when.holds(report)? {
+            holding.push(i);
+        }
+    }
+    out.answer = holding
+        .iter()
+        .map(|&i| letter(i).to_string())
+        .collect::<Vec<_>>()
+        .join(" or ");
+    out.detail = holding
+        .iter()
+        .map(|&i| format!("{}) {}", letter(i), choices[i].text))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    if holding.is_empty() {
+        return Err(EvalError::Missing("a choice that holds on this run".into()));
+    }
+    if let Guess::Choice(g) = guess {
+        out.verdict = if holding.contains(g) {
+            Verdict::Right
+        } else {
+            out.misconception = choices.get(*g).and_then(|c| c.why.clone());
+            Verdict::Wrong
+        };
+    }
+    Ok(Vec::new())
+}
+
+fn order(
+    out: &mut Reveal,
+    guess: &Guess,
+    report: &dyn Fn(&str) -> Option<f64>,
+    (items, descending, tolerance, unit): (&[Item], bool, f64, &Unit),
+) -> Result<Vec<(String, f64)>, EvalError> {
+    let values = items
+        .iter()
+        .map(|i| i.value.eval(report))
+        .collect::<Result<Vec<f64>, _>>()?;
+    let mut ranked: Vec<usize> = (0..items.len()).collect();
+    ranked.sort_by(|&a, &b| {
+        let ord = values[a].total_cmp(&values[b]);
+        if descending { ord.reverse() } else { ord }
+    });
+    out.answer = ranked.iter().map(|&i| letter(i)).collect();
+    let tied = |a: f64, b: f64| (a - b).abs() <= tolerance * a.abs().max(b.abs());
+    // Tied items are written equal: the reveal never ranks what it counts as a tie.
+    for (k, &i) in ranked.iter().enumerate() {
+        if k > 0 {
+            let before = values[ranked[k - 1]];
+            out.detail
+                .push_str(match (tied(before, values[i]), descending) {
+                    (true, _) => " = ",
+                    (false, true) => " > ",
+                    (false, false) => " < ",
+                });
+        }
+        out.detail
+            .push_str(&format!("{} {}", letter(i), unit.show(values[i])));
+    }
+    // `a` placed before `b` is out of order when it comes after `b` beyond a tie.
+    let out_of_order = |a: f64, b: f64| !tied(a, b) && if descending { a < b } else { a > b };
+    let mut vars: Vec<(String, f64)> = ranked
+        .iter()
+        .enumerate()
+        .map(|(place, &i)| (format!("answer.{}", letter(i)), (place + 1) as f64))
+        .collect();
+    if let Guess::Order(order) = guess {
+        let right = order.iter().enumerate().all(|(p, &a)| {
+            order[p + 1..]
+                .iter()
+                .all(|&b| !out_of_order(values[a], values[b]))
+        });
+        out.verdict = if right {
+            Verdict::Right
+        } else {
+            Verdict::Wrong
+        };
+        vars.extend(
+            order
+                .iter()
+                .enumerate()
+                .map(|(place, &i)| (format!("guess.{}", letter(i)), (place + 1) as f64)),
+        );
+    }
+    Ok(vars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::expr::{parse_condition, parse_expr};
+
+    fn number_question(tolerance: f64, within: f64) -> Question {
+        Question {
+            text: "How many requests a second?".into(),
+            kind: Kind::Number {
+                answer: parse_expr("pools.tomcat.max / (theory.handler_hold_ms / 1000)")
+                    .expect("expr"),
+                unit: Unit::named("req/s"),
+                tolerance,
+                within,
+            },
+            explain: Template::parse(
+                "{pools.tomcat.max} threads / {theory.handler_hold_ms / 1000} s = {answer} req/s",
+            )
+            .expect("template"),
+            misconceptions: vec![Misconception {
+                when: parse_condition("guess > answer * 1.5").expect("condition"),
+                explain: Template::parse("more clients do not make more threads").expect("t"),
+            }],
+        }
+    }
+
+    fn screen(threads: u32) -> Value {
+        serde_json::json!({
+            "pools": [{ "name": "tomcat", "max": threads }],
+            "theory": { "handler_hold_ms": 1700.0 },
+            "compare": {
+                "sequential": { "latency_ms": { "p99": 1700.0 } },
+                "shared": { "latency_ms": { "p99": 2900.0 } },
+                "bulkhead": { "latency_ms": { "p99": 1000.0 } },
+                "unbounded": { "latency_ms": { "p99": 1000.4 } },
+            },
+        })
+    }
+
+    #[test]
+    fn a_number_is_right_within_its_tolerance_of_the_run_s_answer() {
+        let q = number_question(0.1, 0.0);
+        let guess = q.read("110").expect("a number");
+        let r = q.reveal(&guess, &screen(200));
+        assert_eq!(r.verdict, Verdict::Right);
+        assert_eq!(r.answer, "117.6 req/s");
+        assert_eq!(r.explanation, "200 threads / 1.7 s = 117.6 req/s");
+        assert_eq!(r.misconception, None);
+        // The same prediction on a model with twice the threads is wrong, and the reveal's
+        // arithmetic follows the model.
+        let r = q.reveal(&guess, &screen(400));
+        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(r.answer, "235.3 req/s");
+        assert_eq!(r.explanation, "400 threads / 1.7 s = 235.3 req/s");
+    }
+
+    #[test]
+    fn a_wrong_number_can_reveal_a_misconception() {
+        let q = number_question(0.1, 0.0);
+        let r = q.reveal(&q.read("235 req/s").expect("n"), &screen(200));
+        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(r.guess, "235 req/s");
+        assert_eq!(
+            r.misconception.as_deref(),
+            Some("more clients do not make more threads")
+        );
+        let r = q.reveal(&q.read("50").expect("n"), &screen(200));
+        assert_eq!((r.verdict, r.misconception), (Verdict::Wrong, None));
+    }
+
+    #[test]
+    fn an_absolute_margin_grades_answers_near_zero() {
+        let mut q = number_question(0.1, 5.0);
+        if let Kind::Number { answer, .. } = &mut q.kind {
+            *answer = parse_expr("0").expect("expr");
+        }
+        assert_eq!(
+            q.reveal(&Guess::Number(4.0), &screen(200)).verdict,
+            Verdict::Right
+        );
+        assert_eq!(
+            q.reveal(&Guess::Number(6.0), &screen(200)).verdict,
+            Verdict::Wrong
+        );
+        assert_eq!(
+            q.reveal(&Guess::Skipped, &screen(200)).verdict,
+            Verdict::Skipped
+        );
+    }
+
+    fn choice_question() -> Question {
+        let c = |text: &str, when: &str, why: Option<&str>| Choice {
+            text: text.into(),
+            when: parse_condition(when).expect("condition"),
+            why: why.map(Into::into),
+        };
+        Question {
+            text: "Twice the threads?".into(),
+            kind: Kind::Choice(vec![
+                c(
+                    "the same",
+                    "pools.tomcat.max <= 200",
+                    Some("threads set the ceiling"),
+                ),
+                c("double", "pools.tomcat.max > 200", None),
+            ]),
+            explain: Template::parse("the ceiling").expect("t"),
+            misconceptions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_right_choice_is_the_one_whose_condition_holds_on_the_run() {
+        let q = choice_question();
+        assert_eq!(q.read("A"), Ok(Guess::Choice(0)));
+        assert!(q.read("c").is_err());
+        assert!(q.read("ab").is_err());
+        let r = q.reveal(&Guess::Choice(0), &screen(200));
+        assert_eq!((r.verdict, r.answer.as_str()), (Verdict::Right, "a"));
+        let r = q.reveal(&Guess::Choice(0), &screen(400));
+        assert_eq!((r.verdict, r.answer.as_str()), (Verdict::Wrong, "b"));
+        assert_eq!(r.misconception.as_deref(), Some("threads set the ceiling"));
+        // A run with no such figure cannot grade it.
+        let r = q.reveal(&Guess::Choice(0), &serde_json::json!({}));
+        assert!(matches!(r.verdict, Verdict::Ungraded(_)), "{r:?}");
+    }
+
+    fn order_question(tolerance: f64) -> Question {
+        let item = |s: &str| Item {
+            text: s.into(),
+            value: parse_expr(&format!("compare.{s}.latency_ms.p99")).expect("expr"),
+        };
+        Question {
+            text: "Rank by p99, lowest first".into(),
+            kind: Kind::Order {
+                items: vec![
+                    item("sequential"),
+                    item("shared"),
+                    item("bulkhead"),
+                    item("unbounded"),
+                ],
+                descending: false,
+                tolerance,
+                unit: Unit::named("ms"),
+            },
+            explain: Template::parse("").expect("t"),
+            misconceptions: vec![Misconception {
+                when: parse_condition("guess.b == 1").expect("c"),
+                explain: Template::parse("the common pool is not free").expect("t"),
+            }],
+        }
+    }
+
+    #[test]
+    fn an_order_is_right_when_no_item_comes_before_one_beyond_a_tie_with_it() {
+        let q = order_question(0.01);
+        let s = screen(200);
+        // bulkhead and unbounded are 0.04 % apart: tied, either order is right.
+        for typed in ["cdab", "d c a b", "c,d,a,b"] {
+            let r = q.reveal(&q.read(typed).expect("order"), &s);
+            assert_eq!(r.verdict, Verdict::Right, "{typed}");
+        }
+        let r = q.reveal(&q.read("cdba").expect("order"), &s);
+        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(r.answer, "cdab");
+        assert_eq!(r.detail, "c 1000 ms = d 1000 ms < a 1700 ms < b 2900 ms");
+        let r = q.reveal(&q.read("bcda").expect("order"), &s);
+        assert_eq!(
+            r.misconception.as_deref(),
+            Some("the common pool is not free")
+        );
+        // Without a tolerance the 0.4 ms decide.
+        let q = order_question(0.0);
+        assert_eq!(
+            q.reveal(&q.read("dcab").expect("order"), &s).verdict,
+            Verdict::Wrong
+        );
+    }
+
+    #[test]
+    fn an_order_takes_each_letter_once() {
+        let q = order_question(0.0);
+        for bad in ["abc", "abcc", "abcde", "abcx"] {
+            assert_eq!(
+                q.read(bad).map_err(|e| e.to_string()),
+                Err("type each letter a-d once, in order (e.g. dcba)".into()),
+                "{bad}"
+            );
+        }
+        assert_eq!(q.read(""), Ok(Guess::Skipped));
+    }
+}

@@ -1,0 +1,280 @@
+//! A lesson's box: its caption, its question with the prediction being typed, the run playing
+//! to the reveal, or the reveal (the prediction, the measured answer, the explanation). It is
+//! placed as a tour's caption is (away from the panel the step talks about) and is as tall as
+//! its wrapped lines. At the end the results: the score and each prediction against its
+//! measurement, over the screen.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use crate::lesson::question::{Kind, Verdict, letter};
+use crate::lesson::{Session, Shown};
+use crate::metrics::Outcome;
+use crate::scenario::TourPanel;
+use crate::tui::app::App;
+use crate::tui::theme::Palette;
+
+use super::fmt;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(lesson) = app.lesson() else { return };
+    if lesson.shown() == &Shown::Results {
+        render_results(frame, area, app, lesson);
+        return;
+    }
+    let Some(b) = lesson_box(app, area) else {
+        return;
+    };
+    let p = app.palette();
+    // A box cut short says so rather than lose words silently.
+    let keys = if b.wanted > b.area.height {
+        " … cut: the screen is too short for this text "
+    } else {
+        b.keys
+    };
+    let block = Block::bordered()
+        .title(Line::styled(b.title, b.title_style))
+        .title_bottom(Line::styled(keys, p.dim).right_aligned())
+        .border_style(p.title);
+    frame.render_widget(Clear, b.area);
+    frame.render_widget(Paragraph::new(b.lines).block(block), b.area);
+}
+
+/// The box a lesson shows now: where, its title and lines, and the keys that go on.
+pub(crate) struct LessonBox {
+    pub area: Rect,
+    pub title: String,
+    title_style: Style,
+    pub lines: Vec<Line<'static>>,
+    keys: &'static str,
+    /// Rows the lines need: more than `area` holds when the body is too short.
+    pub wanted: u16,
+}
+
+/// Lines of text wrapped to a width, each in its style.
+struct Text {
+    width: usize,
+    lines: Vec<Line<'static>>,
+}
+
+impl Text {
+    fn add(&mut self, text: &str, style: Style) {
+        for l in fmt::wrap_words(text, self.width) {
+            self.lines.push(Line::styled(l, style));
+        }
+    }
+
+    /// `text` after a label in another style, wrapped under it.
+    fn labelled(&mut self, label: &str, label_style: Style, text: &str, style: Style) {
+        let indent = fmt::columns(label);
+        let wrapped = fmt::wrap_words(text, self.width.saturating_sub(indent));
+        for (i, l) in wrapped.into_iter().enumerate() {
+            let head = if i == 0 {
+                Span::styled(label.to_owned(), label_style)
+            } else {
+                Span::raw(" ".repeat(indent))
+            };
+            self.lines
+                .push(Line::from(vec![head, Span::styled(l, style)]));
+        }
+    }
+}
+
+pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
+    let lesson = app.lesson()?;
+    let p = app.palette();
+    let step = lesson.shown_step();
+    let panel = step.map_or(TourPanel::Pools, |s| s.panel);
+    let width = super::tour::box_width(area);
+    let mut text = Text {
+        width: usize::from(width.saturating_sub(2)),
+        lines: Vec::new(),
+    };
+    let numbered = || {
+        lesson
+            .question_number()
+            .map_or_else(String::new, |(n, of)| format!(" Question {n}/{of}"))
+    };
+    let part = lesson.part_index() + 1;
+    let parts = lesson.lesson().parts.len();
+    let (title, title_style, keys) = match lesson.shown() {
+        Shown::Caption => {
+            text.add(
+                step.and_then(|s| s.caption.as_deref()).unwrap_or(""),
+                p.text,
+            );
+            (
+                format!(" {} · part {part}/{parts} ", lesson.lesson().title),
+                p.title,
+                " space/→ on · q quit ",
+            )
+        }
+        Shown::Asking { typed, error } => {
+            if let Some(caption) = step.and_then(|s| s.caption.as_deref()) {
+                text.add(caption, p.text);
+            }
+            let ask = step.and_then(|s| s.ask.as_ref())?;
+            let q = &ask.question;
+            text.add(&q.text, p.title);
+            options(&mut text, &q.kind, p);
+            let prompt = format!("your prediction, {}: ", q.hint());
+            text.labelled(&prompt, p.dim, &format!("{typed}▏"), p.selected);
+            if let Some(error) = error {
+                text.add(error, p.error);
+            }
+            (
+                format!("{} · predict ", numbered()),
+                p.title,
+                " Enter answers (empty: skips) · Ctrl-C quits ",
+            )
+        }
+        Shown::Watching(guess) | Shown::Measuring(guess) => {
+            let ask = step.and_then(|s| s.ask.as_ref())?;
+            let said = ask.question.show_guess(guess);
+            let said = if said.is_empty() {
+                "no prediction".to_owned()
+            } else {
+                format!("you predicted {said}")
+            };
+            text.add(
+                &format!(
+                    "{said} · now watch: the run plays to {} (> faster)",
+                    fmt::clock(ask.reveal)
+                ),
+                p.text,
+            );
+            (format!("{} · watch ", numbered()), p.title, "")
+        }
+        Shown::Revealed(reveal) => {
+            let ask = step.and_then(|s| s.ask.as_ref())?;
+            text.add(&ask.question.text, p.dim);
+            let (mark, style) = verdict(&reveal.verdict, p);
+            let you = if reveal.guess.is_empty() {
+                "no prediction".to_owned()
+            } else {
+                reveal.guess.clone()
+            };
+            text.labelled("you: ", p.dim, &you, p.selected);
+            let measured =
+                if reveal.detail.is_empty() || matches!(ask.question.kind, Kind::Number { .. }) {
+                    reveal.answer.clone()
+                } else {
+                    reveal.detail.clone()
+                };
+            let margin = ask.question.margin();
+            let measured = if margin.is_empty() {
+                measured
+            } else {
+                format!("{measured} (right within {margin})")
+            };
+            match &reveal.verdict {
+                Verdict::Ungraded(why) => text.add(&format!("not graded: {why}"), p.error),
+                _ => text.labelled("measured: ", p.dim, &measured, style),
+            }
+            if !reveal.explanation.is_empty() {
+                text.add(&reveal.explanation, p.text);
+            }
+            if let Some(m) = &reveal.misconception {
+                text.labelled("your answer: ", p.error, m, p.text);
+            }
+            (
+                format!("{} · {mark} ", numbered()),
+                style,
+                " space/→ on · q quit ",
+            )
+        }
+        Shown::Playing | Shown::Results | Shown::Over => return None,
+    };
+    let wanted = u16::try_from(text.lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let area = super::tour::place(app, area, panel, wanted);
+    Some(LessonBox {
+        area,
+        title,
+        title_style,
+        lines: text.lines,
+        keys,
+        wanted,
+    })
+}
+
+/// A choice's or an ordering's lines: ` a) text`.
+fn options(text: &mut Text, kind: &Kind, p: &Palette) {
+    let labels: Vec<&str> = match kind {
+        Kind::Number { .. } => return,
+        Kind::Choice(choices) => choices.iter().map(|c| c.text.as_str()).collect(),
+        Kind::Order { items, .. } => items.iter().map(|i| i.text.as_str()).collect(),
+    };
+    for (i, label) in labels.into_iter().enumerate() {
+        text.labelled(&format!(" {}) ", letter(i)), p.title, label, p.text);
+    }
+}
+
+/// The reveal's mark and colour.
+fn verdict(v: &Verdict, p: &Palette) -> (&'static str, Style) {
+    match v {
+        Verdict::Right => ("✓ right", p.outcome(Outcome::Success)),
+        Verdict::Wrong => ("✗ wrong", p.outcome(Outcome::Failed)),
+        Verdict::Skipped => ("skipped", p.dim),
+        Verdict::Ungraded(_) => ("not graded", p.dim),
+    }
+}
+
+/// The score and one row per question over the screen.
+fn render_results(frame: &mut Frame, area: Rect, app: &App, lesson: &Session) {
+    let p = app.palette();
+    let (right, of) = lesson.score();
+    let width = area.width.saturating_sub(4).min(110);
+    let inner = usize::from(width.saturating_sub(2));
+    let mut lines = vec![Line::styled(
+        fmt::fit(" ✓  #  you              measured         question", inner),
+        p.dim,
+    )];
+    for (place, ask) in lesson.lesson().questions() {
+        let record = lesson.records().iter().find(|r| r.number == place.number);
+        let (mark, style, you, measured) = match record {
+            Some(r) => {
+                let (mark, style) = match r.reveal.verdict {
+                    Verdict::Right => ("✓", p.outcome(Outcome::Success)),
+                    Verdict::Wrong => ("✗", p.outcome(Outcome::Failed)),
+                    _ => ("-", p.dim),
+                };
+                let you = if r.reveal.guess.is_empty() {
+                    "-".to_owned()
+                } else {
+                    r.reveal.guess.clone()
+                };
+                (mark, style, you, r.reveal.answer.clone())
+            }
+            None => ("·", p.dim, "not asked".to_owned(), String::new()),
+        };
+        let row = format!(
+            "{:>2} {}  {} {}",
+            place.number,
+            fmt::fit(&you, 15),
+            fmt::fit(&measured, 16),
+            ask.question.text
+        );
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {mark} "), style),
+            Span::styled(fmt::fit(&row, inner.saturating_sub(3)), p.text),
+        ]));
+    }
+    let rows = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let box_area = super::centred(area, width, rows);
+    let block = Block::bordered()
+        .title(Line::styled(
+            format!(" {} · {right} of {of} right ", lesson.lesson().title),
+            p.title,
+        ))
+        .title_bottom(Line::styled(" Esc closes · q quits ", p.dim).right_aligned())
+        .border_style(p.title);
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(Paragraph::new(lines).block(block), box_area);
+}

@@ -189,7 +189,7 @@ fn markdown(
             part.scenario.about
         );
         for (s, step) in part.steps.iter().enumerate() {
-            let at = crate::tui::ui::clock_text(step.at);
+            let at = seconds(step.at);
             match &step.ask {
                 None => {
                     let _ = writeln!(out, "### At {at}\n");
@@ -199,7 +199,7 @@ fn markdown(
                     let _ = writeln!(
                         out,
                         "### Question {n} (asked at {at}, answered at {})\n",
-                        crate::tui::ui::clock_text(ask.reveal)
+                        seconds(ask.reveal)
                     );
                 }
             }
@@ -242,7 +242,7 @@ fn markdown(
                 let _ = writeln!(
                     out,
                     "![The screen at {}](images/{file})\n",
-                    crate::tui::ui::clock_text(ask.reveal)
+                    seconds(ask.reveal)
                 );
             }
         }
@@ -251,4 +251,9 @@ fn markdown(
         }
     }
     out
+}
+
+/// Simulated time as a page writes it: `8.5 s`, `60 s`.
+fn seconds(t: crate::time::Nanos) -> String {
+    format!("{} s", super::units::number(t.as_secs_f64()))
 }

@@ -202,13 +202,37 @@ impl Results {
 const CSV_HEADER: &str =
     "lesson,title,question,kind,result,guess,guess_value,answer,measured,unit,text";
 
-/// A row of the CSV: the lesson's columns, then one answer's.
+/// A row of the CSV: the lesson's columns, then one answer's (field by field: a flattened
+/// struct would have the CSV reader guess the numbers' types, and lose their last digits).
 #[derive(Debug, Deserialize)]
 struct Row {
     lesson: String,
     title: String,
-    #[serde(flatten)]
-    answer: Answer,
+    question: usize,
+    kind: String,
+    result: String,
+    guess: String,
+    guess_value: Option<f64>,
+    answer: String,
+    measured: Option<f64>,
+    unit: String,
+    text: String,
+}
+
+impl Row {
+    fn answer(self) -> Answer {
+        Answer {
+            question: self.question,
+            kind: self.kind,
+            result: self.result,
+            guess: self.guess,
+            guess_value: self.guess_value,
+            answer: self.answer,
+            measured: self.measured,
+            unit: self.unit,
+            text: self.text,
+        }
+    }
 }
 
 fn from_csv(text: &str) -> Result<Results, String> {
@@ -233,7 +257,7 @@ fn from_csv(text: &str) -> Result<Results, String> {
     if rows.iter().any(|r| r.lesson != lesson) {
         return Err("its rows are of more than one lesson".to_owned());
     }
-    let answers: Vec<Answer> = rows.into_iter().map(|r| r.answer).collect();
+    let answers: Vec<Answer> = rows.into_iter().map(Row::answer).collect();
     Ok(Results {
         lesson,
         title,

@@ -165,10 +165,10 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                     reveal.detail.clone()
                 };
             let margin = ask.question.margin();
-            let measured = if margin.is_empty() {
-                measured
-            } else {
-                format!("{measured} (right within {margin})")
+            let measured = match margin.as_str() {
+                "" => measured,
+                "exactly" => format!("{measured} (right only if exact)"),
+                margin => format!("{measured} (right within {margin})"),
             };
             match &reveal.verdict {
                 Verdict::Ungraded(why) => text.add(&format!("not graded: {why}"), p.error),

@@ -207,12 +207,13 @@ pub fn check(name: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     }
     let l = load(name, &args.preset.set, args.preset.seed)?;
     let session = lesson::play::check(&l).map_err(|e| BadInput(e.to_string()))?;
+    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
     let mut out = format!(
-        "{}: ok ({}; {} parts, {} questions, about {} min)\n",
+        "{}: ok ({}; {}, {}, about {} min)\n",
         l.source,
         l.title,
-        l.parts.len(),
-        l.questions().len(),
+        plural(l.parts.len(), "part"),
+        plural(l.questions().len(), "question"),
         l.minutes
     );
     for r in session.records() {

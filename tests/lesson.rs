@@ -384,3 +384,32 @@ fn a_handout_links_only_pictures_that_exist_and_parse() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README's example lesson is a lesson `check` accepts.
+#[test]
+fn the_readme_s_example_lesson_passes_check() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let section = readme
+        .split("### Write a lesson")
+        .nth(1)
+        .expect("the section");
+    let toml = section
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the example");
+    let dir = folder("readme");
+    let path = dir.join("example.toml");
+    std::fs::write(&path, toml).expect("written");
+    let out = stdout(&["check", &path.display().to_string()]);
+    assert!(
+        out.contains("ok (Threads, hold time and the ceiling; 1 part, 2 questions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  2. at 1m00.000s: b) longer: it queues for a thread"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -68,7 +68,7 @@ impl Cmp {
 
 /// Comparisons that must all hold.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Condition {
+pub struct Predicate {
     pub clauses: Vec<(Expr, Cmp, Expr)>,
 }
 
@@ -195,18 +195,18 @@ fn tokens(text: &str) -> Result<Vec<(usize, Token)>, ExprError> {
 }
 
 /// A recursive-descent parser over the tokens.
-struct Parser {
+struct ExprParser {
     tokens: Vec<(usize, Token)>,
     next: usize,
 }
 
-impl Parser {
-    fn new(text: &str) -> Result<Parser, ExprError> {
+impl ExprParser {
+    fn new(text: &str) -> Result<ExprParser, ExprError> {
         let tokens = tokens(text)?;
         if tokens.is_empty() {
             return Err(ExprError::Empty);
         }
-        Ok(Parser { tokens, next: 0 })
+        Ok(ExprParser { tokens, next: 0 })
     }
 
     fn peek(&self) -> Option<&Token> {
@@ -344,22 +344,22 @@ impl Parser {
 
 /// Parses an arithmetic expression.
 pub fn parse_expr(text: &str) -> Result<Expr, ExprError> {
-    let mut p = Parser::new(text)?;
+    let mut p = ExprParser::new(text)?;
     let e = p.sum()?;
     p.done()?;
     Ok(e)
 }
 
 /// Parses comparisons joined by `and`.
-pub fn parse_condition(text: &str) -> Result<Condition, ExprError> {
-    let mut p = Parser::new(text)?;
+pub fn parse_condition(text: &str) -> Result<Predicate, ExprError> {
+    let mut p = ExprParser::new(text)?;
     let mut clauses = vec![p.comparison()?];
     while p.peek() == Some(&Token::Name("and".into())) {
         p.next += 1;
         clauses.push(p.comparison()?);
     }
     p.done()?;
-    Ok(Condition { clauses })
+    Ok(Predicate { clauses })
 }
 
 impl Expr {
@@ -418,7 +418,7 @@ impl Expr {
     }
 }
 
-impl Condition {
+impl Predicate {
     /// Whether every comparison holds.
     pub fn holds(&self, lookup: &dyn Fn(&str) -> Option<f64>) -> Result<bool, EvalError> {
         for (a, cmp, b) in &self.clauses {

@@ -15,7 +15,7 @@ use crate::tui::app::App;
 use super::error::LessonError;
 use super::model::Lesson;
 use super::play::{Moment, play};
-use super::question::{Kind, letter};
+use super::question::{QuestionKind, letter};
 use super::session::Session;
 
 /// The screen the pictures show, in cells.
@@ -86,7 +86,7 @@ pub fn write(
                         rec.observe(engine, app.now());
                     }
                 }
-                Moment::Shown { part, step } | Moment::Revealed { part, step } => {
+                Moment::Showing { part, step } | Moment::Revealed { part, step } => {
                     let revealed = matches!(moment, Moment::Revealed { .. });
                     let file = format!(
                         "part{}-step{}{}.svg",
@@ -213,9 +213,11 @@ fn markdown(
             let q = &ask.question;
             let _ = writeln!(out, "**{}**\n", q.text);
             let options: Vec<&str> = match &q.kind {
-                Kind::Number { .. } => Vec::new(),
-                Kind::Choice(c) => c.iter().map(|c| c.text.as_str()).collect(),
-                Kind::Order { items, .. } => items.iter().map(|i| i.text.as_str()).collect(),
+                QuestionKind::Number { .. } => Vec::new(),
+                QuestionKind::Choice(c) => c.iter().map(|c| c.text.as_str()).collect(),
+                QuestionKind::Order { items, .. } => {
+                    items.iter().map(|i| i.text.as_str()).collect()
+                }
             };
             for (i, o) in options.iter().enumerate() {
                 let _ = writeln!(out, "- {}) {o}", letter(i));

@@ -10,8 +10,8 @@ use crate::time::Nanos;
 
 use super::error::LessonError;
 use super::expr::{parse_condition, parse_expr};
-use super::model::{Ask, Lesson, Part, Step};
-use super::question::{Choice, Item, Kind, Misconception, Question};
+use super::model::{Ask, Lesson, LessonStep, Part};
+use super::question::{Choice, Item, Misconception, Question, QuestionKind};
 use super::raw::{RawLesson, RawPart, RawStep};
 use super::template::Template;
 use super::units::Unit;
@@ -120,7 +120,7 @@ pub fn parse(
             path: e.path().to_string(),
             message: scenario::plain_types(e.inner().message()),
         })?;
-    let check = Checker { origin };
+    let check = FieldCheck { origin };
     let header = &raw.lesson;
     let title = check.text("lesson.title", &header.title, 1..=200)?;
     let about = check.text("lesson.about", &header.about, 0..=2_000)?;
@@ -181,11 +181,11 @@ fn name_of(source: &str) -> String {
 }
 
 /// Builds errors that name the lesson.
-struct Checker {
+struct FieldCheck {
     origin: String,
 }
 
-impl Checker {
+impl FieldCheck {
     fn invalid(&self, field: &str, value: impl std::fmt::Debug, reason: &str) -> LessonError {
         LessonError::Invalid {
             origin: self.origin.clone(),
@@ -281,7 +281,7 @@ impl Checker {
                 &format!("a part has 1 to {MAX_STEPS} [[parts.steps]]"),
             ));
         }
-        let mut steps: Vec<Step> = Vec::with_capacity(raw.steps.len());
+        let mut steps: Vec<LessonStep> = Vec::with_capacity(raw.steps.len());
         for (j, step) in raw.steps.iter().enumerate() {
             let field = format!("{path}.steps[{j}]");
             let step = self.step(&field, step)?;
@@ -310,7 +310,7 @@ impl Checker {
         })
     }
 
-    fn step(&self, path: &str, raw: &RawStep) -> Result<Step, LessonError> {
+    fn step(&self, path: &str, raw: &RawStep) -> Result<LessonStep, LessonError> {
         let at = self.time(&format!("{path}.at"), &raw.at)?;
         let panel = match &raw.panel {
             None => TourPanel::Pools,
@@ -337,7 +337,7 @@ impl Checker {
         if caption.is_none() && ask.is_none() {
             return Err(self.field(path, "a step has a `caption`, an `ask`, or both"));
         }
-        Ok(Step {
+        Ok(LessonStep {
             at,
             keys: self.keys(&format!("{path}.keys"), &raw.keys)?,
             panel,
@@ -389,7 +389,7 @@ impl Checker {
             &format!("{path}.explain"),
             raw.explain.as_deref().unwrap_or(""),
         )?;
-        if matches!(kind, Kind::Choice(_)) && !raw.misconceptions.is_empty() {
+        if matches!(kind, QuestionKind::Choice(_)) && !raw.misconceptions.is_empty() {
             return Err(self.field(
                 &format!("{path}.misconceptions"),
                 "a choice's misconceptions are its choices' `why`",
@@ -430,7 +430,7 @@ impl Checker {
     }
 
     /// The question's kind: exactly one of `answer`, `choices`, `order`, with its own fields.
-    fn kind(&self, path: &str, raw: &RawStep) -> Result<Kind, LessonError> {
+    fn kind(&self, path: &str, raw: &RawStep) -> Result<QuestionKind, LessonError> {
         let kinds = [
             ("answer", raw.answer.is_some()),
             ("choices", raw.choices.is_some()),
@@ -485,7 +485,7 @@ impl Checker {
             }
             let unit = raw.unit.as_deref().unwrap_or("");
             self.text(&format!("{path}.unit"), unit, 0..=20)?;
-            return Ok(Kind::Number {
+            return Ok(QuestionKind::Number {
                 answer: parse_expr(answer)
                     .map_err(|e| self.invalid(&format!("{path}.answer"), answer, &e.to_string()))?,
                 unit: Unit::named(unit),
@@ -525,7 +525,7 @@ impl Checker {
                     })
                 })
                 .collect::<Result<Vec<_>, LessonError>>()?;
-            return Ok(Kind::Choice(choices));
+            return Ok(QuestionKind::Choice(choices));
         }
         let items = raw.order.as_deref().unwrap_or_default();
         self.count(&format!("{path}.order"), items.len())?;
@@ -542,7 +542,7 @@ impl Checker {
                 })
             })
             .collect::<Result<Vec<_>, LessonError>>()?;
-        Ok(Kind::Order {
+        Ok(QuestionKind::Order {
             items,
             descending: raw.descending.unwrap_or(false),
             tolerance: tolerance(0.01)?,

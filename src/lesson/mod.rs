@@ -30,8 +30,8 @@ pub mod units;
 
 pub use error::LessonError;
 pub use load::{builtin_names, is_lesson, load, parse};
-pub use model::{Ask, Lesson, Part, Place, Step};
-pub use session::{Due, Next, Record, Session, Shown};
+pub use model::{Ask, Lesson, LessonStep, Part, Place};
+pub use session::{Due, Next, Record, Session, Showing};
 
 /// One line of `threadlab lesson`'s list.
 pub fn listing() -> Result<String, LessonError> {

@@ -30,13 +30,13 @@ pub struct Part {
     pub strategy: Strategy,
     /// The `set` and `--set` the scenario was loaded with (the variants compare reloads them).
     pub sets: Vec<String>,
-    pub steps: Vec<Step>,
+    pub steps: Vec<LessonStep>,
 }
 
 /// A moment of the lesson: at `at` the run pauses, the step's keys are pressed, and its
 /// caption, its question or both are shown.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
+pub struct LessonStep {
     pub at: Nanos,
     pub keys: Vec<TourKey>,
     pub panel: TourPanel,

@@ -11,7 +11,7 @@ use crate::tui::expect::{condition_path, possible_screens};
 use super::error::LessonError;
 use super::expr::Expr;
 use super::model::Lesson;
-use super::question::{Kind, letter};
+use super::question::{QuestionKind, letter};
 use super::screen::with_model;
 
 /// Checks every expression, template and `expect` of `lesson`; the error names the field.
@@ -59,17 +59,17 @@ pub fn validate(lesson: &Lesson) -> Result<(), LessonError> {
             let q = &ask.question;
             let none: Vec<String> = Vec::new();
             let (explained, guessed): (Vec<String>, Vec<String>) = match &q.kind {
-                Kind::Number { answer, .. } => {
+                QuestionKind::Number { answer, .. } => {
                     check(format!("{path}.answer"), answer.names(), &none)?;
                     (vec!["answer".into()], vec!["answer".into(), "guess".into()])
                 }
-                Kind::Choice(choices) => {
+                QuestionKind::Choice(choices) => {
                     for (k, c) in choices.iter().enumerate() {
                         check(format!("{path}.choices[{k}].when"), c.when.names(), &none)?;
                     }
                     (none.clone(), none.clone())
                 }
-                Kind::Order { items, .. } => {
+                QuestionKind::Order { items, .. } => {
                     for (k, item) in items.iter().enumerate() {
                         check(
                             format!("{path}.order[{k}].value"),

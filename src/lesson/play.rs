@@ -13,14 +13,14 @@ use crate::tui::script;
 
 use super::error::LessonError;
 use super::model::{Lesson, Place};
-use super::question::{Kind, Question, Verdict};
-use super::session::{Record, Session, Shown};
+use super::question::{Grade, Question, QuestionKind};
+use super::session::{Record, Session, Showing};
 
 /// What the watcher is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Moment {
     /// A step's caption or question has just shown (part and step from 0).
-    Shown { part: usize, step: usize },
+    Showing { part: usize, step: usize },
     /// A question's answer has just been revealed.
     Revealed { part: usize, step: usize },
     /// The clock moved (within part `part`).
@@ -54,20 +54,20 @@ pub fn play(
         let Some(session) = app.lesson() else { break };
         let (part, step) = (session.part_index(), session.step_index());
         match session.shown().clone() {
-            Shown::Playing | Shown::Watching(_) => {
+            Showing::Playing | Showing::Watching(_) => {
                 if app.clock().is_paused() {
                     app.apply(Action::TogglePause);
                 }
                 app.advance(TICK, BudgetSpec::Events(u64::MAX));
                 watch(&mut app, Moment::Tick { part });
             }
-            Shown::Measuring(_) => script::settle(&mut app),
-            Shown::Caption => {
-                watch(&mut app, Moment::Shown { part, step });
+            Showing::Measuring(_) => script::settle(&mut app),
+            Showing::Caption => {
+                watch(&mut app, Moment::Showing { part, step });
                 app.apply(Action::LessonNext);
             }
-            Shown::Asking { .. } => {
-                watch(&mut app, Moment::Shown { part, step });
+            Showing::Asking { .. } => {
+                watch(&mut app, Moment::Showing { part, step });
                 let number = app.lesson().and_then(|l| l.lesson().number_of(part, step));
                 let typed = app
                     .lesson()
@@ -85,7 +85,8 @@ pub fn play(
                     app.apply(Action::Answer(c));
                 }
                 app.apply(Action::AnswerEnter);
-                if let Some(Shown::Asking { error: Some(e), .. }) = app.lesson().map(Session::shown)
+                if let Some(Showing::Asking { error: Some(e), .. }) =
+                    app.lesson().map(Session::shown)
                 {
                     return Err(stuck(format!(
                         "question {}: {typed:?} was refused: {e}",
@@ -93,11 +94,11 @@ pub fn play(
                     )));
                 }
             }
-            Shown::Revealed(_) => {
+            Showing::Revealed(_) => {
                 watch(&mut app, Moment::Revealed { part, step });
                 app.apply(Action::LessonNext);
             }
-            Shown::Results | Shown::Over => return Ok(session.clone()),
+            Showing::Results | Showing::Over => return Ok(session.clone()),
         }
         if let Some(crate::tui::app::Status::Error(e)) = app.status() {
             return Err(stuck(format!("part {}: {e}", part + 1)));
@@ -117,7 +118,7 @@ pub fn check(lesson: &Lesson) -> Result<Session, LessonError> {
         Theme::Dark,
         &mut |_, _| String::new(),
         &mut |app, moment| {
-            let Moment::Shown { part, step } = moment else {
+            let Moment::Showing { part, step } = moment else {
                 return;
             };
             if failed.is_some() {
@@ -160,17 +161,18 @@ fn answered(lesson: &Lesson, record: &Record) -> Result<(), LessonError> {
         reason,
     };
     let name = match ask.question.kind {
-        Kind::Number { .. } => "answer",
-        Kind::Choice(_) => "choices",
-        Kind::Order { .. } => "order",
+        QuestionKind::Number { .. } => "answer",
+        QuestionKind::Choice(_) => "choices",
+        QuestionKind::Order { .. } => "order",
     };
-    if let Verdict::Ungraded(why) = &record.reveal.verdict {
+    if let Grade::Ungraded(why) = &record.reveal.verdict {
         return Err(field(
             name,
             format!("at its reveal ({at}) the run has no answer: {why}"),
         ));
     }
-    if matches!(ask.question.kind, Kind::Choice(_)) && record.reveal.answer.contains(" or ") {
+    if matches!(ask.question.kind, QuestionKind::Choice(_)) && record.reveal.answer.contains(" or ")
+    {
         return Err(field(
             name,
             format!(
@@ -186,11 +188,11 @@ fn answered(lesson: &Lesson, record: &Record) -> Result<(), LessonError> {
 /// decimals, in the answer's unit), the first right letter, the right order.
 pub fn right_answer(question: &Question, record: &Record) -> String {
     match &question.kind {
-        Kind::Number { unit, .. } => {
+        QuestionKind::Number { unit, .. } => {
             let v = record.reveal.measured.unwrap_or_default();
             format!("{} {}", trimmed(v), unit.name()).trim().to_owned()
         }
-        Kind::Choice(_) | Kind::Order { .. } => record
+        QuestionKind::Choice(_) | QuestionKind::Order { .. } => record
             .reveal
             .answer
             .chars()
@@ -203,7 +205,7 @@ pub fn right_answer(question: &Question, record: &Record) -> String {
 /// order reversed.
 pub fn wrong_answer(question: &Question, record: &Record) -> String {
     match &question.kind {
-        Kind::Number { unit, within, .. } => {
+        QuestionKind::Number { unit, within, .. } => {
             let v = record.reveal.measured.unwrap_or_default();
             format!(
                 "{} {}",
@@ -213,12 +215,12 @@ pub fn wrong_answer(question: &Question, record: &Record) -> String {
             .trim()
             .to_owned()
         }
-        Kind::Choice(choices) => (0..choices.len())
+        QuestionKind::Choice(choices) => (0..choices.len())
             .map(super::question::letter)
             .find(|l| !record.reveal.answer.contains(*l))
             .map(String::from)
             .unwrap_or_default(),
-        Kind::Order { .. } => right_answer(question, record).chars().rev().collect(),
+        QuestionKind::Order { .. } => right_answer(question, record).chars().rev().collect(),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::expr::{Condition, EvalError, Expr};
+use super::expr::{EvalError, Expr, Predicate};
 use super::template::Template;
 use super::units::{ReadError, Unit, number};
 
@@ -12,8 +12,8 @@ use super::units::{ReadError, Unit, number};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Question {
     pub text: String,
-    pub kind: Kind,
-    /// Shown at the reveal: the reasoning with its arithmetic, figures from the run.
+    pub kind: QuestionKind,
+    /// Showing at the reveal: the reasoning with its arithmetic, figures from the run.
     pub explain: Template,
     /// Wrong answers that reveal a known misconception, with their own explanation.
     pub misconceptions: Vec<Misconception>,
@@ -21,7 +21,7 @@ pub struct Question {
 
 /// The three kinds of question.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub enum QuestionKind {
     /// A number with a unit: right within `tolerance` (relative) or `within` (absolute, in
     /// the unit), whichever is wider.
     Number {
@@ -45,7 +45,7 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     pub text: String,
-    pub when: Condition,
+    pub when: Predicate,
     /// Said when a student picks it and it is wrong.
     pub why: Option<String>,
 }
@@ -60,7 +60,7 @@ pub struct Item {
 pub struct Misconception {
     /// Over the report and `guess`, `answer` (numbers), or `guess.a`, `answer.a` (an ordered
     /// item's place, from 1).
-    pub when: Condition,
+    pub when: Predicate,
     pub explain: Template,
 }
 
@@ -90,7 +90,7 @@ pub enum GuessError {
 
 /// How a prediction fared.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Grade {
     Right,
     Wrong,
     /// No prediction was made.
@@ -102,7 +102,7 @@ pub enum Verdict {
 /// What the reveal shows: the answer measured, the verdict and the explanations.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reveal {
-    pub verdict: Verdict,
+    pub verdict: Grade,
     /// The prediction as shown (`1.7 s`, `b`, `cab`; empty when skipped).
     pub guess: String,
     /// The prediction as a number in the answer's unit, for a number question.
@@ -129,12 +129,12 @@ fn index_of(c: char, n: usize) -> Option<usize> {
     ('a'..='z').position(|l| l == c).filter(|&i| i < n)
 }
 
-impl Kind {
+impl QuestionKind {
     pub fn name(&self) -> &'static str {
         match self {
-            Kind::Number { .. } => "number",
-            Kind::Choice(_) => "choice",
-            Kind::Order { .. } => "order",
+            QuestionKind::Number { .. } => "number",
+            QuestionKind::Choice(_) => "choice",
+            QuestionKind::Order { .. } => "order",
         }
     }
 }
@@ -144,10 +144,10 @@ impl Question {
     /// first`.
     pub fn hint(&self) -> String {
         match &self.kind {
-            Kind::Number { unit, .. } if unit.name().is_empty() => "a number".to_owned(),
-            Kind::Number { unit, .. } => format!("in {}", unit.name()),
-            Kind::Choice(choices) => format!("a letter, {}", letters(choices.len())),
-            Kind::Order {
+            QuestionKind::Number { unit, .. } if unit.name().is_empty() => "a number".to_owned(),
+            QuestionKind::Number { unit, .. } => format!("in {}", unit.name()),
+            QuestionKind::Choice(choices) => format!("a letter, {}", letters(choices.len())),
+            QuestionKind::Order {
                 items, descending, ..
             } => format!(
                 "the letters {}, {} first",
@@ -160,7 +160,7 @@ impl Question {
     /// How close a number must be to be right, as the reveal says it: `±5%`, `±5 req/s`,
     /// `±10% or ±5 req/s`, `exactly`; empty for the other kinds.
     pub fn margin(&self) -> String {
-        let Kind::Number {
+        let QuestionKind::Number {
             unit,
             tolerance,
             within,
@@ -186,8 +186,8 @@ impl Question {
             return Ok(Guess::Skipped);
         }
         match &self.kind {
-            Kind::Number { unit, .. } => Ok(Guess::Number(unit.read(typed)?)),
-            Kind::Choice(choices) => {
+            QuestionKind::Number { unit, .. } => Ok(Guess::Number(unit.read(typed)?)),
+            QuestionKind::Choice(choices) => {
                 let mut chars = typed.chars();
                 match (
                     chars.next().and_then(|c| index_of(c, choices.len())),
@@ -197,7 +197,7 @@ impl Question {
                     _ => Err(GuessError::Letter(letters(choices.len()))),
                 }
             }
-            Kind::Order { items, .. } => {
+            QuestionKind::Order { items, .. } => {
                 let n = items.len();
                 let picked: Vec<Option<usize>> = typed
                     .chars()
@@ -223,7 +223,7 @@ impl Question {
     /// The prediction as the box and the results write it.
     pub fn show_guess(&self, guess: &Guess) -> String {
         match (guess, &self.kind) {
-            (Guess::Number(v), Kind::Number { unit, .. }) => unit.show(*v),
+            (Guess::Number(v), QuestionKind::Number { unit, .. }) => unit.show(*v),
             (Guess::Number(v), _) => number(*v),
             (Guess::Choice(i), _) => letter(*i).to_string(),
             (Guess::Order(order), _) => order.iter().map(|&i| letter(i)).collect(),
@@ -235,7 +235,7 @@ impl Question {
     pub fn reveal(&self, guess: &Guess, screen: &Value) -> Reveal {
         let report = |name: &str| crate::report::figures::lookup(screen, name);
         let mut out = Reveal {
-            verdict: Verdict::Skipped,
+            verdict: Grade::Skipped,
             guess: self.show_guess(guess),
             guess_value: match guess {
                 Guess::Number(v) => Some(*v),
@@ -248,7 +248,7 @@ impl Question {
             misconception: None,
         };
         let graded = match &self.kind {
-            Kind::Number {
+            QuestionKind::Number {
                 answer,
                 unit,
                 tolerance,
@@ -259,8 +259,8 @@ impl Question {
                 &report,
                 (answer, unit, *tolerance, *within),
             ),
-            Kind::Choice(choices) => choice(&mut out, guess, &report, choices),
-            Kind::Order {
+            QuestionKind::Choice(choices) => choice(&mut out, guess, &report, choices),
+            QuestionKind::Order {
                 items,
                 descending,
                 tolerance,
@@ -275,7 +275,7 @@ impl Question {
         let vars = match graded {
             Ok(vars) => vars,
             Err(e) => {
-                out.verdict = Verdict::Ungraded(e.to_string());
+                out.verdict = Grade::Ungraded(e.to_string());
                 return out;
             }
         };
@@ -286,7 +286,7 @@ impl Question {
                 .or_else(|| report(name))
         };
         out.explanation = self.explain.fill(&lookup);
-        if out.verdict == Verdict::Wrong && out.misconception.is_none() {
+        if out.verdict == Grade::Wrong && out.misconception.is_none() {
             out.misconception = self
                 .misconceptions
                 .iter()
@@ -309,11 +309,7 @@ impl Question {
         let mut vars = vec![("answer".to_owned(), a)];
         if let Guess::Number(g) = guess {
             let close = (g - a).abs() <= (tolerance * a.abs()).max(within) + 1e-9 * a.abs();
-            out.verdict = if close {
-                Verdict::Right
-            } else {
-                Verdict::Wrong
-            };
+            out.verdict = if close { Grade::Right } else { Grade::Wrong };
             vars.push(("guess".to_owned(), *g));
         }
         Ok(vars)
@@ -356,10 +352,10 @@ fn choice(
     }
     if let Guess::Choice(g) = guess {
         out.verdict = if holding.contains(g) {
-            Verdict::Right
+            Grade::Right
         } else {
             out.misconception = choices.get(*g).and_then(|c| c.why.clone());
-            Verdict::Wrong
+            Grade::Wrong
         };
     }
     Ok(Vec::new())
@@ -409,11 +405,7 @@ fn order(
                 .iter()
                 .all(|&b| !out_of_order(values[a], values[b]))
         });
-        out.verdict = if right {
-            Verdict::Right
-        } else {
-            Verdict::Wrong
-        };
+        out.verdict = if right { Grade::Right } else { Grade::Wrong };
         vars.extend(
             order
                 .iter()
@@ -432,7 +424,7 @@ mod tests {
     fn number_question(tolerance: f64, within: f64) -> Question {
         Question {
             text: "How many requests a second?".into(),
-            kind: Kind::Number {
+            kind: QuestionKind::Number {
                 answer: parse_expr("pools.tomcat.max / (theory.handler_hold_ms / 1000)")
                     .expect("expr"),
                 unit: Unit::named("req/s"),
@@ -468,14 +460,14 @@ mod tests {
         let q = number_question(0.1, 0.0);
         let guess = q.read("110").expect("a number");
         let r = q.reveal(&guess, &screen(200));
-        assert_eq!(r.verdict, Verdict::Right);
+        assert_eq!(r.verdict, Grade::Right);
         assert_eq!(r.answer, "117.6 req/s");
         assert_eq!(r.explanation, "200 threads / 1.7 s = 117.6 req/s");
         assert_eq!(r.misconception, None);
         // The same prediction on a model with twice the threads is wrong, and the reveal's
         // arithmetic follows the model.
         let r = q.reveal(&guess, &screen(400));
-        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(r.verdict, Grade::Wrong);
         assert_eq!(r.answer, "235.3 req/s");
         assert_eq!(r.explanation, "400 threads / 1.7 s = 235.3 req/s");
     }
@@ -484,33 +476,33 @@ mod tests {
     fn a_wrong_number_can_reveal_a_misconception() {
         let q = number_question(0.1, 0.0);
         let r = q.reveal(&q.read("235 req/s").expect("n"), &screen(200));
-        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(r.verdict, Grade::Wrong);
         assert_eq!(r.guess, "235 req/s");
         assert_eq!(
             r.misconception.as_deref(),
             Some("more clients do not make more threads")
         );
         let r = q.reveal(&q.read("50").expect("n"), &screen(200));
-        assert_eq!((r.verdict, r.misconception), (Verdict::Wrong, None));
+        assert_eq!((r.verdict, r.misconception), (Grade::Wrong, None));
     }
 
     #[test]
     fn an_absolute_margin_grades_answers_near_zero() {
         let mut q = number_question(0.1, 5.0);
-        if let Kind::Number { answer, .. } = &mut q.kind {
+        if let QuestionKind::Number { answer, .. } = &mut q.kind {
             *answer = parse_expr("0").expect("expr");
         }
         assert_eq!(
             q.reveal(&Guess::Number(4.0), &screen(200)).verdict,
-            Verdict::Right
+            Grade::Right
         );
         assert_eq!(
             q.reveal(&Guess::Number(6.0), &screen(200)).verdict,
-            Verdict::Wrong
+            Grade::Wrong
         );
         assert_eq!(
             q.reveal(&Guess::Skipped, &screen(200)).verdict,
-            Verdict::Skipped
+            Grade::Skipped
         );
     }
 
@@ -522,7 +514,7 @@ mod tests {
         };
         Question {
             text: "Twice the threads?".into(),
-            kind: Kind::Choice(vec![
+            kind: QuestionKind::Choice(vec![
                 c(
                     "the same",
                     "pools.tomcat.max <= 200",
@@ -542,13 +534,13 @@ mod tests {
         assert!(q.read("c").is_err());
         assert!(q.read("ab").is_err());
         let r = q.reveal(&Guess::Choice(0), &screen(200));
-        assert_eq!((r.verdict, r.answer.as_str()), (Verdict::Right, "a"));
+        assert_eq!((r.verdict, r.answer.as_str()), (Grade::Right, "a"));
         let r = q.reveal(&Guess::Choice(0), &screen(400));
-        assert_eq!((r.verdict, r.answer.as_str()), (Verdict::Wrong, "b"));
+        assert_eq!((r.verdict, r.answer.as_str()), (Grade::Wrong, "b"));
         assert_eq!(r.misconception.as_deref(), Some("threads set the ceiling"));
         // A run with no such figure cannot grade it.
         let r = q.reveal(&Guess::Choice(0), &serde_json::json!({}));
-        assert!(matches!(r.verdict, Verdict::Ungraded(_)), "{r:?}");
+        assert!(matches!(r.verdict, Grade::Ungraded(_)), "{r:?}");
     }
 
     fn order_question(tolerance: f64) -> Question {
@@ -558,7 +550,7 @@ mod tests {
         };
         Question {
             text: "Rank by p99, lowest first".into(),
-            kind: Kind::Order {
+            kind: QuestionKind::Order {
                 items: vec![
                     item("sequential"),
                     item("shared"),
@@ -584,10 +576,10 @@ mod tests {
         // bulkhead and unbounded are 0.04 % apart: tied, either order is right.
         for typed in ["cdab", "d c a b", "c,d,a,b"] {
             let r = q.reveal(&q.read(typed).expect("order"), &s);
-            assert_eq!(r.verdict, Verdict::Right, "{typed}");
+            assert_eq!(r.verdict, Grade::Right, "{typed}");
         }
         let r = q.reveal(&q.read("cdba").expect("order"), &s);
-        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(r.verdict, Grade::Wrong);
         assert_eq!(r.answer, "cdab");
         assert_eq!(r.detail, "c 1000 ms = d 1000 ms < a 1700 ms < b 2900 ms");
         let r = q.reveal(&q.read("bcda").expect("order"), &s);
@@ -599,7 +591,7 @@ mod tests {
         let q = order_question(0.0);
         assert_eq!(
             q.reveal(&q.read("dcab").expect("order"), &s).verdict,
-            Verdict::Wrong
+            Grade::Wrong
         );
     }
 

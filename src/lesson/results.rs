@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::question::{Kind, Verdict};
+use super::question::{Grade, QuestionKind};
 use super::session::Session;
 
 /// What a student hands in.
@@ -61,21 +61,21 @@ pub enum ResultsError {
     #[error("{path}: cannot read the results: {error}")]
     Read { path: String, error: std::io::Error },
     #[error("{path}: not a threadlab results file: {error}")]
-    Format { path: String, error: String },
+    FileFormat { path: String, error: String },
 }
 
 /// The format a results path asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum FileFormat {
     Json,
     Csv,
 }
 
 /// `.json` or `.csv`.
-pub fn format_of(path: &Path) -> Result<Format, ResultsError> {
+pub fn format_of(path: &Path) -> Result<FileFormat, ResultsError> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("json") => Ok(Format::Json),
-        Some(e) if e.eq_ignore_ascii_case("csv") => Ok(Format::Csv),
+        Some(e) if e.eq_ignore_ascii_case("json") => Ok(FileFormat::Json),
+        Some(e) if e.eq_ignore_ascii_case("csv") => Ok(FileFormat::Csv),
         _ => Err(ResultsError::Extension(path.display().to_string())),
     }
 }
@@ -90,8 +90,10 @@ impl Results {
             .map(|(place, ask)| {
                 let q = &ask.question;
                 let unit = match &q.kind {
-                    Kind::Number { unit, .. } | Kind::Order { unit, .. } => unit.name().to_owned(),
-                    Kind::Choice(_) => String::new(),
+                    QuestionKind::Number { unit, .. } | QuestionKind::Order { unit, .. } => {
+                        unit.name().to_owned()
+                    }
+                    QuestionKind::Choice(_) => String::new(),
                 };
                 let mut a = Answer {
                     question: place.number,
@@ -106,10 +108,10 @@ impl Results {
                 };
                 if let Some(r) = session.records().iter().find(|r| r.number == place.number) {
                     a.result = match r.reveal.verdict {
-                        Verdict::Right => "right",
-                        Verdict::Wrong => "wrong",
-                        Verdict::Skipped => "skipped",
-                        Verdict::Ungraded(_) => "ungraded",
+                        Grade::Right => "right",
+                        Grade::Wrong => "wrong",
+                        Grade::Skipped => "skipped",
+                        Grade::Ungraded(_) => "ungraded",
                     }
                     .to_owned();
                     a.guess.clone_from(&r.reveal.guess);
@@ -166,8 +168,8 @@ impl Results {
     /// Writes `path` as its extension says, whole or not at all.
     pub fn write(&self, path: &Path) -> Result<(), ResultsError> {
         let text = match format_of(path)? {
-            Format::Json => self.to_json(),
-            Format::Csv => self.to_csv(),
+            FileFormat::Json => self.to_json(),
+            FileFormat::Csv => self.to_csv(),
         };
         let error = |error| ResultsError::Write {
             path: path.display().to_string(),
@@ -188,13 +190,13 @@ impl Results {
             path: shown(),
             error,
         })?;
-        let bad = |error: String| ResultsError::Format {
+        let bad = |error: String| ResultsError::FileFormat {
             path: shown(),
             error,
         };
         match format {
-            Format::Json => serde_json::from_str(&text).map_err(|e| bad(e.to_string())),
-            Format::Csv => from_csv(&text).map_err(bad),
+            FileFormat::Json => serde_json::from_str(&text).map_err(|e| bad(e.to_string())),
+            FileFormat::Csv => from_csv(&text).map_err(bad),
         }
     }
 }

@@ -20,12 +20,12 @@ use serde_json::Value;
 use crate::scenario::TourKey;
 use crate::time::Nanos;
 
-use super::model::{Lesson, Part, Step};
-use super::question::{Guess, Reveal, Verdict};
+use super::model::{Lesson, LessonStep, Part};
+use super::question::{Grade, Guess, Reveal};
 
 /// What the lesson shows now.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Shown {
+pub enum Showing {
     /// Nothing: the run plays on to the next step.
     Playing,
     /// The step's caption (it asks nothing): space goes on.
@@ -85,7 +85,7 @@ pub struct Session {
     part: usize,
     /// The step shown, or the next to fire.
     step: usize,
-    shown: Shown,
+    shown: Showing,
     /// Questions revealed, in order.
     records: Vec<Record>,
 }
@@ -96,7 +96,7 @@ impl Session {
             lesson,
             part: 0,
             step: 0,
-            shown: Shown::Playing,
+            shown: Showing::Playing,
             records: Vec::new(),
         }
     }
@@ -107,7 +107,7 @@ impl Session {
         &self.lesson
     }
 
-    pub fn shown(&self) -> &Shown {
+    pub fn shown(&self) -> &Showing {
         &self.shown
     }
 
@@ -126,9 +126,9 @@ impl Session {
     }
 
     /// The step whose caption, question or reveal is shown.
-    pub fn shown_step(&self) -> Option<&Step> {
+    pub fn shown_step(&self) -> Option<&LessonStep> {
         match self.shown {
-            Shown::Playing | Shown::Results | Shown::Over => None,
+            Showing::Playing | Showing::Results | Showing::Over => None,
             _ => self.part().steps.get(self.step),
         }
     }
@@ -149,19 +149,19 @@ impl Session {
         let right = self
             .records
             .iter()
-            .filter(|r| r.reveal.verdict == Verdict::Right)
+            .filter(|r| r.reveal.verdict == Grade::Right)
             .count();
         (right, self.lesson.questions().len())
     }
 
     /// Whether the student is typing an answer (every key is text).
     pub fn is_asking(&self) -> bool {
-        matches!(self.shown, Shown::Asking { .. })
+        matches!(self.shown, Showing::Asking { .. })
     }
 
     /// A caption or a reveal waits for space.
     pub fn waits_to_go_on(&self) -> bool {
-        matches!(self.shown, Shown::Caption | Shown::Revealed(_))
+        matches!(self.shown, Showing::Caption | Showing::Revealed(_))
     }
 
     /// A question is open, from its asking to its reveal: the screen's theory rows, which
@@ -169,25 +169,25 @@ impl Session {
     pub fn hides_theory(&self) -> bool {
         matches!(
             self.shown,
-            Shown::Asking { .. } | Shown::Watching(_) | Shown::Measuring(_)
+            Showing::Asking { .. } | Showing::Watching(_) | Showing::Measuring(_)
         )
     }
 
     pub fn is_measuring(&self) -> bool {
-        matches!(self.shown, Shown::Measuring(_))
+        matches!(self.shown, Showing::Measuring(_))
     }
 
     /// The lesson has ended (its results show or were closed).
     pub fn is_over(&self) -> bool {
-        matches!(self.shown, Shown::Results | Shown::Over)
+        matches!(self.shown, Showing::Results | Showing::Over)
     }
 
     /// Where the simulated clock must stop: the next step, or the reveal being watched for.
     pub fn next_stop(&self) -> Option<Nanos> {
         let step = self.part().steps.get(self.step)?;
         match self.shown {
-            Shown::Playing => Some(step.at),
-            Shown::Watching(_) => step.ask.as_ref().map(|a| a.reveal),
+            Showing::Playing => Some(step.at),
+            Showing::Watching(_) => step.ask.as_ref().map(|a| a.reveal),
             _ => None,
         }
     }
@@ -200,8 +200,8 @@ impl Session {
     pub fn due(&self, now: Nanos, ended: bool) -> Option<Due> {
         let step = self.part().steps.get(self.step)?;
         match &self.shown {
-            Shown::Playing if step.at <= now || ended => Some(Due::Step(step.keys.clone())),
-            Shown::Watching(_) => {
+            Showing::Playing if step.at <= now || ended => Some(Due::Step(step.keys.clone())),
+            Showing::Watching(_) => {
                 let ask = step.ask.as_ref()?;
                 (ask.reveal <= now || ended).then(|| Due::Reveal(ask.reveal_keys.clone()))
             }
@@ -215,12 +215,12 @@ impl Session {
             return;
         };
         self.shown = match &self.shown {
-            Shown::Playing if step.ask.is_some() => Shown::Asking {
+            Showing::Playing if step.ask.is_some() => Showing::Asking {
                 typed: String::new(),
                 error: None,
             },
-            Shown::Playing => Shown::Caption,
-            Shown::Watching(guess) => Shown::Measuring(guess.clone()),
+            Showing::Playing => Showing::Caption,
+            Showing::Watching(guess) => Showing::Measuring(guess.clone()),
             other => other.clone(),
         };
     }
@@ -228,7 +228,7 @@ impl Session {
     /// Reads the answer from `screen` (the report and live figures of the run on screen, with
     /// `model`) at `now`, and reveals it.
     pub fn measure(&mut self, screen: &Value, now: Nanos) {
-        let Shown::Measuring(guess) = &self.shown else {
+        let Showing::Measuring(guess) = &self.shown else {
             return;
         };
         let Some(ask) = self
@@ -248,14 +248,14 @@ impl Session {
             at: now,
             reveal: reveal.clone(),
         });
-        self.shown = Shown::Revealed(Box::new(reveal));
+        self.shown = Showing::Revealed(Box::new(reveal));
     }
 
     // ----- the student's keys -----
 
     /// A character typed into the answer.
     pub fn type_char(&mut self, c: char) {
-        if let Shown::Asking { typed, error } = &mut self.shown
+        if let Showing::Asking { typed, error } = &mut self.shown
             && !c.is_control()
             && typed.chars().count() < 40
         {
@@ -265,7 +265,7 @@ impl Session {
     }
 
     pub fn backspace(&mut self) {
-        if let Shown::Asking { typed, error } = &mut self.shown {
+        if let Showing::Asking { typed, error } = &mut self.shown {
             typed.pop();
             *error = None;
         }
@@ -274,7 +274,7 @@ impl Session {
     /// Enter: the typed line becomes the prediction (true: the run plays on to the reveal),
     /// or it stays with what is wrong with it.
     pub fn submit(&mut self) -> bool {
-        let Shown::Asking { typed, .. } = &self.shown else {
+        let Showing::Asking { typed, .. } = &self.shown else {
             return false;
         };
         let typed = typed.clone();
@@ -288,11 +288,11 @@ impl Session {
         };
         match ask.question.read(&typed) {
             Ok(guess) => {
-                self.shown = Shown::Watching(guess);
+                self.shown = Showing::Watching(guess);
                 true
             }
             Err(e) => {
-                self.shown = Shown::Asking {
+                self.shown = Showing::Asking {
                     typed,
                     error: Some(e.to_string()),
                 };
@@ -307,7 +307,7 @@ impl Session {
             return None;
         }
         self.step += 1;
-        self.shown = Shown::Playing;
+        self.shown = Showing::Playing;
         if self.step < self.part().steps.len() {
             return Some(Next::Play);
         }
@@ -316,14 +316,14 @@ impl Session {
             self.step = 0;
             return Some(Next::Part(self.part));
         }
-        self.shown = Shown::Results;
+        self.shown = Showing::Results;
         Some(Next::Results)
     }
 
     /// Esc on the results: they close, the keys are the presenter's.
     pub fn close_results(&mut self) {
-        if self.shown == Shown::Results {
-            self.shown = Shown::Over;
+        if self.shown == Showing::Results {
+            self.shown = Showing::Over;
         }
     }
 }

@@ -59,7 +59,7 @@ fn steps_fire_at_their_times_and_a_question_waits_for_its_reveal() {
         Some(Due::Step(vec![TourKey::Char('h')]))
     );
     l.fire();
-    assert_eq!(l.shown(), &Shown::Caption);
+    assert_eq!(l.shown(), &Showing::Caption);
     assert_eq!(l.next_stop(), None, "a caption holds the clock");
     assert_eq!(l.go_on(), Some(Next::Play));
     assert_eq!(l.due(s(0.5), false), None);
@@ -71,7 +71,7 @@ fn steps_fire_at_their_times_and_a_question_waits_for_its_reveal() {
         l.type_char(c);
     }
     assert!(!l.submit(), "not a unit");
-    assert!(matches!(l.shown(), Shown::Asking { error: Some(_), .. }));
+    assert!(matches!(l.shown(), Showing::Asking { error: Some(_), .. }));
     l.backspace();
     l.type_char('s');
     assert!(l.submit());
@@ -85,10 +85,10 @@ fn steps_fire_at_their_times_and_a_question_waits_for_its_reveal() {
     l.fire();
     assert!(l.is_measuring());
     l.measure(&json!({ "latency_ms": { "mean": 1700.0 } }), s(8.5));
-    let Shown::Revealed(r) = l.shown() else {
+    let Showing::Revealed(r) = l.shown() else {
         panic!("revealed: {:?}", l.shown())
     };
-    assert_eq!(r.verdict, Verdict::Right);
+    assert_eq!(r.verdict, Grade::Right);
     assert_eq!(r.explanation, "1700 ms");
     assert_eq!(l.records().len(), 1);
     assert_eq!(l.go_on(), Some(Next::Part(1)));
@@ -111,19 +111,16 @@ fn the_last_step_s_end_shows_the_results_and_the_score() {
     assert!(l.submit());
     l.fire();
     l.measure(&json!({ "latency_ms": { "mean": 1000.0 } }), s(2.0));
-    let Shown::Revealed(r) = l.shown() else {
+    let Showing::Revealed(r) = l.shown() else {
         panic!()
     };
-    assert_eq!(
-        (r.verdict.clone(), r.answer.as_str()),
-        (Verdict::Right, "b")
-    );
+    assert_eq!((r.verdict.clone(), r.answer.as_str()), (Grade::Right, "b"));
     assert_eq!(l.go_on(), Some(Next::Results));
     assert!(l.is_over());
     assert_eq!(l.score(), (1, 2));
     assert_eq!(l.go_on(), None);
     l.close_results();
-    assert_eq!(l.shown(), &Shown::Over);
+    assert_eq!(l.shown(), &Showing::Over);
 }
 
 #[test]
@@ -133,5 +130,5 @@ fn an_empty_enter_skips_the_prediction() {
     l.go_on();
     l.fire();
     assert!(l.submit());
-    assert_eq!(l.shown(), &Shown::Watching(Guess::Skipped));
+    assert_eq!(l.shown(), &Showing::Watching(Guess::Skipped));
 }

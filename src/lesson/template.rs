@@ -8,11 +8,11 @@ use super::units::number;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Template {
-    parts: Vec<Part>,
+    parts: Vec<Piece>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Part {
+enum Piece {
     Text(String),
     Figure { expr: Expr, decimals: Option<usize> },
 }
@@ -60,11 +60,11 @@ impl Template {
                         }
                     }
                     if !literal.is_empty() {
-                        parts.push(Part::Text(std::mem::take(&mut literal)));
+                        parts.push(Piece::Text(std::mem::take(&mut literal)));
                     }
                     let index = parts
                         .iter()
-                        .filter(|p| matches!(p, Part::Figure { .. }))
+                        .filter(|p| matches!(p, Piece::Figure { .. }))
                         .count()
                         + 1;
                     parts.push(figure(index, &inner)?);
@@ -73,7 +73,7 @@ impl Template {
             }
         }
         if !literal.is_empty() {
-            parts.push(Part::Text(literal));
+            parts.push(Piece::Text(literal));
         }
         Ok(Template { parts })
     }
@@ -81,8 +81,8 @@ impl Template {
     /// Every figure's expression.
     pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
         self.parts.iter().filter_map(|p| match p {
-            Part::Figure { expr, .. } => Some(expr),
-            Part::Text(_) => None,
+            Piece::Figure { expr, .. } => Some(expr),
+            Piece::Text(_) => None,
         })
     }
 
@@ -91,8 +91,8 @@ impl Template {
         self.parts
             .iter()
             .map(|p| match p {
-                Part::Text(t) => t.clone(),
-                Part::Figure { expr, decimals } => match (expr.eval(lookup), decimals) {
+                Piece::Text(t) => t.clone(),
+                Piece::Figure { expr, decimals } => match (expr.eval(lookup), decimals) {
                     (Ok(v), None) => number(v),
                     (Ok(v), Some(d)) => format!("{v:.d$}"),
                     (Err(_), _) => "-".to_owned(),
@@ -103,7 +103,7 @@ impl Template {
 }
 
 /// `expr` or `expr:.N`.
-fn figure(index: usize, inner: &str) -> Result<Part, TemplateError> {
+fn figure(index: usize, inner: &str) -> Result<Piece, TemplateError> {
     let (expr, decimals) = match inner.rsplit_once(":.") {
         Some((expr, d)) => {
             let d = d
@@ -124,7 +124,7 @@ fn figure(index: usize, inner: &str) -> Result<Part, TemplateError> {
         text: inner.to_owned(),
         error,
     })?;
-    Ok(Part::Figure { expr, decimals })
+    Ok(Piece::Figure { expr, decimals })
 }
 
 #[cfg(test)]

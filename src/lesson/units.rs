@@ -4,7 +4,7 @@
 
 /// What kind of quantity a unit measures; units of one kind convert into each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum Quantity {
     Time,
     Rate,
     Percent,
@@ -14,27 +14,27 @@ enum Kind {
 
 /// The units threadlab converts between: name, kind, size in the kind's base unit (seconds,
 /// per second, percent).
-const KNOWN: [(&str, Kind, f64); 13] = [
-    ("ns", Kind::Time, 1e-9),
-    ("us", Kind::Time, 1e-6),
-    ("µs", Kind::Time, 1e-6),
-    ("ms", Kind::Time, 1e-3),
-    ("s", Kind::Time, 1.0),
-    ("min", Kind::Time, 60.0),
-    ("req/s", Kind::Rate, 1.0),
-    ("/s", Kind::Rate, 1.0),
-    ("rps", Kind::Rate, 1.0),
-    ("req/min", Kind::Rate, 1.0 / 60.0),
-    ("/min", Kind::Rate, 1.0 / 60.0),
-    ("%", Kind::Percent, 1.0),
-    ("percent", Kind::Percent, 1.0),
+const KNOWN: [(&str, Quantity, f64); 13] = [
+    ("ns", Quantity::Time, 1e-9),
+    ("us", Quantity::Time, 1e-6),
+    ("µs", Quantity::Time, 1e-6),
+    ("ms", Quantity::Time, 1e-3),
+    ("s", Quantity::Time, 1.0),
+    ("min", Quantity::Time, 60.0),
+    ("req/s", Quantity::Rate, 1.0),
+    ("/s", Quantity::Rate, 1.0),
+    ("rps", Quantity::Rate, 1.0),
+    ("req/min", Quantity::Rate, 1.0 / 60.0),
+    ("/min", Quantity::Rate, 1.0 / 60.0),
+    ("%", Quantity::Percent, 1.0),
+    ("percent", Quantity::Percent, 1.0),
 ];
 
 /// An answer's unit, as the lesson writes it (`ms`, `req/s`, `threads`, or none).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unit {
     name: String,
-    kind: Kind,
+    kind: Quantity,
     size: f64,
 }
 
@@ -68,7 +68,7 @@ impl Unit {
             },
             None => Unit {
                 name: name.to_owned(),
-                kind: Kind::Label,
+                kind: Quantity::Label,
                 size: 1.0,
             },
         }
@@ -97,7 +97,7 @@ impl Unit {
             return Ok(value);
         }
         match KNOWN.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(unit)) {
-            Some(&(_, kind, size)) if kind == self.kind && kind != Kind::Label => {
+            Some(&(_, kind, size)) if kind == self.kind && kind != Quantity::Label => {
                 Ok(value * size / self.size)
             }
             _ => Err(ReadError::WrongUnit {
@@ -111,14 +111,14 @@ impl Unit {
     fn is_this(&self, unit: &str) -> bool {
         let (a, b) = (unit.to_lowercase(), self.name.to_lowercase());
         a == b
-            || (self.kind == Kind::Label
+            || (self.kind == Quantity::Label
                 && !b.is_empty()
                 && (format!("{a}s") == b || a == format!("{b}s")))
     }
 
     /// The units a prediction may be typed in, as a list for a message.
     fn allowed(&self) -> String {
-        if self.kind == Kind::Label {
+        if self.kind == Quantity::Label {
             return if self.name.is_empty() {
                 "a number".to_owned()
             } else {

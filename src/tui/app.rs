@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use crate::lesson::{Session, Shown};
+use crate::lesson::{Session, Showing};
 use crate::real::{RealError, RealOptions};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
 use crate::sim::pool::PoolKind;
@@ -1446,7 +1446,7 @@ impl App {
         if let Some(lesson) = self
             .lesson
             .as_mut()
-            .filter(|l| l.shown() == &Shown::Results)
+            .filter(|l| l.shown() == &Showing::Results)
         {
             lesson.close_results();
             self.info("results closed: the keys are yours, q quits".to_string());

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::lesson::{Due, Next, Session, Shown};
+use crate::lesson::{Due, Next, Session, Showing};
 
 use super::super::keys::Context;
 use super::super::source::Source;
@@ -25,10 +25,10 @@ impl App {
     pub(super) fn lesson_context(&self) -> Option<Context> {
         let lesson = self.lesson.as_ref()?;
         match lesson.shown() {
-            Shown::Asking { .. } => Some(Context::LessonAnswer),
-            Shown::Caption | Shown::Revealed(_) => Some(Context::Lesson),
-            Shown::Results => Some(Context::LessonResults),
-            Shown::Playing | Shown::Watching(_) | Shown::Measuring(_) | Shown::Over => None,
+            Showing::Asking { .. } => Some(Context::LessonAnswer),
+            Showing::Caption | Showing::Revealed(_) => Some(Context::Lesson),
+            Showing::Results => Some(Context::LessonResults),
+            Showing::Playing | Showing::Watching(_) | Showing::Measuring(_) | Showing::Over => None,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::lesson::play::{Moment, play, right_answer, wrong_answer};
-use crate::lesson::question::Verdict;
+use crate::lesson::question::Grade;
 use crate::lesson::{self, Lesson, Place, Session};
 
 /// The screen as text, one row a line.
@@ -29,7 +29,7 @@ fn play_checked(
     predict: &mut dyn FnMut(Place, &crate::lesson::question::Question) -> String,
 ) -> Session {
     let mut watch = |app: &mut App, moment: Moment| {
-        let (Moment::Shown { .. } | Moment::Revealed { .. }) = moment else {
+        let (Moment::Showing { .. } | Moment::Revealed { .. }) = moment else {
             return;
         };
         let area = ratatui::layout::Rect::new(0, 0, 80, 24);
@@ -42,7 +42,7 @@ fn play_checked(
             b.area.height
         );
         if let Moment::Revealed { .. } = moment {
-            let Some(Shown::Revealed(r)) = app.lesson().map(Session::shown) else {
+            let Some(Showing::Revealed(r)) = app.lesson().map(Session::shown) else {
                 panic!("a reveal shows")
             };
             let text = screen(app, 80, 24).replace('\n', " ");
@@ -116,7 +116,7 @@ fn every_builtin_lesson_plays_to_its_end_answered_right_and_wrong() {
             wrong
                 .records()
                 .iter()
-                .all(|r| r.reveal.verdict == Verdict::Wrong),
+                .all(|r| r.reveal.verdict == Grade::Wrong),
             "{name}: {:?}",
             wrong.records()
         );
@@ -164,10 +164,10 @@ fn a_changed_model_changes_the_answer_and_the_grading_follows_it() {
         &mut |_, _| {},
     )
     .expect("plays");
-    assert_eq!(old_on_new.records()[2].reveal.verdict, Verdict::Wrong);
+    assert_eq!(old_on_new.records()[2].reveal.verdict, Grade::Wrong);
     let new_on_new =
         play(doubled, Theme::Dark, &mut answers_of(&b), &mut |_, _| {}).expect("plays");
-    assert_eq!(new_on_new.records()[2].reveal.verdict, Verdict::Right);
+    assert_eq!(new_on_new.records()[2].reveal.verdict, Grade::Right);
     assert_eq!(new_on_new.score().0, new_on_new.score().1);
     // The reveal's arithmetic names the model's numbers.
     let explained = &new_on_new.records()[2].reveal.explanation;
@@ -212,7 +212,7 @@ fn a_question_takes_every_key_as_text_and_q_quits_only_when_asked_twice() {
     assert!(!app.should_quit());
     assert_eq!(
         app.lesson().map(Session::shown),
-        Some(&Shown::Asking {
+        Some(&Showing::Asking {
             typed: "1q".into(),
             error: None
         })
@@ -225,7 +225,7 @@ fn a_question_takes_every_key_as_text_and_q_quits_only_when_asked_twice() {
     app.press(Key::Enter);
     assert!(matches!(
         app.lesson().map(Session::shown),
-        Some(Shown::Watching(_))
+        Some(Showing::Watching(_))
     ));
     assert!(!app.clock().is_paused(), "the run plays to the reveal");
     // During the run the presenter's keys work; q asks first.
@@ -238,10 +238,10 @@ fn a_question_takes_every_key_as_text_and_q_quits_only_when_asked_twice() {
     }
     assert_eq!(app.zoom(), None, "after the last panel, every panel again");
     script::play_to(&mut app, Nanos::from_secs(2));
-    let Some(Shown::Revealed(r)) = app.lesson().map(Session::shown) else {
+    let Some(Showing::Revealed(r)) = app.lesson().map(Session::shown) else {
         panic!("revealed: {:?}", app.lesson().map(Session::shown));
     };
-    assert_eq!(r.verdict, Verdict::Right, "one page of 1.7 s by 2 s");
+    assert_eq!(r.verdict, Grade::Right, "one page of 1.7 s by 2 s");
     assert!(!app.theory_hidden());
     app.press(Key::Char(' '));
     assert!(app.lesson().is_some_and(Session::is_over));
@@ -249,7 +249,7 @@ fn a_question_takes_every_key_as_text_and_q_quits_only_when_asked_twice() {
     app.press(Key::Char('z'));
     assert_eq!(app.zoom(), None, "the results take the keys");
     app.press(Key::Esc);
-    assert_eq!(app.lesson().map(Session::shown), Some(&Shown::Over));
+    assert_eq!(app.lesson().map(Session::shown), Some(&Showing::Over));
     app.press(Key::Char('q'));
     assert!(app.should_quit(), "after the lesson q quits at once");
 }

@@ -10,8 +10,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use crate::lesson::question::{Kind, Verdict, letter};
-use crate::lesson::{Session, Shown};
+use crate::lesson::question::{Grade, QuestionKind, letter};
+use crate::lesson::{Session, Showing};
 use crate::metrics::Outcome;
 use crate::scenario::TourPanel;
 use crate::tui::app::App;
@@ -21,7 +21,7 @@ use super::fmt;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let Some(lesson) = app.lesson() else { return };
-    if lesson.shown() == &Shown::Results {
+    if lesson.shown() == &Showing::Results {
         render_results(frame, area, app, lesson);
         return;
     }
@@ -101,7 +101,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
     let part = lesson.part_index() + 1;
     let parts = lesson.lesson().parts.len();
     let (title, title_style, keys) = match lesson.shown() {
-        Shown::Caption => {
+        Showing::Caption => {
             text.add(
                 step.and_then(|s| s.caption.as_deref()).unwrap_or(""),
                 p.text,
@@ -112,7 +112,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                 " space/→ on · q quit ",
             )
         }
-        Shown::Asking { typed, error } => {
+        Showing::Asking { typed, error } => {
             if let Some(caption) = step.and_then(|s| s.caption.as_deref()) {
                 text.add(caption, p.text);
             }
@@ -131,7 +131,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                 " Enter answers (empty: skips) · Ctrl-C quits ",
             )
         }
-        Shown::Watching(guess) | Shown::Measuring(guess) => {
+        Showing::Watching(guess) | Showing::Measuring(guess) => {
             let ask = step.and_then(|s| s.ask.as_ref())?;
             let said = ask.question.show_guess(guess);
             let said = if said.is_empty() {
@@ -148,7 +148,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
             );
             (format!("{} · watch ", numbered()), p.title, "")
         }
-        Shown::Revealed(reveal) => {
+        Showing::Revealed(reveal) => {
             let ask = step.and_then(|s| s.ask.as_ref())?;
             text.add(&ask.question.text, p.dim);
             let (mark, style) = verdict(&reveal.verdict, p);
@@ -158,12 +158,13 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                 reveal.guess.clone()
             };
             text.labelled("you: ", p.dim, &you, p.selected);
-            let measured =
-                if reveal.detail.is_empty() || matches!(ask.question.kind, Kind::Number { .. }) {
-                    reveal.answer.clone()
-                } else {
-                    reveal.detail.clone()
-                };
+            let measured = if reveal.detail.is_empty()
+                || matches!(ask.question.kind, QuestionKind::Number { .. })
+            {
+                reveal.answer.clone()
+            } else {
+                reveal.detail.clone()
+            };
             let margin = ask.question.margin();
             let measured = match margin.as_str() {
                 "" => measured,
@@ -171,7 +172,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                 margin => format!("{measured} (right within {margin})"),
             };
             match &reveal.verdict {
-                Verdict::Ungraded(why) => text.add(&format!("not graded: {why}"), p.error),
+                Grade::Ungraded(why) => text.add(&format!("not graded: {why}"), p.error),
                 _ => text.labelled("measured: ", p.dim, &measured, style),
             }
             if !reveal.explanation.is_empty() {
@@ -186,7 +187,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                 " space/→ on · q quit ",
             )
         }
-        Shown::Playing | Shown::Results | Shown::Over => return None,
+        Showing::Playing | Showing::Results | Showing::Over => return None,
     };
     let wanted = u16::try_from(text.lines.len())
         .unwrap_or(u16::MAX)
@@ -203,11 +204,11 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
 }
 
 /// A choice's or an ordering's lines: ` a) text`.
-fn options(text: &mut Text, kind: &Kind, p: &Palette) {
+fn options(text: &mut Text, kind: &QuestionKind, p: &Palette) {
     let labels: Vec<&str> = match kind {
-        Kind::Number { .. } => return,
-        Kind::Choice(choices) => choices.iter().map(|c| c.text.as_str()).collect(),
-        Kind::Order { items, .. } => items.iter().map(|i| i.text.as_str()).collect(),
+        QuestionKind::Number { .. } => return,
+        QuestionKind::Choice(choices) => choices.iter().map(|c| c.text.as_str()).collect(),
+        QuestionKind::Order { items, .. } => items.iter().map(|i| i.text.as_str()).collect(),
     };
     for (i, label) in labels.into_iter().enumerate() {
         text.labelled(&format!(" {}) ", letter(i)), p.title, label, p.text);
@@ -215,12 +216,12 @@ fn options(text: &mut Text, kind: &Kind, p: &Palette) {
 }
 
 /// The reveal's mark and colour.
-fn verdict(v: &Verdict, p: &Palette) -> (&'static str, Style) {
+fn verdict(v: &Grade, p: &Palette) -> (&'static str, Style) {
     match v {
-        Verdict::Right => ("✓ right", p.outcome(Outcome::Success)),
-        Verdict::Wrong => ("✗ wrong", p.outcome(Outcome::Failed)),
-        Verdict::Skipped => ("skipped", p.dim),
-        Verdict::Ungraded(_) => ("not graded", p.dim),
+        Grade::Right => ("✓ right", p.outcome(Outcome::Success)),
+        Grade::Wrong => ("✗ wrong", p.outcome(Outcome::Failed)),
+        Grade::Skipped => ("skipped", p.dim),
+        Grade::Ungraded(_) => ("not graded", p.dim),
     }
 }
 
@@ -239,8 +240,8 @@ fn render_results(frame: &mut Frame, area: Rect, app: &App, lesson: &Session) {
         let (mark, style, you, measured) = match record {
             Some(r) => {
                 let (mark, style) = match r.reveal.verdict {
-                    Verdict::Right => ("✓", p.outcome(Outcome::Success)),
-                    Verdict::Wrong => ("✗", p.outcome(Outcome::Failed)),
+                    Grade::Right => ("✓", p.outcome(Outcome::Success)),
+                    Grade::Wrong => ("✗", p.outcome(Outcome::Failed)),
                     _ => ("-", p.dim),
                 };
                 let you = if r.reveal.guess.is_empty() {

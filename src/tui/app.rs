@@ -1486,7 +1486,11 @@ impl App {
         }
         if self.lesson.as_ref().is_some_and(|l| !l.is_over()) {
             self.quit_asked = true;
-            self.info("quit the lesson? q again quits, any other key goes on".to_string());
+            // At a question q is a letter of the answer.
+            let again = if self.is_typing() { "Ctrl-C" } else { "q" };
+            self.info(format!(
+                "quit the lesson? {again} again quits, any other key goes on"
+            ));
             return;
         }
         self.quit = true;

@@ -217,6 +217,14 @@ fn a_question_takes_every_key_as_text_and_q_quits_only_when_asked_twice() {
             error: None
         })
     );
+    // Ctrl-C asks first, and says which key quits while q is a letter.
+    app.press(Key::Ctrl('c'));
+    assert!(!app.should_quit());
+    assert!(
+        matches!(app.status(), Some(Status::Info(t)) if t.starts_with("quit the lesson? Ctrl-C again")),
+        "{:?}",
+        app.status()
+    );
     app.press(Key::Backspace);
     app.press(Key::Backspace);
     for c in "1.7s".chars() {

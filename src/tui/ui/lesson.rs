@@ -18,6 +18,18 @@ use crate::tui::app::App;
 use crate::tui::theme::Palette;
 
 use super::fmt;
+use crate::tui::keys::{self, Binding};
+
+/// A box's keys as the key table has them (`space → next step of the lesson · q quit`), so
+/// the box cannot say other than what the keys do.
+fn keys_line(table: &[Binding], last: &str) -> String {
+    let mut parts: Vec<String> = table
+        .iter()
+        .map(|b| format!("{} {}", b.label, b.help))
+        .collect();
+    parts.push(last.to_owned());
+    format!(" {} ", parts.join(" · "))
+}
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let Some(lesson) = app.lesson() else { return };
@@ -31,7 +43,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.palette();
     // A box cut short says so rather than lose words silently.
     let keys = if b.wanted > b.area.height {
-        " … cut: the screen is too short for this text "
+        " … cut: the screen is too short for this text ".to_owned()
     } else {
         b.keys
     };
@@ -49,7 +61,7 @@ pub(crate) struct LessonBox {
     pub title: String,
     title_style: Style,
     pub lines: Vec<Line<'static>>,
-    keys: &'static str,
+    keys: String,
     /// Rows the lines need: more than `area` holds when the body is too short.
     pub wanted: u16,
 }
@@ -109,7 +121,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
             (
                 format!(" {} · part {part}/{parts} ", lesson.lesson().title),
                 p.title,
-                " space/→ on · q quit ",
+                keys_line(keys::LESSON, "q quit"),
             )
         }
         Showing::Asking { typed, error } => {
@@ -128,7 +140,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
             (
                 format!("{} · predict ", numbered()),
                 p.title,
-                " Enter answers (empty: skips) · Ctrl-C quits ",
+                keys_line(keys::LESSON_ANSWER, "Ctrl-C quit"),
             )
         }
         Showing::Watching(guess) | Showing::Measuring(guess) => {
@@ -146,7 +158,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
                 ),
                 p.text,
             );
-            (format!("{} · watch ", numbered()), p.title, "")
+            (format!("{} · watch ", numbered()), p.title, String::new())
         }
         Showing::Revealed(reveal) => {
             let ask = step.and_then(|s| s.ask.as_ref())?;
@@ -184,7 +196,7 @@ pub(crate) fn lesson_box(app: &App, area: Rect) -> Option<LessonBox> {
             (
                 format!("{} · {mark} ", numbered()),
                 style,
-                " space/→ on · q quit ",
+                keys_line(keys::LESSON, "q quit"),
             )
         }
         Showing::Playing | Showing::Results | Showing::Over => return None,
@@ -274,7 +286,9 @@ fn render_results(frame: &mut Frame, area: Rect, app: &App, lesson: &Session) {
             format!(" {} · {right} of {of} right ", lesson.lesson().title),
             p.title,
         ))
-        .title_bottom(Line::styled(" Esc closes · q quits ", p.dim).right_aligned())
+        .title_bottom(
+            Line::styled(keys_line(&keys::LESSON_RESULTS[..1], "q quit"), p.dim).right_aligned(),
+        )
         .border_style(p.title);
     frame.render_widget(Clear, box_area);
     frame.render_widget(Paragraph::new(lines).block(block), box_area);

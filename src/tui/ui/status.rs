@@ -24,7 +24,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         Some(Status::Error(text)) => return render_wrapped(frame, area, text, p.error),
         None if app.lesson().is_some_and(crate::lesson::Session::is_asking) => Line::from(vec![
             Span::styled(" LESSON ", p.paused),
-            Span::raw(" type your prediction and Enter · Ctrl-C quits"),
+            Span::raw(" type your prediction and Enter · Ctrl-C twice quits"),
         ]),
         None if app
             .lesson()

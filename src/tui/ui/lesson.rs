@@ -244,7 +244,15 @@ fn render_results(frame: &mut Frame, area: Rect, app: &App, lesson: &Session) {
     let width = area.width.saturating_sub(4).min(110);
     let inner = usize::from(width.saturating_sub(2));
     let mut lines = vec![Line::styled(
-        fmt::fit(" ✓  #  you              measured         question", inner),
+        // The rows' own columns: a mark, the number, the prediction, the answer, the text.
+        fmt::fit(
+            &format!(
+                " ✓  # {}  {} question",
+                fmt::fit("you", 15),
+                fmt::fit("measured", 16)
+            ),
+            inner,
+        ),
         p.dim,
     )];
     for (place, ask) in lesson.lesson().questions() {

@@ -18,9 +18,9 @@ use threadlab::lesson::{self, Session};
 use threadlab::tui::Theme;
 use tmux::Tmux;
 
-/// Script time between two groups of keys (at `--fps 30`: 12 frames), and before the first
+/// Script time between two groups of keys (at `--fps 30`: 6 frames), and before the first
 /// (the first question stays on screen a while for the test to see it).
-const GAP: f64 = 0.4;
+const GAP: f64 = 0.2;
 const FIRST: f64 = 1.0;
 
 /// The keys a class would press through `lesson`, answering with `answer` (from the answers

@@ -17,6 +17,7 @@ pub mod config;
 pub mod export;
 pub mod export_spring;
 pub mod import;
+pub mod lesson;
 pub mod plot;
 pub mod progress;
 pub mod report;

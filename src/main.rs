@@ -18,6 +18,7 @@ use threadlab::tui::{self, Theme, TuiOptions};
 use threadlab::{sweep, verify};
 
 mod cli;
+mod lesson_cli;
 mod service;
 
 /// Watch concurrency strategies work and fail: thread pools, queues, bulkheads and virtual
@@ -61,6 +62,9 @@ enum Subcommand {
         #[command(flatten)]
         demo: cli::DemoArgs,
     },
+    /// Play a lesson in the TUI: predict, then watch the run reveal the answer. Without NAME,
+    /// the built-in lessons with their length and goals.
+    Lesson(lesson_cli::LessonArgs),
     /// Play a preset headless under one strategy and print the results.
     Run {
         /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
@@ -137,9 +141,11 @@ enum Subcommand {
     Presets,
     /// Reproduce the articles' figures with every built-in preset (a Markdown table).
     Articles,
-    /// Validate a preset (and overrides) without running it.
+    /// Validate a preset or a lesson (and overrides) without running it (a lesson is played
+    /// headless to check that every question has an answer on the run).
     Check {
-        /// A built-in preset (see `threadlab presets`) or a path to a .toml file.
+        /// A built-in preset (see `threadlab presets`) or lesson (`threadlab lesson`), or a path
+        /// to a .toml file.
         preset: String,
         #[command(flatten)]
         scenario: ScenarioArgs,
@@ -509,6 +515,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             };
             open_tui(preset.as_deref(), &scenario, screen)
         }
+        Subcommand::Lesson(args) => lesson_cli::lesson(args),
         Subcommand::Run {
             preset,
             scenario,
@@ -625,6 +632,9 @@ fn valid_expectations(s: &Scenario) -> anyhow::Result<()> {
 }
 
 fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
+    if threadlab::lesson::is_lesson(preset) {
+        return lesson_cli::check(preset, args);
+    }
     let (s, strategy, duration) = load(preset, args)?;
     valid_expectations(&s)?;
     emit(&format!(
@@ -1309,6 +1319,7 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         record: demo.record,
         script,
         overrides: args.preset.set.clone(),
+        lesson: None,
     };
     tui::run(s, strategy, options).map_err(|e| match e.downcast::<real::RealError>() {
         Ok(e) => real_error(e),

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
+use crate::lesson::{Session, Showing};
 use crate::real::{RealError, RealOptions};
 use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy, TourKey, TourStep};
 use crate::sim::pool::PoolKind;
@@ -112,6 +113,13 @@ pub enum Action {
     SweepApply,
     /// Sweep the next knob.
     SweepNextKnob,
+    /// Close a lesson's caption or reveal and play on.
+    LessonNext,
+    /// A character typed into a lesson's prediction.
+    Answer(char),
+    AnswerBackspace,
+    /// Enter on a lesson's question: the prediction is in (empty: skipped).
+    AnswerEnter,
 }
 
 /// What is drawn over the screen and takes the keys first.
@@ -304,6 +312,9 @@ pub struct App {
     log_scroll: usize,
     palette: Palette,
     tour: Option<Tour>,
+    /// A lesson being played (`threadlab lesson`): its state and grading
+    /// ([`crate::lesson::Session`]); `app_lesson.rs` drives it.
+    lesson: Option<Session>,
     /// The timeline view, while open: the selected lane.
     timeline: Option<usize>,
     /// The sweep overlay's chart and the work computing it.
@@ -410,6 +421,7 @@ impl App {
             log_scroll: 0,
             palette: Palette::of(theme),
             tour: None,
+            lesson: None,
             timeline: None,
             sweep: None,
             key_map: crate::config::KeyMap::default(),
@@ -453,8 +465,10 @@ impl App {
     }
 
     /// Whether `h` hid the theory rows.
+    /// (While a lesson's question is open the theory rows are hidden too: they would give
+    /// its answer away.)
     pub fn theory_hidden(&self) -> bool {
-        self.theory_hidden
+        self.theory_hidden || self.lesson.as_ref().is_some_and(Session::hides_theory)
     }
 
     /// The pinned baseline, if any.
@@ -637,17 +651,23 @@ impl App {
         let (Some(step), Some(engine)) = (step, self.source.engine()) else {
             return Vec::new();
         };
-        let mut value = super::expect::screen_value(&self.scenario, engine);
-        // Tours read the strategies' compare view by strategy (`compare.semaphore...`).
-        if let Some(runs) = self.compare.as_ref()
-            && runs.compared == ComparedBy::Strategies
-        {
-            value = super::expect::with_compare(value, &self.scenario, runs.engines());
-        }
+        let value = self.screen_value(engine);
         step.expect
             .iter()
             .filter_map(|c| super::expect::check(&value, c).err().map(|e| e.to_string()))
             .collect()
+    }
+
+    /// What a tour's `expect` reads: the report and live figures of `engine` (the one on
+    /// screen), with the strategies' compare view when it is open (`compare.semaphore...`).
+    fn screen_value(&self, engine: &Engine) -> serde_json::Value {
+        let value = super::expect::screen_value(&self.scenario, engine);
+        match self.compare.as_ref() {
+            Some(runs) if runs.compared == ComparedBy::Strategies => {
+                super::expect::with_compare(value, &self.scenario, runs.engines())
+            }
+            _ => value,
+        }
     }
 
     // ----- reading -----
@@ -771,6 +791,11 @@ impl App {
         if self.prompt.is_some() {
             return Context::Prompt;
         }
+        if self.overlay == Overlay::None
+            && let Some(context) = self.lesson_context()
+        {
+            return context;
+        }
         match self.overlay {
             Overlay::None if self.tour.as_ref().is_some_and(|t| t.caption.is_some()) => {
                 Context::Tour
@@ -828,13 +853,15 @@ impl App {
         }
         let engines = self.driven().count();
         let now = self.now();
-        // A tour stops the clock exactly at its next step, and a timed fault at its end.
+        // A tour stops the clock exactly at its next step, a lesson at its next step or
+        // reveal, and a timed fault at its end.
         let stop = self
             .tour
             .as_ref()
             .and_then(Tour::pending)
             .map(|s| s.at)
             .into_iter()
+            .chain(self.lesson.as_ref().and_then(Session::next_stop))
             .chain(self.next_fault_end())
             .min();
         let target = match self.clock.plan(elapsed) {
@@ -868,6 +895,8 @@ impl App {
         self.behind = behind;
         self.end_due_faults();
         self.fire_due_tour_steps();
+        self.fire_due_lesson();
+        self.measure_if_settled();
     }
 
     // ----- keys -----
@@ -992,6 +1021,10 @@ impl App {
             Action::SweepMove(right) => self.move_sweep_cursor(right),
             Action::SweepApply => self.apply_sweep_point(),
             Action::SweepNextKnob => self.sweep_next_knob(),
+            Action::LessonNext => self.lesson_go_on(),
+            Action::Answer(c) => self.lesson.iter_mut().for_each(|l| l.type_char(c)),
+            Action::AnswerBackspace => self.lesson.iter_mut().for_each(Session::backspace),
+            Action::AnswerEnter => self.lesson_submit(),
         }
     }
 
@@ -1410,6 +1443,15 @@ impl App {
             self.info("no variant added".to_string());
             return;
         }
+        if let Some(lesson) = self
+            .lesson
+            .as_mut()
+            .filter(|l| l.shown() == &Showing::Results)
+        {
+            lesson.close_results();
+            self.info("results closed: the keys are yours, q quits".to_string());
+            return;
+        }
         match self.overlay {
             Overlay::Faults(FaultMenu {
                 service: Some(service),
@@ -1431,11 +1473,24 @@ impl App {
         }
     }
 
-    /// `q`: quits at once, except during a tour, where it asks first.
+    /// `q`: quits at once, except during a tour or a lesson, where it asks first.
     pub fn quit(&mut self) {
-        if self.tour.is_some() && !self.quit_asked {
+        if self.quit_asked {
+            self.quit = true;
+            return;
+        }
+        if self.tour.is_some() {
             self.quit_asked = true;
             self.info("quit the tour? q again quits, any other key goes on".to_string());
+            return;
+        }
+        if self.lesson.as_ref().is_some_and(|l| !l.is_over()) {
+            self.quit_asked = true;
+            // At a question q is a letter of the answer.
+            let again = if self.is_typing() { "Ctrl-C" } else { "q" };
+            self.info(format!(
+                "quit the lesson? {again} again quits, any other key goes on"
+            ));
             return;
         }
         self.quit = true;
@@ -1671,6 +1726,9 @@ mod app_faults;
 #[path = "app_variants.rs"]
 mod app_variants;
 
+#[path = "app_lesson.rs"]
+mod app_lesson;
+
 #[cfg(test)]
 #[path = "app_tests.rs"]
 mod tests;
@@ -1694,6 +1752,10 @@ mod fault_tests;
 #[cfg(test)]
 #[path = "variants_tests.rs"]
 mod variants_tests;
+
+#[cfg(test)]
+#[path = "lesson_tests.rs"]
+mod lesson_tests;
 
 /// The live key a tour key (or a key script's) stands for.
 pub(crate) fn tour_key(key: TourKey) -> Key {

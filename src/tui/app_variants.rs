@@ -89,6 +89,10 @@ impl App {
     /// Whether the keys go to a prompt as text.
     pub fn is_typing(&self) -> bool {
         self.prompt.is_some()
+            || self
+                .lesson
+                .as_ref()
+                .is_some_and(crate::lesson::Session::is_asking)
     }
 
     /// After a rebuild (`r`, `s`, `v`, `u`): the open compare view's rows again from t = 0,

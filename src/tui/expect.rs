@@ -224,22 +224,7 @@ pub fn validate(scenario: &Scenario) -> Result<(), ValidateError> {
     if scenario.tour.is_empty() && scenario.figures.is_empty() {
         return Ok(());
     }
-    // What a screen can show under some strategy: its report, every pool's live figures (a
-    // pool the strategy left shows while it holds threads), and the compare view's reports.
-    let engines: Vec<Engine> = Strategy::ALL
-        .iter()
-        .map(|&st| Engine::new(scenario, st))
-        .collect();
-    let values: Vec<Value> = engines
-        .iter()
-        .map(|e| {
-            let mut value = screen_value(scenario, e);
-            if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
-                list_left_pools(pools, &e.snapshot().pools, |_| true);
-            }
-            with_compare(value, scenario, &engines)
-        })
-        .collect();
+    let values = possible_screens(scenario);
     let known = |path: &str| values.iter().any(|v| names_a_figure(v, path));
     for (i, step) in scenario.tour.iter().enumerate() {
         for (j, condition) in step.expect.iter().enumerate() {
@@ -266,6 +251,32 @@ pub fn validate(scenario: &Scenario) -> Result<(), ValidateError> {
         }
     }
     Ok(())
+}
+
+/// What a screen of `scenario` can show under some strategy, one value per strategy: its
+/// report, every pool's live figures (a pool the strategy left shows while it holds threads),
+/// and the compare view's reports. A path that names a figure of none of them names nothing
+/// a screen shows.
+pub fn possible_screens(scenario: &Scenario) -> Vec<Value> {
+    let engines: Vec<Engine> = Strategy::ALL
+        .iter()
+        .map(|&st| Engine::new(scenario, st))
+        .collect();
+    engines
+        .iter()
+        .map(|e| {
+            let mut value = screen_value(scenario, e);
+            if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
+                list_left_pools(pools, &e.snapshot().pools, |_| true);
+            }
+            with_compare(value, scenario, &engines)
+        })
+        .collect()
+}
+
+/// Whether `condition` is `path op number` (`Ok(path)`), or what is wrong with it.
+pub fn condition_path(condition: &str) -> Result<&str, ConditionError> {
+    parse(condition).map(|c| c.path)
 }
 
 /// Checks one condition; `Err` says what was expected and what the screen shows.

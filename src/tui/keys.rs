@@ -67,6 +67,13 @@ pub enum Context {
     Sweep,
     /// A one-line prompt (`compare with: `): characters are typed into it.
     Prompt,
+    /// A lesson's caption or reveal is shown: space and → go on; every other key works as
+    /// live.
+    Lesson,
+    /// A lesson asks: characters are typed into the prediction.
+    LessonAnswer,
+    /// A lesson's results.
+    LessonResults,
 }
 
 /// Keys, how the help writes them, what they do.
@@ -357,6 +364,35 @@ pub const PROMPT: &[Binding] = &[
     bind(&[Key::Esc], "Esc", "cancel", |_| Action::Back),
 ];
 
+/// A lesson's caption or reveal (`threadlab lesson`).
+pub const LESSON: &[Binding] = &[bind(
+    &[C(' '), Key::Right],
+    "space →",
+    "next step of the lesson",
+    |_| Action::LessonNext,
+)];
+
+/// A lesson's question: every other character is typed into the prediction.
+pub const LESSON_ANSWER: &[Binding] = &[
+    bind(&[Key::Enter], "Enter", "answer (empty: skip)", |_| {
+        Action::AnswerEnter
+    }),
+    bind(&[Key::Backspace], "Backspace", "delete", |_| {
+        Action::AnswerBackspace
+    }),
+];
+
+/// A lesson's results, at its end.
+pub const LESSON_RESULTS: &[Binding] = &[
+    bind(
+        &[Key::Esc, Key::Enter, C(' ')],
+        "Esc",
+        "close the results",
+        |_| Action::Back,
+    ),
+    bind(&[C('q')], "q", "quit", |_| Action::Quit),
+];
+
 /// Keys that work everywhere. Ctrl-C arrives as a key in raw mode.
 pub const ALWAYS: &[Binding] = &[bind(&[Key::Ctrl('c')], "Ctrl-C", "quit", |_| Action::Quit)];
 
@@ -370,13 +406,19 @@ pub fn table(context: Context) -> &'static [Binding] {
         Context::TourSteps => TOUR_STEPS,
         Context::Sweep => SWEEP,
         Context::Prompt => PROMPT,
+        Context::Lesson => LESSON,
+        Context::LessonAnswer => LESSON_ANSWER,
+        Context::LessonResults => LESSON_RESULTS,
     }
 }
 
 /// What a key does in a context. During a tour, keys the tour does not take work as live:
 /// the speaker can take over at any moment.
 pub fn action_for(context: Context, key: Key) -> Option<Action> {
-    let fallback = if matches!(context, Context::Tour | Context::TourPlaying) {
+    let fallback = if matches!(
+        context,
+        Context::Tour | Context::TourPlaying | Context::Lesson
+    ) {
         LIVE
     } else {
         &[]
@@ -388,6 +430,7 @@ pub fn action_for(context: Context, key: Key) -> Option<Action> {
         .find_map(|binding| binding.action(key));
     match (context, key) {
         (Context::Prompt, Key::Char(c)) if bound.is_none() => Some(Action::PromptType(c)),
+        (Context::LessonAnswer, Key::Char(c)) if bound.is_none() => Some(Action::Answer(c)),
         _ => bound,
     }
 }
@@ -485,6 +528,9 @@ mod tests {
             Context::TourSteps,
             Context::Sweep,
             Context::Prompt,
+            Context::Lesson,
+            Context::LessonAnswer,
+            Context::LessonResults,
         ] {
             let keys: Vec<Key> = ALWAYS
                 .iter()
@@ -549,6 +595,34 @@ mod tests {
             Some(Action::Quit)
         );
         assert_eq!(action_for(Context::Prompt, Key::Up), None);
+    }
+
+    #[test]
+    fn a_lesson_s_answer_types_every_character_and_its_reveal_goes_on_with_space() {
+        for c in ['q', '1', 'a', '/', ' ', '%'] {
+            assert_eq!(
+                action_for(Context::LessonAnswer, Key::Char(c)),
+                Some(Action::Answer(c))
+            );
+        }
+        assert_eq!(
+            action_for(Context::LessonAnswer, Key::Enter),
+            Some(Action::AnswerEnter)
+        );
+        assert_eq!(
+            action_for(Context::LessonAnswer, Key::Ctrl('c')),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            action_for(Context::Lesson, Key::Char(' ')),
+            Some(Action::LessonNext)
+        );
+        // The presenter's keys still work on a caption or a reveal.
+        assert_eq!(
+            action_for(Context::Lesson, Key::Char('z')),
+            Some(Action::Zoom)
+        );
+        assert_eq!(action_for(Context::LessonResults, Key::Char('z')), None);
     }
 
     #[test]

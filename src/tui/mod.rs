@@ -69,6 +69,18 @@ pub struct TuiOptions {
     /// The `--set` overrides the scenario was loaded with: the variants compare (`C`) loads
     /// the preset again with them.
     pub overrides: Vec<String>,
+    /// A lesson to play (`threadlab lesson`): the scenario given is its first part's.
+    pub lesson: Option<LessonRun>,
+}
+
+/// A lesson to play, and where its results go.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LessonRun {
+    pub lesson: crate::lesson::Lesson,
+    /// `--results FILE.json|csv`: written when the TUI ends, however it ends.
+    pub results: Option<std::path::PathBuf>,
+    /// The `--set` it was loaded with, for the results.
+    pub sets: Vec<String>,
 }
 
 impl Default for TuiOptions {
@@ -82,6 +94,7 @@ impl Default for TuiOptions {
             record: None,
             script: None,
             overrides: Vec::new(),
+            lesson: None,
         }
     }
 }
@@ -117,6 +130,14 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
     app.set_overrides(options.overrides);
     if options.tour && !app.start_tour() {
         anyhow::bail!("{} has no [[tour]] steps", app.scenario().source);
+    }
+    let results = options.lesson.as_ref().and_then(|l| {
+        l.results
+            .as_ref()
+            .map(|path| (path.clone(), l.sets.clone()))
+    });
+    if let Some(run) = options.lesson {
+        app.start_lesson(crate::lesson::Session::new(run.lesson));
     }
     let cast_file = match &options.record {
         Some(path) => Some(std::io::BufWriter::new(
@@ -167,8 +188,26 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         (options.script, &tee),
     ));
     restore_terminal();
+    // The results are written however the lesson ended (quit, a signal, an error).
+    let written = match (&results, app.lesson()) {
+        (Some((path, sets)), Some(session)) => {
+            let r = crate::lesson::results::Results::of(session, sets);
+            Some(r.write(path).map(|()| (path.clone(), r.score, r.questions)))
+        }
+        _ => None,
+    };
     drop(app);
     let recording = tee.take_error();
+    match written {
+        Some(Ok((path, score, of))) => {
+            eprintln!(
+                "threadlab: wrote {} ({score} of {of} right)",
+                path.display()
+            );
+        }
+        Some(Err(e)) => return Err(e.into()),
+        None => {}
+    }
     result?;
     match (recording, &options.record) {
         (Some(e), Some(path)) => Err(anyhow::anyhow!(

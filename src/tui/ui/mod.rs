@@ -45,6 +45,7 @@ mod header;
 mod headline;
 mod help;
 mod latency;
+pub(crate) mod lesson;
 mod log;
 pub mod mouse;
 mod outcomes;
@@ -58,7 +59,7 @@ pub mod timeline;
 mod tour;
 mod tour_steps;
 
-pub(crate) use fmt::clock as clock_text;
+pub use fmt::clock as clock_text;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -100,6 +101,7 @@ pub fn render(frame: &mut Frame, app: &App, snapshot: &Snapshot) {
         render_live(frame, body, app, snapshot);
     }
     tour::render(frame, area, app);
+    lesson::render(frame, area, app);
     render_overlay(frame, app, snapshot);
     paint_background(frame, app);
 }

@@ -22,6 +22,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         // change names the key and what it allows at the end).
         Some(Status::Info(text)) => return render_wrapped(frame, area, text, p.change),
         Some(Status::Error(text)) => return render_wrapped(frame, area, text, p.error),
+        None if app.lesson().is_some_and(crate::lesson::Session::is_asking) => Line::from(vec![
+            Span::styled(" LESSON ", p.paused),
+            Span::raw(" type your prediction and Enter · Ctrl-C twice quits"),
+        ]),
+        None if app
+            .lesson()
+            .is_some_and(crate::lesson::Session::waits_to_go_on) =>
+        {
+            Line::from(vec![
+                Span::styled(" LESSON ", p.paused),
+                Span::raw(" space/→ goes on · z zoom · h theory · q quit · ? help"),
+            ])
+        }
         None if app.tour().is_some_and(|t| t.caption().is_some()) => Line::from(vec![
             Span::styled(" TOUR ", p.paused),
             Span::raw(" space/→ goes on · ← back · Home restart · l steps · q quit · ? help"),

@@ -38,19 +38,27 @@ pub(crate) fn layout(app: &App, area: Rect) -> Option<(Rect, Vec<String>)> {
     let tour = app.tour()?;
     let (_, _, text) = tour.caption()?;
     let panel = tour.shown_step().map_or(TourPanel::Pools, |s| s.panel);
-    let body = body_area(app, area);
-    // On a screen narrower than the widest box it spans the screen, so no panel's border
-    // shows beside it on the rows it covers.
-    let width = if area.width < MAX_WIDTH + 4 {
+    let lines = super::fmt::wrap_words(text, usize::from(box_width(area).saturating_sub(2)));
+    let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    Some((place(app, area, panel, rows.saturating_add(2)), lines))
+}
+
+/// The width of a caption's box on an `area` screen: on a screen narrower than the widest box
+/// it spans the screen, so no panel's border shows beside it on the rows it covers.
+pub(crate) fn box_width(area: Rect) -> u16 {
+    if area.width < MAX_WIDTH + 4 {
         area.width
     } else {
         MAX_WIDTH
-    };
-    let lines = super::fmt::wrap_words(text, usize::from(width.saturating_sub(2)));
-    let wanted = u16::try_from(lines.len())
-        .unwrap_or(u16::MAX)
-        .saturating_add(2);
-    let height = wanted.min(body.height);
+    }
+}
+
+/// Where a box `height` rows tall (borders included, at most the body's) goes on an `area`
+/// screen: below the header or above the status line, whichever covers less of `panel`.
+pub(crate) fn place(app: &App, area: Rect, panel: TourPanel, height: u16) -> Rect {
+    let body = body_area(app, area);
+    let width = box_width(area);
+    let height = height.min(body.height);
     let x = area.x + (area.width - width) / 2;
     let top = Rect::new(x, body.y, width, height);
     let bottom = Rect::new(x, body.bottom().saturating_sub(height), width, height);
@@ -65,12 +73,11 @@ pub(crate) fn layout(app: &App, area: Rect) -> Option<(Rect, Vec<String>)> {
     } else {
         (bottom, top)
     };
-    let caption = if overlap(second) < overlap(first) {
+    if overlap(second) < overlap(first) {
         second
     } else {
         first
-    };
-    Some((caption, lines))
+    }
 }
 
 /// The screen between the header (with its badges) and the status line.

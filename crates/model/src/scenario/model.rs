@@ -88,6 +88,24 @@ pub enum TourPanel {
 }
 
 impl TourPanel {
+    /// Every panel with the name a preset writes for it.
+    pub const NAMES: [(&'static str, TourPanel); 6] = [
+        ("pools", TourPanel::Pools),
+        ("outcomes", TourPanel::Outcomes),
+        ("latency", TourPanel::Latency),
+        ("compare", TourPanel::Compare),
+        ("theory", TourPanel::Theory),
+        ("log", TourPanel::Log),
+    ];
+
+    /// The panel a preset names `name` (`"log"`), if any.
+    pub fn named(name: &str) -> Option<TourPanel> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, p)| p)
+    }
+
     /// The panel sits low on the screen, so its caption goes at the top.
     pub fn is_low(self) -> bool {
         matches!(self, TourPanel::Theory | TourPanel::Log)

@@ -138,19 +138,16 @@ fn tour(check: &Checker, raw: &[RawTourStep]) -> Result<Vec<TourStep>, ScenarioE
 
 /// Which part of the screen a caption talks about.
 fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPanel, ScenarioError> {
-    match text {
-        None | Some("pools") => Ok(TourPanel::Pools),
-        Some("outcomes") => Ok(TourPanel::Outcomes),
-        Some("latency") => Ok(TourPanel::Latency),
-        Some("compare") => Ok(TourPanel::Compare),
-        Some("theory") => Ok(TourPanel::Theory),
-        Some("log") => Ok(TourPanel::Log),
-        Some(other) => Err(check.invalid(
+    let Some(name) = text else {
+        return Ok(TourPanel::Pools);
+    };
+    TourPanel::named(name).ok_or_else(|| {
+        check.invalid(
             path,
-            quoted(other),
+            quoted(name),
             "is not a panel: pools, outcomes, latency, compare, theory or log",
-        )),
-    }
+        )
+    })
 }
 
 /// A tour step's keys, in the one key notation ([`super::parse_keys`]).

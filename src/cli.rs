@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use threadlab::files::OutputFile;
 use threadlab::screenshot;
 
 use crate::{BadInput, EngineArg, EngineArgs, OutputArgs, ScenarioArgs, ThemeArg};
@@ -120,6 +121,14 @@ pub struct ScreenshotArgs {
 /// `threadlab screenshot PRESET ... --out FILE`.
 pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> anyhow::Result<()> {
     let bad = |e: String| BadInput(e);
+    if args.preset.duration.is_some() {
+        return Err(bad(
+            "screenshot --duration: a screenshot plays the simulated time --at gives (--at 30s); \
+             drop --duration"
+                .into(),
+        )
+        .into());
+    }
     screenshot::format_of(&shot.out).map_err(|e| bad(e.to_string()))?;
     let at = threadlab::scenario::parse_duration(&shot.at).map_err(|e| {
         bad(format!(
@@ -134,7 +143,10 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
         ))
     })?;
     let size = screenshot::parse_size(&shot.size).map_err(|e| bad(e.to_string()))?;
-    let (s, strategy, _) = crate::load(preset, args)?;
+    let (s, strategy) = crate::load_scenario(preset, args)?;
+    // The screen is played up to --at: that is the run the estimate weighs.
+    crate::within_cost(&s, at, args.preset.force)?;
+    let out = OutputFile::check(Some("--out"), &shot.out).map_err(crate::output_error)?;
     let theme = shot.theme.theme();
     let request = screenshot::Shot {
         at,
@@ -143,8 +155,11 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
         theme,
     };
     let buffer = screenshot::take(s, strategy, &request);
-    screenshot::write(&buffer, theme, &shot.out).map_err(|e| bad(e.to_string()))?;
-    eprintln!("threadlab: wrote {}", shot.out.display());
+    screenshot::write(&buffer, theme, out).map_err(|e| match e {
+        screenshot::ScreenshotError::Output(e) => crate::output_error(e),
+        e => anyhow::Error::new(e),
+    })?;
+    threadlab::progress::say(format!("threadlab: wrote {}", shot.out.display()));
     Ok(())
 }
 
@@ -160,36 +175,46 @@ pub struct DemoArgs {
     pub script: Option<PathBuf>,
 }
 
+/// What `--keys` and `--record` asked for, checked before the screen opens.
+pub struct Demo {
+    pub script: Option<threadlab::tui::script::KeyScript>,
+    /// The recording's file, not written until the session ends (a refused run leaves the
+    /// path as it was).
+    pub record: Option<OutputFile>,
+}
+
 impl DemoArgs {
-    /// Reads the key script and checks the recording can be written, before the screen
-    /// opens: bad input is said on a normal terminal.
-    pub fn check(&self, real: bool) -> anyhow::Result<Option<threadlab::tui::script::KeyScript>> {
-        if let Some(path) = &self.record {
-            std::fs::File::create(path).map_err(|e| {
-                BadInput(format!("--record {}: cannot write it: {e}", path.display()))
-            })?;
-        }
-        let Some(path) = &self.script else {
-            return Ok(None);
+    /// Reads the key script and checks the recording's path, before the screen opens: bad
+    /// input is said on a normal terminal, and nothing is written yet.
+    pub fn check(&self, real: bool) -> anyhow::Result<Demo> {
+        let script = match &self.script {
+            None => None,
+            Some(_) if real => {
+                return Err(BadInput(
+                    "--keys drives the simulated clock frame by frame; a real run keeps the \
+                     wall clock: drop --engine real"
+                        .into(),
+                )
+                .into());
+            }
+            Some(path) => Some(
+                threadlab::tui::script::KeyScript::load(path)
+                    .map_err(|e| BadInput(format!("--keys {e}")))?,
+            ),
         };
-        if real {
-            return Err(BadInput(
-                "--keys drives the simulated clock frame by frame; a real run keeps the wall \
-                 clock: drop --engine real"
-                    .into(),
-            )
-            .into());
-        }
-        let script = threadlab::tui::script::KeyScript::load(path)
-            .map_err(|e| BadInput(format!("--keys {e}")))?;
-        Ok(Some(script))
+        let record = match &self.record {
+            Some(path) => {
+                Some(OutputFile::check(Some("--record"), path).map_err(crate::output_error)?)
+            }
+            None => None,
+        };
+        Ok(Demo { script, record })
     }
 
-    /// Without a terminal there is no screen to record or keys to press: said, not ignored.
+    /// Without a terminal there is no screen to record or keys to press: said, not ignored
+    /// (the recording's path is left as it was).
     pub fn refuse_without_terminal(&self) -> anyhow::Result<()> {
-        if let Some(path) = &self.record {
-            // Nothing was recorded: do not leave an empty file behind.
-            let _ = std::fs::remove_file(path);
+        if self.record.is_some() {
             return Err(BadInput(
                 "--record needs a terminal to record (run it in one, or under tmux)".into(),
             )

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod export;
+pub mod files;
 pub mod flow;
 pub mod metrics;
 pub mod plot;

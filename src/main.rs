@@ -1,13 +1,14 @@
 //! The `threadlab` command line: the TUI, headless runs and comparisons, preset tools.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, ValueEnum};
 
 use threadlab::config::{Config, ConfigTheme};
 use threadlab::export::{self, Exporter};
+use threadlab::files::{OutputError, OutputFile};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
@@ -281,12 +282,19 @@ struct OutputArgs {
     /// value; run and compare: the series over simulated time).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-    /// The chart's colours: `light` for pages and white screens, `dark` for dark slides.
-    #[arg(long = "theme", value_enum, default_value_t = PlotThemeArg::Light)]
-    plot_theme: PlotThemeArg,
+    /// The chart's colours: `light` for pages and white screens, `dark` for dark slides
+    /// (with --plot) [default: light].
+    #[arg(long = "theme", value_enum)]
+    plot_theme: Option<PlotThemeArg>,
     /// Also write the thread timelines as a Perfetto / Chrome trace (Trace Event JSON).
     #[arg(long, value_name = "FILE.json")]
     trace: Option<PathBuf>,
+}
+
+/// The output files of a headless run, checked before it plays.
+struct Outputs {
+    chart: Option<(OutputFile, plot::ChartTheme)>,
+    trace: Option<OutputFile>,
 }
 
 impl OutputArgs {
@@ -295,19 +303,27 @@ impl OutputArgs {
         export::exporter(&self.format).unwrap_or(&export::Table)
     }
 
-    /// The chart to draw, if any; the `--plot` and `--trace` paths are checked before any
-    /// work starts.
-    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::ChartTheme)>> {
-        if let Some(trace) = &self.trace {
-            in_a_folder("--trace", trace)?;
+    /// `--theme` colours a `--plot` chart: without one it would be ignored, so it is refused.
+    fn refuse_theme_without_plot(&self) -> anyhow::Result<()> {
+        match (self.plot_theme, &self.plot) {
+            (Some(_), None) => Err(BadInput(
+                "--theme colours the --plot chart; add --plot FILE.svg, or drop --theme".into(),
+            )
+            .into()),
+            _ => Ok(()),
         }
-        let Some(path) = &self.plot else {
-            return Ok(None);
-        };
-        plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
-        in_a_folder("--plot", path)?;
+    }
+
+    /// The chart and the trace to write, checked before any work starts: a `.svg` or `.png`
+    /// chart, two different files, each in a folder that exists and either a file (or
+    /// nothing yet), a pipe, a terminal or `/dev/null` ([`OutputFile::check`]).
+    fn outputs(&self) -> anyhow::Result<Outputs> {
+        self.refuse_theme_without_plot()?;
+        if let Some(path) = &self.plot {
+            plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+        }
         // One file cannot hold both: the second written would replace the first.
-        if let Some(trace) = &self.trace
+        if let (Some(trace), Some(path)) = (&self.trace, &self.plot)
             && std::path::absolute(trace).ok() == std::path::absolute(path).ok()
         {
             return Err(BadInput(format!(
@@ -316,30 +332,34 @@ impl OutputArgs {
             ))
             .into());
         }
-        let theme = match self.plot_theme {
-            PlotThemeArg::Light => plot::ChartTheme::Light,
-            PlotThemeArg::Dark => plot::ChartTheme::Dark,
+        let trace = match &self.trace {
+            Some(path) => Some(OutputFile::check(Some("--trace"), path).map_err(output_error)?),
+            None => None,
         };
-        Ok(Some((path, theme)))
+        let chart = match &self.plot {
+            Some(path) => {
+                let theme = match self.plot_theme.unwrap_or(PlotThemeArg::Light) {
+                    PlotThemeArg::Light => plot::ChartTheme::Light,
+                    PlotThemeArg::Dark => plot::ChartTheme::Dark,
+                };
+                Some((
+                    OutputFile::check(Some("--plot"), path).map_err(output_error)?,
+                    theme,
+                ))
+            }
+            None => None,
+        };
+        Ok(Outputs { chart, trace })
     }
 }
 
-/// An output file's folder must exist: refused before the work rather than after it. Once
-/// the work is done, a file that cannot be written (a full disk) is an I/O error (exit 1).
-fn in_a_folder(flag: &str, path: &Path) -> anyhow::Result<()> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if folder.is_dir() {
-        Ok(())
+/// An output file's error: refused before the work, bad input (exit 2); not written once the
+/// work is done (a full disk), an I/O error (exit 1).
+fn output_error(e: OutputError) -> anyhow::Error {
+    if e.is_refusal() {
+        BadInput(e.to_string()).into()
     } else {
-        Err(BadInput(format!(
-            "{flag} {}: there is no folder {}",
-            path.display(),
-            folder.display()
-        ))
-        .into())
+        e.into()
     }
 }
 
@@ -425,11 +445,14 @@ impl std::fmt::Display for BadInput {
 impl std::error::Error for BadInput {}
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(&e),
+    };
     match dispatch(cli.subcommand) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<BadInput>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(2)
         }
         // The TUI stopped on a signal: exit as the signal would have (130, 143, 129...).
@@ -437,21 +460,37 @@ fn main() -> ExitCode {
             .downcast_ref::<tui::Interrupted>()
             .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
         Err(e) if e.downcast_ref::<CommandInterrupted>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(progress::INTERRUPTED_EXIT)
         }
         // Whoever read the output has gone (`| head`): nothing more to say.
         Err(e) if e.downcast_ref::<OutputClosed>().is_some() => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(1)
         }
         // The report was printed; the warnings said why its figures are not the model's.
         Err(e) if e.downcast_ref::<FellBehind>().is_some() => ExitCode::from(FellBehind::EXIT),
         Err(e) => {
-            eprintln!("threadlab: error: {e:#}");
+            progress::say(format!("threadlab: error: {e:#}"));
             ExitCode::from(1)
         }
+    }
+}
+
+/// What clap stops at: `--help` and `--version` (printed on stdout: exit 0, or 1 when it
+/// cannot be written, 0 when its reader went away), or a command line it refuses (its
+/// message on stderr, best effort: exit 2).
+fn command_line_error(e: &clap::Error) -> ExitCode {
+    let code = u8::try_from(e.exit_code()).unwrap_or(2);
+    match e.print() {
+        Err(error) if code == 0 && error.kind() != std::io::ErrorKind::BrokenPipe => {
+            progress::say(format!(
+                "threadlab: error: cannot write the output to stdout: {error}"
+            ));
+            ExitCode::from(1)
+        }
+        _ => ExitCode::from(code),
     }
 }
 
@@ -615,11 +654,21 @@ fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     ))
 }
 
-/// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
+/// Loads a preset with its overrides and flags: the scenario, the strategy, the duration;
+/// a run beyond the cost estimate's limits is refused (unless `--force`).
 fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy, Nanos)> {
+    let (s, strategy) = load_scenario(preset, args)?;
+    let duration = s.duration;
+    within_cost(&s, duration, args.preset.force)?;
+    Ok((s, strategy, duration))
+}
+
+/// Loads a preset with its overrides, `--seed` and `--duration`: the scenario and the
+/// strategy, not yet weighed.
+fn load_scenario(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy)> {
     let mut s = scenario::load(preset, &args.preset.set).map_err(|e| BadInput(e.to_string()))?;
     for note in s.server.notes() {
-        eprintln!("threadlab: note: {note}");
+        progress::say(format!("threadlab: note: {note}"));
     }
     if let Some(seed) = args.preset.seed {
         s.seed = seed;
@@ -631,10 +680,14 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         return Err(BadInput(why).into());
     }
     let strategy = args.strategy.unwrap_or(s.strategy.default);
-    let duration = s.duration;
-    let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
-    if let Some(why) = scenario::estimate_cost(&s, duration, served).refusal()
-        && !args.preset.force
+    Ok((s, strategy))
+}
+
+/// Refuses a run of `s` for `duration` beyond the cost estimate's limits, unless `force`.
+fn within_cost(s: &Scenario, duration: Nanos, force: bool) -> anyhow::Result<()> {
+    let served = threadlab::theory::served_rps(s, &Strategy::ALL);
+    if let Some(why) = scenario::estimate_cost(s, duration, served).refusal()
+        && !force
     {
         return Err(BadInput(format!(
             "{}: this run is too large: {why}; shorten --duration, lower the load, or add \
@@ -643,7 +696,7 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         ))
         .into());
     }
-    Ok((s, strategy, duration))
+    Ok(())
 }
 
 /// `--duration`, if given: a duration above 0.
@@ -708,16 +761,11 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
 
 fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    let chart = output.plot()?;
+    let Outputs { chart, trace } = output.outputs()?;
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
-    let engine = new_engine(
-        &s,
-        strategy,
-        output.trace.is_some().then_some(1),
-        chart.is_some(),
-    );
+    let engine = new_engine(&s, strategy, trace.is_some().then_some(1), chart.is_some());
     // The chart's series are sampled only when a chart is drawn.
     let (engine, complete) = if chart.is_some() {
         progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t))
@@ -728,11 +776,11 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
     emit(&output.exporter().run(&s, &r, complete)?)?;
-    if let Some((path, theme)) = chart {
+    if let Some((out, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
-        draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
+        draw(&timeline::figure(&title, &[rec.finish()]), out, theme)?;
     }
-    write_trace(output, &[&engine])?;
+    write_trace(trace, &[&engine])?;
     stopped_at_cap(&s, engine.cap_message())?;
     finished(
         complete,
@@ -746,16 +794,16 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
 
 fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
-    let chart = output.plot()?;
+    let Outputs { chart, trace } = output.outputs()?;
     progress::catch_ctrl_c();
-    let traced = output.trace.is_some();
+    let traced = trace.is_some();
     let c = compare_output(&s, duration, output.exporter(), traced, chart.is_some())?;
     emit(&c.out)?;
-    if let Some((path, theme)) = chart {
+    if let Some((out, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
-        draw(&timeline::figure(&title, &c.timelines), path, theme)?;
+        draw(&timeline::figure(&title, &c.timelines), out, theme)?;
     }
-    write_trace(output, &c.traced.iter().collect::<Vec<_>>())?;
+    write_trace(trace, &c.traced.iter().collect::<Vec<_>>())?;
     stopped_at_cap(&s, c.capped)?;
     finished(
         c.complete,
@@ -781,15 +829,18 @@ fn new_engine(
 }
 
 /// `--trace FILE`: the runs' thread timelines as a Perfetto / Chrome trace.
-fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyhow::Result<()> {
-    let Some(path) = &output.trace else {
+fn write_trace(out: Option<OutputFile>, engines: &[&threadlab::sim::Engine]) -> anyhow::Result<()> {
+    let Some(out) = out else {
         return Ok(());
     };
     let runs: Vec<(&str, &threadlab::sim::Engine)> = match engines {
         [one] => vec![("", *one)],
         _ => engines.iter().map(|e| (e.strategy().name(), *e)).collect(),
     };
-    report::perfetto::write_trace_file(path, &runs).map_err(|e| anyhow::anyhow!(e))
+    for line in report::perfetto::write_trace_file(out, &runs).map_err(output_error)? {
+        progress::say(line);
+    }
+    Ok(())
 }
 
 /// What `compare` played: its output, the charts' series, the traced engines (when a trace
@@ -802,12 +853,14 @@ struct Compared {
     capped: Option<String>,
 }
 
-fn draw(figure: &plot::Figure, path: &Path, theme: plot::ChartTheme) -> anyhow::Result<()> {
-    plot::write(figure, path, theme).map_err(|e| match e {
+fn draw(figure: &plot::Figure, out: OutputFile, theme: plot::ChartTheme) -> anyhow::Result<()> {
+    let path = out.path().display().to_string();
+    plot::write(figure, out, theme).map_err(|e| match e {
         plot::PlotError::Extension(_) => anyhow::Error::new(BadInput(e.to_string())),
+        plot::PlotError::Output(e) => output_error(e),
         _ => anyhow::Error::new(e),
     })?;
-    eprintln!("threadlab: wrote {}", path.display());
+    progress::say(format!("threadlab: wrote {path}"));
     Ok(())
 }
 
@@ -960,7 +1013,7 @@ fn sweep(
             .filter_map(|a| Some(format!("{}={}", a.path, a.values.first()?))),
     );
     let (base, _, _) = load(preset, &first)?;
-    let chart = output.plot()?;
+    let Outputs { chart, .. } = output.outputs()?;
     plan.strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);
     if !first.preset.force {
         too_large_point(&plan, &points)?;
@@ -998,8 +1051,8 @@ fn sweep(
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
     emit(&output.exporter().sweep(&r)?)?;
-    if let Some((path, theme)) = chart {
-        draw(&plot::sweep::figure(&r), path, theme)?;
+    if let Some((out, theme)) = chart {
+        draw(&plot::sweep::figure(&r), out, theme)?;
     }
     if r.interrupted && !progress::interrupted() {
         return Err(BadInput(
@@ -1117,7 +1170,7 @@ fn fell_behind(reports: &[real::RealReport]) -> anyhow::Result<()> {
     let mut behind = false;
     for r in reports {
         if let Some(warning) = r.pace.warning() {
-            eprintln!("threadlab: warning: {}: {warning}", r.run.strategy);
+            progress::say(format!("threadlab: warning: {}: {warning}", r.run.strategy));
             behind = true;
         }
     }
@@ -1264,7 +1317,7 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
-    let script = demo.check(real.is_some())?;
+    let cli::Demo { script, record } = demo.check(real.is_some())?;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         demo.refuse_without_terminal()?;
         return headless_instead_of_tui(&s, duration, real);
@@ -1275,7 +1328,7 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         tour,
         real,
         keys: config.keys,
-        record: demo.record,
+        record,
         script,
         overrides: args.preset.set.clone(),
     };
@@ -1307,19 +1360,19 @@ fn headless_instead_of_tui(
 ) -> anyhow::Result<()> {
     let table = &export::Table;
     if let Some(options) = real {
-        eprintln!(
+        progress::say(format!(
             "threadlab: no terminal attached, so no live view; running every strategy for \
              real instead (about {:.1} s of wall time each at most)",
             duration.as_secs_f64() * options.time_scale
-        );
+        ));
         progress::catch_ctrl_c();
         let reports = real::compare(s, duration, options).map_err(real_error)?;
         emit(&table.real_compare(s, &reports)?)?;
         return real_finished(&reports);
     }
-    eprintln!(
+    progress::say(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \
-         (open `threadlab tui` in a terminal, or see `threadlab --help`)"
+         (open `threadlab tui` in a terminal, or see `threadlab --help`)",
     );
     let c = compare_output(s, duration, table, false, false)?;
     emit(&c.out)?;

@@ -140,3 +140,11 @@ pub fn play_engine(
 pub fn unobserved(_: &Engine, _: Nanos) -> Nanos {
     Nanos::NEVER
 }
+
+/// Writes `line` and a newline to stderr. A message is best effort: a stderr that cannot be
+/// written (`2>/dev/full`, a closed pipe) loses it and changes nothing else, neither what the
+/// command does nor its exit code (where `eprintln!` would panic).
+pub fn say(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}

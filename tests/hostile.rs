@@ -1,0 +1,268 @@
+//! Hostile input against the output files, stderr and the budgets: each case once destroyed
+//! a file it was not asked to, panicked, ran past its limits or exited with another code than
+//! the README's. Each must now leave what it was not asked to write as it was, and exit as
+//! documented (0 ok, 1 an output that cannot be written, 2 bad input).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+mod support;
+use support::threadlab;
+
+/// A folder of this test's own, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let dir =
+            std::env::temp_dir().join(format!("threadlab-hostile-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Dir(dir)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// What the folder holds, sorted (hidden files included).
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn code_and_err(out: &Output) -> (Option<i32>, String) {
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn with_path(args: &[&str], path: &Path) -> Output {
+    let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    all.push(path.display().to_string());
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    threadlab(&refs)
+}
+
+/// `threadlab args` with a file size limit of one block and SIGXFSZ ignored: a write past
+/// 1 KiB fails as on a full disk.
+fn on_a_full_disk(args: &[String]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 1; trap '' XFSZ; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs")
+}
+
+/// `threadlab args` under coreutils' `timeout`: `None` when it had not ended within `secs`.
+fn within(args: &[&str], secs: u32) -> Option<Output> {
+    let out = Command::new("timeout")
+        .args(["-s", "KILL", &secs.to_string()])
+        .arg(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("timeout runs");
+    (out.status.code().is_some()).then_some(out)
+}
+
+#[test]
+fn a_trace_onto_a_device_node_or_a_symbolic_link_is_refused_and_both_stay_as_they_were() {
+    let dir = Dir::new("trace-targets");
+    let precious = dir.join("precious");
+    std::fs::write(&precious, "keep").expect("write");
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&precious, &link).expect("symlink");
+    let (code, err) = code_and_err(&with_path(&["run", "ironthread", "--trace"], &link));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is a symbolic link to a file"), "{err}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("kept")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&precious).expect("read"), "keep");
+    // A character device that is not /dev/null or a terminal: /dev/full, through a link here
+    // and, where this test may make device nodes (as root), as a node of its own.
+    let full = dir.join("full.json");
+    std::os::unix::fs::symlink("/dev/full", &full).expect("symlink");
+    let (code, err) = code_and_err(&with_path(&["run", "ironthread", "--trace"], &full));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("a character device"), "{err}");
+    let node = dir.join("node.json");
+    let made = Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "7"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        let (code, err) = code_and_err(&with_path(&["run", "ironthread", "--plot"], &node));
+        assert_eq!(code, Some(2), "{err}");
+        use std::os::unix::fs::FileTypeExt;
+        let kind = std::fs::symlink_metadata(&node).expect("kept").file_type();
+        assert!(kind.is_char_device(), "the node is still a device");
+    }
+    // /dev/null, through a link: written in place, and still a link to it.
+    let null = dir.join("null.json");
+    std::os::unix::fs::symlink("/dev/null", &null).expect("symlink");
+    let (code, err) = code_and_err(&with_path(&["run", "ironthread", "--trace"], &null));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        std::fs::symlink_metadata(&null)
+            .expect("kept")
+            .file_type()
+            .is_symlink()
+    );
+    let mut expected = vec!["full.json", "link.json", "null.json", "precious"];
+    if made {
+        expected.insert(2, "node.json");
+    }
+    assert_eq!(dir.names(), expected, "no temporary file is left");
+}
+
+#[test]
+fn a_refused_tui_leaves_the_recordings_path_as_it_was() {
+    let dir = Dir::new("record");
+    let cast = dir.join("talk.cast");
+    std::fs::write(&cast, "last week's recording").expect("write");
+    // No terminal.
+    let (code, err) = code_and_err(&with_path(&["tui", "ironthread", "--record"], &cast));
+    assert_eq!(code, Some(2), "{err}");
+    // Bad keys.
+    let keys = dir.join("bad.keys");
+    std::fs::write(&keys, "bad line\n").expect("write");
+    let keys_arg = keys.display().to_string();
+    let (code, err) = code_and_err(&with_path(
+        &["tour", "ironthread", "--keys", &keys_arg, "--record"],
+        &cast,
+    ));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--keys"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&cast).expect("still there"),
+        "last week's recording"
+    );
+    assert_eq!(dir.names(), ["bad.keys", "talk.cast"]);
+}
+
+#[test]
+fn a_screenshot_or_chart_on_a_full_disk_exits_1_and_leaves_the_old_file_whole() {
+    let dir = Dir::new("full-disk");
+    for (args, name) in [
+        (
+            vec!["screenshot", "ironthread", "--at", "1s", "--out"],
+            "shot.svg",
+        ),
+        (vec!["run", "ironthread", "--plot"], "chart.svg"),
+        (vec!["run", "ironthread", "--trace"], "trace.json"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, "the old one").expect("write");
+        let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        all.push(path.display().to_string());
+        let out = on_a_full_disk(&all);
+        let (code, err) = code_and_err(&out);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot write it"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("still there"),
+            "the old one",
+            "{args:?}"
+        );
+    }
+    assert_eq!(dir.names(), ["chart.svg", "shot.svg", "trace.json"]);
+}
+
+#[test]
+fn a_screenshot_into_a_missing_folder_is_refused_before_it_plays() {
+    // Forced to play a thousand hours: only a check made before playing ends it at once.
+    let out = within(
+        &[
+            "screenshot",
+            "ironthread",
+            "--at",
+            "1000h",
+            "--force",
+            "--out",
+            "/no/such/folder/shot.svg",
+        ],
+        60,
+    )
+    .expect("refused without playing");
+    let (code, err) = code_and_err(&out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("there is no folder /no/such/folder"), "{err}");
+}
+
+#[test]
+fn stderr_that_cannot_be_written_changes_no_exit_code() {
+    let dir = Dir::new("stderr");
+    let svg = dir.join("a.svg").display().to_string();
+    let shot = dir.join("s.svg").display().to_string();
+    for (args, code) in [
+        (vec!["run", "nosuch"], 2),
+        (vec!["run", "ironthread", "--plot", svg.as_str()], 0),
+        (
+            vec![
+                "screenshot",
+                "ironthread",
+                "--at",
+                "1s",
+                "--out",
+                shot.as_str(),
+            ],
+            0,
+        ),
+        // Headless tui: no terminal, the comparison instead, and a note on stderr.
+        (vec!["tui", "ironthread"], 0),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(
+                std::fs::File::options()
+                    .write(true)
+                    .open("/dev/full")
+                    .expect("/dev/full"),
+            )
+            .status()
+            .expect("runs");
+        assert_eq!(out.code(), Some(code), "{args:?}");
+    }
+}
+
+#[test]
+fn help_that_cannot_be_written_exits_1() {
+    for args in [["--help"], ["--version"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_threadlab"))
+            .args(args)
+            .stdout(
+                std::fs::File::options()
+                    .write(true)
+                    .open("/dev/full")
+                    .expect("/dev/full"),
+            )
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write the output"));
+    }
+}

@@ -59,9 +59,11 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
         LoadMode::Runs { count } => (f64::from(*count), 1.0, 0.0),
         LoadMode::Open { rate, ramp } => {
             let start = ramp.map_or(*rate, |r| r.to.max(*rate));
+            // A phase from the run's end on is never played.
             let peak = scenario
                 .load
                 .rate_phases()
+                .filter(|&(at, _)| at < duration)
                 .fold(start, |most, (_, r)| most.max(r));
             let requests = peak * secs;
             let excess = served_rps
@@ -81,7 +83,11 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
             // CPU on one of its cores: whichever bounds the rate lower.
             let rtt = scenario.load.link.rtt;
             let gap = think.saturating_add(rtt).max(CLIENT_FLOOR).as_secs_f64();
-            let most = scenario.load.client_phases().map(|(_, n)| n);
+            let most = scenario
+                .load
+                .client_phases()
+                .filter(|&(at, _)| at < duration)
+                .map(|(_, n)| n);
             let clients = f64::from(most.fold(*clients, u32::max));
             let per_client = clients * (secs / gap).ceil();
             let cpu = server.connector.cpu_per_request.as_secs_f64();
@@ -295,6 +301,16 @@ mod tests {
             ramp: None,
         };
         assert!(estimate_cost(&at, s.duration, served).refusal().is_some());
+    }
+
+    #[test]
+    fn a_phase_from_the_runs_end_on_is_not_weighed() {
+        // metastable's spike to 200/s begins at 30 s: a 20 s run never reaches it.
+        let s = load("metastable", &[]).expect("valid preset");
+        let short = estimate_cost(&s, Nanos::from_secs(20), served(&s));
+        assert_eq!(short.requests, 90.0 * 20.0);
+        let long = estimate_cost(&s, Nanos::from_secs(40), served(&s));
+        assert_eq!(long.requests, 200.0 * 40.0);
     }
 
     #[test]

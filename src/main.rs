@@ -511,6 +511,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             if engine == EngineArg::Sim {
                 real.refuse_on_sim()?;
             }
+            refuse_duration_on_screen("tui", &scenario.preset)?;
             let real = (engine == EngineArg::Real).then(|| real.options());
             let screen = Screen {
                 demo,
@@ -524,6 +525,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             view,
             demo,
         } => {
+            refuse_duration_on_screen("tour", &scenario.preset)?;
             let screen = Screen {
                 demo,
                 ..Screen::tour(view)
@@ -644,6 +646,7 @@ fn valid_expectations(s: &Scenario) -> anyhow::Result<()> {
 fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
     valid_expectations(&s)?;
+    valid_figure_sets(preset, args, &s)?;
     emit(&format!(
         "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)\n",
         s.source,
@@ -652,6 +655,37 @@ fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
         s.endpoint.stages.len(),
         duration
     ))
+}
+
+/// Each `[[figures]]` `set` list must load as the variants compare (`C`) and `articles` load
+/// it: the preset with the command's `--set`s (those of a key the list sets give way), then
+/// the list, each of its keys used by the load.
+fn valid_figure_sets(preset: &str, args: &ScenarioArgs, s: &Scenario) -> anyhow::Result<()> {
+    let key = |set: &String| set.split('=').next().unwrap_or("").trim().to_owned();
+    for (i, figure) in s.figures.iter().enumerate() {
+        if figure.sets.is_empty() {
+            continue;
+        }
+        let keys: Vec<String> = figure.sets.iter().map(key).collect();
+        let all: Vec<String> = (args.preset.set.iter())
+            .filter(|o| !keys.contains(&key(o)))
+            .chain(&figure.sets)
+            .cloned()
+            .collect();
+        let why = match scenario::load(preset, &all) {
+            Err(e) => Some(e.to_string()),
+            Ok(fs) => load_set_that_does_not_apply(&fs, &figure.sets),
+        };
+        if let Some(why) = why {
+            return Err(BadInput(format!(
+                "{}: figures.{i}.set ({:?}) does not load: {why}",
+                s.source,
+                scenario::elide(&figure.what, 40)
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Loads a preset with its overrides and flags: the scenario, the strategy, the duration;
@@ -675,6 +709,14 @@ fn load_scenario(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario,
     }
     if let Some(d) = duration_arg(&args.preset)? {
         s.duration = d;
+        // The preset's phases are before its own end; a shorter --duration leaves some out.
+        if let Some(i) = s.load.phases.iter().position(|p| p.at >= d) {
+            progress::say(format!(
+                "threadlab: note: --duration {d}: the load's phases from load.phases.{i} (at \
+                 {}) on begin at or after the run's end and are not played",
+                s.load.phases[i].at
+            ));
+        }
     }
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
@@ -750,9 +792,10 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
         ];
         let applies = link.contains(&field) || fields.contains(&field);
         (!applies).then(|| {
+            let article = if mode == "open" { "an" } else { "a" };
             format!(
-                "--set {key}: a {mode} load has no {field} (it uses {}, and every load's \
-                 timeout and connection fields); change load.mode too to use it",
+                "--set {key}: {article} {mode} load has no {field} (it uses {}, and every \
+                 load's timeout and connection fields); change load.mode too to use it",
                 fields.join(", ")
             )
         })
@@ -1100,6 +1143,19 @@ fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
 fn stopped_at_cap(s: &Scenario, message: Option<String>) -> anyhow::Result<()> {
     match message {
         Some(message) => Err(BadInput(format!("{}: {message}", s.source)).into()),
+        None => Ok(()),
+    }
+}
+
+/// The live view plays until it is quit, not for a set time: a `--duration` would be
+/// ignored, so it is refused.
+fn refuse_duration_on_screen(command: &str, args: &PresetArgs) -> anyhow::Result<()> {
+    match &args.duration {
+        Some(_) => Err(BadInput(format!(
+            "{command} --duration: the live view plays until you quit it (q), not for a set \
+             time; drop --duration"
+        ))
+        .into()),
         None => Ok(()),
     }
 }

@@ -446,11 +446,25 @@ impl Engine {
     /// server answers piles them up. The engine then stops, as when stalled.
     pub fn over_cap(&self) -> bool {
         self.requests_in_flight() > self.watchdog.in_flight_cap
+            || self.calls_in_flight() > self.call_cap()
     }
 
-    /// Requests the engine holds now (arrived or waiting to connect, not yet released).
+    /// Requests the engine holds now (arrived or waiting to connect, not yet released), and
+    /// the retried attempts their clients hold during their pause.
     pub fn requests_in_flight(&self) -> u64 {
-        self.requests.live() as u64
+        (self.requests.live() + self.retries.parked()) as u64
+    }
+
+    /// Calls the requests in flight hold, each retried attempt of a call included (a call's
+    /// attempt that timed out may still be running when the next is made).
+    pub fn calls_in_flight(&self) -> u64 {
+        self.requests.call_slots() as u64
+    }
+
+    /// The most calls in flight: the cap's requests with their calls each.
+    fn call_cap(&self) -> u64 {
+        let calls = self.scenario.endpoint.call_count().max(1) as u64;
+        self.watchdog.in_flight_cap.saturating_mul(calls)
     }
 
     /// Stalled or over its cap: the engine does nothing more.
@@ -485,13 +499,14 @@ impl Engine {
     pub fn cap_message(&self) -> Option<String> {
         self.over_cap().then(|| {
             format!(
-                "the {} run stopped at {:.3} s simulated: it held {} requests in flight, the \
-                 most a run may ({:.0e} calls in flight or {} GiB, at {} call(s) per request); \
-                 the load arrives faster than the server answers: lower the rate or give the \
-                 server more threads",
+                "the {} run stopped at {:.3} s simulated: it held {} requests and {} calls \
+                 (retried attempts included) in flight, the most a run may ({:.0e} calls in \
+                 flight or {} GiB, at {} call(s) per request); the load arrives faster than \
+                 the server answers: lower the rate or give the server more threads",
                 self.strategy,
                 self.now.as_secs_f64(),
                 self.requests_in_flight(),
+                self.calls_in_flight(),
                 MAX_CALLS_IN_FLIGHT,
                 MAX_PEAK_BYTES / f64::from(1u32 << 30),
                 self.scenario.endpoint.call_count().max(1)

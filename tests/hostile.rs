@@ -192,11 +192,12 @@ fn a_screenshot_or_chart_on_a_full_disk_exits_1_and_leaves_the_old_file_whole() 
 
 #[test]
 fn a_screenshot_into_a_missing_folder_is_refused_before_it_plays() {
-    // Forced to play a thousand hours: only a check made before playing ends it at once.
+    // Forced to play a thousand hours of an open load: only a check made before playing
+    // ends it at once.
     let out = within(
         &[
             "screenshot",
-            "ironthread",
+            "erlang-c",
             "--at",
             "1000h",
             "--force",

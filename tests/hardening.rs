@@ -361,6 +361,34 @@ fn retried_call_attempts_still_running_count_against_the_cap_of_calls_in_flight(
 }
 
 #[test]
+fn a_retry_storms_events_are_within_the_estimate_that_weighs_every_attempt() {
+    use threadlab::scenario::Strategy;
+    // Each request times out after 10 ms and is sent again at once, up to 100 times.
+    let sets: Vec<String> = [
+        "load.rate=20000",
+        "load.timeout=10ms",
+        "load.retry.attempts=100",
+        "load.retry.backoff=0ms",
+        "scenario.duration=100ms",
+    ]
+    .map(String::from)
+    .to_vec();
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid overrides");
+    let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
+    let estimate = threadlab::scenario::estimate_cost(&s, s.duration, served);
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential).unwatched();
+    engine.run_until(s.duration);
+    let events = engine.events_processed() as f64;
+    // Weighing the requests alone, as if nobody retried, falls short of what the run
+    // handles; weighing every attempt does not.
+    let mut unretried = s.clone();
+    unretried.load.retry = None;
+    let alone = threadlab::scenario::estimate_cost(&unretried, s.duration, served);
+    assert!(events > alone.events, "{events} <= {}", alone.events);
+    assert!(events <= estimate.events, "{events} > {}", estimate.events);
+}
+
+#[test]
 fn client_retries_waiting_out_their_pause_count_as_requests_in_flight() {
     use threadlab::scenario::Strategy;
     // Every attempt fails at once; its client waits 100 s before the one retry.

@@ -112,17 +112,22 @@ pub fn load_from(path: &Path) -> Result<Config, ConfigError> {
         path: shown.clone(),
         error,
     };
-    let text = match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-        Err(e) => return Err(read_error(e)),
-        Ok(m) if m.len() > MAX_BYTES => {
+    // What is read is counted, not what the file says its size is (0 for a device).
+    let bytes = match crate::files::read_at_most(path, MAX_BYTES) {
+        Err(crate::files::InputError::Read(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Config::default());
+        }
+        Err(crate::files::InputError::Read(e)) => return Err(read_error(e)),
+        Err(crate::files::InputError::TooLarge { .. }) => {
             return Err(ConfigError::Syntax {
                 path: shown,
-                message: format!("{} bytes; a config file holds at most {MAX_BYTES}", m.len()),
+                message: format!("more than {MAX_BYTES} bytes; a config file holds at most that"),
             });
         }
-        Ok(_) => std::fs::read_to_string(path).map_err(read_error)?,
+        Ok(bytes) => bytes,
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|e| read_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     let mut config = parse(&text, &shown)?;
     config.source = Some(path.to_path_buf());
     Ok(config)

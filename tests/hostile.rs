@@ -267,3 +267,40 @@ fn help_that_cannot_be_written_exits_1() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write the output"));
     }
 }
+
+/// `threadlab args` under a memory limit of about 400 MB (`ulimit -v`), with `env` set.
+fn in_400_mb(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("ulimit -v 400000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_threadlab"))
+        .args(args)
+        .stdin(Stdio::null());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("sh runs")
+}
+
+#[test]
+fn a_key_script_or_config_file_that_is_a_device_is_read_only_up_to_its_limit() {
+    let (code, err) = code_and_err(&in_400_mb(
+        &["tui", "ironthread", "--keys", "/dev/zero"],
+        &[],
+    ));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--keys /dev/zero: more than 1048576 bytes; a key script holds at most that"),
+        "{err}"
+    );
+    let dir = Dir::new("config-zero");
+    std::fs::create_dir_all(dir.join("threadlab")).expect("dir");
+    std::os::unix::fs::symlink("/dev/zero", dir.join("threadlab/config.toml")).expect("link");
+    let (code, err) = code_and_err(&in_400_mb(&["config"], &[("XDG_CONFIG_HOME", &dir.0)]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("more than 1048576 bytes; a config file holds at most that"),
+        "{err}"
+    );
+}

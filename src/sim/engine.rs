@@ -104,6 +104,8 @@ struct Watchdog {
     /// The most requests in flight before the run stops: [`max_requests_in_flight`] unless
     /// lowered to test it.
     in_flight_cap: u64,
+    /// The runs played side by side that share those limits, this one included (1 alone).
+    sharing: u64,
 }
 
 impl Watchdog {
@@ -195,6 +197,7 @@ impl Engine {
                 at_now: 0,
                 stall_events: STALL_EVENTS,
                 in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
+                sharing: 1,
             },
             cpu: Cpu::new(scenario.cores, scenario.cpu_scheduling),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
@@ -445,8 +448,23 @@ impl Engine {
     /// the cost estimate's limits, [`max_requests_in_flight`]): an open load above what the
     /// server answers piles them up. The engine then stops, as when stalled.
     pub fn over_cap(&self) -> bool {
-        self.requests_in_flight() > self.watchdog.in_flight_cap
-            || self.calls_in_flight() > self.call_cap()
+        self.requests_in_flight() > self.request_cap() || self.calls_in_flight() > self.call_cap()
+    }
+
+    /// Shares the limits of one run among `runs` runs played side by side (this one
+    /// included): each stops at its share, so together they hold no more than one run may.
+    pub fn share_limits(&mut self, runs: u64) {
+        self.watchdog.sharing = runs.max(1);
+    }
+
+    /// How many runs share this one's limits (1: it has them alone).
+    pub fn sharing(&self) -> u64 {
+        self.watchdog.sharing
+    }
+
+    /// The most requests in flight: this run's share of the cap.
+    fn request_cap(&self) -> u64 {
+        self.watchdog.in_flight_cap / self.watchdog.sharing
     }
 
     /// Requests the engine holds now (arrived or waiting to connect, not yet released), and
@@ -464,7 +482,7 @@ impl Engine {
     /// The most calls in flight: the cap's requests with their calls each.
     fn call_cap(&self) -> u64 {
         let calls = self.scenario.endpoint.call_count().max(1) as u64;
-        self.watchdog.in_flight_cap.saturating_mul(calls)
+        self.request_cap().saturating_mul(calls)
     }
 
     /// Stalled or over its cap: the engine does nothing more.

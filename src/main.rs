@@ -469,6 +469,10 @@ fn main() -> ExitCode {
             progress::say(format!("threadlab: {e}"));
             ExitCode::from(1)
         }
+        // The guarded live view said why it ended, and with which code.
+        Err(e) if e.downcast_ref::<tui::guard::Ended>().is_some() => e
+            .downcast_ref::<tui::guard::Ended>()
+            .map_or(ExitCode::FAILURE, |e| ExitCode::from(e.0)),
         // The report was printed; the warnings said why its figures are not the model's.
         Err(e) if e.downcast_ref::<FellBehind>().is_some() => ExitCode::from(FellBehind::EXIT),
         Err(e) => {
@@ -1373,11 +1377,23 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
-    let cli::Demo { script, record } = demo.check(real.is_some())?;
+    let mut checked = demo.check(real.is_some())?;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         demo.refuse_without_terminal()?;
         return headless_instead_of_tui(&s, duration, real);
     }
+    // Everything is checked: the screen opens in a guarded copy of this command, which
+    // gives the terminal back even if the copy is killed (see `tui::guard`).
+    if !tui::guard::guarded_copy() {
+        drop(checked.record.take());
+        match tui::guard::watch(demo.record.as_deref()) {
+            Some(0) => return Ok(()),
+            Some(code) => return Err(tui::guard::Ended(code).into()),
+            // No copy could be started: the screen opens here, unguarded.
+            None => checked = demo.check(real.is_some())?,
+        }
+    }
+    let cli::Demo { script, record } = checked;
     let options = TuiOptions {
         fps: view.fps(&config),
         theme: view.theme(&config),

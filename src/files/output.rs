@@ -299,6 +299,27 @@ pub fn save_new(
     Ok(None)
 }
 
+/// Removes the temporary files process `pid` left beside `path` (killed while it wrote).
+pub fn remove_temporaries(path: &Path, pid: i32) {
+    let Some(name) = path.file_name() else {
+        return;
+    };
+    let prefix = format!(".{}.{pid}-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(folder_of(path)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix)
+            && name.ends_with(".tmp")
+            && entry.file_type().is_ok_and(|t| t.is_file())
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 struct RemoveOnDrop(PathBuf);
 
 impl Drop for RemoveOnDrop {

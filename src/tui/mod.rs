@@ -11,6 +11,7 @@ pub mod clock;
 pub mod compare_runs;
 pub mod expect;
 pub mod fault_form;
+pub mod guard;
 mod input;
 pub mod keys;
 pub mod knob;

@@ -518,13 +518,17 @@ impl Engine {
         self.over_cap().then(|| {
             format!(
                 "the {} run stopped at {:.3} s simulated: it held {} requests and {} calls \
-                 (retried attempts included) in flight, the most a run may ({:.0e} calls in \
+                 (retried attempts included) in flight, the most a run may{} ({:.0e} calls in \
                  flight or {} GiB, at {} call(s) per request); the load arrives faster than \
                  the server answers: lower the rate or give the server more threads",
                 self.strategy,
                 self.now.as_secs_f64(),
                 self.requests_in_flight(),
                 self.calls_in_flight(),
+                match self.watchdog.sharing {
+                    1 => String::new(),
+                    n => format!(" as one of {n} runs played at once, which share one run's"),
+                },
                 MAX_CALLS_IN_FLIGHT,
                 MAX_PEAK_BYTES / f64::from(1u32 << 30),
                 self.scenario.endpoint.call_count().max(1)

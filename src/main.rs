@@ -961,12 +961,17 @@ fn compare_output(
         })
         .collect();
     jobs.sort_by(|(a, ..), (b, ..)| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+    // The strategies played at once share one run's limits (of requests and calls in
+    // flight, and so of memory).
+    let at_once = rayon::current_num_threads().clamp(1, strategies.len()) as u64;
     rayon::scope_fifo(|scope| {
         for (_, strategy, slot) in jobs {
             let bar = &bar;
             scope.spawn_fifo(move |_| {
                 let mut rec = timeline::Recorder::new(strategy, duration);
-                let engine = new_engine(s, strategy, traced.then_some(strategies.len()), charted);
+                let mut engine =
+                    new_engine(s, strategy, traced.then_some(strategies.len()), charted);
+                engine.share_limits(at_once);
                 let (engine, done) = if charted {
                     progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
                 } else {

@@ -320,6 +320,29 @@ fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
 }
 
 #[test]
+fn runs_played_at_once_each_stop_at_their_share_of_one_runs_limits() {
+    use threadlab::scenario::Strategy;
+    let sets = vec!["load.rate=1000000".to_owned()];
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid preset");
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    engine.set_in_flight_cap(20_000);
+    engine.share_limits(4);
+    let (engine, complete) = threadlab::progress::play_engine(
+        engine,
+        s.duration,
+        None,
+        &mut threadlab::progress::unobserved,
+    );
+    assert!(!complete && engine.over_cap());
+    assert_eq!(engine.requests_in_flight(), 5_001);
+    let message = engine.cap_message().expect("a message");
+    assert!(
+        message.contains("as one of 4 runs played at once, which share one run's"),
+        "{message}"
+    );
+}
+
+#[test]
 fn retried_call_attempts_still_running_count_against_the_cap_of_calls_in_flight() {
     use threadlab::scenario::Strategy;
     // Each request's user call times out after 100 ms and is made again at once, up to 100

@@ -304,3 +304,17 @@ fn a_key_script_or_config_file_that_is_a_device_is_read_only_up_to_its_limit() {
         "{err}"
     );
 }
+
+#[test]
+fn a_screenshot_is_weighed_up_to_its_at_time() {
+    let out = within(
+        &["screenshot", "erlang-c", "--at", "1000h", "--out", "/tmp/never.svg"],
+        60,
+    )
+    .expect("refused without playing");
+    let (code, err) = code_and_err(&out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("this run is too large"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert!(!Path::new("/tmp/never.svg").exists());
+}

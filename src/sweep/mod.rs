@@ -216,10 +216,13 @@ pub fn run(plan: &Plan, points: &[Point], progress: Option<&Progress>) -> SweepR
         .iter()
         .flat_map(|p| plan.strategies.iter().map(move |&s| (p, s)))
         .collect();
+    // The runs played at once share one run's limits (of requests and calls in flight, and
+    // so of memory).
+    let at_once = rayon::current_num_threads().clamp(1, jobs.len().max(1)) as u64;
     let results: Vec<Option<PointReport>> = jobs
         .par_iter()
         .map(|&(point, strategy)| {
-            let done = play_point(point, strategy);
+            let done = play_point(point, strategy, at_once);
             if let Some(p) = progress {
                 p.inc();
             }
@@ -240,12 +243,13 @@ pub fn run(plan: &Plan, points: &[Point], progress: Option<&Progress>) -> SweepR
     }
 }
 
-fn play_point(point: &Point, strategy: Strategy) -> Option<PointReport> {
+fn play_point(point: &Point, strategy: Strategy, at_once: u64) -> Option<PointReport> {
     if progress::interrupted() {
         return None;
     }
     let s = &point.scenario;
-    let engine = crate::sim::Engine::new(s, strategy).unwatched();
+    let mut engine = crate::sim::Engine::new(s, strategy).unwatched();
+    engine.share_limits(at_once);
     let (engine, complete) =
         progress::play_engine(engine, s.duration, None, &mut progress::unobserved);
     if !complete {

@@ -32,9 +32,11 @@ pub struct ConfigArgs {
 pub const AFTER_HELP: &str = "\
 Exit codes:
   0    ok
-  1    internal error; verify: a figure differs by more than the tolerance
+  1    internal error, or an output that cannot be written; verify: a figure differs by more
+       than the tolerance
   2    bad input: the message names the file, the field, the value and the allowed range
-  3    a real run (--engine real) that this machine could not keep up with (report printed, marked)
+  3    a real run (--engine real, verify) that this machine could not keep up with (report
+       printed, marked)
   130  a headless run stopped by Ctrl-C (what finished is printed, marked partial);
        the TUI stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP)
 

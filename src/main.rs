@@ -1279,6 +1279,7 @@ fn verify(
     }
     progress::catch_ctrl_c();
     let mut passed = true;
+    let mut reals = Vec::new();
     for strategy in strategies {
         let v =
             real::verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
@@ -1290,7 +1291,10 @@ fn verify(
             );
         }
         passed &= v.passed();
+        reals.push(v.real);
     }
+    // A real run that fell behind failed for this machine, not the model: exit 3, as `run`.
+    fell_behind(&reals)?;
     if passed {
         Ok(())
     } else {

@@ -308,7 +308,14 @@ fn a_key_script_or_config_file_that_is_a_device_is_read_only_up_to_its_limit() {
 #[test]
 fn a_screenshot_is_weighed_up_to_its_at_time() {
     let out = within(
-        &["screenshot", "erlang-c", "--at", "1000h", "--out", "/tmp/never.svg"],
+        &[
+            "screenshot",
+            "erlang-c",
+            "--at",
+            "1000h",
+            "--out",
+            "/tmp/never.svg",
+        ],
         60,
     )
     .expect("refused without playing");
@@ -317,4 +324,48 @@ fn a_screenshot_is_weighed_up_to_its_at_time() {
     assert!(err.contains("this run is too large"), "{err}");
     assert!(err.contains("--force"), "{err}");
     assert!(!Path::new("/tmp/never.svg").exists());
+}
+
+/// metastable's clients retrying at once, up to 100 times, after 10 ms: at time scale 0.01
+/// each timeout is 0.1 ms of real time, which tokio's millisecond timers cannot keep.
+const STORM: [&str; 11] = [
+    "metastable",
+    "--time-scale",
+    "0.01",
+    "--duration",
+    "30s",
+    "--set",
+    "load.retry.attempts=100",
+    "--set",
+    "load.retry.backoff=0ms",
+    "--set",
+    "load.timeout=10ms",
+];
+
+#[test]
+fn a_real_run_whose_retries_fall_behind_is_flagged_and_fails_verify() {
+    let mut run = vec!["run", "--engine", "real", "--format", "json"];
+    run.extend(STORM);
+    let out = threadlab(&run);
+    let (code, err) = code_and_err(&out);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("half the retried attempts went out"), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["pace"]["behind"], true);
+    assert!(
+        json["pace"]["retry_drift_p50_real_ms"]
+            .as_f64()
+            .expect("a number")
+            >= 5.0
+    );
+    let mut verify = vec!["verify", "--strategy", "sequential"];
+    verify.extend(STORM);
+    let out = threadlab(&verify);
+    let (code, err) = code_and_err(&out);
+    assert_eq!(code, Some(3), "{err}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("Result: FAIL: this machine could not keep up with the scenario"),
+        "{table}"
+    );
 }

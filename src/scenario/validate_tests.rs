@@ -562,6 +562,16 @@ fn tours_and_key_scripts_share_one_key_notation() {
             TourKey::Char(' ')
         ])
     );
+    // `<` is a key too, even right before a named one; `<>` is two keys.
+    assert_eq!(
+        parse_keys("<<Tab><>"),
+        Ok(vec![
+            TourKey::Char('<'),
+            TourKey::Tab,
+            TourKey::Char('<'),
+            TourKey::Char('>')
+        ])
+    );
     let err = parse_keys("<F1>").expect_err("unknown");
     assert_eq!(err, KeysError::UnknownKey("F1".to_owned()));
     assert_eq!(

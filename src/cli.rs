@@ -267,16 +267,16 @@ pub fn compare_against(
         },
     };
     let (other, _, other_duration) = crate::load(preset, &other_args).map_err(|e| {
-        // An override's error names it as the flag it came from.
+        // An override's error names each one as the flag it came from (two --against of one
+        // field are both --against).
         let text = e.to_string();
-        match against
-            .iter()
-            .find(|a| text.contains(&format!("--set {a}")))
-        {
-            Some(a) => {
-                BadInput(text.replace(&format!("--set {a}"), &format!("--against {a}"))).into()
-            }
-            None => e,
+        let named = against.iter().fold(text.clone(), |t, a| {
+            t.replace(&format!("--set {a}"), &format!("--against {a}"))
+        });
+        if named == text {
+            e
+        } else {
+            BadInput(named).into()
         }
     })?;
     threadlab::progress::catch_ctrl_c();

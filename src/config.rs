@@ -247,7 +247,10 @@ impl KeyMap {
                     "is not one key: allowed one visible character, e.g. \"x\"".into(),
                 ));
             };
-            if c.is_control() || c.is_whitespace() {
+            // A key is typed and shown: not a control, a space, or a character that takes no
+            // cell (a zero-width space or joiner, a bidi control).
+            let zero_width = unicode_width::UnicodeWidthChar::width(c).is_none_or(|w| w == 0);
+            if c.is_control() || c.is_whitespace() || zero_width {
                 return Err((
                     name.clone(),
                     value.clone(),
@@ -322,10 +325,15 @@ impl KeyMap {
                     .iter()
                     .find(|(_, k)| *k == from)
                     .map_or("?", |(n, _)| n);
-                format!("{name} = {:?}", key_text(to))
+                format!("{name} = {}", toml_string(&key_text(to)))
             })
             .collect()
     }
+}
+
+/// `text` as a TOML string (Rust's `{:?}` escapes are not all TOML's).
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
 }
 
 fn key_text(key: Key) -> String {
@@ -351,7 +359,7 @@ impl Config {
             out.push_str(&format!("fps = {f}\n"));
         }
         if let Some(p) = &self.preset {
-            out.push_str(&format!("preset = {p:?}\n"));
+            out.push_str(&format!("preset = {}\n", toml_string(p)));
         }
         if !self.keys.is_empty() {
             out.push_str("\n[keys]\n");
@@ -415,6 +423,23 @@ mod tests {
 
     fn error(text: &str) -> String {
         parse(text, "c.toml").expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_key_that_takes_no_cell_is_refused_and_what_config_prints_parses_back() {
+        for key in ["\\u200B", "\\u200D", "\\u202E", "\\u0301"] {
+            let err = error(&format!("[keys]\ncompare = \"{key}\"\n"));
+            assert!(err.contains("is not one key"), "{key}: {err}");
+        }
+        // A key or preset that Rust's escapes would write as `\u{...}` is written as TOML.
+        let c = parse(
+            "preset = \"a\\u00ADb\\\\\\\"c\\\".toml\"\n[keys]\ncompare = \"é\"\n",
+            "c.toml",
+        )
+        .expect("valid");
+        let again = parse(&c.to_toml(), "again").expect("round trip");
+        assert_eq!(again.preset, c.preset);
+        assert_eq!(again.keys, c.keys);
     }
 
     #[test]

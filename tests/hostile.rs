@@ -369,3 +369,42 @@ fn a_real_run_whose_retries_fall_behind_is_flagged_and_fails_verify() {
         "{table}"
     );
 }
+
+#[test]
+fn messages_name_the_flag_a_value_came_from_escape_what_they_echo_and_add_no_unrelated_hint() {
+    let (code, err) = code_and_err(&threadlab(&[
+        "compare",
+        "ironthread",
+        "--against",
+        "server.threads=5",
+        "--against",
+        "server.threads=6",
+    ]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(!err.contains("--set"), "{err}");
+    assert!(
+        err.contains("--against server.threads=6: sets `server.threads`, which --against server.threads=5 sets too"),
+        "{err}"
+    );
+    let (code, err) = code_and_err(&threadlab(&[
+        "run",
+        "erlang-c",
+        "--set",
+        "load.rate=\u{1b}[31mred\u{202e}",
+    ]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{202e}'),
+        "{err:?}"
+    );
+    assert!(err.contains("\\u{1b}[31mred\\u{202e}"), "{err}");
+    let (code, err) = code_and_err(&threadlab(&[
+        "sweep",
+        "ironthread",
+        "--vary",
+        "server.threads=1,2",
+    ]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("min_spare must be <= threads"), "{err}");
+    assert!(!err.contains("the allowed form is"), "{err}");
+}

@@ -39,7 +39,8 @@ pub struct Point {
 pub enum SweepError {
     #[error("{0}")]
     Scenario(Box<ScenarioError>),
-    #[error("--vary {path}={value}: {error}; the allowed form is {VARY_FORM}")]
+    /// A value of the right form that the scenario refuses: its error says why.
+    #[error("--vary {path}={value}: {error}")]
     Point {
         path: String,
         value: String,
@@ -52,7 +53,7 @@ pub enum SweepError {
         error: Box<ScenarioError>,
     },
     #[error(
-        "--vary: the grid has {0} points, more than the {MAX_POINTS} a sweep may have; the allowed form is {VARY_FORM}"
+        "--vary: the grid has {0} points, more than the {MAX_POINTS} a sweep may have; vary fewer values"
     )]
     TooMany(usize),
 }

@@ -16,13 +16,28 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use generate::Gen;
 
-/// The suite's seed: change it to explore, keep it to replay.
+/// The suite's seed, and how many times its cases to play: CI keeps these; to explore,
+/// `THREADLAB_SUITE_SEED=7 THREADLAB_SUITE_SCALE=10 cargo test --test hostile_suite`.
 const SEED: u64 = 0x5EED_7AB1_2026;
 
 /// In-process cases of each kind.
 const PER_KIND: usize = 220;
 /// Spawned command lines.
 const COMMANDS: usize = 320;
+
+fn seed() -> u64 {
+    std::env::var("THREADLAB_SUITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(SEED)
+}
+
+fn scale() -> usize {
+    std::env::var("THREADLAB_SUITE_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+}
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("threadlab-suite-{name}-{}", std::process::id()))
@@ -60,14 +75,15 @@ fn generated_inputs_never_panic_in_process() {
     let mut taken = Vec::new();
     for (k, (kind, case)) in kinds.iter().enumerate() {
         // The live view's cases play and draw: fewer of them.
-        let count = if *kind == "live view keys" {
-            PER_KIND / 4
-        } else {
-            PER_KIND
-        };
+        let count = scale()
+            * if *kind == "live view keys" {
+                PER_KIND / 4
+            } else {
+                PER_KIND
+            };
         let mut accepted = 0;
         for n in 0..count {
-            let seed = SEED ^ ((k as u64) << 48) ^ n as u64;
+            let seed = seed() ^ ((k as u64) << 48) ^ n as u64;
             let mut g = Gen::new(seed);
             match catch_unwind(AssertUnwindSafe(|| case(&mut g))) {
                 Ok(took) => accepted += usize::from(took),
@@ -101,8 +117,9 @@ fn generated_command_lines_exit_as_documented() {
     let mut failures = Vec::new();
     let mut seen = std::collections::BTreeMap::new();
     let mut commands_seen = std::collections::BTreeMap::new();
-    for n in 0..COMMANDS {
-        let mut g = Gen::new(SEED.rotate_left(17) ^ n as u64);
+    let commands = COMMANDS * scale();
+    for n in 0..commands {
+        let mut g = Gen::new(seed().rotate_left(17) ^ n as u64);
         commands::config_file(&mut g, &dir);
         let args = commands::command_line(&mut g, &keys, &dir);
         let ran = commands::run(&mut g, args, &dir);
@@ -140,7 +157,7 @@ fn generated_command_lines_exit_as_documented() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         failures.is_empty(),
-        "{} of {COMMANDS} command lines: {failures:#?}",
+        "{} of {commands} command lines: {failures:#?}",
         failures.len()
     );
     eprintln!("exit codes {seen:?}; commands {commands_seen:?}");

@@ -443,10 +443,13 @@ pub fn key_storm(g: &mut Gen, keys: &[(String, toml::Value)]) -> bool {
                 // A typed variant with hostile overrides.
                 app.press(Key::Char('C'));
                 app.press(Key::Char('a'));
-                for c in set(g, keys).chars() {
-                    app.press(Key::Char(c));
+                // Typed only into the prompt: as live keys they could write a trace (`w`).
+                if app.is_typing() {
+                    for c in set(g, keys).chars() {
+                        app.press(Key::Char(c));
+                    }
+                    app.press(Key::Enter);
                 }
-                app.press(Key::Enter);
             }
             1 => app.press(*g.pick(LIVE)),
             2 => app.press(Key::Ctrl(*g.pick(&['c', 'z', 'l']))),

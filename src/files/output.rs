@@ -23,11 +23,11 @@ pub struct OutputFile {
     /// How messages name it: `--trace out.json`, or the path alone.
     shown: String,
     path: PathBuf,
-    target: Target,
+    target: Destination,
 }
 
 #[derive(Debug)]
-enum Target {
+enum Destination {
     /// A regular file or nothing yet: the bytes go to `temp`, renamed over the path at the end.
     Replace { temp: PathBuf, file: Option<File> },
     /// A pipe, a terminal or `/dev/null`: written in place.
@@ -103,13 +103,13 @@ impl OutputFile {
             Ok(m) => return Err(refused(format!("is {}; {ACCEPTED}", kind_of(&m)))),
         };
         let target = if streamed {
-            Target::Stream
+            Destination::Stream
         } else {
             let (temp, file) = temporary_beside(path).map_err(|error| OutputError::Write {
                 shown: shown.clone(),
                 error,
             })?;
-            Target::Replace {
+            Destination::Replace {
                 temp,
                 file: Some(file),
             }
@@ -149,8 +149,8 @@ impl OutputFile {
     /// A pipe or terminal that cannot be opened for writing.
     pub fn open(mut self) -> Result<Staged, OutputError> {
         let file = match &mut self.target {
-            Target::Replace { file, .. } => file.take(),
-            Target::Stream => None,
+            Destination::Replace { file, .. } => file.take(),
+            Destination::Stream => None,
         };
         let file = match file {
             Some(file) => file,
@@ -171,7 +171,7 @@ impl OutputFile {
 
 impl Drop for OutputFile {
     fn drop(&mut self) {
-        if let Target::Replace { temp, .. } = &self.target {
+        if let Destination::Replace { temp, .. } = &self.target {
             let _ = std::fs::remove_file(temp);
         }
     }
@@ -203,7 +203,7 @@ impl Staged {
         if let Err(error) = self.out.flush() {
             return Err(self.failed(error));
         }
-        let Target::Replace { temp, .. } = &self.output.target else {
+        let Destination::Replace { temp, .. } = &self.output.target else {
             return Ok(());
         };
         if let Err(error) = self.out.get_ref().sync_all() {
@@ -225,7 +225,7 @@ impl Staged {
         match std::fs::rename(temp, &self.output.path) {
             Ok(()) => {
                 // Renamed: nothing is left for the drop to remove.
-                self.output.target = Target::Stream;
+                self.output.target = Destination::Stream;
                 Ok(())
             }
             Err(error) => Err(self.failed(error)),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod support;
+mod tmux;
 use support::threadlab;
 
 /// A folder of this test's own, removed when dropped.
@@ -407,4 +408,53 @@ fn messages_name_the_flag_a_value_came_from_escape_what_they_echo_and_add_no_unr
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("min_spare must be <= threads"), "{err}");
     assert!(!err.contains("the allowed form is"), "{err}");
+}
+
+#[test]
+fn the_live_views_picture_on_a_full_disk_is_not_left_half_written() {
+    let dir = Dir::new("p-full-disk");
+    let tmux = tmux::Tmux::start("p-full", 100, 30);
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.run(&format!(
+        "cd {}; bash -c 'ulimit -f 1; trap \"\" XFSZ; exec {bin} tui ironthread'; echo EXIT=$?",
+        dir.0.display()
+    ));
+    tmux.wait_for("the running TUI", |s| s.contains("RUNNING"));
+    tmux.keys(&["p"]);
+    let screen = tmux.wait_for("the status line's error", |s| s.contains("cannot write it"));
+    assert!(screen.contains("threadlab-screen-"), "{screen}");
+    assert!(!screen.contains(".tmp"), "{screen}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXIT=0"));
+    assert_eq!(
+        dir.names(),
+        Vec::<String>::new(),
+        "no picture, whole or half"
+    );
+}
+
+#[test]
+fn a_recording_says_when_the_terminal_was_resized() {
+    let dir = Dir::new("resize");
+    let cast = dir.join("talk.cast");
+    let tmux = tmux::Tmux::start("resize", 90, 28);
+    let bin = env!("CARGO_BIN_EXE_threadlab");
+    tmux.run(&format!(
+        "{bin} tui ironthread --record {}; echo EXIT=$?",
+        cast.display()
+    ));
+    tmux.wait_for("the running TUI", |s| s.contains("RUNNING"));
+    tmux.resize(100, 32);
+    tmux.wait_for("the wider screen", |s| {
+        s.lines().any(|l| l.chars().count() > 95)
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("EXIT=0"));
+    let text = std::fs::read_to_string(&cast).expect("the recording");
+    let resized = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .any(|e| e[1] == "r" && e[2] == "100x32");
+    assert!(resized, "{}", &text[..text.len().min(400)]);
 }

@@ -255,19 +255,21 @@ pub fn save_new(
     bytes: &[u8],
 ) -> Result<Option<PathBuf>, OutputError> {
     let shown = |p: &Path| p.display().to_string();
-    let probe = dir.join("threadlab-new");
-    let (temp, mut file) = temporary_beside(&probe).map_err(|error| OutputError::Write {
-        shown: shown(dir),
+    let mut names = names.into_iter().peekable();
+    // Messages name the picture that was to be written, not the temporary file.
+    let Some(first) = names.peek().map(|n| dir.join(n)) else {
+        return Ok(None);
+    };
+    let cannot = |error| OutputError::Write {
+        shown: shown(&first),
         error,
-    })?;
+    };
+    let (temp, mut file) = temporary_beside(&first).map_err(cannot)?;
     // Removed on every way out once it has been linked or renamed (or failed).
     let _guard = RemoveOnDrop(temp.clone());
     file.write_all(bytes)
         .and_then(|()| file.sync_all())
-        .map_err(|error| OutputError::Write {
-            shown: shown(&temp),
-            error,
-        })?;
+        .map_err(cannot)?;
     for name in names {
         let path = dir.join(&name);
         match std::fs::hard_link(&temp, &path) {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use threadlab::files::OutputFile;
 use threadlab::screenshot;
 
 use crate::{BadInput, EngineArg, EngineArgs, OutputArgs, ScenarioArgs, ThemeArg};
@@ -31,10 +32,12 @@ pub struct ConfigArgs {
 pub const AFTER_HELP: &str = "\
 Exit codes:
   0    ok
-  1    internal error; verify: a figure differs by more than the tolerance; assert: a goal
-       fails; tune: no setting in the range meets every goal
+  1    internal error, or an output that cannot be written; verify: a figure differs by more
+       than the tolerance; assert: a goal fails; tune: no setting in the range meets every
+       goal
   2    bad input: the message names the file, the field, the value and the allowed range
-  3    a real run (--engine real) that this machine could not keep up with (report printed, marked)
+  3    a real run (--engine real, verify) that this machine could not keep up with (report
+       printed, marked)
   130  a headless run stopped by Ctrl-C (what finished is printed, marked partial);
        the TUI stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP)
 
@@ -121,6 +124,14 @@ pub struct ScreenshotArgs {
 /// `threadlab screenshot PRESET ... --out FILE`.
 pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> anyhow::Result<()> {
     let bad = |e: String| BadInput(e);
+    if args.preset.duration.is_some() {
+        return Err(bad(
+            "screenshot --duration: a screenshot plays the simulated time --at gives (--at 30s); \
+             drop --duration"
+                .into(),
+        )
+        .into());
+    }
     screenshot::format_of(&shot.out).map_err(|e| bad(e.to_string()))?;
     let at = threadlab::scenario::parse_duration(&shot.at).map_err(|e| {
         bad(format!(
@@ -135,7 +146,10 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
         ))
     })?;
     let size = screenshot::parse_size(&shot.size).map_err(|e| bad(e.to_string()))?;
-    let (s, strategy, _) = crate::load(preset, args)?;
+    let (s, strategy) = crate::load_scenario(preset, args)?;
+    // The screen is played up to --at: that is the run the estimate weighs.
+    crate::within_cost(&s, at, args.preset.force)?;
+    let out = OutputFile::check(Some("--out"), &shot.out).map_err(crate::output_error)?;
     let theme = shot.theme.theme();
     let request = screenshot::Shot {
         at,
@@ -144,8 +158,11 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
         theme,
     };
     let buffer = screenshot::take(s, strategy, &request);
-    screenshot::write(&buffer, theme, &shot.out).map_err(|e| bad(e.to_string()))?;
-    eprintln!("threadlab: wrote {}", shot.out.display());
+    screenshot::write(&buffer, theme, out).map_err(|e| match e {
+        screenshot::ScreenshotError::Output(e) => crate::output_error(e),
+        e => anyhow::Error::new(e),
+    })?;
+    threadlab::progress::say(format!("threadlab: wrote {}", shot.out.display()));
     Ok(())
 }
 
@@ -161,36 +178,46 @@ pub struct DemoArgs {
     pub script: Option<PathBuf>,
 }
 
+/// What `--keys` and `--record` asked for, checked before the screen opens.
+pub struct Demo {
+    pub script: Option<threadlab::tui::script::KeyScript>,
+    /// The recording's file, not written until the session ends (a refused run leaves the
+    /// path as it was).
+    pub record: Option<OutputFile>,
+}
+
 impl DemoArgs {
-    /// Reads the key script and checks the recording can be written, before the screen
-    /// opens: bad input is said on a normal terminal.
-    pub fn check(&self, real: bool) -> anyhow::Result<Option<threadlab::tui::script::KeyScript>> {
-        if let Some(path) = &self.record {
-            std::fs::File::create(path).map_err(|e| {
-                BadInput(format!("--record {}: cannot write it: {e}", path.display()))
-            })?;
-        }
-        let Some(path) = &self.script else {
-            return Ok(None);
+    /// Reads the key script and checks the recording's path, before the screen opens: bad
+    /// input is said on a normal terminal, and nothing is written yet.
+    pub fn check(&self, real: bool) -> anyhow::Result<Demo> {
+        let script = match &self.script {
+            None => None,
+            Some(_) if real => {
+                return Err(BadInput(
+                    "--keys drives the simulated clock frame by frame; a real run keeps the \
+                     wall clock: drop --engine real"
+                        .into(),
+                )
+                .into());
+            }
+            Some(path) => Some(
+                threadlab::tui::script::KeyScript::load(path)
+                    .map_err(|e| BadInput(format!("--keys {e}")))?,
+            ),
         };
-        if real {
-            return Err(BadInput(
-                "--keys drives the simulated clock frame by frame; a real run keeps the wall \
-                 clock: drop --engine real"
-                    .into(),
-            )
-            .into());
-        }
-        let script = threadlab::tui::script::KeyScript::load(path)
-            .map_err(|e| BadInput(format!("--keys {e}")))?;
-        Ok(Some(script))
+        let record = match &self.record {
+            Some(path) => {
+                Some(OutputFile::check(Some("--record"), path).map_err(crate::output_error)?)
+            }
+            None => None,
+        };
+        Ok(Demo { script, record })
     }
 
-    /// Without a terminal there is no screen to record or keys to press: said, not ignored.
+    /// Without a terminal there is no screen to record or keys to press: said, not ignored
+    /// (the recording's path is left as it was).
     pub fn refuse_without_terminal(&self) -> anyhow::Result<()> {
-        if let Some(path) = &self.record {
-            // Nothing was recorded: do not leave an empty file behind.
-            let _ = std::fs::remove_file(path);
+        if self.record.is_some() {
             return Err(BadInput(
                 "--record needs a terminal to record (run it in one, or under tmux)".into(),
             )
@@ -241,16 +268,16 @@ pub fn compare_against(
         },
     };
     let (other, _, other_duration) = crate::load(preset, &other_args).map_err(|e| {
-        // An override's error names it as the flag it came from.
+        // An override's error names each one as the flag it came from (two --against of one
+        // field are both --against).
         let text = e.to_string();
-        match against
-            .iter()
-            .find(|a| text.contains(&format!("--set {a}")))
-        {
-            Some(a) => {
-                BadInput(text.replace(&format!("--set {a}"), &format!("--against {a}"))).into()
-            }
-            None => e,
+        let named = against.iter().fold(text.clone(), |t, a| {
+            t.replace(&format!("--set {a}"), &format!("--against {a}"))
+        });
+        if named == text {
+            e
+        } else {
+            BadInput(named).into()
         }
     })?;
     threadlab::progress::catch_ctrl_c();

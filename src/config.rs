@@ -112,17 +112,22 @@ pub fn load_from(path: &Path) -> Result<Config, ConfigError> {
         path: shown.clone(),
         error,
     };
-    let text = match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-        Err(e) => return Err(read_error(e)),
-        Ok(m) if m.len() > MAX_BYTES => {
+    // What is read is counted, not what the file says its size is (0 for a device).
+    let bytes = match crate::files::read_at_most(path, MAX_BYTES) {
+        Err(crate::files::InputError::Read(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Config::default());
+        }
+        Err(crate::files::InputError::Read(e)) => return Err(read_error(e)),
+        Err(crate::files::InputError::TooLarge { .. }) => {
             return Err(ConfigError::Syntax {
                 path: shown,
-                message: format!("{} bytes; a config file holds at most {MAX_BYTES}", m.len()),
+                message: format!("more than {MAX_BYTES} bytes; a config file holds at most that"),
             });
         }
-        Ok(_) => std::fs::read_to_string(path).map_err(read_error)?,
+        Ok(bytes) => bytes,
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|e| read_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     let mut config = parse(&text, &shown)?;
     config.source = Some(path.to_path_buf());
     Ok(config)
@@ -242,7 +247,10 @@ impl KeyMap {
                     "is not one key: allowed one visible character, e.g. \"x\"".into(),
                 ));
             };
-            if c.is_control() || c.is_whitespace() {
+            // A key is typed and shown: not a control, a space, or a character that takes no
+            // cell (a zero-width space or joiner, a bidi control).
+            let zero_width = unicode_width::UnicodeWidthChar::width(c).is_none_or(|w| w == 0);
+            if c.is_control() || c.is_whitespace() || zero_width {
                 return Err((
                     name.clone(),
                     value.clone(),
@@ -317,10 +325,15 @@ impl KeyMap {
                     .iter()
                     .find(|(_, k)| *k == from)
                     .map_or("?", |(n, _)| n);
-                format!("{name} = {:?}", key_text(to))
+                format!("{name} = {}", toml_string(&key_text(to)))
             })
             .collect()
     }
+}
+
+/// `text` as a TOML string (Rust's `{:?}` escapes are not all TOML's).
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
 }
 
 fn key_text(key: Key) -> String {
@@ -346,7 +359,7 @@ impl Config {
             out.push_str(&format!("fps = {f}\n"));
         }
         if let Some(p) = &self.preset {
-            out.push_str(&format!("preset = {p:?}\n"));
+            out.push_str(&format!("preset = {}\n", toml_string(p)));
         }
         if !self.keys.is_empty() {
             out.push_str("\n[keys]\n");
@@ -410,6 +423,23 @@ mod tests {
 
     fn error(text: &str) -> String {
         parse(text, "c.toml").expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_key_that_takes_no_cell_is_refused_and_what_config_prints_parses_back() {
+        for key in ["\\u200B", "\\u200D", "\\u202E", "\\u0301"] {
+            let err = error(&format!("[keys]\ncompare = \"{key}\"\n"));
+            assert!(err.contains("is not one key"), "{key}: {err}");
+        }
+        // A key or preset that Rust's escapes would write as `\u{...}` is written as TOML.
+        let c = parse(
+            "preset = \"a\\u00ADb\\\\\\\"c\\\".toml\"\n[keys]\ncompare = \"é\"\n",
+            "c.toml",
+        )
+        .expect("valid");
+        let again = parse(&c.to_toml(), "again").expect("round trip");
+        assert_eq!(again.preset, c.preset);
+        assert_eq!(again.keys, c.keys);
     }
 
     #[test]

@@ -68,19 +68,14 @@ pub fn lesson(args: LessonArgs) -> anyhow::Result<()> {
     let config = threadlab::config::load().map_err(|e| BadInput(e.to_string()))?;
     if let Some(path) = &args.results {
         lesson::results::format_of(path).map_err(|e| BadInput(format!("--results {e}")))?;
-        std::fs::File::create(path).map_err(|e| {
-            BadInput(format!(
-                "--results {}: cannot write it: {e}",
-                path.display()
-            ))
-        })?;
+        // Checked before the lesson (a folder, a file that is not ours to replace), and
+        // written when it ends.
+        threadlab::files::OutputFile::check(Some("--results"), path)
+            .map_err(crate::output_error)?;
     }
-    let script = args.demo.check(false)?;
+    let demo = args.demo.check(false)?;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         args.demo.refuse_without_terminal()?;
-        if let Some(path) = &args.results {
-            let _ = std::fs::remove_file(path);
-        }
         return Err(BadInput(format!(
             "a lesson asks and waits for answers in a terminal; without one, `threadlab lesson \
              {name} --handout DIR` writes it as a page"
@@ -93,8 +88,8 @@ pub fn lesson(args: LessonArgs) -> anyhow::Result<()> {
         fps: args.view.fps(&config),
         theme: args.view.theme(&config),
         keys: config.keys,
-        record: args.demo.record.clone(),
-        script,
+        record: demo.record,
+        script: demo.script,
         overrides: first.sets.clone(),
         lesson: Some(LessonRun {
             lesson: l,
@@ -165,15 +160,13 @@ fn handout(args: &LessonArgs, l: &Lesson, dir: &std::path::Path) -> anyhow::Resu
         lesson::handout::HandoutError::Lesson(e) => anyhow::Error::new(BadInput(e.to_string())),
         other => anyhow::Error::new(other),
     })?;
-    eprintln!("threadlab: wrote {}", page.display());
+    threadlab::progress::say(format!("threadlab: wrote {}", page.display()));
     Ok(())
 }
 
 fn summary(args: &LessonArgs) -> anyhow::Result<()> {
     refuse_flags(args, "a lesson NAME, not --summary")?;
-    if let Some(path) = &args.plot {
-        threadlab::plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
-    }
+    let chart = crate::plot_output(args.plot.as_deref())?;
     let files = args
         .summary
         .iter()
@@ -185,9 +178,8 @@ fn summary(args: &LessonArgs) -> anyhow::Result<()> {
         .collect::<Result<Vec<_>, _>>()?;
     let s = lesson::summary::summarise(&files).map_err(|e| BadInput(format!("--summary {e}")))?;
     emit(&s.text())?;
-    if let Some(path) = &args.plot {
-        threadlab::plot::write(&s.figure(), path, threadlab::plot::ChartTheme::Light)?;
-        eprintln!("threadlab: wrote {}", path.display());
+    if let Some(out) = chart {
+        crate::draw(&s.figure(), out, threadlab::plot::ChartTheme::Light)?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ pub use threadlab_sim as sim;
 pub mod config;
 pub mod export;
 pub mod export_spring;
+pub mod files;
 pub mod import;
 pub mod lesson;
 pub mod plot;

@@ -1,13 +1,14 @@
 //! The `threadlab` command line: the TUI, headless runs and comparisons, preset tools.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, ValueEnum};
 
 use threadlab::config::{Config, ConfigTheme};
 use threadlab::export::{self, Exporter};
+use threadlab::files::{OutputError, OutputFile};
 use threadlab::plot::{self, timeline};
 use threadlab::progress::{self, Progress};
 use threadlab::real::{self, RealOptions};
@@ -301,12 +302,19 @@ struct OutputArgs {
     /// value; run and compare: the series over simulated time).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-    /// The chart's colours: `light` for pages and white screens, `dark` for dark slides.
-    #[arg(long = "theme", value_enum, default_value_t = PlotThemeArg::Light)]
-    plot_theme: PlotThemeArg,
+    /// The chart's colours: `light` for pages and white screens, `dark` for dark slides
+    /// (with --plot) [default: light].
+    #[arg(long = "theme", value_enum)]
+    plot_theme: Option<PlotThemeArg>,
     /// Also write the thread timelines as a Perfetto / Chrome trace (Trace Event JSON).
     #[arg(long, value_name = "FILE.json")]
     trace: Option<PathBuf>,
+}
+
+/// The output files of a headless run, checked before it plays.
+struct Outputs {
+    chart: Option<(OutputFile, plot::ChartTheme)>,
+    trace: Option<OutputFile>,
 }
 
 impl OutputArgs {
@@ -315,19 +323,27 @@ impl OutputArgs {
         export::exporter(&self.format).unwrap_or(&export::Table)
     }
 
-    /// The chart to draw, if any; the `--plot` and `--trace` paths are checked before any
-    /// work starts.
-    fn plot(&self) -> anyhow::Result<Option<(&Path, plot::ChartTheme)>> {
-        if let Some(trace) = &self.trace {
-            in_a_folder("--trace", trace)?;
+    /// `--theme` colours a `--plot` chart: without one it would be ignored, so it is refused.
+    fn refuse_theme_without_plot(&self) -> anyhow::Result<()> {
+        match (self.plot_theme, &self.plot) {
+            (Some(_), None) => Err(BadInput(
+                "--theme colours the --plot chart; add --plot FILE.svg, or drop --theme".into(),
+            )
+            .into()),
+            _ => Ok(()),
         }
-        let Some(path) = &self.plot else {
-            return Ok(None);
-        };
-        plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
-        in_a_folder("--plot", path)?;
+    }
+
+    /// The chart and the trace to write, checked before any work starts: a `.svg` or `.png`
+    /// chart, two different files, each in a folder that exists and either a file (or
+    /// nothing yet), a pipe, a terminal or `/dev/null` ([`OutputFile::check`]).
+    fn outputs(&self) -> anyhow::Result<Outputs> {
+        self.refuse_theme_without_plot()?;
+        if let Some(path) = &self.plot {
+            plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+        }
         // One file cannot hold both: the second written would replace the first.
-        if let Some(trace) = &self.trace
+        if let (Some(trace), Some(path)) = (&self.trace, &self.plot)
             && std::path::absolute(trace).ok() == std::path::absolute(path).ok()
         {
             return Err(BadInput(format!(
@@ -336,30 +352,34 @@ impl OutputArgs {
             ))
             .into());
         }
-        let theme = match self.plot_theme {
-            PlotThemeArg::Light => plot::ChartTheme::Light,
-            PlotThemeArg::Dark => plot::ChartTheme::Dark,
+        let trace = match &self.trace {
+            Some(path) => Some(OutputFile::check(Some("--trace"), path).map_err(output_error)?),
+            None => None,
         };
-        Ok(Some((path, theme)))
+        let chart = match &self.plot {
+            Some(path) => {
+                let theme = match self.plot_theme.unwrap_or(PlotThemeArg::Light) {
+                    PlotThemeArg::Light => plot::ChartTheme::Light,
+                    PlotThemeArg::Dark => plot::ChartTheme::Dark,
+                };
+                Some((
+                    OutputFile::check(Some("--plot"), path).map_err(output_error)?,
+                    theme,
+                ))
+            }
+            None => None,
+        };
+        Ok(Outputs { chart, trace })
     }
 }
 
-/// An output file's folder must exist: refused before the work rather than after it. Once
-/// the work is done, a file that cannot be written (a full disk) is an I/O error (exit 1).
-fn in_a_folder(flag: &str, path: &Path) -> anyhow::Result<()> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if folder.is_dir() {
-        Ok(())
+/// An output file's error: refused before the work, bad input (exit 2); not written once the
+/// work is done (a full disk), an I/O error (exit 1).
+fn output_error(e: OutputError) -> anyhow::Error {
+    if e.is_refusal() {
+        BadInput(e.to_string()).into()
     } else {
-        Err(BadInput(format!(
-            "{flag} {}: there is no folder {}",
-            path.display(),
-            folder.display()
-        ))
-        .into())
+        e.into()
     }
 }
 
@@ -445,11 +465,14 @@ impl std::fmt::Display for BadInput {
 impl std::error::Error for BadInput {}
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(&e),
+    };
     match dispatch(cli.subcommand) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<BadInput>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(2)
         }
         // The TUI stopped on a signal: exit as the signal would have (130, 143, 129...).
@@ -457,25 +480,45 @@ fn main() -> ExitCode {
             .downcast_ref::<tui::Interrupted>()
             .map_or(ExitCode::FAILURE, |i| ExitCode::from(i.exit_code())),
         Err(e) if e.downcast_ref::<CommandInterrupted>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(progress::INTERRUPTED_EXIT)
         }
         // Whoever read the output has gone (`| head`): nothing more to say.
         Err(e) if e.downcast_ref::<OutputClosed>().is_some() => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<service::GoalsFailed>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(1)
         }
         Err(e) if e.downcast_ref::<VerifyFailed>().is_some() => {
-            eprintln!("threadlab: {e}");
+            progress::say(format!("threadlab: {e}"));
             ExitCode::from(1)
         }
+        // The guarded live view said why it ended, and with which code.
+        Err(e) if e.downcast_ref::<tui::guard::Ended>().is_some() => e
+            .downcast_ref::<tui::guard::Ended>()
+            .map_or(ExitCode::FAILURE, |e| ExitCode::from(e.0)),
         // The report was printed; the warnings said why its figures are not the model's.
         Err(e) if e.downcast_ref::<FellBehind>().is_some() => ExitCode::from(FellBehind::EXIT),
         Err(e) => {
-            eprintln!("threadlab: error: {e:#}");
+            progress::say(format!("threadlab: error: {e:#}"));
             ExitCode::from(1)
         }
+    }
+}
+
+/// What clap stops at: `--help` and `--version` (printed on stdout: exit 0, or 1 when it
+/// cannot be written, 0 when its reader went away), or a command line it refuses (its
+/// message on stderr, best effort: exit 2).
+fn command_line_error(e: &clap::Error) -> ExitCode {
+    let code = u8::try_from(e.exit_code()).unwrap_or(2);
+    match e.print() {
+        Err(error) if code == 0 && error.kind() != std::io::ErrorKind::BrokenPipe => {
+            progress::say(format!(
+                "threadlab: error: cannot write the output to stdout: {error}"
+            ));
+            ExitCode::from(1)
+        }
+        _ => ExitCode::from(code),
     }
 }
 
@@ -496,6 +539,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             if engine == EngineArg::Sim {
                 real.refuse_on_sim()?;
             }
+            refuse_duration_on_screen("tui", &scenario.preset)?;
             let real = (engine == EngineArg::Real).then(|| real.options());
             let screen = Screen {
                 demo,
@@ -509,6 +553,7 @@ fn dispatch(subcommand: Option<Subcommand>) -> anyhow::Result<()> {
             view,
             demo,
         } => {
+            refuse_duration_on_screen("tour", &scenario.preset)?;
             let screen = Screen {
                 demo,
                 ..Screen::tour(view)
@@ -637,6 +682,7 @@ fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     }
     let (s, strategy, duration) = load(preset, args)?;
     valid_expectations(&s)?;
+    valid_figure_sets(preset, args, &s)?;
     emit(&format!(
         "{}: ok ({}; {} services, {} stage(s), strategy {strategy}, {} simulated)\n",
         s.source,
@@ -647,26 +693,79 @@ fn check(preset: &str, args: &ScenarioArgs) -> anyhow::Result<()> {
     ))
 }
 
-/// Loads a preset with its overrides and flags: the scenario, the strategy, the duration.
+/// Each `[[figures]]` `set` list must load as the variants compare (`C`) and `articles` load
+/// it: the preset with the command's `--set`s (those of a key the list sets give way), then
+/// the list, each of its keys used by the load.
+fn valid_figure_sets(preset: &str, args: &ScenarioArgs, s: &Scenario) -> anyhow::Result<()> {
+    let key = |set: &String| set.split('=').next().unwrap_or("").trim().to_owned();
+    for (i, figure) in s.figures.iter().enumerate() {
+        if figure.sets.is_empty() {
+            continue;
+        }
+        let keys: Vec<String> = figure.sets.iter().map(key).collect();
+        let all: Vec<String> = (args.preset.set.iter())
+            .filter(|o| !keys.contains(&key(o)))
+            .chain(&figure.sets)
+            .cloned()
+            .collect();
+        let why = match scenario::load(preset, &all) {
+            Err(e) => Some(e.to_string()),
+            Ok(fs) => load_set_that_does_not_apply(&fs, &figure.sets),
+        };
+        if let Some(why) = why {
+            return Err(BadInput(format!(
+                "{}: figures.{i}.set ({:?}) does not load: {why}",
+                s.source,
+                scenario::elide(&figure.what, 40)
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Loads a preset with its overrides and flags: the scenario, the strategy, the duration;
+/// a run beyond the cost estimate's limits is refused (unless `--force`).
 fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy, Nanos)> {
+    let (s, strategy) = load_scenario(preset, args)?;
+    let duration = s.duration;
+    within_cost(&s, duration, args.preset.force)?;
+    Ok((s, strategy, duration))
+}
+
+/// Loads a preset with its overrides, `--seed` and `--duration`: the scenario and the
+/// strategy, not yet weighed.
+fn load_scenario(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy)> {
     let mut s = scenario::load(preset, &args.preset.set).map_err(|e| BadInput(e.to_string()))?;
     for note in s.server.notes() {
-        eprintln!("threadlab: note: {note}");
+        progress::say(format!("threadlab: note: {note}"));
     }
     if let Some(seed) = args.preset.seed {
         s.seed = seed;
     }
     if let Some(d) = duration_arg(&args.preset)? {
         s.duration = d;
+        // The preset's phases are before its own end; a shorter --duration leaves some out.
+        if let Some(i) = s.load.phases.iter().position(|p| p.at >= d) {
+            progress::say(format!(
+                "threadlab: note: --duration {d}: the load's phases from load.phases.{i} (at \
+                 {}) on begin at or after the run's end and are not played",
+                s.load.phases[i].at
+            ));
+        }
     }
     if let Some(why) = load_set_that_does_not_apply(&s, &args.preset.set) {
         return Err(BadInput(why).into());
     }
     let strategy = args.strategy.unwrap_or(s.strategy.default);
-    let duration = s.duration;
-    let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
-    if let Some(why) = scenario::estimate_cost(&s, duration, served).refusal()
-        && !args.preset.force
+    Ok((s, strategy))
+}
+
+/// Refuses a run of `s` for `duration` beyond the cost estimate's limits, unless `force`.
+fn within_cost(s: &Scenario, duration: Nanos, force: bool) -> anyhow::Result<()> {
+    let served = threadlab::theory::served_rps(s, &Strategy::ALL);
+    if let Some(why) = scenario::estimate_cost(s, duration, served).refusal()
+        && !force
     {
         return Err(BadInput(format!(
             "{}: this run is too large: {why}; shorten --duration, lower the load, or add \
@@ -675,7 +774,7 @@ fn load(preset: &str, args: &ScenarioArgs) -> anyhow::Result<(Scenario, Strategy
         ))
         .into());
     }
-    Ok((s, strategy, duration))
+    Ok(())
 }
 
 /// `--duration`, if given: a duration above 0.
@@ -729,9 +828,10 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
         ];
         let applies = link.contains(&field) || fields.contains(&field);
         (!applies).then(|| {
+            let article = if mode == "open" { "an" } else { "a" };
             format!(
-                "--set {key}: a {mode} load has no {field} (it uses {}, and every load's \
-                 timeout and connection fields); change load.mode too to use it",
+                "--set {key}: {article} {mode} load has no {field} (it uses {}, and every \
+                 load's timeout and connection fields); change load.mode too to use it",
                 fields.join(", ")
             )
         })
@@ -740,16 +840,11 @@ fn load_set_that_does_not_apply(s: &Scenario, sets: &[String]) -> Option<String>
 
 fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, strategy, duration) = load(preset, args)?;
-    let chart = output.plot()?;
+    let Outputs { chart, trace } = output.outputs()?;
     progress::catch_ctrl_c();
     let bar = Progress::new(duration.as_millis_f64() as u64, "simulated ms");
     let mut rec = timeline::Recorder::new(strategy, duration);
-    let engine = new_engine(
-        &s,
-        strategy,
-        output.trace.is_some().then_some(1),
-        chart.is_some(),
-    );
+    let engine = new_engine(&s, strategy, trace.is_some().then_some(1), chart.is_some());
     // The chart's series are sampled only when a chart is drawn.
     let (engine, complete) = if chart.is_some() {
         progress::play_engine(engine, duration, Some(&bar), &mut |e, t| rec.observe(e, t))
@@ -760,11 +855,11 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     no_stall(&engine)?;
     let r = RunReport::new(&s, &engine);
     emit(&output.exporter().run(&s, &r, complete)?)?;
-    if let Some((path, theme)) = chart {
+    if let Some((out, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
-        draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
+        draw(&timeline::figure(&title, &[rec.finish()]), out, theme)?;
     }
-    write_trace(output, &[&engine])?;
+    write_trace(trace, &[&engine])?;
     stopped_at_cap(&s, engine.cap_message())?;
     finished(
         complete,
@@ -778,16 +873,16 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
 
 fn compare(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result<()> {
     let (s, _, duration) = load(preset, args)?;
-    let chart = output.plot()?;
+    let Outputs { chart, trace } = output.outputs()?;
     progress::catch_ctrl_c();
-    let traced = output.trace.is_some();
+    let traced = trace.is_some();
     let c = compare_output(&s, duration, output.exporter(), traced, chart.is_some())?;
     emit(&c.out)?;
-    if let Some((path, theme)) = chart {
+    if let Some((out, theme)) = chart {
         let title = format!("{}: every strategy", s.name);
-        draw(&timeline::figure(&title, &c.timelines), path, theme)?;
+        draw(&timeline::figure(&title, &c.timelines), out, theme)?;
     }
-    write_trace(output, &c.traced.iter().collect::<Vec<_>>())?;
+    write_trace(trace, &c.traced.iter().collect::<Vec<_>>())?;
     stopped_at_cap(&s, c.capped)?;
     finished(
         c.complete,
@@ -813,15 +908,18 @@ fn new_engine(
 }
 
 /// `--trace FILE`: the runs' thread timelines as a Perfetto / Chrome trace.
-fn write_trace(output: &OutputArgs, engines: &[&threadlab::sim::Engine]) -> anyhow::Result<()> {
-    let Some(path) = &output.trace else {
+fn write_trace(out: Option<OutputFile>, engines: &[&threadlab::sim::Engine]) -> anyhow::Result<()> {
+    let Some(out) = out else {
         return Ok(());
     };
     let runs: Vec<(&str, &threadlab::sim::Engine)> = match engines {
         [one] => vec![("", *one)],
         _ => engines.iter().map(|e| (e.strategy().name(), *e)).collect(),
     };
-    report::perfetto::write_trace_file(path, &runs).map_err(|e| anyhow::anyhow!(e))
+    for line in report::perfetto::write_trace_file(out, &runs).map_err(output_error)? {
+        progress::say(line);
+    }
+    Ok(())
 }
 
 /// What `compare` played: its output, the charts' series, the traced engines (when a trace
@@ -834,12 +932,26 @@ struct Compared {
     capped: Option<String>,
 }
 
-fn draw(figure: &plot::Figure, path: &Path, theme: plot::ChartTheme) -> anyhow::Result<()> {
-    plot::write(figure, path, theme).map_err(|e| match e {
+/// A `--plot` chart's path checked before the work: `.svg` or `.png`, and a file to write
+/// ([`OutputFile::check`]).
+fn plot_output(path: Option<&std::path::Path>) -> anyhow::Result<Option<OutputFile>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
+    Ok(Some(
+        OutputFile::check(Some("--plot"), path).map_err(output_error)?,
+    ))
+}
+
+fn draw(figure: &plot::Figure, out: OutputFile, theme: plot::ChartTheme) -> anyhow::Result<()> {
+    let path = out.path().display().to_string();
+    plot::write(figure, out, theme).map_err(|e| match e {
         plot::PlotError::Extension(_) => anyhow::Error::new(BadInput(e.to_string())),
+        plot::PlotError::Output(e) => output_error(e),
         _ => anyhow::Error::new(e),
     })?;
-    eprintln!("threadlab: wrote {}", path.display());
+    progress::say(format!("threadlab: wrote {path}"));
     Ok(())
 }
 
@@ -893,12 +1005,17 @@ fn compare_output(
         })
         .collect();
     jobs.sort_by(|(a, ..), (b, ..)| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+    // The strategies played at once share one run's limits (of requests and calls in
+    // flight, and so of memory).
+    let at_once = rayon::current_num_threads().clamp(1, strategies.len()) as u64;
     rayon::scope_fifo(|scope| {
         for (_, strategy, slot) in jobs {
             let bar = &bar;
             scope.spawn_fifo(move |_| {
                 let mut rec = timeline::Recorder::new(strategy, duration);
-                let engine = new_engine(s, strategy, traced.then_some(strategies.len()), charted);
+                let mut engine =
+                    new_engine(s, strategy, traced.then_some(strategies.len()), charted);
+                engine.share_limits(at_once);
                 let (engine, done) = if charted {
                     progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t))
                 } else {
@@ -992,7 +1109,7 @@ fn sweep(
             .filter_map(|a| Some(format!("{}={}", a.path, a.values.first()?))),
     );
     let (base, _, _) = load(preset, &first)?;
-    let chart = output.plot()?;
+    let Outputs { chart, .. } = output.outputs()?;
     plan.strategies = strategy.map_or_else(|| vec![base.strategy.default], |s| s.0);
     if !first.preset.force {
         too_large_point(&plan, &points)?;
@@ -1030,8 +1147,8 @@ fn sweep(
     let r = sweep::run(&plan, &points, Some(&bar));
     bar.finish();
     emit(&output.exporter().sweep(&r)?)?;
-    if let Some((path, theme)) = chart {
-        draw(&plot::sweep::figure(&r), path, theme)?;
+    if let Some((out, theme)) = chart {
+        draw(&plot::sweep::figure(&r), out, theme)?;
     }
     if r.interrupted && !progress::interrupted() {
         return Err(BadInput(
@@ -1079,6 +1196,19 @@ fn no_stall(engine: &threadlab::sim::Engine) -> anyhow::Result<()> {
 fn stopped_at_cap(s: &Scenario, message: Option<String>) -> anyhow::Result<()> {
     match message {
         Some(message) => Err(BadInput(format!("{}: {message}", s.source)).into()),
+        None => Ok(()),
+    }
+}
+
+/// The live view plays until it is quit, not for a set time: a `--duration` would be
+/// ignored, so it is refused.
+fn refuse_duration_on_screen(command: &str, args: &PresetArgs) -> anyhow::Result<()> {
+    match &args.duration {
+        Some(_) => Err(BadInput(format!(
+            "{command} --duration: the live view plays until you quit it (q), not for a set \
+             time; drop --duration"
+        ))
+        .into()),
         None => Ok(()),
     }
 }
@@ -1159,7 +1289,7 @@ fn fell_behind(reports: &[RealReport]) -> anyhow::Result<()> {
     let mut behind = false;
     for r in reports {
         if let Some(warning) = r.pace.warning() {
-            eprintln!("threadlab: warning: {}: {warning}", r.run.strategy);
+            progress::say(format!("threadlab: warning: {}: {warning}", r.run.strategy));
             behind = true;
         }
     }
@@ -1203,6 +1333,7 @@ fn verify(
     }
     progress::catch_ctrl_c();
     let mut passed = true;
+    let mut reals = Vec::new();
     for strategy in strategies {
         let v = verify::verify(&s, strategy, duration, options, tolerance).map_err(real_error)?;
         emit(&v.table())?;
@@ -1213,7 +1344,10 @@ fn verify(
             );
         }
         passed &= v.passed();
+        reals.push(v.real);
     }
+    // A real run that fell behind failed for this machine, not the model: exit 3, as `run`.
+    fell_behind(&reals)?;
     if passed {
         Ok(())
     } else {
@@ -1305,18 +1439,30 @@ fn open_tui(preset: Option<&str>, args: &ScenarioArgs, screen: Screen) -> anyhow
         // Refuse before the screen opens: the thread cap, unsupported features.
         real::check(&s, strategy, options).map_err(real_error)?;
     }
-    let script = demo.check(real.is_some())?;
+    let mut checked = demo.check(real.is_some())?;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         demo.refuse_without_terminal()?;
         return headless_instead_of_tui(&s, duration, real);
     }
+    // Everything is checked: the screen opens in a guarded copy of this command, which
+    // gives the terminal back even if the copy is killed (see `tui::guard`).
+    if !tui::guard::guarded_copy() {
+        drop(checked.record.take());
+        match tui::guard::watch(demo.record.as_deref()) {
+            Some(0) => return Ok(()),
+            Some(code) => return Err(tui::guard::Ended(code).into()),
+            // No copy could be started: the screen opens here, unguarded.
+            None => checked = demo.check(real.is_some())?,
+        }
+    }
+    let cli::Demo { script, record } = checked;
     let options = TuiOptions {
         fps: view.fps(&config),
         theme: view.theme(&config),
         tour,
         real,
         keys: config.keys,
-        record: demo.record,
+        record,
         script,
         overrides: args.preset.set.clone(),
         lesson: None,
@@ -1349,19 +1495,19 @@ fn headless_instead_of_tui(
 ) -> anyhow::Result<()> {
     let table = &export::Table;
     if let Some(options) = real {
-        eprintln!(
+        progress::say(format!(
             "threadlab: no terminal attached, so no live view; running every strategy for \
              real instead (about {:.1} s of wall time each at most)",
             duration.as_secs_f64() * options.time_scale
-        );
+        ));
         progress::catch_ctrl_c();
         let reports = real_compare(s, duration, options)?;
         emit(&table.real_compare(s, &reports)?)?;
         return real_finished(&reports);
     }
-    eprintln!(
+    progress::say(
         "threadlab: no terminal attached, so no live view; here is the headless comparison \
-         (open `threadlab tui` in a terminal, or see `threadlab --help`)"
+         (open `threadlab tui` in a terminal, or see `threadlab --help`)",
     );
     let c = compare_output(s, duration, table, false, false)?;
     emit(&c.out)?;

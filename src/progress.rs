@@ -140,3 +140,39 @@ pub fn play_engine(
 pub fn unobserved(_: &Engine, _: Nanos) -> Nanos {
     Nanos::NEVER
 }
+
+/// Writes `line` and a newline to stderr. A message is best effort: a stderr that cannot be
+/// written (`2>/dev/full`, a closed pipe) loses it and changes nothing else, neither what the
+/// command does nor its exit code (where `eprintln!` would panic).
+/// Control and format characters a message echoes from its input (`--set $'\e[31m...'`, a
+/// bidi override) are written escaped (`\u{1b}`), so the input cannot drive the terminal;
+/// line breaks stay.
+pub fn say(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{}", printable(&line.to_string()));
+}
+
+/// `text` with its control characters (but line breaks) and Unicode format characters
+/// escaped.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && (c.is_control() || crate::scenario::is_format(c)) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_message_escapes_the_control_and_format_characters_it_echoes() {
+        assert_eq!(
+            super::printable("--set load.rate=\u{1b}[31mred\u{202E}x\tz\nnext é"),
+            "--set load.rate=\\u{1b}[31mred\\u{202e}x\\u{9}z\nnext é"
+        );
+    }
+}

@@ -15,6 +15,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
+use crate::files::{OutputError, OutputFile};
 use crate::scenario::{Scenario, Strategy};
 use crate::time::Nanos;
 use crate::tui::Theme;
@@ -39,8 +40,10 @@ const PNG_FONT_PX: f32 = 16.0;
 pub enum ScreenshotError {
     #[error("--out {0:?}: the file name must end in .svg or .png")]
     Extension(String),
-    #[error("{path}: cannot write the picture: {error}")]
-    Write { path: String, error: std::io::Error },
+    /// Not written (a full disk, a path that is not a file to replace): the path is as it
+    /// was.
+    #[error("{0}")]
+    Output(#[from] OutputError),
     #[error("{path}: cannot write the picture: {error}")]
     Encode { path: String, error: PngError },
     /// `p` found `threadlab-screen-<stamp>.svg` and its `-2` to `-999` all taken.
@@ -139,19 +142,17 @@ pub fn take(scenario: Scenario, strategy: Strategy, request: &Shot) -> Buffer {
     render(&app, request.size.0, request.size.1)
 }
 
-/// Writes `buffer` to `path` as SVG or PNG (by its extension).
-pub fn write(buffer: &Buffer, theme: Theme, path: &Path) -> Result<(), ScreenshotError> {
-    let bytes = match format_of(path)? {
+/// Writes `buffer` to `out` as SVG or PNG (by its extension), whole or not at all.
+pub fn write(buffer: &Buffer, theme: Theme, out: OutputFile) -> Result<(), ScreenshotError> {
+    let bytes = match format_of(out.path())? {
         Format::Svg => svg(buffer, theme).into_bytes(),
         Format::Png => png(buffer, theme).map_err(|error| ScreenshotError::Encode {
-            path: path.display().to_string(),
+            path: out.path().display().to_string(),
             error,
         })?,
     };
-    std::fs::write(path, bytes).map_err(|error| ScreenshotError::Write {
-        path: path.display().to_string(),
-        error,
-    })
+    out.write(|w| w.write_all(&bytes))?;
+    Ok(())
 }
 
 /// `20261202-031502` for a moment, in UTC, for file names.
@@ -184,44 +185,26 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// Saves `buffer` as `threadlab-screen-<stamp>.svg` in `dir` (`""`: the working directory;
-/// `-2`, `-3`... when that name is taken: a picture never overwrites another). Returns the
-/// path.
+/// `-2`, `-3`... when that name is taken: a picture never overwrites another), whole or not at
+/// all. Returns the path.
 pub fn save_new(
     buffer: &Buffer,
     theme: Theme,
     dir: &Path,
     stamp: &str,
 ) -> Result<std::path::PathBuf, ScreenshotError> {
-    use std::io::Write;
     let text = svg(buffer, theme);
-    for n in 1..1000 {
-        let name = if n == 1 {
+    let names = (1..1000).map(|n| {
+        if n == 1 {
             format!("threadlab-screen-{stamp}.svg")
         } else {
             format!("threadlab-screen-{stamp}-{n}.svg")
-        };
-        let path = dir.join(name);
-        match std::fs::File::create_new(&path) {
-            Ok(mut file) => {
-                return file
-                    .write_all(text.as_bytes())
-                    .map(|()| path.clone())
-                    .map_err(|error| ScreenshotError::Write {
-                        path: path.display().to_string(),
-                        error,
-                    });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(error) => {
-                return Err(ScreenshotError::Write {
-                    path: path.display().to_string(),
-                    error,
-                });
-            }
         }
-    }
-    Err(ScreenshotError::NamesTaken {
-        path: format!("threadlab-screen-{stamp}.svg"),
+    });
+    crate::files::save_new(dir, names, text.as_bytes())?.ok_or_else(|| {
+        ScreenshotError::NamesTaken {
+            path: format!("threadlab-screen-{stamp}.svg"),
+        }
     })
 }
 

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use threadlab::files::OutputFile;
 use threadlab::import::{self, Fit, KeyOutcome};
+use threadlab::progress;
 
 use crate::{BadInput, emit};
 
@@ -142,8 +144,9 @@ pub fn import(command: ImportCommand) -> anyhow::Result<()> {
     }
     match &args.out {
         Some(path) => {
-            std::fs::write(path, &imported.preset)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            let out = OutputFile::check(Some("--out"), path).map_err(crate::output_error)?;
+            out.write(|w| w.write_all(imported.preset.as_bytes()))
+                .map_err(crate::output_error)?;
             report.push_str(&format!(
                 "wrote {} (threadlab check it, run it, tune it)\n",
                 path.display()
@@ -151,7 +154,7 @@ pub fn import(command: ImportCommand) -> anyhow::Result<()> {
             emit(&report)
         }
         None => {
-            eprint!("{report}");
+            progress::say(report.trim_end());
             emit(&imported.preset)
         }
     }
@@ -267,9 +270,7 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
     if let Some(spike) = &args.spike {
         set.push(spike_sets(&args.preset, &set, spike)?);
     }
-    if let Some(path) = &args.plot {
-        threadlab::plot::check_path(path).map_err(|e| BadInput(e.to_string()))?;
-    }
+    let chart = crate::plot_output(args.plot.as_deref())?;
     let plan = threadlab::tune::TunePlan {
         preset: args.preset.clone(),
         set,
@@ -296,10 +297,10 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
     let tuned = threadlab::tune::run(&plan, Some(&bar));
     bar.finish();
     emit(&threadlab::tune::table(&tuned))?;
-    if let Some(path) = &args.plot {
+    if let Some(out) = chart {
         crate::draw(
             &threadlab::tune::figure(&tuned),
-            path,
+            out,
             threadlab::plot::ChartTheme::Light,
         )?;
     }

@@ -47,11 +47,19 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// Every checked figure is within the tolerance.
+    /// The real run kept up and every checked figure is within the tolerance: a run this
+    /// machine could not keep up with measured the machine, not the model, and fails.
     pub fn passed(&self) -> bool {
-        self.figures
-            .iter()
-            .all(|f| !f.checked || f.difference <= self.tolerance)
+        self.kept_up()
+            && self
+                .figures
+                .iter()
+                .all(|f| !f.checked || f.difference <= self.tolerance)
+    }
+
+    /// The real run kept pace with its scenario.
+    pub fn kept_up(&self) -> bool {
+        !self.real.pace.behind
     }
 
     /// The side-by-side table.
@@ -96,6 +104,9 @@ impl Verification {
         let result = if self.real.interrupted {
             "PARTIAL: Ctrl-C stopped the real run before its end, so its figures cover less \
              scenario time than the simulation's"
+        } else if !self.kept_up() {
+            "FAIL: this machine could not keep up with the scenario (see the note), so the real \
+             figures are not the model's"
         } else if self.passed() {
             "PASS"
         } else {

@@ -5,7 +5,7 @@
 //! rejection policies, orTimeout). Latencies are fixed so the arithmetic is exact.
 
 use threadlab::metrics::Outcome;
-use threadlab::scenario::{ServiceId, Strategy};
+use threadlab::scenario::{LoadMode, ServiceId, Strategy};
 use threadlab::sim::pool::{FORK_JOIN_START, FORK_JOIN_WAKE, PoolKind};
 use threadlab::sim::{Command, CommandError, Engine, Fault, LogLine, PoolSnapshot, RunLine};
 use threadlab::time::Nanos;
@@ -1439,6 +1439,27 @@ fn a_phase_changes_an_open_load_s_rate_at_its_time() {
         let (n, sd) = (n as f64, f64::sqrt(mean));
         assert!((n - mean).abs() < 4.0 * sd, "{windows:?}");
     }
+}
+
+#[test]
+fn a_phase_sets_the_presets_rate_not_the_live_keys_bounded_one() {
+    // A 1 s burst at 900,000/s in a 120 s run: the live keys stop far lower (that rate for
+    // the whole run would pile up more than a run may hold), but the preset's phase is the
+    // preset's, weighed with the run before it started.
+    let load = "mode = \"open\"\nrate = 50.0\n[[load.phases]]\nat = \"1s\"\nrate = 900000.0";
+    let mut toml = phased(load);
+    toml = toml.replace(
+        "name = \"one-call\"",
+        "name = \"one-call\"\nduration = \"120s\"",
+    );
+    let mut e = engine(&toml, Strategy::Sequential);
+    assert!(e.max_rate() < 900_000.0, "{}", e.max_rate());
+    e.run_until(Nanos::from_millis(1001));
+    assert!(
+        matches!(e.scenario().load.mode, LoadMode::Open { rate, .. } if rate == 900_000.0),
+        "{:?}",
+        e.scenario().load.mode
+    );
 }
 
 #[test]

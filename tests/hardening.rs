@@ -309,13 +309,126 @@ fn a_run_reaching_its_cap_of_requests_in_flight_stops_with_a_partial_report() {
     );
     let message = engine.cap_message().expect("a message");
     assert!(
-        message.contains("held 20001 requests in flight"),
+        message
+            .contains("held 20001 requests and 20001 calls (retried attempts included) in flight"),
         "{message}"
     );
     assert!(message.contains("lower the rate"), "{message}");
     let report = RunReport::new(&s, &engine);
     let json = Json.run(&s, &report, complete).expect("a report");
     assert!(json.starts_with("{\n  \"interrupted\": true,"), "{json}");
+}
+
+#[test]
+fn runs_played_at_once_each_stop_at_their_share_of_one_runs_limits() {
+    use threadlab::scenario::Strategy;
+    let sets = vec!["load.rate=1000000".to_owned()];
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid preset");
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    engine.set_in_flight_cap(20_000);
+    engine.share_limits(4);
+    let (engine, complete) = threadlab::progress::play_engine(
+        engine,
+        s.duration,
+        None,
+        &mut threadlab::progress::unobserved,
+    );
+    assert!(!complete && engine.over_cap());
+    assert_eq!(engine.requests_in_flight(), 5_001);
+    let message = engine.cap_message().expect("a message");
+    assert!(
+        message.contains("as one of 4 runs played at once, which share one run's"),
+        "{message}"
+    );
+}
+
+#[test]
+fn retried_call_attempts_still_running_count_against_the_cap_of_calls_in_flight() {
+    use threadlab::scenario::Strategy;
+    // Each request's user call times out after 100 ms and is made again at once, up to 100
+    // times, while every attempt it replaced goes on for its 60 s: few requests, many calls.
+    let sets: Vec<String> = [
+        "load.mode=open",
+        "load.rate=200",
+        "server.threads=virtual",
+        "services.user.latency=60s",
+        "services.user.timeout=100ms",
+        "services.user.retry={ attempts = 100, backoff = \"0ms\" }",
+    ]
+    .map(String::from)
+    .to_vec();
+    let s = threadlab::scenario::load("ironthread", &sets).expect("valid overrides");
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Unbounded);
+    engine.set_in_flight_cap(1_000);
+    let (engine, complete) = threadlab::progress::play_engine(
+        engine,
+        threadlab::time::Nanos::from_secs(10),
+        None,
+        &mut threadlab::progress::unobserved,
+    );
+    assert!(!complete && engine.over_cap());
+    // 3 calls a request: the cap of 1,000 requests is 3,000 calls.
+    assert!(
+        engine.requests_in_flight() < 1_000,
+        "{}",
+        engine.requests_in_flight()
+    );
+    // A retry makes room for one attempt of each of the request's calls.
+    let calls = engine.calls_in_flight();
+    assert!((3_001..=3_003).contains(&calls), "{calls}");
+    let message = engine.cap_message().expect("a message");
+    assert!(
+        message.contains(&format!("{calls} calls (retried attempts included)")),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_retry_storms_events_are_within_the_estimate_that_weighs_every_attempt() {
+    use threadlab::scenario::Strategy;
+    // Each request times out after 10 ms and is sent again at once, up to 100 times.
+    let sets: Vec<String> = [
+        "load.rate=20000",
+        "load.timeout=10ms",
+        "load.retry.attempts=100",
+        "load.retry.backoff=0ms",
+        "scenario.duration=100ms",
+    ]
+    .map(String::from)
+    .to_vec();
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid overrides");
+    let served = threadlab::theory::served_rps(&s, &Strategy::ALL);
+    let estimate = threadlab::scenario::estimate_cost(&s, s.duration, served);
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential).unwatched();
+    engine.run_until(s.duration);
+    let events = engine.events_processed() as f64;
+    // Weighing the requests alone, as if nobody retried, falls short of what the run
+    // handles; weighing every attempt does not.
+    let mut unretried = s.clone();
+    unretried.load.retry = None;
+    let alone = threadlab::scenario::estimate_cost(&unretried, s.duration, served);
+    assert!(events > alone.events, "{events} <= {}", alone.events);
+    assert!(events <= estimate.events, "{events} > {}", estimate.events);
+}
+
+#[test]
+fn client_retries_waiting_out_their_pause_count_as_requests_in_flight() {
+    use threadlab::scenario::Strategy;
+    // Every attempt fails at once; its client waits 100 s before the one retry.
+    let sets: Vec<String> = [
+        "load.rate=100",
+        "services.backend.latency=1ms",
+        "services.backend.failure=1.0",
+        "load.retry={ attempts = 2, backoff = \"100s\", on = [\"failure\"] }",
+    ]
+    .map(String::from)
+    .to_vec();
+    let s = threadlab::scenario::load("erlang-c", &sets).expect("valid overrides");
+    let mut engine = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    engine.run_until(threadlab::time::Nanos::from_secs(10));
+    // About 1,000 requests sent in 10 s, every one of them waiting to be sent again.
+    let held = engine.requests_in_flight();
+    assert!((900..1_100).contains(&held), "{held}");
 }
 
 #[test]

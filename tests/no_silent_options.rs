@@ -140,3 +140,100 @@ fn a_field_set_twice_is_refused_however_it_is_spelled() {
         );
     }
 }
+
+#[test]
+fn a_chart_theme_without_a_chart_is_refused() {
+    for command in ["run", "compare"] {
+        let (code, err) = threadlab(&[command, "ironthread", "--theme", "dark"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--theme colours the --plot chart"), "{err}");
+    }
+    let (code, err) = threadlab(&[
+        "sweep",
+        "ironthread",
+        "--vary",
+        "server.threads=20,30",
+        "--theme",
+        "light",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--theme"), "{err}");
+}
+
+#[test]
+fn a_duration_the_live_view_or_a_screenshot_would_ignore_is_refused() {
+    for command in ["tui", "tour"] {
+        let (code, err) = threadlab(&[command, "ironthread", "--duration", "5s"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("{command} --duration")), "{err}");
+    }
+    let (code, err) = threadlab(&[
+        "screenshot",
+        "ironthread",
+        "--duration",
+        "5s",
+        "--out",
+        "/tmp/never-written.svg",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--at"), "{err}");
+}
+
+#[test]
+fn a_phase_after_the_runs_end_is_refused_or_said_and_not_weighed() {
+    let (code, err) = threadlab(&["check", "metastable", "--set", "load.phases.4.at=170s"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("load.phases.4.at = \"170s\" is at or after the run's end"),
+        "{err}"
+    );
+    // A shorter --duration leaves the preset's later phases out, and says so.
+    let (code, err) = threadlab(&["check", "metastable", "--duration", "35s"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("phases from load.phases.1 (at 40s) on begin at or after the run's end"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_retry_list_is_refused_rather_than_retrying_nothing() {
+    for key in ["load.retry.on=[]", "services.sleep.retry={ on = [] }"] {
+        let (code, err) = threadlab(&["check", "metastable", "--set", key]);
+        assert_eq!(code, 2, "{key}: {err}");
+        assert!(err.contains("retry.on = [] is empty"), "{err}");
+    }
+}
+
+#[test]
+fn check_refuses_a_figure_whose_set_list_does_not_load() {
+    let dir = std::env::temp_dir().join(format!("threadlab-figset-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let preset = dir.join("figures.toml");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/presets/metastable.toml"
+    ))
+    .expect("preset");
+    for (bad, says) in [
+        (
+            "load.retry.attempts=0",
+            "load.retry.attempts = 0 is out of range",
+        ),
+        ("load.clients=4", "an open load has no clients"),
+        ("no.such.key=1", "no.such"),
+    ] {
+        let changed = text.replacen(
+            "set = [\"load.retry.attempts=1\"]",
+            &format!("set = [\"{bad}\"]"),
+            1,
+        );
+        assert_ne!(changed, text);
+        std::fs::write(&preset, changed).expect("write");
+        let (code, err) = threadlab(&["check", preset.to_str().expect("utf-8")]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("figures.3.set (\"no retries at all"), "{err}");
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

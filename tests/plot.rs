@@ -224,10 +224,15 @@ fn a_chart_that_cannot_be_written_says_why_once() {
     let chart = dir.to_string_lossy().into_owned();
     let out = threadlab(&["run", "ironthread", "--plot", &chart]);
     let err = String::from_utf8_lossy(&out.stderr);
-    // An output that cannot be written once the run is done is an I/O error (exit 1).
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot create the file"), "{err}");
+    // A folder where the chart would go is refused before the run (exit 2), said once.
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("--plot {chart}: is a folder")),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!err.contains("backend error"), "{err}");
+    assert!(out.stdout.is_empty(), "the run did not play");
 }
 
 fn plot_svg(name: &str, args: &[&str]) -> Svg {

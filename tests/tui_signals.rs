@@ -138,3 +138,52 @@ fn an_escape_sequence_that_never_ends_swallows_no_later_key() {
     tmux.wait_for("a clean exit", |s| s.contains("EXIT=0"));
     tmux.assert_restored();
 }
+
+/// The process id of the copy of `threadlab` that runs the live view under its guard (the
+/// process the shell started).
+fn guarded_copy(pid_file: &PidFile) -> String {
+    let guard = std::fs::read_to_string(&pid_file.0).expect("pid file");
+    let guard = guard.trim();
+    let children = std::fs::read_to_string(format!("/proc/{guard}/task/{guard}/children"))
+        .expect("the guard's children");
+    children
+        .split_whitespace()
+        .next()
+        .expect("one child")
+        .to_owned()
+}
+
+#[test]
+fn a_live_view_killed_before_it_can_restore_the_terminal_is_restored_by_its_guard() {
+    // SIGABRT is what a failed allocation ends in (no unwinding, no panic hook); SIGKILL is
+    // the kernel's out-of-memory killer. Neither lets the live view restore anything.
+    for (signal, code) in [("ABRT", 134), ("KILL", 137)] {
+        let tmux = Tmux::start(&format!("guard-{signal}"), 80, 24);
+        let dir =
+            std::env::temp_dir().join(format!("threadlab-guard-{signal}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let args = format!("ironthread --record {}", dir.join("talk.cast").display());
+        let pid_file = start_tui(&tmux, &format!("guard-{signal}"), &args);
+        assert_eq!(tmux.pane("#{alternate_on}"), "1");
+        let copy = guarded_copy(&pid_file);
+        let status = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &copy])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let expected = format!("EXIT={code}");
+        let screen = tmux.wait_for(&expected, |s| s.contains(&expected));
+        assert!(screen.contains("the terminal is restored"), "{screen}");
+        assert_eq!(
+            tmux.pane("#{mouse_any_flag}"),
+            "0",
+            "mouse reporting is off"
+        );
+        tmux.assert_restored();
+        // A recording cut short is not put in place, and its temporary file is gone.
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
+        assert!(left.is_empty(), "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -96,7 +96,7 @@ pub fn write(
                     );
                     let svg = picture(app, theme);
                     let path = images.join(&file);
-                    if let Err(e) = std::fs::write(&path, svg) {
+                    if let Err(e) = crate::files::write_text(None, &path, &svg) {
                         error = Some(failed(&path, e.to_string()));
                     }
                     pictures.push(Picture {
@@ -123,12 +123,14 @@ pub fn write(
         let title = format!("Part {}: {}", i + 1, part.scenario.name);
         let figure = timeline::figure(&title, &[rec.finish()]);
         let path = images.join(&file);
-        plot::write(&figure, &path, chart_theme).map_err(|e| failed(&path, e.to_string()))?;
+        let out = crate::files::OutputFile::check(None, &path)
+            .map_err(|e| failed(&path, e.to_string()))?;
+        plot::write(&figure, out, chart_theme).map_err(|e| failed(&path, e.to_string()))?;
         charts.push(file);
     }
     let page = dir.join(format!("{}.md", lesson.name));
     let text = markdown(lesson, &session, &pictures, &charts, sets);
-    std::fs::write(&page, text).map_err(|e| failed(&page, e.to_string()))?;
+    crate::files::write_text(None, &page, &text).map_err(|e| failed(&page, e.to_string()))?;
     Ok(page)
 }
 

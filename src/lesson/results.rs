@@ -57,7 +57,7 @@ pub enum ResultsError {
     #[error("{0:?}: a results file ends in .json or .csv")]
     Extension(String),
     #[error("{path}: cannot write the results: {error}")]
-    Write { path: String, error: std::io::Error },
+    Write { path: String, error: String },
     #[error("{path}: cannot read the results: {error}")]
     Read { path: String, error: std::io::Error },
     #[error("{path}: not a threadlab results file: {error}")]
@@ -171,15 +171,10 @@ impl Results {
             FileFormat::Json => self.to_json(),
             FileFormat::Csv => self.to_csv(),
         };
-        let error = |error| ResultsError::Write {
+        crate::files::write_text(Some("--results"), path, &text).map_err(|e| ResultsError::Write {
             path: path.display().to_string(),
-            error,
-        };
-        crate::report::write_whole(
-            path,
-            |temp| std::fs::write(temp, &text).map_err(error),
-            error,
-        )
+            error: e.to_string(),
+        })
     }
 
     /// Reads a results file `write` wrote (JSON or CSV, by its extension).

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use plotters::style::RGBColor;
 
+use crate::files::OutputFile;
 use crate::scenario::Strategy;
 
 /// Light for printed pages and white projector screens, dark for dark slides.
@@ -83,9 +84,6 @@ pub struct Figure {
 pub enum PlotError {
     #[error("--plot {0:?}: the file name must end in .svg or .png")]
     Extension(String),
-    /// Said plainly before drawing, not in the drawing library's words.
-    #[error("--plot {path:?}: cannot create the file: {error}")]
-    Create { path: String, error: std::io::Error },
     #[error("--plot {path:?}: {error}")]
     Draw {
         path: String,
@@ -97,7 +95,13 @@ pub enum PlotError {
         error: font::FontError,
     },
     #[error("--plot {path:?}: {error}")]
-    Write { path: String, error: std::io::Error },
+    Encode {
+        path: String,
+        error: ::png::EncodingError,
+    },
+    /// The file could not be written (nothing was: the path is as it was).
+    #[error("{0}")]
+    Output(#[from] crate::files::OutputError),
 }
 
 /// Checks a `--plot` path before any work is done.
@@ -112,45 +116,54 @@ fn extension(path: &Path) -> Option<&str> {
     path.extension().and_then(|e| e.to_str())
 }
 
-/// Draws `figure` to `path` (`.svg` or `.png`).
-pub fn write(figure: &Figure, path: &Path, theme: ChartTheme) -> Result<(), PlotError> {
-    check_path(path)?;
+/// Draws `figure` to `out` (`.svg` or `.png`, by its name), whole or not at all.
+pub fn write(figure: &Figure, out: OutputFile, theme: ChartTheme) -> Result<(), PlotError> {
+    let path = out.path().to_path_buf();
+    check_path(&path)?;
     let path_text = || path.display().to_string();
     let drawing = |error| PlotError::Draw {
         path: path_text(),
         error,
     };
-    let writing = |error| PlotError::Write {
-        path: path_text(),
-        error,
-    };
     draw::register_font().map_err(drawing)?;
     let size = draw::size(figure);
-    let creating = |error| PlotError::Create {
-        path: path_text(),
-        error,
+    let bytes = if extension(&path) == Some("svg") {
+        let mut svg = String::new();
+        let root = plotters::prelude::SVGBackend::with_string(&mut svg, size);
+        draw::figure(root, figure, theme).map_err(drawing)?;
+        font::embed(&svg, draw::FONT_BYTES)
+            .map_err(|error| PlotError::Font {
+                path: path_text(),
+                error,
+            })?
+            .into_bytes()
+    } else {
+        let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+        let root = plotters::prelude::BitMapBackend::with_buffer(&mut pixels, size);
+        draw::figure(root, figure, theme).map_err(drawing)?;
+        rgb_png(size, &pixels).map_err(|error| PlotError::Encode {
+            path: path_text(),
+            error,
+        })?
     };
-    // The chart already at `path` stays as it was until the new one is whole.
-    crate::report::write_whole(
-        path,
-        |temp| {
-            std::fs::File::create(temp).map_err(creating)?;
-            if extension(path) == Some("svg") {
-                let mut svg = String::new();
-                let root = plotters::prelude::SVGBackend::with_string(&mut svg, size);
-                draw::figure(root, figure, theme).map_err(drawing)?;
-                let svg = font::embed(&svg, draw::FONT_BYTES).map_err(|error| PlotError::Font {
-                    path: path_text(),
-                    error,
-                })?;
-                std::fs::write(temp, svg).map_err(writing)
-            } else {
-                let root = plotters::prelude::BitMapBackend::new(temp, size);
-                draw::figure(root, figure, theme).map_err(drawing)
-            }
-        },
-        creating,
-    )
+    out.write(|w| w.write_all(&bytes))?;
+    Ok(())
+}
+
+/// `pixels` (RGB, 8 bits each, row by row) of a `(width, height)` picture as a PNG file.
+pub fn rgb_png(
+    (width, height): (u32, u32),
+    pixels: &[u8],
+) -> Result<Vec<u8>, ::png::EncodingError> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = ::png::Encoder::new(&mut out, width, height);
+        encoder.set_color(::png::ColorType::Rgb);
+        encoder.set_depth(::png::BitDepth::Eight);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(pixels)?;
+    }
+    Ok(out)
 }
 
 /// Okabe and Ito's colour-blind-safe palette, ordered so neighbours differ in lightness too

@@ -19,35 +19,6 @@ use crate::sim::{Engine, PoolSnapshot, ResourceSnapshot, RunLine, ServiceSnapsho
 use crate::theory::Prediction;
 use crate::time::Nanos;
 
-/// Writes an output file whole or not at all: `write` fills a temporary file beside `path`
-/// (hidden, same folder so the rename is atomic, same extension for writers that go by it),
-/// which then replaces `path`; on any error the temporary file is removed and `path` is left
-/// as it was, so a full disk leaves no truncated chart or trace behind.
-pub fn write_whole<T, E>(
-    path: &std::path::Path,
-    write: impl FnOnce(&std::path::Path) -> Result<T, E>,
-    io_error: impl Fn(std::io::Error) -> E,
-) -> Result<T, E> {
-    let name = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let ext = path
-        .extension()
-        .map_or_else(String::new, |e| e.to_string_lossy().into_owned());
-    let temp = path.with_file_name(format!(".{name}.{}.tmp.{ext}", std::process::id()));
-    let done = write(&temp).and_then(|value| {
-        std::fs::File::open(&temp)
-            .and_then(|f| f.sync_all())
-            .and_then(|()| std::fs::rename(&temp, path))
-            .map_err(&io_error)?;
-        Ok(value)
-    });
-    if done.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    done
-}
-
 pub use compare_table::compare_table;
 pub use csv::field as csv_field;
 pub use limits::{Shown, best, best_as, limited_by, shown};
@@ -664,39 +635,6 @@ pub fn fmt_ms(ms: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
-    use super::write_whole;
-
-    #[test]
-    fn a_failed_write_leaves_the_file_as_it_was_and_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("threadlab-whole-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("chart.svg");
-        std::fs::write(&path, "old").expect("write");
-        let failed: Result<(), String> = write_whole(
-            &path,
-            |temp| {
-                let mut f = std::fs::File::create(temp).map_err(|e| e.to_string())?;
-                f.write_all(b"<svg half").map_err(|e| e.to_string())?;
-                Err("No space left on device".to_owned())
-            },
-            |e| e.to_string(),
-        );
-        assert!(failed.is_err());
-        assert_eq!(std::fs::read_to_string(&path).expect("read"), "old");
-        let written: Result<(), String> = write_whole(
-            &path,
-            |temp| std::fs::write(temp, "new").map_err(|e| e.to_string()),
-            |e| e.to_string(),
-        );
-        assert_eq!(written, Ok(()));
-        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
-        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
-        assert_eq!(left.len(), 1, "{left:?}");
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
     #[test]
     fn a_run_nobody_watches_reports_every_figure_a_watched_one_does() {
         // Headless runs keep no log and no rolling window: the report must not change, and

@@ -562,45 +562,21 @@ impl<W: Write> EventWriter<W> {
     }
 }
 
-/// Why a `--trace` file could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceFileError {
-    #[error("--trace {path}: cannot create the file: {error}")]
-    Create { path: String, error: io::Error },
-    #[error("--trace {path}: cannot write the file: {error}")]
-    Write { path: String, error: io::Error },
-}
-
-/// Writes the trace of `runs` to `path`; says on stderr what it wrote and what it left out.
+/// Writes the trace of `runs` to `out`, whole or not at all; returns what to say of it (what
+/// it left out, then what it wrote).
 ///
 /// # Errors
-/// The file cannot be created or written; the message names it.
+/// The file cannot be written; the message names it, and the path is as it was.
 pub fn write_trace_file(
-    path: &std::path::Path,
+    out: crate::files::OutputFile,
     runs: &[(&str, &Engine)],
-) -> Result<(), TraceFileError> {
-    let cannot_write = |error| TraceFileError::Write {
-        path: path.display().to_string(),
-        error,
-    };
-    let summary = super::write_whole(
-        path,
-        |temp| {
-            let file = std::fs::File::create(temp).map_err(|error| TraceFileError::Create {
-                path: path.display().to_string(),
-                error,
-            })?;
-            write_trace(file, runs).map_err(cannot_write)
-        },
-        cannot_write,
-    )?;
-    if let Some(msg) = left_out_message(runs) {
-        eprintln!("{msg}");
-    }
-    eprintln!(
-        "wrote {} ({} events); open it in ui.perfetto.dev or chrome://tracing",
-        path.display(),
+) -> Result<Vec<String>, crate::files::OutputError> {
+    let path = out.path().display().to_string();
+    let summary = out.write(|w| write_trace(w, runs))?;
+    let mut said: Vec<String> = left_out_message(runs).into_iter().collect();
+    said.push(format!(
+        "wrote {path} ({} events); open it in ui.perfetto.dev or chrome://tracing",
         summary.events
-    );
-    Ok(())
+    ));
+    Ok(said)
 }

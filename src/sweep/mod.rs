@@ -39,7 +39,8 @@ pub struct Point {
 pub enum SweepError {
     #[error("{0}")]
     Scenario(Box<ScenarioError>),
-    #[error("--vary {path}={value}: {error}; the allowed form is {VARY_FORM}")]
+    /// A value of the right form that the scenario refuses: its error says why.
+    #[error("--vary {path}={value}: {error}")]
     Point {
         path: String,
         value: String,
@@ -52,7 +53,7 @@ pub enum SweepError {
         error: Box<ScenarioError>,
     },
     #[error(
-        "--vary: the grid has {0} points, more than the {MAX_POINTS} a sweep may have; the allowed form is {VARY_FORM}"
+        "--vary: the grid has {0} points, more than the {MAX_POINTS} a sweep may have; vary fewer values"
     )]
     TooMany(usize),
 }
@@ -216,10 +217,13 @@ pub fn run(plan: &Plan, points: &[Point], progress: Option<&Progress>) -> SweepR
         .iter()
         .flat_map(|p| plan.strategies.iter().map(move |&s| (p, s)))
         .collect();
+    // The runs played at once share one run's limits (of requests and calls in flight, and
+    // so of memory).
+    let at_once = rayon::current_num_threads().clamp(1, jobs.len().max(1)) as u64;
     let results: Vec<Option<PointReport>> = jobs
         .par_iter()
         .map(|&(point, strategy)| {
-            let done = play_point(point, strategy);
+            let done = play_point(point, strategy, at_once);
             if let Some(p) = progress {
                 p.inc();
             }
@@ -240,12 +244,13 @@ pub fn run(plan: &Plan, points: &[Point], progress: Option<&Progress>) -> SweepR
     }
 }
 
-fn play_point(point: &Point, strategy: Strategy) -> Option<PointReport> {
+fn play_point(point: &Point, strategy: Strategy, at_once: u64) -> Option<PointReport> {
     if progress::interrupted() {
         return None;
     }
     let s = &point.scenario;
-    let engine = crate::sim::Engine::new(s, strategy).unwatched();
+    let mut engine = crate::sim::Engine::new(s, strategy).unwatched();
+    engine.share_limits(at_once);
     let (engine, complete) =
         progress::play_engine(engine, s.duration, None, &mut progress::unobserved);
     if !complete {

@@ -827,6 +827,7 @@ impl App {
         if self.source.engine().is_none() {
             return;
         }
+        self.share_budget();
         // A halted engine does nothing more (`Engine::halted`: stalled, or at its cap of
         // requests in flight): say so every frame rather than spend the frame's budget on it.
         let stalled = self.driven().find(|e| e.halted()).map(|e| {
@@ -838,9 +839,14 @@ impl App {
                     e.strategy()
                 )
             } else {
+                let shared = match e.sharing() {
+                    1 => String::new(),
+                    n => format!(" (its share: the {n} runs played at once share one run's)"),
+                };
                 format!(
                     "STOPPED at {} (r resets, q quits): the {} run holds the most requests in \
-                     flight a run may ({}); the load arrives faster than the server answers",
+                     flight a run may{shared} ({}); the load arrives faster than the server \
+                     answers",
                     e.now(),
                     e.strategy(),
                     e.requests_in_flight()
@@ -1728,6 +1734,8 @@ mod app_variants;
 
 #[path = "app_lesson.rs"]
 mod app_lesson;
+#[path = "budget.rs"]
+mod budget;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

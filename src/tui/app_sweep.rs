@@ -37,7 +37,8 @@ impl App {
         let Some(engine) = self.source.engine() else {
             return;
         };
-        match KnobSweep::new(engine, knob) {
+        let beside = self.runs_alive();
+        match KnobSweep::new(engine, knob).map(|plan| plan.share_with(beside)) {
             Ok(plan) => {
                 let source = source(&plan);
                 self.info(format!(

@@ -278,3 +278,30 @@ fn g_on_a_pool_the_strategy_left_behind_sweeps_the_load() {
     a.press(Key::Char('g'));
     assert_eq!(a.sweep().expect("a sweep").plan().knob, Knob::Clients);
 }
+
+#[test]
+fn a_sweeps_points_share_one_runs_limits_with_the_runs_on_screen() {
+    let mut a = app(CLOSED, Strategy::Bulkhead);
+    a.press(Key::Char('c'));
+    a.advance(Duration::ZERO, BudgetSpec::Events(0));
+    // The run on screen and the five strategies of the compare view.
+    assert_eq!(a.driven().count(), 6);
+    let mut sharing = 0;
+    a.start_sweep(Knob::Clients, |plan| {
+        sharing = plan.sharing();
+        complete(plan)
+    });
+    let threads = crate::tui::sweep::threads() as u64;
+    assert_eq!(sharing, 6 + threads);
+    // While the points compute, the runs on screen leave them their shares.
+    let mut b = app(CLOSED, Strategy::Bulkhead);
+    let mut feed = None;
+    b.start_sweep(Knob::Clients, |plan| {
+        let (source, tx, cancel) = played(plan, []);
+        feed = Some((tx, cancel));
+        source
+    });
+    b.advance(Duration::ZERO, BudgetSpec::Events(0));
+    assert_eq!(b.sim().sharing(), 1 + threads);
+    drop(feed);
+}

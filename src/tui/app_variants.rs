@@ -65,6 +65,21 @@ impl App {
             return;
         };
         let run = origin.variant(&sets);
+        // One budget for the run and its variants: a variant whose own run is beyond the
+        // limits is not played beside it.
+        if let Ok(engine) = &run
+            && let Some(why) = super::budget::too_large(
+                engine.scenario(),
+                engine.strategy(),
+                self.scenario.duration,
+            )
+        {
+            self.status = Some(Status::Error(format!(
+                "no variant added: {} is too large to play beside the run: {why}",
+                super::super::compare_runs::label_of(&sets)
+            )));
+            return;
+        }
         match run {
             Ok(engine) => {
                 let row = CompareRow::variant(sets, Ok(engine));

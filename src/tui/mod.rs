@@ -11,6 +11,7 @@ pub mod clock;
 pub mod compare_runs;
 pub mod expect;
 pub mod fault_form;
+pub mod guard;
 mod input;
 pub mod keys;
 pub mod knob;
@@ -51,7 +52,7 @@ pub enum Theme {
 }
 
 /// How the TUI runs.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TuiOptions {
     /// Frames per second while running (1..=120; paused, it draws only on input).
     pub fps: u32,
@@ -62,8 +63,9 @@ pub struct TuiOptions {
     pub real: Option<RealOptions>,
     /// The config file's key overrides.
     pub keys: crate::config::KeyMap,
-    /// `--record FILE.cast`: tee what is drawn into an asciicast v2 file.
-    pub record: Option<std::path::PathBuf>,
+    /// `--record FILE.cast`: tee what is drawn into an asciicast v2 file (put in place when
+    /// the session ends, whole).
+    pub record: Option<crate::files::OutputFile>,
     /// `--keys FILE`: a timed key script; the simulated clock then moves one frame a frame.
     pub script: Option<script::KeyScript>,
     /// The `--set` overrides the scenario was loaded with: the variants compare (`C`) loads
@@ -139,12 +141,8 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
     if let Some(run) = options.lesson {
         app.start_lesson(crate::lesson::Session::new(run.lesson));
     }
-    let cast_file = match &options.record {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).map_err(|e| {
-                anyhow::anyhow!("{}: cannot write the recording: {e}", path.display())
-            })?,
-        )),
+    let cast_file = match options.record {
+        Some(out) => Some(out.open()?),
         None => None,
     };
     // Raw mode, the alternate screen and the panic hook that undoes them; then a terminal
@@ -173,6 +171,7 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         None => None,
     };
     let (writer, tee) = record::Tee::new(std::io::stdout(), cast);
+    let recording = writer.recording();
     let mut terminal = match Terminal::new(CrosstermBackend::new(writer)) {
         Ok(t) => t,
         Err(e) => {
@@ -197,30 +196,31 @@ pub fn run(scenario: Scenario, strategy: Strategy, options: TuiOptions) -> anyho
         _ => None,
     };
     drop(app);
-    let recording = tee.take_error();
+    // The recording is whole up to the end, whatever ended the session: it goes in place,
+    // unless a write failed (then the path is left as it was).
+    drop(terminal);
+    if let Some(cast) = recording.take() {
+        let staged = cast.into_inner();
+        match tee.take_error() {
+            Some(e) => return Err(staged.failed(e).into()),
+            None => staged.commit()?,
+        }
+    }
     match written {
         Some(Ok((path, score, of))) => {
-            eprintln!(
+            crate::progress::say(format_args!(
                 "threadlab: wrote {} ({score} of {of} right)",
                 path.display()
-            );
+            ));
         }
         Some(Err(e)) => return Err(e.into()),
         None => {}
     }
-    result?;
-    match (recording, &options.record) {
-        (Some(e), Some(path)) => Err(anyhow::anyhow!(
-            "{}: the recording stopped early: {e}",
-            path.display()
-        )),
-        _ => Ok(()),
-    }
+    result
 }
 
 /// The terminal the TUI draws on: stdout, teed into a recording when there is one.
-type Screen =
-    Terminal<CrosstermBackend<record::Tee<std::io::Stdout, std::io::BufWriter<std::fs::File>>>>;
+type Screen = Terminal<CrosstermBackend<record::Tee<std::io::Stdout, crate::files::Staged>>>;
 
 /// Leaves raw mode and the alternate screen and shows the cursor again.
 fn restore_terminal() {
@@ -308,6 +308,7 @@ async fn event_loop(
     let mut frames = tokio::time::interval(Duration::from_secs(1) / fps.clamp(1, 120));
     frames.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut last = Instant::now();
+    let mut shown = terminal.size()?;
     draw(terminal, app)?;
     let mut frame = 0;
     while !app.should_quit() {
@@ -353,6 +354,12 @@ async fn event_loop(
             // The clock resumes from now: the time spent paused does not count.
             last = Instant::now();
             frames.reset();
+        }
+        // A resized terminal is drawn anew at its size; a recording says so first.
+        let size = terminal.size()?;
+        if size != shown {
+            shown = size;
+            tee.resized((size.width, size.height));
         }
         draw(terminal, app)?;
     }

@@ -53,6 +53,11 @@ impl<W: Write> Cast<W> {
         })
     }
 
+    /// The writer, once the cast is over.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
     fn seconds(&self) -> f64 {
         match self.clock {
             CastClock::Wall(start) => start.elapsed().as_secs_f64(),
@@ -64,6 +69,18 @@ impl<W: Write> Cast<W> {
 
     /// One output event: `data` as the terminal received it.
     pub fn output(&mut self, data: &[u8]) -> io::Result<()> {
+        let text = String::from_utf8_lossy(data);
+        self.event("o", &text)?;
+        self.out.flush()
+    }
+
+    /// The terminal is now `width` x `height` (asciicast v2's resize event, `"r"`).
+    pub fn resize(&mut self, (width, height): (u16, u16)) -> io::Result<()> {
+        self.event("r", &format!("{width}x{height}"))
+    }
+
+    /// One event line, later than the one before by at least a microsecond.
+    fn event(&mut self, code: &str, data: &str) -> io::Result<()> {
         let mut t = self.seconds();
         if let Some(last) = self.last
             && t <= last
@@ -71,10 +88,8 @@ impl<W: Write> Cast<W> {
             t = last + 0.000_001;
         }
         self.last = Some(t);
-        let text = String::from_utf8_lossy(data);
-        let line = serde_json::json!([round6(t), "o", text]);
-        writeln!(self.out, "{line}")?;
-        self.out.flush()
+        let line = serde_json::json!([round6(t), code, data]);
+        writeln!(self.out, "{line}")
     }
 }
 
@@ -88,9 +103,21 @@ fn round6(t: f64) -> f64 {
 #[derive(Debug)]
 pub struct Tee<T: Write, C: Write> {
     terminal: T,
-    cast: Option<Cast<C>>,
+    cast: Recording<C>,
     pending: Vec<u8>,
     handle: TeeHandle,
+}
+
+/// The cast a [`Tee`] records into, shared so it can be taken out and finished when the
+/// session is over (the tee itself belongs to the terminal).
+#[derive(Debug)]
+pub struct Recording<C: Write>(Arc<Mutex<Option<Cast<C>>>>);
+
+impl<C: Write> Recording<C> {
+    /// The cast, taken out (the terminal is no longer recorded).
+    pub fn take(&self) -> Option<Cast<C>> {
+        self.0.lock().ok().and_then(|mut c| c.take())
+    }
 }
 
 /// What the frame loop keeps of a [`Tee`] it handed to the terminal: the frame count of a
@@ -100,12 +127,21 @@ pub struct TeeHandle {
     frame: Arc<AtomicU64>,
     /// A cast that failed to write stops recording; the error is kept to report at the end.
     failed: Arc<Mutex<Option<io::Error>>>,
+    /// The terminal's new size, recorded before the next output.
+    resized: Arc<Mutex<Option<(u16, u16)>>>,
 }
 
 impl TeeHandle {
     /// A scripted cast's clock moves on by one frame.
     pub fn next_frame(&self) {
         self.frame.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The terminal was resized to `size`: the cast says so before the next frame.
+    pub fn resized(&self, size: (u16, u16)) {
+        if let Ok(mut resized) = self.resized.lock() {
+            *resized = Some(size);
+        }
     }
 
     /// Why the recording stopped early, if it did.
@@ -122,23 +158,23 @@ impl<T: Write, C: Write> Tee<T, C> {
         }
         let tee = Tee {
             terminal,
-            cast,
+            cast: Recording(Arc::new(Mutex::new(cast))),
             pending: Vec::new(),
             handle: handle.clone(),
         };
         (tee, handle)
     }
 
-    /// The cast's writer (tests).
-    pub fn cast(&self) -> Option<&C> {
-        self.cast.as_ref().map(|c| &c.out)
+    /// The recording, to take its cast out once the session is over.
+    pub fn recording(&self) -> Recording<C> {
+        Recording(Arc::clone(&self.cast.0))
     }
 }
 
 impl<T: Write, C: Write> Write for Tee<T, C> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.terminal.write(buf)?;
-        if self.cast.is_some() {
+        if self.cast.0.lock().is_ok_and(|c| c.is_some()) {
             self.pending.extend_from_slice(&buf[..n]);
         }
         Ok(n)
@@ -146,16 +182,26 @@ impl<T: Write, C: Write> Write for Tee<T, C> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.terminal.flush()?;
-        if let Some(cast) = &mut self.cast
-            && !self.pending.is_empty()
-        {
-            if let Err(e) = cast.output(&self.pending) {
-                self.cast = None;
-                if let Ok(mut failed) = self.handle.failed.lock() {
-                    *failed = Some(e);
-                }
+        let resized = self.handle.resized.lock().ok().and_then(|mut r| r.take());
+        let Ok(mut slot) = self.cast.0.lock() else {
+            return Ok(());
+        };
+        let Some(cast) = slot.as_mut() else {
+            return Ok(());
+        };
+        let mut written = match resized {
+            Some(size) => cast.resize(size),
+            None => Ok(()),
+        };
+        if written.is_ok() && !self.pending.is_empty() {
+            written = cast.output(&self.pending);
+        }
+        self.pending.clear();
+        if let Err(e) = written {
+            *slot = None;
+            if let Ok(mut failed) = self.handle.failed.lock() {
+                *failed = Some(e);
             }
-            self.pending.clear();
         }
         Ok(())
     }
@@ -179,7 +225,8 @@ mod tests {
         tee.flush().expect("flush");
         tee.write_all(b"!").expect("write");
         tee.flush().expect("flush");
-        let text = String::from_utf8(tee.cast().expect("recording").clone()).expect("utf-8");
+        let bytes = tee.recording().take().expect("recording").into_inner();
+        let text = String::from_utf8(bytes).expect("utf-8");
         let lines: Vec<serde_json::Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("json"))
@@ -191,6 +238,29 @@ mod tests {
         assert_eq!(lines[1], serde_json::json!([0.0, "o", "\u{1b}[2Jhello"]));
         assert_eq!(lines[2], serde_json::json!([0.1, "o", "wörld"]));
         assert_eq!(lines[3], serde_json::json!([0.100001, "o", "!"]));
+        assert_eq!(lines.len(), 4);
+    }
+
+    #[test]
+    fn a_resize_is_recorded_as_an_r_event_before_the_next_frame() {
+        let clock = CastClock::Frames { fps: 10 };
+        let cast = Cast::new(Vec::new(), (80, 24), clock, None).expect("header");
+        let (mut tee, handle) = Tee::new(io::sink(), Some(cast));
+        tee.write_all(b"a").expect("write");
+        tee.flush().expect("flush");
+        handle.next_frame();
+        handle.resized((100, 30));
+        tee.write_all(b"b").expect("write");
+        tee.flush().expect("flush");
+        let bytes = tee.recording().take().expect("recording").into_inner();
+        let text = String::from_utf8(bytes).expect("utf-8");
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        assert_eq!(lines[1], serde_json::json!([0.0, "o", "a"]));
+        assert_eq!(lines[2], serde_json::json!([0.1, "r", "100x30"]));
+        assert_eq!(lines[3], serde_json::json!([0.100001, "o", "b"]));
         assert_eq!(lines.len(), 4);
     }
 }

@@ -57,8 +57,13 @@ const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 pub enum ScriptError {
     #[error("{path}: cannot read the key script: {error}")]
     Read { path: String, error: std::io::Error },
-    #[error("{path}: {size} bytes; a key script holds at most {MAX_SCRIPT_BYTES}")]
-    TooLarge { path: String, size: u64 },
+    #[error("{path}: more than {MAX_SCRIPT_BYTES} bytes; a key script holds at most that")]
+    TooLarge { path: String },
+    #[error("{path}: not UTF-8 text: {error}")]
+    NotText {
+        path: String,
+        error: std::string::FromUtf8Error,
+    },
     #[error("{path}: {error}")]
     Line { path: String, error: LineError },
 }
@@ -98,14 +103,18 @@ impl KeyScript {
             path: shown(),
             error,
         };
-        let size = std::fs::metadata(path).map_err(read)?.len();
-        if size > MAX_SCRIPT_BYTES {
-            return Err(ScriptError::TooLarge {
-                path: shown(),
-                size,
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(read)?;
+        // What is read is counted, not what the file says its size is (0 for a device).
+        let bytes = match crate::files::read_at_most(path, MAX_SCRIPT_BYTES) {
+            Ok(bytes) => bytes,
+            Err(crate::files::InputError::Read(error)) => return Err(read(error)),
+            Err(crate::files::InputError::TooLarge { .. }) => {
+                return Err(ScriptError::TooLarge { path: shown() });
+            }
+        };
+        let text = String::from_utf8(bytes).map_err(|error| ScriptError::NotText {
+            path: shown(),
+            error,
+        })?;
         KeyScript::parse(&text).map_err(|error| ScriptError::Line {
             path: shown(),
             error,

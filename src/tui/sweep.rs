@@ -54,6 +54,9 @@ pub struct KnobSweep {
     pub duration: Nanos,
     scenario: Scenario,
     faults: Vec<(ServiceId, Fault)>,
+    /// The runs sharing one run's limits while the points play (the live view's and the
+    /// points played at once); see [`KnobSweep::share_with`].
+    sharing: u64,
 }
 
 /// Why the live view cannot sweep a knob: it has no value in this run; names the knob.
@@ -81,7 +84,20 @@ impl KnobSweep {
             faults: live_faults(engine),
             scenario,
             name,
+            sharing: 1,
         })
+    }
+
+    /// The runs that share one run's limits while the points play.
+    pub fn sharing(&self) -> u64 {
+        self.sharing
+    }
+
+    /// The points share one run's limits with `runs_beside` runs the live view plays, and
+    /// with the other points played at once.
+    pub fn share_with(mut self, runs_beside: u64) -> Self {
+        self.sharing = runs_beside + threads() as u64;
+        self
     }
 
     /// The index of the current value among [`KnobSweep::values`].
@@ -111,6 +127,8 @@ impl KnobSweep {
     pub fn play(&self, i: usize, cancel: &AtomicBool) -> Option<PointReport> {
         let value = *self.values.get(i)?;
         let mut engine = Engine::new(&self.scenario, self.strategy);
+        // The live view's one budget: the points hold their share beside its runs.
+        engine.share_limits(self.sharing);
         for &(service, fault) in &self.faults {
             engine.apply(Command::InjectFault { service, fault }).ok()?;
         }
@@ -266,12 +284,17 @@ impl PointFeed {
     }
 }
 
-/// Plays every point of `plan` until `cancel`, sending each as it finishes.
-fn compute(plan: &KnobSweep, cancel: &AtomicBool, tx: &Sender<Arrival>) {
-    let threads = std::thread::available_parallelism()
+/// The points played at once: every core but the one the frame loop keeps.
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .saturating_sub(1)
-        .max(1);
+        .max(1)
+}
+
+/// Plays every point of `plan` until `cancel`, sending each as it finishes.
+fn compute(plan: &KnobSweep, cancel: &AtomicBool, tx: &Sender<Arrival>) {
+    let threads = threads();
     let play = |tx: &mut Sender<Arrival>, i: usize| {
         if cancel.load(Ordering::Relaxed) {
             return;

@@ -1,5 +1,6 @@
 //! `w` in the TUI: the recorded timelines written as a Perfetto / Chrome trace.
 
+use crate::files::{OutputError, OutputFile};
 use crate::report::perfetto;
 use crate::scenario::Strategy;
 use crate::sim::Engine;
@@ -13,30 +14,16 @@ pub fn trace_file_name(strategy: Strategy, now: Nanos) -> String {
     )
 }
 
-/// Why `w` wrote no trace; names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceWriteError {
-    #[error("cannot create {path}: {error}")]
-    Create { path: String, error: std::io::Error },
-    #[error("cannot write {path}: {error}")]
-    Write { path: String, error: std::io::Error },
-}
-
-/// Writes `engine`'s timelines to `path` in the working directory and says what it wrote
-/// (and what the live view's rings had already forgotten).
+/// Writes `engine`'s timelines to `path` in the working directory, whole or not at all (a
+/// file there is replaced, a link is not followed), and says what it wrote (and what the live
+/// view's rings had already forgotten).
 ///
 /// # Errors
-/// The file cannot be created or written; the message names it.
-pub fn write_trace(engine: &Engine, path: &str) -> Result<String, TraceWriteError> {
-    let file = std::fs::File::create(path).map_err(|error| TraceWriteError::Create {
-        path: path.to_owned(),
-        error,
-    })?;
+/// The file cannot be written; the message names it.
+pub fn write_trace(engine: &Engine, path: &str) -> Result<String, OutputError> {
+    let out = OutputFile::check(None, std::path::Path::new(path))?;
     let runs = [("", engine)];
-    let summary = perfetto::write_trace(file, &runs).map_err(|error| TraceWriteError::Write {
-        path: path.to_owned(),
-        error,
-    })?;
+    let summary = out.write(|w| perfetto::write_trace(w, &runs))?;
     let mut text = format!("wrote {path} ({} events)", summary.events);
     if let Some(msg) = perfetto::left_out_message(&runs) {
         text.push_str("; ");
@@ -79,10 +66,10 @@ mod tests {
             .join("t.json");
         let path = path.to_string_lossy().to_string();
         let err = write_trace(&engine, &path).expect_err("no folder");
-        assert!(matches!(err, TraceWriteError::Create { .. }), "{err:?}");
+        assert!(err.is_refusal(), "{err:?}");
         assert!(
             err.to_string()
-                .starts_with(&format!("cannot create {path}: ")),
+                .starts_with(&format!("{path}: there is no folder ")),
             "{err}"
         );
     }

@@ -303,3 +303,65 @@ fn a_reset_replays_every_variant_with_its_own_overrides() {
         .expect("row");
     assert_eq!(last.scenario().server.threads, ServerThreads::Platform(20));
 }
+
+#[test]
+fn a_variant_too_large_for_the_budget_is_not_added_and_the_rows_share_one_runs_limits() {
+    let mut a = preset_app("metastable", &[]);
+    play(&mut a, 1);
+    a.press(Key::Char('C'));
+    let rows = labels(&a).len();
+    for _ in 0..4 {
+        a.press(Key::Char('a'));
+        type_line(&mut a, "load.rate=1000000");
+        a.press(Key::Enter);
+        let Some(Status::Error(text)) = a.status() else {
+            panic!("not refused: {:?}", a.status());
+        };
+        assert!(
+            text.starts_with(
+                "no variant added: load.rate=1000000 is too large to play beside the run: up to"
+            ),
+            "{text}"
+        );
+    }
+    assert_eq!(labels(&a).len(), rows);
+    // The run on screen and every row hold an equal share of one run's limits.
+    play(&mut a, 1);
+    let runs = a.driven().count() as u64;
+    assert_eq!(runs, rows as u64 + 1);
+    assert!(a.driven().all(|e| e.sharing() == runs));
+    // Closed, the run on screen has them all again.
+    a.press(Key::Char('C'));
+    play(&mut a, 1);
+    assert_eq!(a.sim().sharing(), 1);
+}
+
+#[test]
+fn rows_beyond_their_share_stop_the_view_and_say_it_is_their_share() {
+    // Four typed variants each at 30,000/s, as the estimate admits for 3 s of erlang-c: the
+    // five runs together may hold what one run may.
+    let mut a = preset_app("erlang-c", &["scenario.duration=3s"]);
+    a.press(Key::Char('C'));
+    for rate in ["30000", "30001", "30002", "30003"] {
+        a.press(Key::Char('a'));
+        type_line(&mut a, &format!("load.rate={rate}"));
+        a.press(Key::Enter);
+    }
+    assert_eq!(labels(&a).len(), 5, "{:?}", a.status());
+    for e in a.compare.iter_mut().flat_map(CompareRuns::engines_mut) {
+        e.set_in_flight_cap(50_000);
+    }
+    a.source
+        .engine_mut()
+        .expect("simulated")
+        .set_in_flight_cap(50_000);
+    play(&mut a, 3);
+    let Some(Status::Error(text)) = a.status() else {
+        panic!("not stopped: {:?}", a.status());
+    };
+    assert!(
+        text.contains("(its share: the 6 runs played at once share one run's)"),
+        "{text}"
+    );
+    assert!(a.driven().all(|e| e.requests_in_flight() <= 50_000 / 6 + 1));
+}

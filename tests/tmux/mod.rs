@@ -53,6 +53,18 @@ impl Tmux {
         assert!(self.cmd(&args).status().expect("tmux send-keys").success());
     }
 
+    /// Resizes the terminal to `width` x `height` cells.
+    pub fn resize(&self, width: u16, height: u16) {
+        let (w, h) = (width.to_string(), height.to_string());
+        let args = ["resize-window", "-t", "t", "-x", &w, "-y", &h];
+        assert!(
+            self.cmd(&args)
+                .status()
+                .expect("tmux resize-window")
+                .success()
+        );
+    }
+
     /// Runs a shell command line.
     pub fn run(&self, line: &str) {
         self.keys(&[line, "Enter"]);

@@ -25,6 +25,9 @@ use super::RuntimeView;
 pub const LATE_TIMER_LIMIT_MS: f64 = 5.0;
 /// Share of the workers (or of the cores) busy from which there is no room left.
 pub const SATURATED: f64 = 0.9;
+/// Retried requests that went out this much later again than their schedule (their drift
+/// over the time it gave them) ran at another pace than the model's.
+pub const RETRY_DRIFT_SHARE: f64 = 0.1;
 
 /// The cores a real run's spinning needs at the rates it reached: the calls' CPU for each
 /// request, the handler's own for each one a handler took (not the refused), the error page
@@ -64,6 +67,11 @@ pub(super) fn calls_cpu_s(scenario: &Scenario) -> f64 {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Starts {
     delays: LatencyHistogram,
+    /// How far behind its request's schedule each retried attempt went out.
+    retry_drift: LatencyHistogram,
+    /// Those drifts added up, and the scheduled times since their requests' first attempts.
+    retry_drift_total: Nanos,
+    retry_scheduled_total: Nanos,
     /// Closed-loop clients that sent at least one request.
     pub clients_started: u64,
 }
@@ -72,6 +80,23 @@ impl Starts {
     /// A request went out `delay` after it was due.
     pub fn record(&mut self, delay: Nanos) {
         self.delays.record(delay);
+    }
+
+    /// A retried attempt went out `drift` behind its request's schedule (the lateness of
+    /// each attempt before it, its own included), `since_first` after the first attempt.
+    pub fn record_retry(&mut self, drift: Nanos, since_first: Nanos) {
+        self.retry_drift.record(drift);
+        self.retry_drift_total = self.retry_drift_total.saturating_add(drift);
+        let scheduled = since_first.saturating_sub(drift);
+        self.retry_scheduled_total = self.retry_scheduled_total.saturating_add(scheduled);
+    }
+
+    /// The retried attempts' drift as a share of the time their schedule gave them.
+    fn retry_drift_share(&self) -> f64 {
+        match self.retry_scheduled_total.as_secs_f64() {
+            0.0 => 0.0,
+            scheduled => self.retry_drift_total.as_secs_f64() / scheduled,
+        }
     }
 }
 
@@ -89,6 +114,14 @@ pub struct Pace {
     pub start_delay_ms: LatencySummary,
     /// The median of those delays in real ms (what the machine was late by).
     pub start_delay_p50_real_ms: f64,
+    /// How far behind its request's schedule each retried attempt went out, in scenario ms:
+    /// a retry waits on the attempt before it, so each one's lateness adds up.
+    pub retry_drift_ms: LatencySummary,
+    /// The median of those in real ms.
+    pub retry_drift_p50_real_ms: f64,
+    /// The drift added up, as a share of the time the retried requests' schedule gave
+    /// them since their first attempts (0.5: they went out half as late again).
+    pub retry_drift_share: f64,
     /// The tokio workers' busy ratio over the whole run (up to `workers`).
     pub busy_ratio_mean: f64,
     pub workers: usize,
@@ -121,12 +154,16 @@ impl Pace {
     /// machine's cores or more.
     pub(super) fn judge(m: &Measured<'_>) -> Pace {
         let delays = m.starts.delays.summary();
+        let drift = m.starts.retry_drift.summary();
         let mut pace = Pace {
             behind: false,
             sent: m.sent,
             unsent: m.clients.saturating_sub(m.starts.clients_started),
             start_delay_ms: delays,
             start_delay_p50_real_ms: delays.p50 * m.time_scale,
+            retry_drift_ms: drift,
+            retry_drift_p50_real_ms: drift.p50 * m.time_scale,
+            retry_drift_share: m.starts.retry_drift_share(),
             busy_ratio_mean: m.runtime.busy_ratio_mean,
             workers: m.runtime.workers,
             cores_needed: m.cores_needed,
@@ -144,6 +181,20 @@ impl Pace {
                 "half the requests went out {:.1} ms or more after they were due (at worst \
                  {:.1} ms, scenario time; {:.1} ms real)",
                 delays.p50, delays.max, pace.start_delay_p50_real_ms
+            ));
+        }
+        if pace.retry_drift_p50_real_ms >= LATE_TIMER_LIMIT_MS
+            && pace.retry_drift_share >= RETRY_DRIFT_SHARE
+        {
+            pace.reasons.push(format!(
+                "half the retried attempts went out {:.1} ms or more behind their request's \
+                 schedule (at worst {:.1} ms, scenario time; {:.1} ms real), {:.0} % more time \
+                 than the schedule gave them: each retry waits on the attempt before it, so \
+                 the lateness of each adds up",
+                drift.p50,
+                drift.max,
+                pace.retry_drift_p50_real_ms,
+                pace.retry_drift_share * 100.0
             ));
         }
         if pace.workers > 0 && pace.busy_ratio_mean >= SATURATED * pace.workers as f64 {
@@ -240,6 +291,35 @@ mod tests {
             "{:?}",
             pace.reasons
         );
+    }
+
+    #[test]
+    fn retries_whose_lateness_adds_up_put_the_run_behind() {
+        // Each retry of a chain went out 1 ms (real) late: alone a timer's whole
+        // millisecond, but the twentieth attempt is 20 ms behind its request's schedule.
+        // Each attempt was scheduled 10 ms after the one before.
+        let mut behind = starts(&[0], 0);
+        let mut on_time = starts(&[0], 0);
+        let mut slow_chain = starts(&[0], 0);
+        for k in 1..=20 {
+            behind.record(Nanos::from_millis(100));
+            behind.record_retry(Nanos::from_millis(100 * k), Nanos::from_millis(110 * k));
+            on_time.record_retry(Nanos::from_millis(100), Nanos::from_millis(10 * k + 100));
+            // The same drift on a chain whose schedule is a minute long: 1.7 % more time.
+            let drift = Nanos::from_millis(100 * k);
+            slow_chain.record_retry(drift, Nanos::from_secs(60 * k) + drift);
+        }
+        assert!(!judged(slow_chain, 0, 0.1, 0.01).behind);
+        let pace = judged(behind, 0, 0.1, 0.01);
+        assert!(pace.behind, "{pace:?}");
+        assert_eq!(pace.reasons.len(), 1, "{:?}", pace.reasons);
+        assert!(
+            pace.reasons[0].starts_with("half the retried attempts went out 10"),
+            "{:?}",
+            pace.reasons
+        );
+        assert!(pace.retry_drift_p50_real_ms > 9.0, "{pace:?}");
+        assert!(!judged(on_time, 0, 0.1, 0.01).behind);
     }
 
     #[test]

@@ -256,8 +256,14 @@ impl World {
         let now = self.clock.now();
         let attempt = match retry {
             Some(attempt) => {
-                lock(&self.books).starts.record(now.saturating_sub(due));
-                attempt
+                let late = now.saturating_sub(due);
+                let drift = attempt.drift.saturating_add(late);
+                let mut books = lock(&self.books);
+                books.starts.record(late);
+                books
+                    .starts
+                    .record_retry(drift, now.saturating_sub(attempt.first_sent));
+                Attempt { drift, ..attempt }
             }
             None => {
                 let id = self
@@ -269,6 +275,7 @@ impl World {
                     id,
                     attempt: 0,
                     first_sent: now,
+                    drift: Nanos::ZERO,
                 }
             }
         };
@@ -357,8 +364,26 @@ impl World {
                 id: req.id,
                 attempt: req.attempt + 1,
                 first_sent: req.first_sent,
+                drift: req.drift,
             };
-            req = self.issue(due, sender, Some(next));
+            // Due as the scenario has it: a timeout noticed late moved `due` with it.
+            let noticed_late = self.timeout_noticed_late(&req);
+            req = self.issue(due.saturating_sub(noticed_late), sender, Some(next));
+        }
+    }
+
+    /// How much later than its deadline the client noticed that `req` timed out (zero for
+    /// any other outcome): the scenario's client gives up at the deadline itself.
+    fn timeout_noticed_late(&self, req: &Req) -> Nanos {
+        match (
+            req.seen.get(),
+            req.seen_at.get(),
+            self.scenario.load.timeout,
+        ) {
+            (Some(Outcome::Timeout), Some(&seen), Some(timeout)) => {
+                seen.saturating_sub(req.arrival.saturating_add(timeout))
+            }
+            _ => Nanos::ZERO,
         }
     }
 

@@ -45,6 +45,9 @@ pub(super) struct Req {
     pub handler_at: OnceLock<Nanos>,
     /// Set when its client sends it again: when the next attempt goes out.
     pub retry_at: OnceLock<Nanos>,
+    /// How far behind its request's schedule this attempt went out: the lateness of every
+    /// attempt before it added up (each retry waits on the one before).
+    pub drift: Nanos,
 }
 
 /// A request's attempt: which one, and when the first went out.
@@ -53,6 +56,8 @@ pub(super) struct Attempt {
     pub id: u64,
     pub attempt: u32,
     pub first_sent: Nanos,
+    /// How far behind its request's schedule it goes out (see [`Req::drift`]).
+    pub drift: Nanos,
 }
 
 impl Req {
@@ -75,6 +80,7 @@ impl Req {
             queued_at: OnceLock::new(),
             handler_at: OnceLock::new(),
             retry_at: OnceLock::new(),
+            drift: attempt.drift,
         }
     }
 

@@ -16,7 +16,7 @@ use super::engine::Engine;
 use super::event::Event;
 use super::handles::ThreadRef;
 use super::parts::guards::Asked;
-use super::request::{Call, CallPhase, ReqRef, Submitting};
+use super::request::{CallPhase, ReqRef, Submitting};
 
 impl Engine {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).
@@ -31,13 +31,10 @@ impl Engine {
     pub(super) fn call_again_after(&mut self, r: ReqRef, call: u16, pause: Nanos) {
         let next = self.guards.slots.next(call);
         let now = self.now;
+        self.requests.grow_calls(r, next);
         let Some(req) = self.requests.get_mut(r) else {
             return;
         };
-        let needed = usize::from(next) + 1;
-        if req.calls.len() < needed {
-            req.calls.resize(needed, Call::NEW);
-        }
         // The pause keeps the request alive, as a running call does.
         req.outstanding += 1;
         if req.strategy.calls_inline() && req.submitting == Submitting::Inline(call) {

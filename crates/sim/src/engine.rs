@@ -102,6 +102,8 @@ struct Watchdog {
     /// The most requests in flight before the run stops: [`max_requests_in_flight`] unless
     /// lowered to test it.
     in_flight_cap: u64,
+    /// The runs played side by side that share those limits, this one included (1 alone).
+    sharing: u64,
 }
 
 impl Watchdog {
@@ -193,6 +195,7 @@ impl Engine {
                 at_now: 0,
                 stall_events: STALL_EVENTS,
                 in_flight_cap: max_requests_in_flight(scenario.endpoint.call_count()),
+                sharing: 1,
             },
             cpu: Cpu::new(scenario.cores, scenario.cpu_scheduling),
             resource_states: vec![ResourceState::default(); scenario.resources.len()],
@@ -443,12 +446,41 @@ impl Engine {
     /// the cost estimate's limits, [`max_requests_in_flight`]): an open load above what the
     /// server answers piles them up. The engine then stops, as when stalled.
     pub fn over_cap(&self) -> bool {
-        self.requests_in_flight() > self.watchdog.in_flight_cap
+        self.requests_in_flight() > self.request_cap() || self.calls_in_flight() > self.call_cap()
     }
 
-    /// Requests the engine holds now (arrived or waiting to connect, not yet released).
+    /// Shares the limits of one run among `runs` runs played side by side (this one
+    /// included): each stops at its share, so together they hold no more than one run may.
+    pub fn share_limits(&mut self, runs: u64) {
+        self.watchdog.sharing = runs.max(1);
+    }
+
+    /// How many runs share this one's limits (1: it has them alone).
+    pub fn sharing(&self) -> u64 {
+        self.watchdog.sharing
+    }
+
+    /// The most requests in flight: this run's share of the cap.
+    fn request_cap(&self) -> u64 {
+        self.watchdog.in_flight_cap / self.watchdog.sharing
+    }
+
+    /// Requests the engine holds now (arrived or waiting to connect, not yet released), and
+    /// the retried attempts their clients hold during their pause.
     pub fn requests_in_flight(&self) -> u64 {
-        self.requests.live() as u64
+        (self.requests.live() + self.retries.parked()) as u64
+    }
+
+    /// Calls the requests in flight hold, each retried attempt of a call included (a call's
+    /// attempt that timed out may still be running when the next is made).
+    pub fn calls_in_flight(&self) -> u64 {
+        self.requests.call_slots() as u64
+    }
+
+    /// The most calls in flight: the cap's requests with their calls each.
+    fn call_cap(&self) -> u64 {
+        let calls = self.scenario.endpoint.call_count().max(1) as u64;
+        self.request_cap().saturating_mul(calls)
     }
 
     /// Stalled or over its cap: the engine does nothing more.
@@ -483,13 +515,18 @@ impl Engine {
     pub fn cap_message(&self) -> Option<String> {
         self.over_cap().then(|| {
             format!(
-                "the {} run stopped at {:.3} s simulated: it held {} requests in flight, the \
-                 most a run may ({:.0e} calls in flight or {} GiB, at {} call(s) per request); \
-                 the load arrives faster than the server answers: lower the rate or give the \
-                 server more threads",
+                "the {} run stopped at {:.3} s simulated: it held {} requests and {} calls \
+                 (retried attempts included) in flight, the most a run may{} ({:.0e} calls in \
+                 flight or {} GiB, at {} call(s) per request); the load arrives faster than \
+                 the server answers: lower the rate or give the server more threads",
                 self.strategy,
                 self.now.as_secs_f64(),
                 self.requests_in_flight(),
+                self.calls_in_flight(),
+                match self.watchdog.sharing {
+                    1 => String::new(),
+                    n => format!(" as one of {n} runs played at once, which share one run's"),
+                },
                 MAX_CALLS_IN_FLIGHT,
                 MAX_PEAK_BYTES / f64::from(1u32 << 30),
                 self.scenario.endpoint.call_count().max(1)

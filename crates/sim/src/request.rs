@@ -379,6 +379,9 @@ pub(super) struct Requests {
     free: Vec<u32>,
     calls_per_request: usize,
     live: usize,
+    /// Calls held by the live requests: `calls_per_request` each, and each attempt a
+    /// service's retry added (the attempts it replaced may still be running).
+    call_slots: usize,
 }
 
 impl Requests {
@@ -389,6 +392,7 @@ impl Requests {
             free: Vec::new(),
             calls_per_request,
             live: 0,
+            call_slots: 0,
         }
     }
 
@@ -434,12 +438,29 @@ impl Requests {
             sent: arrival,
         };
         self.live += 1;
+        self.call_slots += self.calls_per_request;
         ReqRef { slot, generation }
     }
 
     /// Requests in flight (allocated and not yet released).
     pub fn live(&self) -> usize {
         self.live
+    }
+
+    /// Calls the requests in flight hold, retried attempts included.
+    pub fn call_slots(&self) -> usize {
+        self.call_slots
+    }
+
+    /// Makes room in `r` for call number `call` (a retried attempt's), counted as held.
+    pub fn grow_calls(&mut self, r: ReqRef, call: u16) {
+        let Some(req) = self.get_mut(r) else { return };
+        let needed = usize::from(call) + 1;
+        if req.calls.len() < needed {
+            let grown = needed - req.calls.len();
+            req.calls.resize(needed, Call::NEW);
+            self.call_slots += grown;
+        }
     }
 
     pub fn get(&self, r: ReqRef) -> Option<&Request> {
@@ -486,6 +507,7 @@ impl Requests {
         let Some(q) = self.get_mut(r) else { return };
         if q.serving.done() && q.answered() && q.outstanding == 0 {
             q.generation = q.generation.wrapping_add(1);
+            self.call_slots -= q.calls.len();
             self.free.push(r.slot);
             self.live -= 1;
         }

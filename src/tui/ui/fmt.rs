@@ -37,6 +37,16 @@ pub fn rate(v: f64) -> String {
     }
 }
 
+/// A rate the scenario sets (not one measured): as [`rate`], but a rate too small for two
+/// decimals keeps its digits (`1e-300/s`, not `0.00/s`: it is not zero).
+pub fn set_rate(v: f64) -> String {
+    if v > 0.0 && v < 0.005 {
+        format!("{}/s", crate::scenario::short_number(v))
+    } else {
+        rate(v)
+    }
+}
+
 /// How [`rate`] writes `v`: in what unit, with how many decimals, under what suffix.
 fn rate_form(v: f64) -> (f64, usize, &'static str) {
     if v >= 10_000.0 {
@@ -296,6 +306,14 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_rate_too_small_for_two_decimals_keeps_its_digits() {
+        assert_eq!(set_rate(1e-300), "1e-300/s");
+        assert_eq!(set_rate(0.001), "0.001/s");
+        assert_eq!(set_rate(0.59), "0.59/s");
+        assert_eq!(set_rate(12_340.0), "12.3k/s");
+    }
 
     #[test]
     fn figures_that_look_alike_on_screen_compare_equal() {

@@ -191,8 +191,12 @@ fn load(mode: &LoadMode) -> String {
         LoadMode::Runs { count } => format!("load {count} runs"),
         LoadMode::Batch { count } => format!("load batch of {count}"),
         LoadMode::Open { rate, ramp } => match ramp {
-            Some(r) => format!("load open {} -> {}", fmt::rate(*rate), fmt::rate(r.to)),
-            None => format!("load open {}", fmt::rate(*rate)),
+            Some(r) => format!(
+                "load open {} -> {}",
+                fmt::set_rate(*rate),
+                fmt::set_rate(r.to)
+            ),
+            None => format!("load open {}", fmt::set_rate(*rate)),
         },
         LoadMode::Closed { clients, think } => {
             format!("load {clients} clients, think {think}")

@@ -208,7 +208,7 @@ const FORMAT_CHARS: [(char, char); 21] = [
 ];
 
 /// Whether `c` is a format character (Unicode Cf): invisible, yet it reorders or joins text.
-fn is_format(c: char) -> bool {
+pub fn is_format(c: char) -> bool {
     FORMAT_CHARS.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 

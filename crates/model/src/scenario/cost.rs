@@ -3,6 +3,7 @@
 //! or memory is refused with the numbers before it starts (`--force` runs it anyway).
 
 use super::model::{LoadMode, Scenario};
+use super::resilience::Retry;
 use crate::time::Nanos;
 
 /// Most events a run may be expected to handle (minutes on a laptop; the bound is loose for
@@ -54,15 +55,29 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
     let secs = duration.as_secs_f64();
     let server = &scenario.server;
     let connections = f64::from(server.max_connections) + f64::from(server.accept_count);
-    let calls = scenario.endpoint.call_count().max(1) as f64;
+    // Every attempt counts: a client's retry is sent like a new request, and a service's
+    // retry makes the call again (the attempt it replaced may still run), each at most as
+    // often as its attempts, or its budget, allow.
+    let sends = attempts(scenario.load.retry.as_ref());
+    let calls = scenario
+        .endpoint
+        .stages
+        .iter()
+        .flatten()
+        .map(|&id| attempts(scenario.service(id).retry.as_ref()))
+        .sum::<f64>()
+        .max(1.0);
     let (requests, in_flight, trace_bytes) = match &scenario.load.mode {
         LoadMode::Runs { count } => (f64::from(*count), 1.0, 0.0),
         LoadMode::Open { rate, ramp } => {
             let start = ramp.map_or(*rate, |r| r.to.max(*rate));
+            // A phase from the run's end on is never played.
             let peak = scenario
                 .load
                 .rate_phases()
-                .fold(start, |most, (_, r)| most.max(r));
+                .filter(|&(at, _)| at < duration)
+                .fold(start, |most, (_, r)| most.max(r))
+                * sends;
             let requests = peak * secs;
             let excess = served_rps
                 .filter(|c| c.is_finite())
@@ -80,8 +95,14 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
             // (never sooner than the retry floor), and every request takes the server's own
             // CPU on one of its cores: whichever bounds the rate lower.
             let rtt = scenario.load.link.rtt;
+            // A retry follows its attempt without the think time.
+            let think = if sends > 1.0 { Nanos::ZERO } else { *think };
             let gap = think.saturating_add(rtt).max(CLIENT_FLOOR).as_secs_f64();
-            let most = scenario.load.client_phases().map(|(_, n)| n);
+            let most = scenario
+                .load
+                .client_phases()
+                .filter(|&(at, _)| at < duration)
+                .map(|(_, n)| n);
             let clients = f64::from(most.fold(*clients, u32::max));
             let per_client = clients * (secs / gap).ceil();
             let cpu = server.connector.cpu_per_request.as_secs_f64();
@@ -100,6 +121,15 @@ pub fn estimate_cost(scenario: &Scenario, duration: Nanos, served_rps: Option<f6
         }
     };
     Cost::of(requests, in_flight, calls, trace_bytes)
+}
+
+/// The most attempts a retry policy makes of one request or call: its attempts, or one and
+/// its budget's share when that is fewer (1 without a policy).
+fn attempts(retry: Option<&Retry>) -> f64 {
+    retry.map_or(1.0, |r| {
+        let most = f64::from(r.attempts);
+        r.budget.map_or(most, |b| most.min(1.0 + b))
+    })
 }
 
 /// The highest open-load rate of `scenario` (at most `max`) whose run for `duration` stays
@@ -295,6 +325,51 @@ mod tests {
             ramp: None,
         };
         assert!(estimate_cost(&at, s.duration, served).refusal().is_some());
+    }
+
+    #[test]
+    fn a_phase_from_the_runs_end_on_is_not_weighed() {
+        // metastable's spike to 200/s begins at 30 s: a 20 s run never reaches it.
+        let s = load("metastable", &[]).expect("valid preset");
+        let short = estimate_cost(&s, Nanos::from_secs(20), served(&s));
+        // Each request counted with its 5 attempts (naive retries).
+        assert_eq!(short.requests, 90.0 * 5.0 * 20.0);
+        let long = estimate_cost(&s, Nanos::from_secs(40), served(&s));
+        assert_eq!(long.requests, 200.0 * 5.0 * 40.0);
+    }
+
+    #[test]
+    fn every_attempt_a_retry_policy_may_make_is_weighed() {
+        let storm = [
+            "load.rate=20000",
+            "load.timeout=\"10ms\"",
+            "load.retry.attempts=100",
+            "load.retry.backoff=\"0ms\"",
+            "scenario.duration=\"10s\"",
+        ];
+        let c = cost("erlang-c", &storm);
+        assert_eq!(c.requests, 20_000.0 * 100.0 * 10.0);
+        assert!(
+            c.refusal().is_some_and(|r| r.contains("calls in flight")),
+            "{c:?}"
+        );
+        // A budget of 10 % lets a request be sent 1.1 times at most.
+        let mut budgeted = storm.to_vec();
+        budgeted.push("load.retry.budget=0.1");
+        let b = cost("erlang-c", &budgeted);
+        assert!((b.requests - 20_000.0 * 1.1 * 10.0).abs() < 1e-6, "{b:?}");
+        // A service's retry: each call weighed at its attempts.
+        let calls = cost(
+            "ironthread",
+            &[
+                "services.user.retry={ attempts = 50 }",
+                "services.orders.retry={ attempts = 7 }",
+            ],
+        );
+        assert_eq!(
+            calls.calls_in_flight / calls.requests_in_flight,
+            50.0 + 7.0 + 1.0
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod resilience;
 mod trace;
 mod validate;
 
+pub use check::is_format;
 pub use cost::{
     Cost, MAX_CALLS_IN_FLIGHT, MAX_EVENTS, MAX_PEAK_BYTES, estimate_cost, max_open_rate,
     max_requests_in_flight,

@@ -164,9 +164,12 @@ pub fn parse_keys(text: &str) -> Result<Vec<TourKey>, KeysError> {
     let mut keys = Vec::new();
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
+        // `<` begins a named key when a name without another `<` follows it up to `>`:
+        // `<<Tab>` is the key `<`, then Tab.
         if c == '<'
             && let Some(end) = rest.find('>')
             && end > 1
+            && !rest[1..end].contains('<')
         {
             let name = &rest[1..end];
             let Some(&(_, key)) = NAMED_KEYS

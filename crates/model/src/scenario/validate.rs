@@ -48,6 +48,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
     let tour = tour(&check, &raw.tour)?;
     let faults = faults(&check, &raw.faults, &services)?;
     let mut load = load(&check, &raw.load, &services)?;
+    phases_within(&check, &raw.load, &load, duration)?;
     let server = server(&check, &raw.server, jdk)?;
     if raw.load.connect_spacing.is_none()
         && server.connector.accept_cost == crate::time::Nanos::ZERO
@@ -355,6 +356,16 @@ fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioE
         }
         None => None,
     };
+    if raw.on.is_empty() {
+        return Err(check.invalid(
+            &field("on"),
+            "[]",
+            "is empty, which retries nothing here while resilience4j reads an empty list as \
+             every exception: list the outcomes to retry (\"timeout\", \"failure\", \
+             \"refused\", \"not_permitted\"), leave `on` out for all of them, or set \
+             attempts = 1 for no retries",
+        ));
+    }
     let mut on = RetryOn::default();
     for (i, name) in raw.on.iter().enumerate() {
         match name.as_str() {
@@ -383,6 +394,27 @@ fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioE
         budget,
         on,
     })
+}
+
+/// A phase at or after the run's end would never be played (nor should the cost estimate
+/// count it): refused, naming it.
+fn phases_within(
+    check: &Checker,
+    raw: &RawLoad,
+    load: &Load,
+    duration: crate::time::Nanos,
+) -> Result<(), ScenarioError> {
+    match load.phases.iter().position(|p| p.at >= duration) {
+        Some(i) => Err(check.invalid(
+            &format!("load.phases.{i}.at"),
+            quoted(&raw.phases[i].at.0),
+            format!(
+                "is at or after the run's end (scenario.duration = {duration}), so it would \
+                 never be played: allowed before it"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `[[load.phases]]`: each at a later time than the one before, with the rate of an open
@@ -421,6 +453,21 @@ fn phases(check: &Checker, raw: &RawLoad, mode: &LoadMode) -> Result<Vec<Phase>,
             }
             (LoadMode::Closed { .. }, None, Some(clients)) => {
                 PhaseChange::Clients(check.count(&path("clients"), clients, 1..=MAX_CLIENTS)?)
+            }
+            (LoadMode::Open { .. }, _, Some(clients)) => {
+                return Err(check.invalid(
+                    &path("clients"),
+                    clients,
+                    "is not allowed in a phase of an open load: give its rate (requests per \
+                     second) only",
+                ));
+            }
+            (LoadMode::Closed { .. }, Some(rate), _) => {
+                return Err(check.invalid(
+                    &path("rate"),
+                    crate::scenario::short_number(rate),
+                    "is not allowed in a phase of a closed load: give its clients only",
+                ));
             }
             (LoadMode::Open { .. }, ..) => {
                 return Err(check.missing(

@@ -586,6 +586,16 @@ fn tours_and_key_scripts_share_one_key_notation() {
             TourKey::Char(' ')
         ])
     );
+    // `<` is a key too, even right before a named one; `<>` is two keys.
+    assert_eq!(
+        parse_keys("<<Tab><>"),
+        Ok(vec![
+            TourKey::Char('<'),
+            TourKey::Tab,
+            TourKey::Char('<'),
+            TourKey::Char('>')
+        ])
+    );
     let err = parse_keys("<F1>").expect_err("unknown");
     assert_eq!(err, KeysError::UnknownKey("F1".to_owned()));
     assert_eq!(
@@ -634,7 +644,35 @@ fn load_phases_are_in_time_order_and_set_what_their_load_uses() {
     );
     assert_mentions(
         &with(r#"load.phases=[{at="1s", clients=3}]"#),
-        &["load.phases.0.rate", "an open load"],
+        &[
+            "load.phases.0.clients = 3",
+            "not allowed in a phase of an open load",
+        ],
+    );
+    // Both given: the one the load does not take is named, not the one it does.
+    assert_mentions(
+        &with(r#"load.phases=[{at="1s", rate=5.0, clients=3}]"#),
+        &["load.phases.0.clients = 3", "give its rate"],
+    );
+    assert_mentions(
+        &rejection(&[
+            "load.mode=\"closed\"",
+            "load.clients=2",
+            r#"load.phases=[{at="1s", rate=5.0, clients=3}]"#,
+        ]),
+        &["load.phases.0.rate = 5", "give its clients only"],
+    );
+    assert_mentions(
+        &with(r#"load.phases=[{at="1s"}]"#),
+        &["load.phases.0.rate", "required"],
+    );
+    // The base scenario lasts 60 s: a phase from then on would never be played.
+    assert_mentions(
+        &with(r#"load.phases=[{at="30s", rate=5.0}, {at="60s", rate=9.0}]"#),
+        &[
+            "load.phases.1.at = \"60s\"",
+            "at or after the run's end (scenario.duration = 1m)",
+        ],
     );
     assert_mentions(
         &with(r#"load.phases=[{at="1s", rate=0.0}]"#),

@@ -62,6 +62,11 @@ impl Retries {
         }
     }
 
+    /// Attempts waiting for their pause to end: requests their clients still hold.
+    pub(crate) fn parked(&self) -> usize {
+        self.waiting.len() - self.free.len()
+    }
+
     pub(crate) fn take(&mut self, slot: u32) -> Option<Waiting> {
         let w = self.waiting.get_mut(slot as usize)?.take()?;
         self.free.push(slot);

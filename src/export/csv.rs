@@ -51,7 +51,7 @@ impl Exporter for Csv {
 
 const SUMMARY_HEADER: &str = "preset,strategy,seed,simulated_s,sent,completed,success,partial,\
 failed,timeout,refused,throughput_rps,goodput_rps,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
-max_queue,rejected,ceiling_rps,failed_mean_ms,failed_p99_ms";
+max_queue,rejected,ceiling_rps,failed_mean_ms,failed_p99_ms,server_responses_rps";
 
 fn summary_row(r: &RunReport) -> String {
     let q = &r.requests;
@@ -76,7 +76,7 @@ fn summary_row(r: &RunReport) -> String {
     let e = &r.failed_latency_ms;
     let failed_ms = |value: f64| e.text(value, 3, "");
     format!(
-        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         field(&r.preset),
         r.strategy,
         r.seed,
@@ -100,7 +100,8 @@ fn summary_row(r: &RunReport) -> String {
         rejected,
         ceiling,
         failed_ms(e.mean),
-        failed_ms(e.p99)
+        failed_ms(e.p99),
+        rate(r.server_responses_rps)
     )
 }
 

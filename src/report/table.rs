@@ -162,6 +162,21 @@ fn summary(r: &RunReport, out: &mut String) {
     theory(r, out);
 }
 
+/// The server's work beside goodput: every response it wrote per second, and how many of
+/// them reached no one (`server responses 98.11/s, 12831 of them late`).
+fn server_responses(r: &RunReport) -> String {
+    let q = &r.requests;
+    let rate = r.rate_text(r.server_responses_rps, 2);
+    if q.late_responses == 0 {
+        format!("server responses {rate}/s")
+    } else {
+        format!(
+            "server responses {rate}/s, {} of them late (their client had left)",
+            q.late_responses
+        )
+    }
+}
+
 /// The requests by outcome, goodput and failure rates, and the two latencies.
 fn headline(r: &RunReport, out: &mut String) {
     let q = &r.requests;
@@ -175,12 +190,12 @@ fn headline(r: &RunReport, out: &mut String) {
     let rate = |x| r.rate_text(x, 2);
     let _ = writeln!(
         out,
-        "Goodput: {} req/s answered (success + partial) · failed {}/s, timeout {}/s, refused {}/s · responses {}/s",
+        "Goodput: {} req/s answered (success + partial) · failed {}/s, timeout {}/s, refused {}/s · {}",
         rate(r.goodput_rps),
         rate(f.failed),
         rate(f.timeout),
         rate(f.refused),
-        rate(r.throughput_rps)
+        server_responses(r)
     );
     if l.count == 0 {
         let _ = writeln!(out, "Latency of answered requests (ms): none was answered");

@@ -371,6 +371,8 @@ pub struct Pin {
     pub p99_ms: Option<f64>,
     /// Failed + timeout + refused per second.
     pub failed_rps: f64,
+    /// The same figures over the last 10 s before it was pinned (`None` before 10 s).
+    pub recent: Option<super::recent::Recent>,
 }
 
 impl App {
@@ -471,9 +473,10 @@ impl App {
         let Some(engine) = self.source.engine() else {
             return;
         };
+        let snapshot = engine.snapshot();
         let r = crate::report::RunReport::from_snapshot(
             engine.scenario(),
-            &engine.snapshot(),
+            &snapshot,
             &[],
             engine.prediction(),
         );
@@ -485,6 +488,7 @@ impl App {
             p50_ms: answered.then_some(r.latency_ms.p50),
             p99_ms: answered.then_some(r.latency_ms.p99),
             failed_rps: r.failure_rps.total(),
+            recent: super::recent::Recent::of(&snapshot),
         };
         self.info(format!(
             "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",

@@ -969,3 +969,74 @@ fn an_empty_compare_chart_gives_no_scale() {
     let text = screen(&a, 120, 40);
     assert!(text.contains("bar top = "), "{text}");
 }
+
+/// During an outage the headline (`L`) and the Outcomes panel show the last 10 s, with the
+/// run's average since t 0 beside it: `metastable` at 70 s has answered nothing since 32 s
+/// while its average since t 0 is still 40.9/s.
+#[test]
+fn during_an_outage_the_headline_shows_the_last_ten_seconds_beside_the_average() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    let snapshot = a.snapshot();
+    let recent = crate::tui::recent::Recent::of(&snapshot).expect("70 s played");
+    assert_eq!(recent.goodput_rps, 0.0);
+    let failed = super::fmt::rate(recent.failed_rps).replace("/s", "");
+    assert_eq!(
+        super::headline::values(&a, &snapshot),
+        vec!["0.00".to_string(), "-".to_string(), failed]
+    );
+    for (width, height) in [(80, 24), (120, 40)] {
+        let panels = screen(&a, width, height);
+        assert!(panels.contains("goodput 0.00/s last 10 s"), "{panels}");
+        assert!(panels.contains("since t 0: goodput 40.9/s"), "{panels}");
+    }
+    a.apply(Action::ToggleHeadline);
+    for (width, height) in [(80, 24), (120, 40)] {
+        let text = screen(&a, width, height);
+        for words in [
+            "last 10 s",
+            "since t 0 40.9/s",
+            "since t 0 819 ms",
+            "none answered",
+        ] {
+            assert!(text.contains(words), "{width}x{height}: {words}\n{text}");
+        }
+    }
+}
+
+/// A pin taken after 10 s holds its last 10 s too: the headline sets it beside the live
+/// window's figure, and the average since t 0 after both.
+#[test]
+fn a_pin_of_the_last_ten_seconds_stands_beside_the_same_window() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(25),
+    );
+    a.apply(Action::TogglePin);
+    let pinned = a
+        .pin()
+        .and_then(|p| p.recent)
+        .expect("the pin has a window");
+    assert!(pinned.goodput_rps > 80.0, "{}", pinned.goodput_rps);
+    play_to(&mut a, Nanos::from_secs(70));
+    a.apply(Action::ToggleHeadline);
+    let text = screen(&a, 120, 40);
+    let beside = format!(
+        "pin {} · since t 0 40.9/s",
+        super::fmt::rate(pinned.goodput_rps)
+    );
+    assert!(text.contains(&beside), "{beside}\n{text}");
+    a.apply(Action::ToggleHeadline);
+    let panels = screen(&a, 120, 40);
+    let title = format!(
+        "goodput 0.00/s last 10 s · pin {}",
+        super::fmt::rate(pinned.goodput_rps)
+    );
+    assert!(panels.contains(&title), "{title}\n{panels}");
+}

@@ -348,7 +348,15 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
     };
     let chart_rows = u16::try_from(runs.rows.len() + 2).unwrap_or(u16::MAX);
     if runs.compared == ComparedBy::Strategies || area.height < 2 * chart_rows {
-        render_lanes(frame, area, app, runs, width, (&latency_title, &latency));
+        render_lanes(
+            frame,
+            area,
+            app,
+            runs,
+            width,
+            (&latency_title, &latency),
+            Zero::Blank,
+        );
         return;
     }
     let goodput: Vec<Vec<f64>> = snapshots
@@ -370,8 +378,32 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
     };
     let [first, second] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
-    render_lanes(frame, first, app, runs, width, (&latency_title, &latency));
-    render_lanes(frame, second, app, runs, width, (&goodput_title, &goodput));
+    render_lanes(
+        frame,
+        first,
+        app,
+        runs,
+        width,
+        (&latency_title, &latency),
+        Zero::Blank,
+    );
+    render_lanes(
+        frame,
+        second,
+        app,
+        runs,
+        width,
+        (&goodput_title, &goodput),
+        Zero::Drawn,
+    );
+}
+
+/// How a chart's lanes draw a value: a latency of 0 is no answer (blank), a goodput of 0 is
+/// a second that answered nothing (a low red bar, so a collapse does not look like a gap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Zero {
+    Blank,
+    Drawn,
 }
 
 /// One chart: a lane per row, labelled as the table labels it, every lane on one scale
@@ -383,6 +415,7 @@ fn render_lanes(
     runs: &CompareRuns,
     width: usize,
     (title, series): (&str, &[Vec<f64>]),
+    zero: Zero,
 ) {
     let p = app.palette();
     let top = series.iter().flatten().fold(0.0_f64, |m, v| m.max(*v));
@@ -407,10 +440,21 @@ fn render_lanes(
         let columns = usize::from(chart.width);
         let skip = data.len().saturating_sub(columns);
         let points: Vec<u64> = data[skip..].iter().map(|v| v.round() as u64).collect();
-        frame.render_widget(
-            Sparkline::default().data(&points).max(max).style(p.busy),
-            chart,
-        );
+        match zero {
+            Zero::Blank => frame.render_widget(
+                Sparkline::default().data(&points).max(max).style(p.busy),
+                chart,
+            ),
+            Zero::Drawn => frame.render_widget(
+                super::bars::Bars {
+                    data: &points,
+                    max,
+                    style: p.busy,
+                    zero: p.outcome(crate::metrics::Outcome::Failed),
+                },
+                chart,
+            ),
+        }
     }
 }
 

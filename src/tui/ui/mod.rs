@@ -37,6 +37,7 @@
 //! first. Overlays (help, fault menu, sweep) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 
+mod bars;
 mod bottlenecks;
 mod compare;
 mod fault_menu;

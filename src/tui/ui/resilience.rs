@@ -21,7 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::flow::BreakerState;
 use crate::scenario::Scenario;
@@ -251,8 +251,13 @@ fn render_strip(frame: &mut Frame, area: Rect, snapshot: &Snapshot, p: &Palette)
     let caption = if shown.is_empty() {
         "goodput: answered a second, from the first whole second".to_string()
     } else {
+        let zero = if shown.contains(&0) {
+            " · ▁ red: none"
+        } else {
+            ""
+        };
         format!(
-            "goodput: answered a second, t {first}-{} s, most {most}",
+            "goodput: answered a second, t {first}-{} s, most {most}{zero}",
             seconds.len()
         )
     };
@@ -267,10 +272,12 @@ fn render_strip(frame: &mut Frame, area: Rect, snapshot: &Snapshot, p: &Palette)
     );
     let data: Vec<u64> = shown.iter().map(|&n| u64::from(n)).collect();
     frame.render_widget(
-        Sparkline::default()
-            .data(&data)
-            .max(u64::from(most.max(1)))
-            .style(bar_style(p)),
+        super::bars::Bars {
+            data: &data,
+            max: u64::from(most.max(1)),
+            style: bar_style(p),
+            zero: p.outcome(crate::metrics::Outcome::Failed),
+        },
         bars,
     );
 }

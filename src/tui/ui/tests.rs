@@ -1040,3 +1040,46 @@ fn a_pin_of_the_last_ten_seconds_stands_beside_the_same_window() {
     );
     assert!(panels.contains(&title), "{title}\n{panels}");
 }
+
+/// A second that answered nothing is a low red bar, not a gap: `metastable` after the
+/// spike draws 0 for every second from 33 s, in the Resilience panel and in `C`'s goodput
+/// a second.
+#[test]
+fn zero_goodput_is_drawn_as_a_red_floor_not_left_blank() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    let snapshot = a.snapshot();
+    let mut terminal = Terminal::new(TestBackend::new(100, 10)).expect("test terminal");
+    terminal
+        .draw(|frame| super::resilience::render(frame, frame.area(), &a, &snapshot))
+        .expect("draws");
+    let buffer = terminal.backend().buffer().clone();
+    let bottom = buffer.area.height - 1;
+    let red = a.palette().outcome(crate::metrics::Outcome::Failed).fg;
+    for (second, &answered) in snapshot.goodput_timeline[..70].iter().enumerate() {
+        let cell = &buffer[(u16::try_from(second).expect("a column"), bottom)];
+        assert_ne!(cell.symbol(), " ", "second {second}: {answered} answered");
+        if answered == 0 {
+            assert_eq!((cell.symbol(), cell.fg), ("▁", red.unwrap_or_default()));
+        }
+    }
+    assert!(snapshot.goodput_timeline[40..70].iter().all(|&n| n == 0));
+    a.apply(Action::ToggleVariants);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let text = screen(&a, 120, 40);
+    let as_now = text
+        .lines()
+        .skip_while(|l| !l.contains("Goodput a second"))
+        .find(|l| l.contains("as now"))
+        .expect("the goodput lane of as now");
+    assert!(
+        as_now
+            .trim_end_matches(['│', ' ', '"'])
+            .ends_with("▁▁▁▁▁▁▁▁▁▁"),
+        "{as_now}"
+    );
+}

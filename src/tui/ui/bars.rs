@@ -84,3 +84,160 @@ mod tests {
         assert_eq!(buf, expected);
     }
 }
+
+/// Attempts a second as two stacked parts (new requests at the bottom, retries on top) on one
+/// scale, with a level (the server's capacity) drawn as a line in the empty cells at its
+/// height: `▁` on the row above when the level is a row's top, `─` across the row it falls
+/// in otherwise. A retry storm is the bars crossing the line while their bottom part, the
+/// new requests, stays under it. Bars taller than the area are cut at its top.
+///
+/// ```text
+///           ██████████████      retries (magenta), cut at the top
+/// ▁▁▁▁▁▁▁▁▁▁██████████████      capacity: the top of the first row
+/// ▇▇▇▇▇▇▇▇▇▇██████████████      new requests (blue)
+/// ```
+pub struct StackedBars<'a> {
+    /// (bottom part, top part) per column.
+    pub data: &'a [(u64, u64)],
+    pub max: u64,
+    pub bottom: Style,
+    pub top: Style,
+    /// A level drawn as a line, and its style.
+    pub line: Option<(u64, Style)>,
+}
+
+impl StackedBars<'_> {
+    /// Where the level's line goes: the row (from the bottom) and its glyph.
+    fn line_cell(&self, rows: u16) -> Option<(u64, &'static str, Style)> {
+        let (level, style) = self.line?;
+        let scale = Bars {
+            data: &[],
+            max: self.max,
+            style: Style::default(),
+            zero: Style::default(),
+        };
+        let eighths = scale.eighths(level, rows).max(1);
+        if eighths % 8 == 0 {
+            let row = eighths / 8;
+            (row < u64::from(rows)).then_some((row, "▁", style))
+        } else {
+            Some((eighths / 8, "─", style))
+        }
+    }
+}
+
+impl Widget for StackedBars<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.is_empty() {
+            return;
+        }
+        let scale = Bars {
+            data: &[],
+            max: self.max,
+            style: Style::default(),
+            zero: Style::default(),
+        };
+        let rows = area.height;
+        let line = self.line_cell(rows);
+        for (i, &(low, high)) in self.data.iter().take(usize::from(area.width)).enumerate() {
+            let x = area.x + u16::try_from(i).unwrap_or(u16::MAX);
+            let total = scale.eighths(low + high, rows);
+            let below = scale.eighths(low, rows).min(total);
+            for row in 0..rows {
+                let y = area.bottom() - 1 - row;
+                let floor = u64::from(row) * 8;
+                let cell = &mut buf[(x, y)];
+                if total <= floor {
+                    if let Some((at, glyph, style)) = line
+                        && at == u64::from(row)
+                    {
+                        cell.set_symbol(glyph).set_style(style);
+                    }
+                    continue;
+                }
+                let filled = (total - floor).min(8);
+                let low_part = below.saturating_sub(floor).min(8);
+                let index = usize::try_from(filled - 1).unwrap_or(7);
+                if low_part == 0 {
+                    cell.set_symbol(EIGHTHS[index]).set_style(self.top);
+                } else if low_part >= filled {
+                    cell.set_symbol(EIGHTHS[index]).set_style(self.bottom);
+                } else if filled == 8 {
+                    // The two parts meet in this cell: the bottom part's eighths in its
+                    // colour over the top part's colour.
+                    let low_index = usize::try_from(low_part - 1).unwrap_or(7);
+                    let behind = self.top.fg.unwrap_or_default();
+                    cell.set_symbol(EIGHTHS[low_index])
+                        .set_style(self.bottom.bg(behind));
+                } else {
+                    // Both end in this cell: the larger part's colour.
+                    let style = if low_part * 2 >= filled {
+                        self.bottom
+                    } else {
+                        self.top
+                    };
+                    cell.set_symbol(EIGHTHS[index]).set_style(style);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod stacked_tests {
+    use ratatui::style::{Color, Style};
+
+    use super::*;
+
+    #[test]
+    fn new_requests_sit_under_the_retries_and_capacity_is_drawn_where_the_bars_are_not() {
+        // 2 rows, 16 eighths for 160: capacity 40 is 4 eighths, across the bottom row.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 3, 2));
+        let (blue, magenta, white) = (
+            Style::default().fg(Color::Blue),
+            Style::default().fg(Color::Magenta),
+            Style::default().fg(Color::White),
+        );
+        StackedBars {
+            data: &[(0, 0), (40, 120), (20, 0)],
+            max: 160,
+            bottom: blue,
+            top: magenta,
+            line: Some((40, white)),
+        }
+        .render(buf.area, &mut buf);
+        let mut expected = Buffer::with_lines([" █ ", "─▄▂"]);
+        expected[(0, 1)].set_style(white);
+        expected[(1, 0)].set_style(magenta);
+        expected[(1, 1)].set_style(blue.bg(Color::Magenta));
+        expected[(2, 1)].set_style(blue);
+        assert_eq!(buf, expected);
+    }
+
+    #[test]
+    fn a_level_at_a_rows_top_is_drawn_at_the_bottom_of_the_row_above_and_tall_bars_are_cut() {
+        // A row is 100: capacity 100 tops the first row; 90 new requests fill 7 eighths of
+        // it; 90 new + 900 retries are cut at the top of the 3 rows.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 2, 3));
+        let (blue, magenta, white) = (
+            Style::default().fg(Color::Blue),
+            Style::default().fg(Color::Magenta),
+            Style::default().fg(Color::White),
+        );
+        StackedBars {
+            data: &[(90, 0), (90, 900)],
+            max: 300,
+            bottom: blue,
+            top: magenta,
+            line: Some((100, white)),
+        }
+        .render(buf.area, &mut buf);
+        let mut expected = Buffer::with_lines([" █", "▁█", "▇▇"]);
+        expected[(0, 1)].set_style(white);
+        expected[(0, 2)].set_style(blue);
+        expected[(1, 0)].set_style(magenta);
+        expected[(1, 1)].set_style(magenta);
+        expected[(1, 2)].set_style(blue.bg(Color::Magenta));
+        assert_eq!(buf, expected);
+    }
+}

@@ -53,6 +53,7 @@ mod pools;
 pub mod resilience;
 mod runtime;
 mod status;
+mod storm;
 mod sweep;
 mod theory;
 pub mod timeline;

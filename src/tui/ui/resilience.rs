@@ -117,7 +117,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let [text, strip] =
         Layout::vertical([Constraint::Length(text_rows), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(lines), text);
-    render_strip(frame, strip, snapshot, p);
+    if scenario.load.retry.is_none() {
+        render_strip(frame, strip, snapshot, p);
+        return;
+    }
+    // The clients retry: the storm's attempts a second beside goodput, under it when the
+    // panel has the rows for both (zoomed).
+    let capacity = app.source().prediction().ceiling_rps;
+    let [goodput, attempts] = if strip.height >= 2 * (1 + STRIP_ROWS) {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(strip)
+    } else {
+        let [left, _, right] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(1),
+            Constraint::Fill(1),
+        ])
+        .areas(strip);
+        [left, right]
+    };
+    render_strip(frame, goodput, snapshot, p);
+    super::storm::render(frame, attempts, snapshot, capacity, p);
 }
 
 /// Retries per second lately, attempts per request, requests given up and shed.
@@ -248,18 +267,24 @@ fn render_strip(frame: &mut Frame, area: Rect, snapshot: &Snapshot, p: &Palette)
     let shown = &seconds[seconds.len().saturating_sub(usize::from(area.width))..];
     let first = seconds.len() - shown.len();
     let most = shown.iter().copied().max().unwrap_or(0);
+    let zero = shown.contains(&0);
     let caption = if shown.is_empty() {
         "goodput: answered a second, from the first whole second".to_string()
     } else {
-        let zero = if shown.contains(&0) {
-            " · ▁ red: none"
-        } else {
-            ""
-        };
-        format!(
-            "goodput: answered a second, t {first}-{} s, most {most}{zero}",
-            seconds.len()
-        )
+        let span = format!("t {first}-{} s, most {most}", seconds.len());
+        [
+            format!(
+                "goodput: answered a second, {span}{}",
+                if zero { " · ▁ red: none" } else { "" }
+            ),
+            format!(
+                "goodput a second, {span}{}",
+                if zero { ", ▁ red: 0" } else { "" }
+            ),
+        ]
+        .into_iter()
+        .find(|c| fmt::columns(c) < usize::from(area.width))
+        .unwrap_or_else(|| format!("goodput a second, {span}"))
     };
     let [caption_area, bars] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);

@@ -797,13 +797,19 @@ fn metastable_after_the_spike_shows_retries_and_goodput_that_stays_down() {
     let small = screen(&a, 80, 24);
     let large = screen(&a, 120, 40);
     assert!(small.contains("Resilience") && large.contains("Resilience"));
+    // Goodput and the attempts a second share the strip, each with its 60 seconds.
     assert!(
-        large.contains("goodput: answered a second, t 0-60 s"),
-        "all 60 seconds fit at 120 columns:\n{large}"
+        large.contains("goodput a second, t 0-60 s, most 100, ▁ red: 0")
+            && large.contains("attempts/s: new ▇ + retries ▇, ▁ 100.0/s a row, most 1017"),
+        "{large}"
     );
     assert!(large.contains("Log"), "the log keeps rows at 120x40");
     let largest = screen(&a, 200, 60);
     assert!(largest.contains("goodput: answered a second, t 0-60 s, most 100"));
+    assert!(
+        largest
+            .contains("attempts a second: new ▇ + retries ▇, capacity ▁ 100.0/s a row, t 0-60 s")
+    );
     insta::assert_snapshot!("resilience_metastable_80x24", small);
     insta::assert_snapshot!("resilience_metastable_120x40", large);
 }
@@ -1053,7 +1059,8 @@ fn zero_goodput_is_drawn_as_a_red_floor_not_left_blank() {
         Nanos::from_secs(70),
     );
     let snapshot = a.snapshot();
-    let mut terminal = Terminal::new(TestBackend::new(100, 10)).expect("test terminal");
+    // 200 columns: the goodput half holds the 70 seconds.
+    let mut terminal = Terminal::new(TestBackend::new(200, 10)).expect("test terminal");
     terminal
         .draw(|frame| super::resilience::render(frame, frame.area(), &a, &snapshot))
         .expect("draws");
@@ -1081,5 +1088,62 @@ fn zero_goodput_is_drawn_as_a_red_floor_not_left_blank() {
             .trim_end_matches(['│', ' ', '"'])
             .ends_with("▁▁▁▁▁▁▁▁▁▁"),
         "{as_now}"
+    );
+}
+
+/// The storm's picture in the Resilience panel: attempts a second, new requests under the
+/// retries, a row per 100 attempts (the server's capacity). After the spike the new
+/// requests are back under the line, the retries stand on top of them up to the panel's top.
+#[test]
+fn the_resilience_panel_draws_attempts_a_second_new_under_retries_against_capacity() {
+    let a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    let snapshot = a.snapshot();
+    let most = (0..70)
+        .map(|s| snapshot.new_timeline[s] + snapshot.retry_timeline[s])
+        .max()
+        .expect("70 seconds");
+    let mut terminal = Terminal::new(TestBackend::new(200, 10)).expect("test terminal");
+    terminal
+        .draw(|frame| super::resilience::render(frame, frame.area(), &a, &snapshot))
+        .expect("draws");
+    let buffer = terminal.backend().buffer().clone();
+    let text = terminal.backend().to_string();
+    let caption = format!(
+        "attempts a second: new ▇ + retries ▇, capacity ▁ 100.0/s a row, t 0-70 s, most {most}"
+    );
+    assert!(text.contains(&caption), "{caption}\n{text}");
+    // The chart is the right half: its columns start after the goodput half and a gap.
+    let left = buffer
+        .content
+        .chunks(200)
+        .find_map(|row| {
+            let line: String = row.iter().map(ratatui::buffer::Cell::symbol).collect();
+            line.find("attempts a second")
+                .map(|i| line[..i].chars().count() - 1)
+        })
+        .expect("the caption's row");
+    let x = |second: u16| u16::try_from(left).expect("a column") + second;
+    let (bottom, top) = (buffer.area.height - 1, buffer.area.height - 3);
+    let (blue, magenta) = (
+        a.palette().queue.fg,
+        a.palette().outcome(crate::metrics::Outcome::Timeout).fg,
+    );
+    // 20 s: 90-odd new requests, under the line; no retries.
+    assert_eq!(buffer[(x(20), bottom)].fg, blue.unwrap_or_default());
+    assert_eq!(
+        buffer[(x(20), bottom - 1)].symbol(),
+        "▁",
+        "the capacity line"
+    );
+    // 65 s: new requests at the bottom, retries up to the top (cut).
+    assert_eq!(buffer[(x(65), bottom)].fg, blue.unwrap_or_default());
+    assert_eq!(
+        (buffer[(x(65), top)].symbol(), buffer[(x(65), top)].fg),
+        ("█", magenta.unwrap_or_default())
     );
 }

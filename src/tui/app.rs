@@ -334,27 +334,32 @@ pub enum Panel {
     Outcomes,
     Latency,
     Theory,
+    /// Only when the run has a resilience pattern in play (`ui::resilience::shown`).
+    Resilience,
     Log,
 }
 
 impl Panel {
-    const ORDER: [Panel; 5] = [
+    const ORDER: [Panel; 6] = [
         Panel::Pools,
         Panel::Outcomes,
         Panel::Latency,
         Panel::Theory,
+        Panel::Resilience,
         Panel::Log,
     ];
 
-    /// The panel `z` zooms next: the first after none, none after the last.
-    fn after(current: Option<Panel>) -> Option<Panel> {
-        match current {
-            None => Some(Panel::ORDER[0]),
-            Some(p) => {
-                let i = Panel::ORDER.iter().position(|&q| q == p).unwrap_or(0);
-                Panel::ORDER.get(i + 1).copied()
-            }
-        }
+    /// The panel `z` zooms next: the first after none, none after the last; the Resilience
+    /// panel only when the run shows it.
+    fn after(current: Option<Panel>, resilience: bool) -> Option<Panel> {
+        let start = match current {
+            None => 0,
+            Some(p) => Panel::ORDER.iter().position(|&q| q == p).unwrap_or(0) + 1,
+        };
+        Panel::ORDER[start.min(Panel::ORDER.len())..]
+            .iter()
+            .copied()
+            .find(|&p| p != Panel::Resilience || resilience)
     }
 }
 
@@ -989,7 +994,10 @@ impl App {
             Action::WriteTrace => self.write_trace(),
             Action::SaveScreen => self.screen_wanted = true,
             Action::TogglePin => self.toggle_pin(),
-            Action::Zoom => self.zoom = Panel::after(self.zoom),
+            Action::Zoom => {
+                let resilience = super::ui::resilience::shown(self.source.scenario());
+                self.zoom = Panel::after(self.zoom, resilience);
+            }
             Action::ToggleTheory => self.theory_hidden = !self.theory_hidden,
             Action::ToggleHeadline => self.toggle_headline(),
             Action::OpenSweep => self.open_sweep(),

@@ -180,6 +180,7 @@ pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
             Panel::Outcomes => &mut areas.outcomes,
             Panel::Latency => &mut areas.latency,
             Panel::Theory => &mut areas.theory,
+            Panel::Resilience => &mut areas.resilience,
             Panel::Log => &mut areas.log,
         } = area;
         return areas;

@@ -1147,3 +1147,31 @@ fn the_resilience_panel_draws_attempts_a_second_new_under_retries_against_capaci
         ("█", magenta.unwrap_or_default())
     );
 }
+
+/// `z` zooms the Resilience panel too, after theory, when the run has one: goodput a second
+/// and attempts a second then fill the body one under the other, full width.
+#[test]
+fn zoom_reaches_the_resilience_panel_and_draws_its_charts_one_under_the_other() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    for _ in 0..5 {
+        a.apply(Action::Zoom);
+    }
+    assert_eq!(a.zoom(), Some(crate::tui::app::Panel::Resilience));
+    for (width, height) in [(80, 24), (120, 35)] {
+        let text = screen(&a, width, height);
+        let row = |words: &str| text.lines().position(|l| l.contains(words));
+        let (goodput, attempts) = (
+            row("goodput: answered a second, t 0-70 s").expect("goodput's caption"),
+            row("+ retries ▇").expect("the attempts' caption"),
+        );
+        assert!(attempts > goodput + 4, "{width}x{height}\n{text}");
+        assert!(!text.contains("Pools") && !text.contains("Log"), "{text}");
+    }
+    a.apply(Action::Zoom);
+    assert_eq!(a.zoom(), Some(crate::tui::app::Panel::Log));
+}

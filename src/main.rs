@@ -730,7 +730,11 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     emit(&output.exporter().run(&s, &r, complete)?)?;
     if let Some((path, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
-        draw(&timeline::figure(&title, &[rec.finish()]), path, theme)?;
+        draw(
+            &timeline::figure(&title, &[rec.finish(&engine)]),
+            path,
+            theme,
+        )?;
     }
     write_trace(output, &[&engine])?;
     stopped_at_cap(&s, engine.cap_message())?;
@@ -877,7 +881,7 @@ fn compare_output(
                     report: no_stall(&engine).map(|()| RunReport::new(s, &engine)),
                     capped: engine.cap_message(),
                     done,
-                    timeline: rec.finish(),
+                    timeline: rec.finish(&engine),
                     engine: traced.then_some(engine),
                 });
             });

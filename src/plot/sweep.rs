@@ -34,6 +34,7 @@ pub fn figure(r: &SweepReport) -> Figure {
         },
         categories: categories.clone(),
         notes: curves.iter().filter_map(ceiling_drop).take(1).collect(),
+        bands: Vec::new(),
     };
     let p99 = ChartPanel {
         title: "p99 latency".into(),
@@ -50,6 +51,7 @@ pub fn figure(r: &SweepReport) -> Figure {
         marks: Vec::new(),
         categories,
         notes: Vec::new(),
+        bands: Vec::new(),
     };
     Figure {
         title: format!(

@@ -1,13 +1,16 @@
-//! A run over simulated time, the series the TUI shows: goodput, failures, p99, and each
-//! pool's busy threads and queue depth. Sampled by watching the engine, never by driving
-//! it, so a run with a chart reports exactly what it reports without one.
+//! A run over simulated time, the series the TUI shows: goodput, failures, p99, the clients'
+//! attempts against the server's capacity (when they retry), fallbacks a second (when a
+//! service has a fallback) under its breakers' open and half-open stretches, and each pool's
+//! busy threads and queue depth. Sampled by watching the engine, never by driving it, so a
+//! run with a chart reports exactly what it reports without one.
 
+use crate::flow::BreakerState;
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;
 use crate::sim::Engine;
 use crate::time::Nanos;
 
-use super::{ChartPanel, Figure, Line, Stroke, strategy_colour};
+use super::{Band, ChartPanel, Figure, Line, Stroke, strategy_colour};
 
 /// Samples per run at most: smooth on a slide, small in an SVG...
 const SAMPLES: u64 = 120;
@@ -32,7 +35,26 @@ pub struct StrategySeries {
     pub failures: Vec<f64>,
     /// `None` where the window held no answer: no latency to show, never a 0 ms one.
     pub p99_ms: Vec<Option<f64>>,
+    /// Requests sent for the first time, and every attempt (those and the retries), a
+    /// second.
+    pub new_requests: Vec<f64>,
+    pub attempts: Vec<f64>,
+    /// Calls that fell back (their service's fallback answered) a second.
+    pub fallbacks: Vec<f64>,
     pub pools: Vec<PoolTrack>,
+    /// What the run has, set by [`Recorder::finish`]: whether the clients retry, whether a
+    /// service has a fallback, theory's ceiling, and each breaker's stretches.
+    pub retries: bool,
+    pub fallback: bool,
+    pub capacity: Option<f64>,
+    pub breakers: Vec<BreakerTrack>,
+}
+
+/// A circuit breaker's stretches away from closed: (from s, to s, state).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerTrack {
+    pub service: String,
+    pub spans: Vec<(f64, f64, BreakerState)>,
 }
 
 /// Records a [`StrategySeries`] as an observer of [`crate::progress::play_engine`].
@@ -42,6 +64,9 @@ pub struct Recorder {
     next: Nanos,
     answered: u64,
     failed: u64,
+    sent: u64,
+    retried: u64,
+    fallbacks: u64,
     timeline: StrategySeries,
 }
 
@@ -53,13 +78,23 @@ impl Recorder {
             next: every,
             answered: 0,
             failed: 0,
+            sent: 0,
+            retried: 0,
+            fallbacks: 0,
             timeline: StrategySeries {
                 strategy,
                 t_s: Vec::new(),
                 goodput: Vec::new(),
                 failures: Vec::new(),
                 p99_ms: Vec::new(),
+                new_requests: Vec::new(),
+                attempts: Vec::new(),
+                fallbacks: Vec::new(),
                 pools: Vec::new(),
+                retries: false,
+                fallback: false,
+                capacity: None,
+                breakers: Vec::new(),
             },
         }
     }
@@ -75,6 +110,8 @@ impl Recorder {
         let count = |o: &[Outcome]| o.iter().map(|&o| snap.outcomes.get(o)).sum::<u64>();
         let answered = count(&[Outcome::Success, Outcome::Partial]);
         let failed = count(&[Outcome::Failed, Outcome::Timeout, Outcome::Refused]);
+        let (sent, retried) = (snap.sent, snap.resilience.retries);
+        let fallbacks: u64 = snap.services.iter().map(|s| s.stats.fallbacks).sum();
         let secs = self.every.as_secs_f64();
         while self.next < upto {
             let t = &mut self.timeline;
@@ -83,6 +120,11 @@ impl Recorder {
             t.failures.push((failed - self.failed) as f64 / secs);
             t.p99_ms
                 .push((snap.window.count > 0).then_some(snap.window.p99));
+            let new = (sent - self.sent) as f64 / secs;
+            t.new_requests.push(new);
+            t.attempts
+                .push(new + (retried - self.retried) as f64 / secs);
+            t.fallbacks.push((fallbacks - self.fallbacks) as f64 / secs);
             for p in snap.pools.iter().filter(|p| p.in_use) {
                 let track = match t.pools.iter().position(|k| k.name == p.name) {
                     Some(i) => &mut t.pools[i],
@@ -101,14 +143,60 @@ impl Recorder {
             }
             self.answered = answered;
             self.failed = failed;
+            self.sent = sent;
+            self.retried = retried;
+            self.fallbacks = fallbacks;
             self.next = self.next.saturating_add(self.every);
         }
         self.next
     }
 
-    pub fn finish(self) -> StrategySeries {
-        self.timeline
+    /// The series, with what `engine` (the run played) has: its retries, fallbacks,
+    /// capacity and breakers.
+    pub fn finish(self, engine: &Engine) -> StrategySeries {
+        let mut t = self.timeline;
+        let scenario = engine.scenario();
+        t.retries = scenario.load.retry.is_some();
+        t.fallback = scenario.services.iter().any(|s| s.fallback.is_some());
+        t.capacity = engine.prediction().ceiling_rps;
+        let end = t.t_s.last().copied().unwrap_or(0.0);
+        t.breakers = engine
+            .snapshot()
+            .services
+            .iter()
+            .filter_map(|s| {
+                let b = s.breaker.as_ref()?;
+                Some(BreakerTrack {
+                    service: s.name.clone(),
+                    spans: spans(&b.transitions, end),
+                })
+            })
+            .collect();
+        t
     }
+}
+
+/// A breaker's stretches away from closed, from its transitions in order, the last one
+/// running to `end`.
+fn spans(
+    transitions: &[(Nanos, BreakerState, BreakerState)],
+    end: f64,
+) -> Vec<(f64, f64, BreakerState)> {
+    let mut spans = Vec::new();
+    let mut open: Option<(f64, BreakerState)> = None;
+    for &(at, _, to) in transitions {
+        let at = at.as_secs_f64();
+        if let Some((from, state)) = open.take() {
+            spans.push((from, at, state));
+        }
+        if to != BreakerState::Closed {
+            open = Some((at, to));
+        }
+    }
+    if let Some((from, state)) = open {
+        spans.push((from, end.max(from), state));
+    }
+    spans
 }
 
 /// The figure: one panel per series, the strategies overlaid.
@@ -134,6 +222,7 @@ pub fn figure(title: &str, timelines: &[StrategySeries]) -> Figure {
             marks: Vec::new(),
             categories: Vec::new(),
             notes: Vec::new(),
+            bands: Vec::new(),
         };
     let mut panels = vec![
         panel("Goodput".into(), "success + partial (req/s)", &|t| {
@@ -148,6 +237,21 @@ pub fn figure(title: &str, timelines: &[StrategySeries]) -> Figure {
             Some(t.p99_ms.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
         }),
     ];
+    if timelines.iter().any(|t| t.retries) {
+        panels.push(attempts_panel(timelines));
+    }
+    if timelines.iter().any(|t| t.fallback) {
+        let mut fallbacks = panel(
+            "Fallbacks (calls answered by their fallback)".into(),
+            "fallbacks a second",
+            &|t| t.fallback.then(|| t.fallbacks.clone()),
+        );
+        fallbacks.bands = breaker_bands(timelines);
+        panels.push(fallbacks);
+    }
+    if let Some(goodput) = panels.first_mut() {
+        goodput.bands = breaker_bands(timelines);
+    }
     for name in pool_names(timelines) {
         let track = |t: &StrategySeries| t.pools.iter().find(|p| p.name == name).cloned();
         panels.push(panel(
@@ -180,6 +284,91 @@ pub fn figure(title: &str, timelines: &[StrategySeries]) -> Figure {
         columns: 2,
         note,
     }
+}
+
+/// The storm's picture: every attempt the clients sent a second (solid) against the new
+/// requests among them (dashed) and theory's ceiling (dotted, the server's capacity), per
+/// strategy.
+fn attempts_panel(timelines: &[StrategySeries]) -> ChartPanel {
+    let many = timelines.len() > 1;
+    let name = |t: &StrategySeries, what: &str| {
+        if many {
+            format!("{}: {what}", t.strategy)
+        } else {
+            what.to_string()
+        }
+    };
+    let mut lines = Vec::new();
+    for t in timelines.iter().filter(|t| t.retries) {
+        // One run: a colour per line (attempts vermillion, new requests blue, capacity
+        // black); several: each strategy's colour, told apart by the stroke.
+        let colours = if many {
+            [strategy_colour(t.strategy); 3]
+        } else {
+            [1, 0, 6]
+        };
+        let points = |ys: &[f64]| t.t_s.iter().copied().zip(ys.iter().copied()).collect();
+        lines.push(Line {
+            label: Some(name(t, "attempts (new + retries)")),
+            points: points(&t.attempts),
+            colour: colours[0],
+            stroke: Stroke::Solid,
+            off_chart: None,
+        });
+        lines.push(Line {
+            label: Some(name(t, "new requests")),
+            points: points(&t.new_requests),
+            colour: colours[1],
+            stroke: Stroke::Dashed,
+            off_chart: None,
+        });
+        if let Some(c) = t.capacity.filter(|c| c.is_finite()) {
+            let (first, last) = (t.t_s.first().copied(), t.t_s.last().copied());
+            if let (Some(first), Some(last)) = (first, last) {
+                lines.push(Line {
+                    label: Some(name(t, "capacity (theory's ceiling)")),
+                    points: vec![(first, c), (last, c)],
+                    colour: colours[2],
+                    stroke: Stroke::Dotted,
+                    off_chart: None,
+                });
+            }
+        }
+    }
+    ChartPanel {
+        title: "Attempts the clients sent against capacity".into(),
+        x_label: "simulated time (s)".into(),
+        y_label: "attempts a second".into(),
+        lines,
+        ..ChartPanel::default()
+    }
+}
+
+/// Each breaker's open (vermillion) and half-open (orange) stretches, when one strategy is
+/// drawn: several strategies' breakers would cover each other.
+fn breaker_bands(timelines: &[StrategySeries]) -> Vec<Band> {
+    let [t] = timelines else {
+        return Vec::new();
+    };
+    let mut bands = Vec::new();
+    for b in &t.breakers {
+        let mut labelled = [false, false];
+        for &(from, to, state) in &b.spans {
+            let (colour, word, i) = match state {
+                BreakerState::Open => (1, "open", 0),
+                _ => (4, "half-open", 1),
+            };
+            let label = (!labelled[i]).then(|| format!("breaker {}: {word}", b.service));
+            labelled[i] = true;
+            bands.push(Band {
+                from,
+                to,
+                colour,
+                label,
+            });
+        }
+    }
+    bands
 }
 
 /// The p99 panel's title; when a strategy had windows without an answer its line has gaps
@@ -216,8 +405,9 @@ mod tests {
         let duration = Nanos::from_secs(secs);
         let mut rec = Recorder::new(strategy, duration);
         let engine = crate::sim::Engine::new(&s, strategy);
-        crate::progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t));
-        rec.finish()
+        let (engine, _) =
+            crate::progress::play_engine(engine, duration, None, &mut |e, t| rec.observe(e, t));
+        rec.finish(&engine)
     }
 
     #[test]
@@ -233,7 +423,7 @@ mod tests {
             let observe = &mut |e: &crate::sim::Engine, t| rec.observe(e, t);
             let (engine, complete) = crate::progress::play_engine(engine, duration, None, observe);
             assert!(complete);
-            (rec.finish(), engine.events_folded())
+            (rec.finish(&engine), engine.events_folded())
         };
         let ((folded, skipped), (queued, none)) = (series(true), series(false));
         assert!(skipped > 0 && none == 0);
@@ -255,13 +445,13 @@ mod tests {
         }
         engine.advance_to(duration);
         rec.observe(&engine, engine.now().saturating_add(Nanos(1)));
-        let stepped = (rec.finish(), engine.events_processed());
+        let stepped = (rec.finish(&engine), engine.events_processed());
         let mut rec = Recorder::new(Strategy::Sequential, duration);
         let engine = crate::sim::Engine::new(&s, Strategy::Sequential);
         let observe = &mut |e: &crate::sim::Engine, t| rec.observe(e, t);
         let (engine, complete) = crate::progress::play_engine(engine, duration, None, observe);
         assert!(complete);
-        let batched = (rec.finish(), engine.events_processed());
+        let batched = (rec.finish(&engine), engine.events_processed());
         assert!(batched.0.t_s.len() >= 20, "{}", batched.0.t_s.len());
         assert_eq!(stepped, batched);
     }
@@ -290,5 +480,81 @@ mod tests {
                 .iter()
                 .all(|p| p.1.is_nan() || p.1 > 0.0)
         );
+    }
+
+    #[test]
+    fn the_storm_panel_sets_attempts_against_new_requests_and_capacity() {
+        let t = timeline("metastable", Strategy::Sequential, 60);
+        let fig = figure("x", std::slice::from_ref(&t));
+        let storm = fig
+            .panels
+            .iter()
+            .find(|p| p.title == "Attempts the clients sent against capacity")
+            .expect("the clients retry: the panel is there");
+        let labels: Vec<&str> = storm
+            .lines
+            .iter()
+            .filter_map(|l| l.label.as_deref())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "attempts (new + retries)",
+                "new requests",
+                "capacity (theory's ceiling)"
+            ]
+        );
+        assert!(storm.lines[2].points.iter().all(|p| p.1 == 100.0));
+        // After the spike (50-60 s): new requests under capacity, attempts far above it.
+        let mean = |ys: &[f64]| {
+            let window: Vec<f64> = t
+                .t_s
+                .iter()
+                .zip(ys)
+                .filter(|(x, _)| (50.0..60.0).contains(*x))
+                .map(|(_, y)| *y)
+                .collect();
+            window.iter().sum::<f64>() / window.len() as f64
+        };
+        assert!(mean(&t.new_requests) < 100.0, "{}", mean(&t.new_requests));
+        assert!(mean(&t.attempts) > 300.0, "{}", mean(&t.attempts));
+        // No fallback, no breaker in metastable: neither panel nor band.
+        assert!(
+            fig.panels
+                .iter()
+                .all(|p| p.bands.is_empty() && !p.title.starts_with("Fallbacks"))
+        );
+    }
+
+    #[test]
+    fn the_breakers_open_and_half_open_stretches_shade_goodput_and_fallbacks() {
+        let t = timeline("circuit-breaker", Strategy::Bulkhead, 90);
+        let fig = figure("x", std::slice::from_ref(&t));
+        let goodput = &fig.panels[0];
+        let open: Vec<&Band> = goodput.bands.iter().filter(|b| b.colour == 1).collect();
+        // It opens at 32.1 s and 4 times in all; the first stretch has the legend's label.
+        assert_eq!(open.len(), 4);
+        assert!((open[0].from - 32.1).abs() < 0.05, "{}", open[0].from);
+        assert_eq!(
+            open[0].label.as_deref(),
+            Some("breaker recommendations: open")
+        );
+        assert!(open[1..].iter().all(|b| b.label.is_none()));
+        let fallbacks = fig
+            .panels
+            .iter()
+            .find(|p| p.title.starts_with("Fallbacks"))
+            .expect("recommendations has a fallback");
+        assert_eq!(fallbacks.bands, goodput.bands);
+        // The fallback answers while the breaker is open, not before the hang.
+        let before: f64 = t
+            .t_s
+            .iter()
+            .zip(&t.fallbacks)
+            .filter(|(x, _)| **x < 30.0)
+            .map(|(_, y)| y)
+            .sum();
+        assert_eq!(before, 0.0);
+        assert!(t.fallbacks.iter().any(|&f| f > 5.0));
     }
 }

@@ -91,3 +91,87 @@ fn metastable_reports_the_servers_responses_beside_goodput_and_the_storm_second_
         "{table}"
     );
 }
+
+/// `circuit-breaker`'s trace: a call its caller's timeout gave up on is `timed out` (with
+/// the fallback), not `ok` when the hung call ends later; and the breaker has a track of its
+/// own, a slice per state at the report's transition times.
+#[test]
+fn the_trace_labels_a_call_by_what_its_caller_saw_and_draws_the_breaker() {
+    use threadlab::report::perfetto::{play_traced, write_trace};
+    let s = threadlab::scenario::load("circuit-breaker", &[]).expect("built-in preset");
+    let engine = play_traced(&s, Strategy::Bulkhead, s.duration);
+    let mut bytes = Vec::new();
+    write_trace(&mut bytes, &[("", &engine)]).expect("written to memory");
+    let doc: Value = serde_json::from_slice(&bytes).expect("JSON");
+    let events = doc["traceEvents"].as_array().expect("traceEvents");
+    let slices = |name: &str| -> Vec<&Value> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["name"] == name)
+            .collect()
+    };
+    let recs = slices("recommendations");
+    let past_timeout = slices("past the caller's timeout");
+    assert!(!past_timeout.is_empty());
+    // Every call with a stretch past its caller's timeout is a timed-out call that fell back.
+    for past in &past_timeout {
+        let at = past["ts"].as_f64().expect("ts");
+        let call = recs
+            .iter()
+            .find(|c| {
+                c["tid"] == past["tid"]
+                    && c["pid"] == past["pid"]
+                    && c["ts"].as_f64().expect("ts") < at
+                    && c["ts"].as_f64().expect("ts") + c["dur"].as_f64().expect("dur") >= at
+            })
+            .expect("the call it belongs to");
+        assert_eq!(call["args"]["outcome"], "timed out", "{call}");
+        assert_eq!(call["args"]["fallback"], true, "{call}");
+    }
+    let timed_out = recs
+        .iter()
+        .filter(|c| c["args"]["outcome"] == "timed out")
+        .count();
+    assert_eq!(timed_out, past_timeout.len());
+    // The engine counts one more: a call whose caller gave up while it still sat queued.
+    let snap = engine.snapshot();
+    let service = snap
+        .services
+        .iter()
+        .find(|x| x.name == "recommendations")
+        .expect("recommendations");
+    assert_eq!(service.stats.timeouts, timed_out as u64 + 1);
+    // The breaker's track: closed, then open at 32.1 s ... closed at 79.8 s.
+    let track: Vec<(&str, f64)> = events
+        .iter()
+        .filter(|e| {
+            e["ph"] == "X"
+                && e["args"]["service"] == "recommendations"
+                && e["args"].get("request").is_none()
+        })
+        .map(|e| {
+            (
+                e["name"].as_str().expect("a state"),
+                e["ts"].as_f64().expect("ts") / 1e6,
+            )
+        })
+        .collect();
+    let breaker = service.breaker.as_ref().expect("a breaker");
+    let mut expected = vec![("closed", 0.0)];
+    expected.extend(
+        breaker
+            .transitions
+            .iter()
+            .map(|(at, _, to)| (to.name(), at.as_secs_f64())),
+    );
+    assert_eq!(track.len(), expected.len());
+    for ((name, at), (want, want_at)) in track.iter().zip(&expected) {
+        assert_eq!(name, want);
+        assert!((at - want_at).abs() < 1e-6, "{at} vs {want_at}");
+    }
+    assert!(
+        events
+            .iter()
+            .any(|e| e["ph"] == "M" && e["args"]["name"] == "recommendations breaker")
+    );
+}

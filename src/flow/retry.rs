@@ -68,7 +68,9 @@ impl ClientRetries {
         let Some(policy) = self.policy else {
             return AfterAttempt::Final;
         };
-        if !retried {
+        // A policy of one attempt never retries: its clients do not give up on retrying
+        // (counted as `gave_up`) any more than clients without a policy do.
+        if !retried || !policy.retries() {
             return AfterAttempt::Final;
         }
         let budget_allows =
@@ -508,6 +510,12 @@ mod tests {
         let mut none = ClientRetries::new(None);
         assert!(!none.any());
         assert_eq!(none.after(0, Outcome::Timeout), AfterAttempt::Final);
+        // One attempt in all is no retry: its timeouts are final, as without a policy.
+        let mut single = ClientRetries::new(Some(Retry {
+            attempts: 1,
+            ..retry(None)
+        }));
+        assert_eq!(single.after(0, Outcome::Timeout), AfterAttempt::Final);
     }
 
     #[test]

@@ -20,6 +20,13 @@ pub struct Retry {
     pub on: RetryOn,
 }
 
+impl Retry {
+    /// Whether it ever sends an attempt again: `maxAttempts` 1 is resilience4j's "no retry".
+    pub fn retries(&self) -> bool {
+        self.attempts > 1
+    }
+}
+
 /// The pause before retry `n` (from 1): `wait x multiplier^(n-1)`, at most `max_wait`, then
 /// jittered.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -175,3 +175,45 @@ fn the_trace_labels_a_call_by_what_its_caller_saw_and_draws_the_breaker() {
             .any(|e| e["ph"] == "M" && e["args"]["name"] == "recommendations breaker")
     );
 }
+
+/// `gave_up` counts the requests whose client stopped retrying: none when the clients never
+/// retry, whether they have no `[load.retry]` (`spike`) or one of a single attempt; every
+/// final timeout when they do (`metastable`: 5 attempts). The table says the clients do not
+/// retry rather than "0 gave up" beside thousands of timeouts.
+#[test]
+fn gave_up_counts_the_same_requests_with_no_retry_policy_and_with_one_attempt() {
+    let gave_up = |args: &[&str]| {
+        let r = json(args);
+        (
+            r["resilience"]["gave_up"].as_u64().expect("gave_up"),
+            r["requests"]["timeout"].as_u64().expect("timeout"),
+        )
+    };
+    let (spike, spike_timeouts) = gave_up(&["run", "spike", "--format", "json"]);
+    let one = &[
+        "run",
+        "metastable",
+        "--set",
+        "load.retry.attempts=1",
+        "--format",
+        "json",
+    ];
+    let (single, single_timeouts) = gave_up(one);
+    assert!(spike_timeouts > 1000 && single_timeouts > 1000);
+    assert_eq!((spike, single), (0, 0));
+    let (naive, naive_timeouts) = gave_up(&["run", "metastable", "--format", "json"]);
+    assert_eq!(
+        naive, naive_timeouts,
+        "every final timeout ran out of its 5 attempts"
+    );
+    for args in [
+        &["run", "spike"][..],
+        &["run", "metastable", "--set", "load.retry.attempts=1"],
+    ] {
+        let table = support::stdout(args);
+        assert!(
+            table.contains("Resilience: the clients do not retry, 0 shed"),
+            "{table}"
+        );
+    }
+}

@@ -156,7 +156,7 @@ impl Recorder {
     pub fn finish(self, engine: &Engine) -> StrategySeries {
         let mut t = self.timeline;
         let scenario = engine.scenario();
-        t.retries = scenario.load.retry.is_some();
+        t.retries = scenario.load.retry.is_some_and(|r| r.retries());
         t.fallback = scenario.services.iter().any(|s| s.fallback.is_some());
         t.capacity = engine.prediction().ceiling_rps;
         let end = t.t_s.last().copied().unwrap_or(0.0);

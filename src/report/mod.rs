@@ -138,8 +138,12 @@ pub struct ResilienceReport {
     pub retries: u64,
     /// Attempts per request sent: (first attempts + retries) / first attempts.
     pub attempts_per_request: f64,
-    /// Requests whose client stopped without an answer: out of attempts, or out of budget.
+    /// Requests whose client stopped retrying without an answer: out of attempts, or out of
+    /// budget (0 when the clients never retry: without `[load.retry]`, or with 1 attempt).
     pub gave_up: u64,
+    /// Whether the clients ever send an attempt again (the table says so rather than count).
+    #[serde(skip)]
+    pub clients_retry: bool,
     /// Requests answered 503 unserved after waiting past `server.queue_timeout`.
     pub shed: u64,
     /// Requests the endpoint's rate limiter (`[server.rate_limit]`) answered 429 unserved.
@@ -201,9 +205,10 @@ pub struct BreakerReport {
 }
 
 impl ResilienceReport {
-    fn of(snap: &Snapshot) -> Self {
+    fn of(snap: &Snapshot, clients_retry: bool) -> Self {
         let r = snap.resilience;
         ResilienceReport {
+            clients_retry,
             retries: r.retries,
             attempts_per_request: if snap.sent == 0 {
                 0.0
@@ -588,7 +593,7 @@ impl RunReport {
         let (clients, connections) = connections(scenario, snap);
         let resilience = scenario
             .resilience_in_play()
-            .then(|| ResilienceReport::of(snap));
+            .then(|| ResilienceReport::of(snap, scenario.load.retry.is_some_and(|r| r.retries())));
         let timelines = resilience.is_some() || !scenario.load.phases.is_empty();
         let timeline = |t: &Vec<u32>| timelines.then(|| t.clone());
         let attempts: Vec<u32> = snap

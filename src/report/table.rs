@@ -215,10 +215,18 @@ fn headline(r: &RunReport, out: &mut String) {
         );
     }
     if let Some(x) = &r.resilience {
+        let retries = if x.clients_retry {
+            format!(
+                "{} client retries ({:.2} attempts per request), {} gave up",
+                x.retries, x.attempts_per_request, x.gave_up
+            )
+        } else {
+            "the clients do not retry".to_string()
+        };
         let _ = writeln!(
             out,
-            "Resilience: {} client retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
-            x.retries, x.attempts_per_request, x.gave_up, x.shed, x.wasted_work_s
+            "Resilience: {retries}, {} shed · work for clients that had left: {:.1} thread-s",
+            x.shed, x.wasted_work_s
         );
         let client = x
             .client_breaker

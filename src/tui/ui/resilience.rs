@@ -73,7 +73,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         spans.extend(fmt::items(items, sep(), width));
         Line::from(spans)
     };
-    let mut lines = vec![line(counters(snapshot, p)), line(wasted(snapshot, p))];
+    let clients_retry = scenario.load.retry.is_some_and(|r| r.retries());
+    let mut lines = vec![
+        line(counters(snapshot, clients_retry, p)),
+        line(wasted(snapshot, p)),
+    ];
     // The clients' own breaker (`[load.breaker]`) first, named "clients": its fast-failed
     // requests were never sent.
     let clients = snapshot
@@ -117,7 +121,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let [text, strip] =
         Layout::vertical([Constraint::Length(text_rows), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(lines), text);
-    if scenario.load.retry.is_none() {
+    if !clients_retry {
         render_strip(frame, strip, snapshot, p);
         return;
     }
@@ -139,9 +143,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     super::storm::render(frame, attempts, snapshot, capacity, p);
 }
 
-/// Retries per second lately, attempts per request, requests given up and shed.
-fn counters(snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
+/// Retries per second lately, attempts per request, requests given up and shed; when the
+/// clients never retry, only that they do not, and the requests shed.
+fn counters(snapshot: &Snapshot, clients_retry: bool, p: &Palette) -> Vec<Vec<Span<'static>>> {
     let r = snapshot.resilience;
+    if !clients_retry {
+        return vec![
+            vec![Span::styled("the clients do not retry", p.dim)],
+            labelled("shed ", fmt::count(r.shed), p),
+        ];
+    }
     let retries = match recent_retries(snapshot) {
         Some((per_second, seconds)) => format!("{} (last {seconds} s)", fmt::rate(per_second)),
         None => "-/s".to_string(),

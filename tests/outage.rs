@@ -217,3 +217,36 @@ fn gave_up_counts_the_same_requests_with_no_retry_policy_and_with_one_attempt() 
         );
     }
 }
+
+/// The README's recovery sweep: goodput after the spike falls as the load rises, so its
+/// first point is no knee; the chart marks the cliff instead, the steepest fall (65 to 70
+/// req/s). A curve that rises to a plateau keeps its knee (tests/plot.rs).
+#[test]
+fn the_recovery_sweep_marks_its_cliff_not_its_first_point_as_a_knee() {
+    let path = std::env::temp_dir().join(format!("threadlab-cliff-{}.svg", std::process::id()));
+    let path_text = path.to_str().expect("a UTF-8 temp path");
+    support::stdout(&[
+        "sweep",
+        "metastable",
+        "--set",
+        "load.phases=[{at=\"30s\",rate=200.0},{at=\"40s\",rate=90.0}]",
+        "--set",
+        "load.retry.backoff=200ms",
+        "--set",
+        "load.retry.multiplier=2",
+        "--set",
+        "load.retry.jitter=full",
+        "--set",
+        "load.retry.budget=0.1",
+        "--vary",
+        "load.phases.1.rate=50..90:5",
+        "--duration",
+        "100s",
+        "--plot",
+        path_text,
+    ]);
+    let svg = std::fs::read_to_string(&path).expect("the chart");
+    let _ = std::fs::remove_file(&path);
+    assert!(svg.contains("cliff: 65 → 70"), "no cliff mark");
+    assert!(!svg.contains("knee:"), "a knee on a falling curve");
+}

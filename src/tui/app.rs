@@ -742,10 +742,29 @@ impl App {
             .fold(self.source.now(), Nanos::max)
     }
 
-    /// The run on screen, and every compare engine, has played its whole finite load (a
-    /// real run: has ended).
+    /// The run on screen, and every compare engine, has played its whole finite load, or an
+    /// open or closed load its duration (a real run: has ended).
     pub fn is_finished(&self) -> bool {
-        self.source.is_finished() && self.compare_driven().all(Engine::is_finished)
+        let end = self.run_end();
+        let ended = |e: &Engine| e.is_finished() || end.is_some_and(|end| e.now() >= end);
+        let main = match self.source.engine() {
+            Some(engine) => ended(engine),
+            None => self.source.is_finished(),
+        };
+        main && self.compare_driven().all(ended)
+    }
+
+    /// Where a simulated open or closed load stops, as `run` cuts it: the scenario's
+    /// duration, so the screen at the end shows the totals `run` prints. A finite load ends
+    /// with its last answer, and a real run by itself: `None`.
+    pub fn run_end(&self) -> Option<Nanos> {
+        let scenario = self.source.engine()?.scenario();
+        scenario
+            .load
+            .mode
+            .finite_count()
+            .is_none()
+            .then_some(scenario.duration)
     }
 
     /// The loop must keep ticking: the clock runs, an engine is catching up, or a real run's
@@ -845,6 +864,7 @@ impl App {
             .map(|s| s.at)
             .into_iter()
             .chain(self.next_fault_end())
+            .chain(self.run_end())
             .min();
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
@@ -1040,6 +1060,9 @@ impl App {
         self.forget_timed();
         self.selected = 0;
         self.info(match self.source {
+            Source::Sim(_) if self.run_end().is_some() => {
+                format!("strategy {strategy}: the run's duration was played, so it restarted")
+            }
             Source::Sim(_) => {
                 format!("strategy {strategy}: the load had ended, so the run restarted")
             }
@@ -1186,10 +1209,25 @@ impl App {
     /// follow to its clock on the next tick.
     /// `.`: pauses and plays one event, then says what it did.
     pub fn step(&mut self) {
+        let end = self.run_end();
         let Some(engine) = self.source.engine_mut() else {
             return;
         };
         self.clock.pause();
+        // The run's duration played: no event after it (`r` plays it again).
+        if let Some(end) = end
+            && engine.next_event_time().is_none_or(|t| t > end)
+        {
+            if engine.now() < end {
+                engine.run_until(end);
+            }
+            self.info(format!(
+                "step to t {}: the run's duration is played (r runs it again)",
+                super::ui::clock_text(end)
+            ));
+            self.behind = self.compare.is_some();
+            return;
+        }
         let before = engine.snapshot();
         // A timed fault (or a doubled load) that ends before the next event: the step goes to
         // its end and heals it.

@@ -131,6 +131,8 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), SizeError> {
 /// the same render code, clock and keys as the TUI: the same request gives the same picture.
 pub fn take(scenario: Scenario, strategy: Strategy, request: &Shot) -> Buffer {
     let mut app = App::new(scenario, strategy, request.theme);
+    // A timeline opened by the keys shows the threads since t 0, not since the keys.
+    app.record_timelines();
     script::play_to(&mut app, request.at);
     for &key in &request.keys {
         app.press(key);
@@ -650,6 +652,30 @@ mod tests {
         app.press(Key::Char('p'));
         assert!(app.take_screen_request());
         assert!(!app.take_screen_request());
+    }
+
+    /// The README's example: the timeline opened by the keys at 3 s shows the IronThread
+    /// threads' calls of the first 3 s, not an empty view recording from 3 s.
+    #[test]
+    fn a_timeline_in_a_screenshot_shows_the_threads_since_t_0() {
+        let scenario = crate::scenario::load("ironthread", &[]).expect("preset");
+        let shot = Shot {
+            at: Nanos::from_secs(3),
+            keys: crate::tui::script::parse_keys("3<Tab>t").expect("keys"),
+            size: (80, 24),
+            theme: Theme::Dark,
+        };
+        let buffer = take(scenario, Strategy::Bulkhead, &shot);
+        let text: String = buffer
+            .content
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        assert!(!text.contains("no thread has worked"), "{text}");
+        // Requests 1 to 3 (0, 1 and 2 s) each ran three calls on IronThread-1 to -9.
+        for thread in ["IronThread-3", "IronThread-6", "IronThread-9"] {
+            assert!(text.contains(thread), "{thread}");
+        }
     }
 
     #[test]

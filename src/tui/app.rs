@@ -1390,6 +1390,16 @@ impl App {
         }
     }
 
+    /// Records thread timelines from now on, shown or not: a headless screenshot records
+    /// from t 0, so a timeline (`t`) pressed at its time shows what the threads did.
+    pub fn record_timelines(&mut self) {
+        if let Some(engine) = self.source.engine_mut()
+            && engine.timeline().is_none()
+        {
+            engine.record_timeline(crate::sim::Retention::LIVE);
+        }
+    }
+
     fn record_timeline_if_shown(&mut self) {
         if self.timeline.is_some()
             && let Some(engine) = self.source.engine_mut()

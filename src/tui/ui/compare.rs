@@ -64,34 +64,179 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     // A pinned baseline takes a row of the table.
     let pinned = usize::from(app.pin().is_some());
     let [table, charts] = areas(area, runs.rows.len() + pinned);
-    let width = label_width(runs, usize::from(table.width.saturating_sub(2)));
-    render_table(frame, table, app, runs, width);
-    render_charts(frame, charts, app, runs, width);
+    let inner = usize::from(table.width.saturating_sub(2));
+    let reports = reports(app, runs);
+    let columns = columns(runs, &reports, inner);
+    render_table(frame, table, app, runs, &columns, &reports);
+    render_charts(frame, charts, app, runs, columns.label);
+}
+
+/// Every row's report (the rows that ran), by row index.
+fn reports(app: &App, runs: &CompareRuns) -> Vec<(usize, RunReport)> {
+    runs.rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let e = r.engine()?;
+            let report =
+                RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction());
+            Some((i, report))
+        })
+        .collect()
+}
+
+/// A column the variants' table adds where its rows differ in it, so a pattern that changes
+/// how pages are answered but not how many shows what it changes (`circuit-breaker`: the
+/// same goodput and percentiles with and without the breaker, but a mean page of 823 ms
+/// against 1174, 452 calls failed fast, 488 pages with the fallback against 410).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Extra {
+    /// The answered mean, in ms.
+    Mean,
+    /// Calls the breakers failed fast (`CallNotPermittedException`), the clients' breaker's
+    /// unsent requests included.
+    FastFailed,
+    /// Requests answered with a fallback.
+    Partial,
+}
+
+impl Extra {
+    /// In the order they give way when the table is narrow (the last first).
+    const ALL: [Extra; 3] = [Extra::Mean, Extra::FastFailed, Extra::Partial];
+
+    fn heading(self) -> &'static str {
+        match self {
+            Extra::Mean => "mean ms",
+            Extra::FastFailed => "fast-failed",
+            Extra::Partial => "partial",
+        }
+    }
+
+    fn width(self) -> usize {
+        self.heading().len() + 2
+    }
+
+    /// The cell as the table writes it.
+    fn cell(self, r: &RunReport) -> String {
+        match self {
+            Extra::Mean if r.latency_ms.count == 0 => "-".to_string(),
+            Extra::Mean => fmt::ms(r.latency_ms.mean),
+            Extra::FastFailed => fmt::count(fast_failed(r)),
+            Extra::Partial => fmt::count(r.requests.partial),
+        }
+    }
+}
+
+/// Calls a run's breakers failed at once, and requests its clients' breaker did not send.
+fn fast_failed(r: &RunReport) -> u64 {
+    r.resilience.as_ref().map_or(0, |x| {
+        x.breakers.values().map(|b| b.not_permitted).sum::<u64>()
+            + x.client_breaker.as_ref().map_or(0, |b| b.not_permitted)
+    })
+}
+
+fn extras_width(extras: &[Extra]) -> usize {
+    extras.iter().map(|e| e.width()).sum()
+}
+
+/// The table's columns: the label's width, whether p50 and "limited by" are shown (and how
+/// wide the latter is), and the extra columns.
+#[derive(Debug, Clone, PartialEq)]
+struct Columns {
+    label: usize,
+    p50: bool,
+    extras: Vec<Extra>,
+    /// "limited by"'s width; 0: not shown.
+    limit: usize,
+}
+
+/// Goodput, p99 and failed/s: always there.
+const FIXED_WIDTH: usize = 27;
+/// The p50 column.
+const P50_WIDTH: usize = 8;
+/// The widest and narrowest a variant's label column gets before the other columns give way.
+const LABEL_MAX: usize = 36;
+const LABEL_MIN: usize = 24;
+
+impl Columns {
+    /// The figures' columns, without the label and "limited by".
+    fn figures(&self) -> usize {
+        FIXED_WIDTH + if self.p50 { P50_WIDTH } else { 0 } + extras_width(&self.extras)
+    }
+}
+
+/// The strategies' table: every column, "limited by" taking what is left. The variants':
+/// the labels readable first (up to [`LABEL_MAX`]), with the extra columns in which two rows
+/// differ as written; in `inner` columns too narrow for all, "limited by" gives way first,
+/// then p50, then the labels down to [`LABEL_MIN`], then the extra columns (the last first).
+fn columns(runs: &CompareRuns, reports: &[(usize, RunReport)], inner: usize) -> Columns {
+    if runs.compared == ComparedBy::Strategies {
+        return Columns {
+            label: NAME_WIDTH,
+            p50: true,
+            extras: Vec::new(),
+            limit: inner.saturating_sub(NAME_WIDTH + FIGURES_WIDTH),
+        };
+    }
+    let longest = runs
+        .rows
+        .iter()
+        .map(|r| fmt::columns(r.shown()) + 2)
+        .max()
+        .unwrap_or(0)
+        .max(NAME_WIDTH);
+    let extras: Vec<Extra> = Extra::ALL
+        .into_iter()
+        .filter(|e| {
+            let mut cells = reports.iter().map(|(_, r)| e.cell(r));
+            cells.next().is_some_and(|first| cells.any(|c| c != first))
+        })
+        .collect();
+    let mut c = Columns {
+        label: longest,
+        p50: true,
+        extras,
+        limit: LIMIT_MIN,
+    };
+    let need =
+        |c: &Columns, label: usize| label + c.figures() + if c.limit > 0 { 2 + c.limit } else { 0 };
+    loop {
+        // The labels keep LABEL_MAX columns while "limited by" or p50 can give way, then
+        // LABEL_MIN while the extra columns can.
+        let label = if c.limit > 0 || c.p50 {
+            longest.min(LABEL_MAX)
+        } else {
+            longest.min(LABEL_MIN)
+        };
+        if need(&c, label) <= inner {
+            break;
+        }
+        if c.limit > 0 {
+            c.limit = 0;
+        } else if c.p50 {
+            c.p50 = false;
+        } else if c.extras.pop().is_none() {
+            break;
+        }
+    }
+    if c.limit > 0 {
+        // "limited by" keeps a quarter of what the figures leave, the labels the rest.
+        let left = inner.saturating_sub(c.figures() + 2);
+        let limit = (left / 4).clamp(LIMIT_MIN, LIMIT_MAX);
+        c.label = longest.min(left.saturating_sub(limit)).max(NAME_WIDTH);
+        c.limit = left.saturating_sub(c.label);
+    } else {
+        c.label = longest
+            .min(inner.saturating_sub(c.figures()))
+            .max(NAME_WIDTH);
+    }
+    c
 }
 
 /// The table (a row per run, the header, the note and the borders) and the charts below.
 pub(super) fn areas(area: Rect, rows: usize) -> [Rect; 2] {
     let table_rows = u16::try_from(rows + 4).unwrap_or(u16::MAX);
     Layout::vertical([Constraint::Length(table_rows), Constraint::Min(0)]).areas(area)
-}
-
-/// The label column's width: [`NAME_WIDTH`] for strategies; for variants as wide as the
-/// longest label (and its `* `) within what the figures and "limited by" leave of `inner`.
-fn label_width(runs: &CompareRuns, inner: usize) -> usize {
-    match runs.compared {
-        ComparedBy::Strategies => NAME_WIDTH,
-        ComparedBy::Variants => {
-            let longest = runs
-                .rows
-                .iter()
-                .map(|r| fmt::columns(r.shown()) + 2)
-                .max()
-                .unwrap_or(0);
-            let left = inner.saturating_sub(FIGURES_WIDTH);
-            let room = left.saturating_sub((left / 4).clamp(LIMIT_MIN, LIMIT_MAX));
-            longest.min(room).max(NAME_WIDTH)
-        }
-    }
 }
 
 /// Row `i`'s label: `1 sequential` for a strategy; for a variant, the name its figure gives
@@ -103,7 +248,15 @@ fn label(runs: &CompareRuns, i: usize, row: &CompareRow) -> String {
     }
 }
 
-fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, width: usize) {
+fn render_table(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    runs: &CompareRuns,
+    columns: &Columns,
+    reports: &[(usize, RunReport)],
+) {
+    let width = columns.label;
     let p = app.palette();
     let title = match runs.compared {
         ComparedBy::Strategies => " Compare: same requests, every strategy ",
@@ -116,24 +269,12 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
     frame.render_widget(block, area);
     // The best by the same rule as `compare` (report::best), among the rows that ran, with
     // the figures compared as this view writes them.
-    let reports: Vec<(usize, RunReport)> = runs
-        .rows
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let e = r.engine()?;
-            let report =
-                RunReport::from_snapshot(app.scenario(), &e.snapshot(), &[], e.prediction());
-            Some((i, report))
-        })
-        .collect();
     let plain: Vec<RunReport> = reports.iter().map(|(_, r)| r.clone()).collect();
     let best: Vec<usize> = best_as(&plain, &fmt::SHOWN)
         .into_iter()
         .map(|k| reports[k].0)
         .collect();
-    let limit_width = usize::from(inner.width).saturating_sub(width + FIGURES_WIDTH);
-    let mut lines = vec![header(app, runs, width)];
+    let mut lines = vec![header(app, runs, columns)];
     for (i, row) in runs.rows.iter().enumerate() {
         let name = label(runs, i, row);
         let report = reports.iter().find(|(k, _)| *k == i).map(|(_, r)| r);
@@ -143,14 +284,13 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
                     ComparedBy::Strategies => engine.strategy() == app.source().strategy(),
                     ComparedBy::Variants => i == 0,
                 };
-                let columns = RowLook {
+                let look = RowLook {
                     name: &name,
-                    width,
                     best: best.contains(&i),
                     selected,
-                    limit_width,
+                    columns,
                 };
-                let mut line = figures_row(app, r, &columns);
+                let mut line = figures_row(app, r, &look);
                 if engine.now() < app.now() && !engine.is_finished() {
                     line.push_span(Span::styled(" catching up", p.error));
                 }
@@ -168,9 +308,11 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
         lines.push(line);
     }
     if let Some(pin) = app.pin() {
-        lines.push(pin_row(app, pin, width));
+        lines.push(pin_row(app, pin, columns));
     }
-    let note = if inner.width >= 110 {
+    let note = if !columns.p50 {
+        "* best: highest goodput (ties: lower p99, mean) · p99 of answered"
+    } else if inner.width >= 110 {
         "* best: highest goodput, ties lower p99 then mean · p50/p99 of answered requests · \
          failed/s = failed + timeout + refused"
     } else {
@@ -180,27 +322,34 @@ fn render_table(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, wi
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// The pinned baseline (`b`) under the live rows, in the same columns.
-fn pin_row(app: &App, pin: &crate::tui::app::Pin, width: usize) -> Line<'static> {
+/// The pinned baseline (`b`) under the live rows, in the same columns (blank in the extra
+/// ones, which it has no figures for).
+fn pin_row(app: &App, pin: &crate::tui::app::Pin, c: &Columns) -> Line<'static> {
     let p = app.palette();
     let name = format!("  pin {}", pin.strategy.name());
     let latency = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
+    let p50 = if c.p50 {
+        format!("{:>8}", latency(pin.p50_ms))
+    } else {
+        String::new()
+    };
     Line::styled(
         format!(
-            "{}{:>9}{:>8}{:>8}{:>10}  at {} (b clears)",
-            fmt::fit(&name, width),
+            "{}{:>9}{p50}{:>8}{:>10}{:extras$}  at {} (b clears)",
+            fmt::fit(&name, c.label),
             fmt::rate(pin.goodput_rps),
-            latency(pin.p50_ms),
             latency(pin.p99_ms),
             fmt::rate(pin.failed_rps),
-            fmt::clock(pin.at)
+            "",
+            fmt::clock(pin.at),
+            extras = extras_width(&c.extras),
         ),
         p.change,
     )
 }
 
 /// The column headings; the variants' first one names the strategy they all run.
-fn header(app: &App, runs: &CompareRuns, width: usize) -> Line<'static> {
+fn header(app: &App, runs: &CompareRuns, c: &Columns) -> Line<'static> {
     let first = match runs.compared {
         ComparedBy::Strategies => "strategy".to_string(),
         ComparedBy::Variants => {
@@ -211,15 +360,20 @@ fn header(app: &App, runs: &CompareRuns, width: usize) -> Line<'static> {
             format!("variant ({})", strategy.name())
         }
     };
+    let extra: String = c
+        .extras
+        .iter()
+        .map(|e| format!("{:>w$}", e.heading(), w = e.width()))
+        .collect();
+    let p50 = if c.p50 { "  p50 ms" } else { "" };
+    let limit = if c.limit > 0 { "  limited by" } else { "" };
     Line::styled(
         format!(
-            "  {}{:>9}{:>8}{:>8}{:>10}  {}",
-            fmt::fit(&first, width - 2),
+            "  {}{:>9}{p50}{:>8}{:>10}{extra}{limit}",
+            fmt::fit(&first, c.label - 2),
             "goodput",
-            "p50 ms",
             "p99 ms",
             "failed/s",
-            "limited by",
         ),
         app.palette().dim,
     )
@@ -228,11 +382,9 @@ fn header(app: &App, runs: &CompareRuns, width: usize) -> Line<'static> {
 /// How a row's label column is drawn.
 struct RowLook<'a> {
     name: &'a str,
-    /// The label column's width.
-    width: usize,
     best: bool,
     selected: bool,
-    limit_width: usize,
+    columns: &'a Columns,
 }
 
 /// A run's row: its label (`*` when best), goodput, answered p50 and p99, failures per
@@ -250,32 +402,43 @@ fn figures_row(app: &App, r: &RunReport, c: &RowLook) -> Line<'static> {
             "-".to_string()
         }
     };
-    Line::from(vec![
-        Span::styled(format!("{mark}{}", fmt::cut(c.name, c.width - 2)), style),
+    let columns = c.columns;
+    let extra: String = columns
+        .extras
+        .iter()
+        .map(|e| format!("{:>w$}", e.cell(r), w = e.width()))
+        .collect();
+    let p50 = if columns.p50 {
+        format!("{:>8}", latency(r.latency_ms.p50))
+    } else {
+        String::new()
+    };
+    let mut line = Line::from(vec![
+        Span::styled(
+            format!("{mark}{}", fmt::cut(c.name, columns.label - 2)),
+            style,
+        ),
         Span::styled(
             format!("{:>9}", fmt::rate(r.goodput_rps)),
             style.add_modifier(Modifier::BOLD),
         ),
-        Span::styled(
-            format!(
-                "{:>8}{:>8}",
-                latency(r.latency_ms.p50),
-                latency(r.latency_ms.p99)
-            ),
-            p.text,
-        ),
+        Span::styled(format!("{p50}{:>8}", latency(r.latency_ms.p99)), p.text),
         Span::styled(
             format!("{:>10}", fmt::rate(failed)),
             if failed > 0.0 { p.error } else { p.text },
         ),
-        Span::styled(
+        Span::styled(extra, p.text),
+    ]);
+    if columns.limit > 0 {
+        line.push_span(Span::styled(
             format!(
                 "  {}",
-                limit_cell(&limited_by(app.scenario(), r), c.limit_width)
+                limit_cell(&limited_by(app.scenario(), r), columns.limit)
             ),
             p.dim,
-        ),
-    ])
+        ));
+    }
+    line
 }
 
 /// What limits a run, in `width` columns: cut between words, unless that keeps less than
@@ -347,7 +510,7 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         )
     };
     let chart_rows = u16::try_from(runs.rows.len() + 2).unwrap_or(u16::MAX);
-    if runs.compared == ComparedBy::Strategies || area.height < 2 * chart_rows {
+    if runs.compared == ComparedBy::Strategies {
         render_lanes(
             frame,
             area,
@@ -376,6 +539,20 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
     } else {
         " Goodput a second · nothing answered yet ".to_string()
     };
+    // Room for one chart only (80x24): goodput a second, where a pattern shows in whether
+    // and when goodput comes back.
+    if area.height < 2 * chart_rows {
+        render_lanes(
+            frame,
+            area,
+            app,
+            runs,
+            width,
+            (&goodput_title, &goodput),
+            Zero::Drawn,
+        );
+        return;
+    }
     let [first, second] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     render_lanes(

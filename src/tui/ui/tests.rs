@@ -1175,3 +1175,72 @@ fn zoom_reaches_the_resilience_panel_and_draws_its_charts_one_under_the_other() 
     a.apply(Action::Zoom);
     assert_eq!(a.zoom(), Some(crate::tui::app::Panel::Log));
 }
+
+/// `C` on `circuit-breaker`: the breaker changes no goodput and no percentile, so the table
+/// adds the columns in which its rows differ: the mean page (823 ms against 1174 without a
+/// breaker), the calls failed fast (452 against 0) and the pages with the fallback (488
+/// against 410).
+#[test]
+fn the_variants_table_shows_the_figures_a_breaker_changes() {
+    let mut a = preset_app(
+        "circuit-breaker",
+        &[],
+        Strategy::Bulkhead,
+        Nanos::from_secs(120),
+    );
+    a.apply(Action::ToggleVariants);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let row = |text: &str, label: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("{label}\n{text}"))
+            .to_string();
+        let inside = line.split('│').nth(1).expect("inside the table");
+        inside.split_whitespace().map(str::to_string).collect()
+    };
+    let wide = screen(&a, 120, 35);
+    assert!(
+        wide.contains("failed/s  mean ms  fast-failed  partial  limited by"),
+        "{wide}"
+    );
+    let with = row(&wide, "as now");
+    let without = row(&wide, "without a breaker that ever opens");
+    let cells = |r: &[String]| -> Vec<String> {
+        let at = r.iter().position(|c| c.ends_with("/s")).expect("goodput");
+        r[at..at + 7].to_vec()
+    };
+    assert_eq!(
+        cells(&with)[..4],
+        cells(&without)[..4],
+        "goodput, p50, p99, failed/s alike"
+    );
+    assert_eq!(cells(&with)[4..], ["823", "452", "488"], "{wide}");
+    assert_eq!(cells(&without)[4..], ["1174", "0", "410"], "{wide}");
+    // At 80x24 the labels stay readable and the mean and the fast-failed calls still show.
+    let small = screen(&a, 80, 24);
+    assert!(
+        small.contains("mean ms") && small.contains("fast-failed"),
+        "{small}"
+    );
+    assert!(small.contains("without a breaker that"), "{small}");
+}
+
+/// At 80x24 `C` has room for one chart: goodput a second (where a pattern shows in whether
+/// goodput comes back), not the slowest answer of the last minute.
+#[test]
+fn a_small_variants_view_keeps_the_goodput_chart() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    a.apply(Action::ToggleVariants);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let small = screen(&a, 80, 24);
+    assert!(small.contains("Goodput a second"), "{small}");
+    assert!(!small.contains("Slowest answer"), "{small}");
+    let large = screen(&a, 120, 40);
+    assert!(large.contains("Goodput a second") && large.contains("Slowest answer"));
+}

@@ -995,11 +995,21 @@ fn during_an_outage_the_headline_shows_the_last_ten_seconds_beside_the_average()
         super::headline::values(&a, &snapshot),
         vec!["0.00".to_string(), "-".to_string(), failed]
     );
-    for (width, height) in [(80, 24), (120, 40)] {
-        let panels = screen(&a, width, height);
-        assert!(panels.contains("goodput 0.00/s last 10 s"), "{panels}");
-        assert!(panels.contains("since t 0: goodput 40.9/s"), "{panels}");
-    }
+    // The average goes in the title where it fits (120 columns), else first on the line.
+    let small = screen(&a, 80, 24);
+    assert!(small.contains("goodput 0.00/s last 10 s ┐"), "{small}");
+    assert!(small.contains("since t 0: goodput 40.9/s"), "{small}");
+    let large = screen(&a, 120, 40);
+    assert!(
+        large.contains("goodput 0.00/s last 10 s · since t 0 40.9/s"),
+        "{large}"
+    );
+    // No failure rate since t 0 stands unlabelled beside the last 10 s: the counts instead.
+    assert!(
+        large.contains("answered 2866 · conn 8192 · backlog 101"),
+        "{large}"
+    );
+    assert!(!large.contains("timeout 59.3/s"), "{large}");
     a.apply(Action::ToggleHeadline);
     for (width, height) in [(80, 24), (120, 40)] {
         let text = screen(&a, width, height);

@@ -84,13 +84,18 @@ pub enum TourPanel {
     Latency,
     Compare,
     Theory,
+    /// The Resilience panel (retries, breakers, goodput and attempts a second).
+    Resilience,
     Log,
 }
 
 impl TourPanel {
     /// The panel sits low on the screen, so its caption goes at the top.
     pub fn is_low(self) -> bool {
-        matches!(self, TourPanel::Theory | TourPanel::Log)
+        matches!(
+            self,
+            TourPanel::Theory | TourPanel::Resilience | TourPanel::Log
+        )
     }
 }
 

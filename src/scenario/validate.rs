@@ -145,10 +145,11 @@ fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPan
         Some("compare") => Ok(TourPanel::Compare),
         Some("theory") => Ok(TourPanel::Theory),
         Some("log") => Ok(TourPanel::Log),
+        Some("resilience") => Ok(TourPanel::Resilience),
         Some(other) => Err(check.invalid(
             path,
             quoted(other),
-            "is not a panel: pools, outcomes, latency, compare, theory or log",
+            "is not a panel: pools, outcomes, latency, compare, theory, resilience or log",
         )),
     }
 }

@@ -647,11 +647,19 @@ impl App {
             return Vec::new();
         };
         let mut value = super::expect::screen_value(&self.scenario, engine);
-        // Tours read the strategies' compare view by strategy (`compare.semaphore...`).
-        if let Some(runs) = self.compare.as_ref()
-            && runs.compared == ComparedBy::Strategies
-        {
-            value = super::expect::with_compare(value, &self.scenario, runs.engines());
+        // Tours read the strategies' compare view by strategy (`compare.semaphore...`), the
+        // variants' by row (`variants.3...`).
+        if let Some(runs) = self.compare.as_ref() {
+            value = match runs.compared {
+                ComparedBy::Strategies => {
+                    super::expect::with_compare(value, &self.scenario, runs.engines())
+                }
+                ComparedBy::Variants => super::expect::with_variants(
+                    value,
+                    &self.scenario,
+                    runs.rows.iter().map(CompareRow::engine),
+                ),
+            };
         }
         step.expect
             .iter()

@@ -457,14 +457,16 @@ fn anchors(panel: crate::scenario::TourPanel) -> &'static [&'static str] {
         TourPanel::Pools => &["Pools", "Tab select"],
         TourPanel::Outcomes => &["Outcomes", "answered"],
         TourPanel::Latency => &["Latency"],
-        TourPanel::Compare => &["1 sequential", "4 unbounded", "best:"],
+        TourPanel::Compare => &["Compare: same requests", "best:"],
         TourPanel::Theory => &["theory ", "measured"],
         TourPanel::Log => &["Thread Name", "└──"],
+        TourPanel::Resilience => &["Resilience", "goodput"],
     }
 }
 
 #[test]
 fn no_tour_caption_covers_the_panel_it_names_or_loses_a_word() {
+    use crate::scenario::TourPanel;
     use crate::tui::app::Tour;
     let mut toured = 0;
     for name in scenario::builtin_names() {
@@ -490,9 +492,28 @@ fn no_tour_caption_covers_the_panel_it_names_or_loses_a_word() {
             };
             // Let behind engines (a fresh compare view) catch up to the paused clock.
             a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
-            for (width, height) in [(80, 24), (120, 40)] {
+            // A claim about goodput or attempts a second is about the Resilience panel's
+            // charts when the live view shows them: the caption keeps clear of them too.
+            let per_second = step.expect.iter().any(|c| {
+                [
+                    "goodput_timeline",
+                    "attempts_timeline",
+                    "new_timeline",
+                    "retries_timeline",
+                ]
+                .iter()
+                .any(|t| c.starts_with(t))
+            });
+            for (width, height) in [(80, 24), (120, 35), (120, 40)] {
                 let at = format!("{name} at {width}x{height}, {:?}", step.caption);
                 assert_caption_clear_and_whole(&a, width, height, step.panel, &at);
+                let area = ratatui::layout::Rect::new(0, 0, width, height);
+                let body = super::tour::body_area(&a, area);
+                let charts = super::tour::panel_area(&a, body, TourPanel::Resilience);
+                if per_second && a.compare_runs().is_none() && charts.height > 0 {
+                    let (caption, _) = super::tour::layout(&a, area).expect("a caption");
+                    assert!(!caption.intersects(charts), "{at}: covers goodput a second");
+                }
             }
             a.press(crate::tui::keys::Key::Char(' '));
         }

@@ -90,6 +90,12 @@ fn metastable_reports_the_servers_responses_beside_goodput_and_the_storm_second_
         table.contains("server responses 98.11/s, 12831 of them late"),
         "{table}"
     );
+    let compared = support::stdout(&["compare", "metastable"]);
+    let row = compared
+        .lines()
+        .find(|l| l.starts_with("| server responses (req/s)"))
+        .expect("the compare table's row");
+    assert!(row.contains("98.11"), "{row}");
 }
 
 /// `circuit-breaker`'s trace: a call its caller's timeout gave up on is `timed out` (with

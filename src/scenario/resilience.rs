@@ -16,6 +16,10 @@ pub struct Retry {
     /// Retries allowed as a share of first attempts (a token bucket: each first attempt
     /// adds this many tokens, a retry takes one); `None` is unlimited.
     pub budget: Option<f64>,
+    /// How long a deposit in the budget (and a retry taken from it) counts, Finagle's `ttl`;
+    /// `None`: a token bucket that holds at most 10 retries, whatever their age (gRPC's
+    /// `maxTokens`).
+    pub budget_window: Option<Nanos>,
     /// Which outcomes of an attempt are retried.
     pub on: RetryOn,
 }

@@ -359,6 +359,30 @@ fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioE
         }
         None => None,
     };
+    // Finagle's `RetryBudget` takes a `ttl` of 1 to 60 seconds.
+    let budget_window = match &raw.budget_window {
+        Some(text) if budget.is_none() => {
+            return Err(check.invalid(
+                &field("budget_window"),
+                quoted(&text.0),
+                "needs a budget: give budget too (retries per first attempt)",
+            ));
+        }
+        Some(text) => {
+            let window = check.duration(&field("budget_window"), text)?;
+            if !(crate::time::Nanos::from_secs(1)..=crate::time::Nanos::from_secs(60))
+                .contains(&window)
+            {
+                return Err(check.invalid(
+                    &field("budget_window"),
+                    quoted(&text.0),
+                    "is out of range: allowed 1s..=60s (Finagle's ttl)",
+                ));
+            }
+            Some(window)
+        }
+        None => None,
+    };
     let mut on = RetryOn::default();
     for (i, name) in raw.on.iter().enumerate() {
         match name.as_str() {
@@ -385,6 +409,7 @@ fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioE
             max_wait,
         },
         budget,
+        budget_window,
         on,
     })
 }

@@ -90,7 +90,7 @@ impl Engine {
     fn issue(&mut self, client: Option<u32>) {
         let id = self.load.take_id();
         self.book.issued(self.now);
-        self.retries.first_attempt();
+        self.retries.first_attempt(self.now);
         let sent = self
             .now
             .saturating_sub(Nanos(self.scenario.load.link.rtt.0 / 2));

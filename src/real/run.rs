@@ -262,7 +262,7 @@ impl World {
                 let id = self
                     .next_id
                     .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                lock(&self.retries).first_attempt();
+                lock(&self.retries).first_attempt(now);
                 lock(&self.books).issued(now, due);
                 Attempt {
                     id,

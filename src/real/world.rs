@@ -282,7 +282,7 @@ impl World {
     fn retried(&self, req: &Req, outcome: Outcome, now: Nanos) -> bool {
         let (decision, pause) = {
             let mut retries = lock(&self.retries);
-            let decision = retries.after(req.attempt, outcome);
+            let decision = retries.after(req.attempt, outcome, now);
             let next = req.attempt + 1;
             let u = crate::sim::draw::retry_u(self.scenario.seed, req.id, next);
             (decision, retries.pause(next, u))

@@ -256,3 +256,48 @@ fn the_recovery_sweep_marks_its_cliff_not_its_first_point_as_a_knee() {
     assert!(svg.contains("cliff: 65 → 70"), "no cliff mark");
     assert!(!svg.contains("knee:"), "a knee on a falling curve");
 }
+
+/// A retry budget with a window (Finagle's `ttl`): a first attempt's deposit pays for a retry
+/// only while it is in the window. One client, each attempt 1.5 s on the server, a 1 s
+/// timeout, one retry earned per first attempt: the request of 0 s times out at 1 s. With a
+/// 2 s window its deposit is there and it is retried; with a 1 s window the deposit has just
+/// left, and the client gives up, as both engines decide (`flow::RetryBudget`).
+#[test]
+fn a_budget_window_lets_a_deposit_pay_for_a_retry_only_while_it_is_in_it() {
+    let played = |window: &str| {
+        let mut e = slow_client(&format!(
+            "attempts = 2\nbackoff = \"0ms\"\nbudget = 1.0\nbudget_window = \"{window}\""
+        ));
+        e.run_until(ms(1_050));
+        let r = e.snapshot().resilience;
+        (r.retries, r.gave_up)
+    };
+    assert_eq!(played("2s"), (1, 0));
+    assert_eq!(played("1s"), (0, 1));
+    // Refused where it means nothing, and beyond Finagle's range, naming the field.
+    for (sets, why) in [
+        (
+            &["--set", "load.retry.budget_window=5s"][..],
+            "needs a budget",
+        ),
+        (
+            &[
+                "--set",
+                "load.retry.budget=0.1",
+                "--set",
+                "load.retry.budget_window=90s",
+            ][..],
+            "allowed 1s..=60s",
+        ),
+    ] {
+        let mut args = vec!["check", "metastable"];
+        args.extend_from_slice(sets);
+        let out = support::threadlab(&args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("load.retry.budget_window") && err.contains(why),
+            "{err}"
+        );
+    }
+}

@@ -445,11 +445,21 @@ fn phases(check: &Checker, raw: &RawLoad, mode: &LoadMode) -> Result<Vec<Phase>,
                     "cannot be combined with [[load.phases]]: give the ramp's steps as phases",
                 ));
             }
-            (LoadMode::Open { .. }, Some(rate), None) => {
+            // 0: the load pauses, or ends, until a later phase.
+            (LoadMode::Open { .. }, Some(rate), None) if rate == 0.0 => PhaseChange::Rate(0.0),
+            (LoadMode::Open { .. }, Some(rate), None) if rate > 0.0 => {
                 PhaseChange::Rate(check.rate(&path("rate"), rate)?)
             }
+            (LoadMode::Open { .. }, Some(rate), None) => {
+                return Err(check.invalid(
+                    &path("rate"),
+                    crate::scenario::short_number(rate),
+                    "is out of range: allowed 0 (no new requests until the next phase) to \
+                     1000000 per second",
+                ));
+            }
             (LoadMode::Closed { .. }, None, Some(clients)) => {
-                PhaseChange::Clients(check.count(&path("clients"), clients, 1..=MAX_CLIENTS)?)
+                PhaseChange::Clients(check.count(&path("clients"), clients, 0..=MAX_CLIENTS)?)
             }
             (LoadMode::Open { .. }, ..) => {
                 return Err(check.missing(

@@ -1170,7 +1170,10 @@ impl App {
                     ));
                     return;
                 }
-                let rate = if more {
+                // From a phase's pause (0/s), Up starts the load again at 1/s.
+                let rate = if more && rate <= 0.0 {
+                    1.0
+                } else if more {
                     rate * 1.25
                 } else {
                     (rate / 1.25).max(LEAST_KEYED_RATE)

@@ -301,3 +301,36 @@ fn a_budget_window_lets_a_deposit_pay_for_a_retry_only_while_it_is_in_it() {
         );
     }
 }
+
+/// A load phase of rate 0 pauses an open load (or ends it): nothing arrives from its time
+/// until a later phase sets a rate, in both engines, on the same arrival draws. 200 requests
+/// a second, none from 1 s to 2 s, 200 again from 2 s.
+#[test]
+fn a_phase_of_rate_zero_pauses_the_load_in_both_engines() {
+    let toml = one_call(
+        "mode = \"open\"\nrate = 200.0\nphases = [{ at = \"1s\", rate = 0.0 }, { at = \"2s\", rate = 200.0 }]",
+        "threads = 10",
+    )
+    .replace("latency = \"100ms\"", "latency = \"10ms\"");
+    let s = parse(&toml);
+    let duration = ms(3_000);
+    let sim = threadlab::report::play(&s, Strategy::Sequential, duration).snapshot();
+    let new = &sim.new_timeline;
+    assert_eq!(new[1], 0, "{new:?}");
+    assert!(new[0] > 150 && new[2] > 150, "{new:?}");
+    assert_eq!(sim.sent, u64::from(new[0] + new[2]));
+    let options = threadlab::real::RealOptions {
+        time_scale: 0.2,
+        ..threadlab::real::RealOptions::default()
+    };
+    let real = threadlab::real::run(&s, Strategy::Sequential, duration, options)
+        .expect("the real run plays")
+        .report(&s)
+        .run;
+    let timeline = real
+        .new_timeline
+        .expect("phases: the timelines are reported");
+    assert_eq!(timeline[1], 0, "{timeline:?}");
+    // The same arrival draws: the same requests sent, whatever the real run's pace.
+    assert_eq!(real.requests.sent, sim.sent);
+}

@@ -211,6 +211,7 @@ pub fn compare_against(
     output: &OutputArgs,
     against: &[String],
 ) -> anyhow::Result<()> {
+    use threadlab::plot::timeline;
     use threadlab::report::RunReport;
     use threadlab::report::against::Pair;
     use threadlab::scenario::Strategy;
@@ -220,65 +221,113 @@ pub fn compare_against(
         )
         .into());
     }
-    if output.plot.is_some() || output.trace.is_some() {
+    if output.trace.is_some() {
         return Err(BadInput(
-            "--against prints tables, JSON or CSV; --plot and --trace draw one comparison: \
-             drop them or --against"
+            "--against prints tables, JSON or CSV and draws a chart; --trace records one \
+             run's threads: drop it or --against"
                 .into(),
         )
         .into());
     }
+    let chart = output.plot()?;
     let (base, _, duration) = crate::load(preset, args)?;
-    // The other side: the same flags with the overrides after the --set ones.
-    let other_args = ScenarioArgs {
-        strategy: None,
-        preset: crate::PresetArgs {
-            set: args.preset.set.iter().chain(against).cloned().collect(),
-            seed: args.preset.seed,
-            duration: args.preset.duration.clone(),
-            force: args.preset.force,
-        },
-    };
-    let (other, _, other_duration) = crate::load(preset, &other_args).map_err(|e| {
-        // An override's error names it as the flag it came from.
-        let text = e.to_string();
-        match against
-            .iter()
-            .find(|a| text.contains(&format!("--set {a}")))
-        {
-            Some(a) => {
-                BadInput(text.replace(&format!("--set {a}"), &format!("--against {a}"))).into()
+    // Each --against is a variant: its overrides (`KEY=VALUE, KEY=VALUE`, as C's typed
+    // ones) after the --set ones, on the same flags.
+    let variants: Vec<Vec<String>> = against
+        .iter()
+        .map(|a| threadlab::tui::prompt::split_sets(a))
+        .collect();
+    let mut others = Vec::new();
+    for (a, sets) in against.iter().zip(&variants) {
+        let other_args = ScenarioArgs {
+            strategy: None,
+            preset: crate::PresetArgs {
+                set: args.preset.set.iter().chain(sets).cloned().collect(),
+                seed: args.preset.seed,
+                duration: args.preset.duration.clone(),
+                force: args.preset.force,
+            },
+        };
+        let other = crate::load(preset, &other_args).map_err(|e| {
+            // An override's error names it as the flag it came from.
+            let text = e.to_string();
+            match sets.iter().find(|s| text.contains(&format!("--set {s}"))) {
+                Some(s) => {
+                    BadInput(text.replace(&format!("--set {s}"), &format!("--against {a}"))).into()
+                }
+                None => e,
             }
-            None => e,
-        }
-    })?;
+        })?;
+        others.push(other);
+    }
     threadlab::progress::catch_ctrl_c();
-    let play = |s: &threadlab::scenario::Scenario, strategy: Strategy, d| {
-        let engine = threadlab::sim::Engine::new(s, strategy).unwatched();
-        let unobserved = &mut threadlab::progress::unobserved;
-        let (engine, done) = threadlab::progress::play_engine(engine, d, None, unobserved);
+    // The chart follows the preset's strategy on every side.
+    let charted = base.strategy.default;
+    let play = |s: &threadlab::scenario::Scenario, strategy: Strategy, d, label: &str| {
+        // A charted run keeps its rolling window: the chart's p99 reads it.
+        let drawn = chart.is_some() && strategy == charted;
+        let engine = threadlab::sim::Engine::new(s, strategy);
+        let engine = if drawn { engine } else { engine.unwatched() };
+        let mut rec = timeline::Recorder::new(strategy, d);
+        let (engine, done) = if drawn {
+            threadlab::progress::play_engine(engine, d, None, &mut |e, t| rec.observe(e, t))
+        } else {
+            threadlab::progress::play_engine(engine, d, None, &mut threadlab::progress::unobserved)
+        };
         crate::no_stall(&engine)?;
         let capped = engine.cap_message().map(|m| (s.clone(), m));
-        Ok::<_, anyhow::Error>((RunReport::new(s, &engine), done, capped))
+        let mut series = rec.finish(&engine);
+        series.label = label.to_string();
+        Ok::<_, anyhow::Error>((RunReport::new(s, &engine), done, capped, series))
+    };
+    let label = |i: usize| match variants.as_slice() {
+        [one] => format!("against {}", one.join(" ")),
+        _ => format!("against {}: {}", i + 1, variants[i].join(" ")),
     };
     let mut pairs = Vec::new();
     let mut complete = true;
     let mut capped = None;
-    for strategy in Strategy::ALL {
-        let (preset_side, done_a, cap_a) = play(&base, strategy, duration)?;
-        let (against_side, done_b, cap_b) = play(&other, strategy, other_duration)?;
-        pairs.push(Pair {
+    let mut lines = Vec::new();
+    'strategies: for strategy in Strategy::ALL {
+        let (preset_side, done, cap, series) = play(&base, strategy, duration, "preset")?;
+        let mut pair = Pair {
             preset: preset_side,
-            against: against_side,
-            done: [done_a, done_b],
-        });
-        capped = cap_a.or(cap_b);
-        if !(done_a && done_b) {
+            against: Vec::new(),
+            done: vec![done],
+        };
+        capped = cap.or(capped);
+        if strategy == charted {
+            lines.push(series);
+        }
+        for (i, (other, _, other_duration)) in others.iter().enumerate() {
+            if !pair.done.iter().all(|&d| d) {
+                break;
+            }
+            let (side, done, cap, mut series) = play(other, strategy, *other_duration, &label(i))?;
+            pair.against.push(side);
+            pair.done.push(done);
+            capped = cap.or(capped);
+            if strategy == charted {
+                series.colour = i + 1;
+                lines.push(series);
+            }
+        }
+        let whole = pair.done.len() == others.len() + 1 && pair.done.iter().all(|&d| d);
+        pairs.push(pair);
+        if !whole {
             complete = false;
-            break;
+            break 'strategies;
         }
     }
-    crate::emit(&output.exporter().compare_against(&base, against, &pairs)?)?;
+    crate::emit(
+        &output
+            .exporter()
+            .compare_against(&base, &variants, &pairs)?,
+    )?;
+    if let Some((path, theme)) = chart {
+        let title = format!("{}: {charted}, as the preset says and against", base.name);
+        crate::draw(&timeline::figure(&title, &lines), path, theme)?;
+    }
     if let Some((s, message)) = capped {
         crate::stopped_at_cap(&s, Some(message))?;
     }

@@ -84,8 +84,9 @@ enum Subcommand {
         engine: EngineArgs,
         #[command(flatten)]
         output: OutputArgs,
-        /// Play every strategy again with this override (KEY=VALUE, as --set; repeatable)
-        /// and show both sides: before and after on one screen.
+        /// Play every strategy again with these overrides (KEY=VALUE, as --set; several in one
+        /// as "KEY=VALUE, KEY=VALUE") and show every side: repeat it for more variants, a row
+        /// each.
         #[arg(long, value_name = "KEY=VALUE")]
         against: Vec<String>,
     },

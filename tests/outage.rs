@@ -334,3 +334,71 @@ fn a_phase_of_rate_zero_pauses_the_load_in_both_engines() {
     // The same arrival draws: the same requests sent, whatever the real run's pace.
     assert_eq!(real.requests.sent, sim.sent);
 }
+
+/// Each `--against` is a variant of its own, a row per strategy (`KEY=VALUE, KEY=VALUE` in
+/// one `--against` is one variant of several overrides), and `--plot` draws the preset's
+/// strategy on every side.
+#[test]
+fn several_against_are_rows_of_their_own_and_can_be_charted() {
+    let base = [
+        "compare",
+        "ironthread",
+        "--against",
+        "server.threads=20",
+        "--against",
+        "server.threads=10, strategy.bulkhead.IronThread.core=5",
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        support::stdout(&args)
+    };
+    let json: Value = serde_json::from_str(&with(&["--format", "json"])).expect("JSON");
+    let entries = json.as_array().expect("an array");
+    assert_eq!(
+        entries.len(),
+        3 * 5,
+        "the preset and two variants, every strategy"
+    );
+    let sides: Vec<(&str, Vec<&str>)> = entries[..3]
+        .iter()
+        .map(|e| {
+            let against = e["against"].as_array().expect("against");
+            (
+                e["side"].as_str().expect("side"),
+                against.iter().map(|a| a.as_str().expect("text")).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sides,
+        [
+            ("preset", vec![]),
+            ("against", vec!["server.threads=20"]),
+            (
+                "against",
+                vec!["server.threads=10", "strategy.bulkhead.IronThread.core=5"]
+            ),
+        ]
+    );
+    let table = with(&[]);
+    assert!(
+        table.contains("then against each of (1) server.threads=20, (2) server.threads=10 strategy.bulkhead.IronThread.core=5"),
+        "{table}"
+    );
+    assert_eq!(table.matches("| against 2 |").count(), 5, "{table}");
+    let csv = with(&["--format", "csv"]);
+    assert!(
+        csv.lines().any(|l| l.starts_with("bulkhead,against 2,")),
+        "{csv}"
+    );
+    let path = std::env::temp_dir().join(format!("threadlab-against-{}.svg", std::process::id()));
+    with(&["--plot", path.to_str().expect("UTF-8")]);
+    let svg = std::fs::read_to_string(&path).expect("the chart");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        svg.contains("against 1: server.threads=20"),
+        "the legend names each side"
+    );
+    assert!(svg.contains("as the preset says and against"));
+}

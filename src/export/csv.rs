@@ -29,7 +29,7 @@ impl Exporter for Csv {
     fn compare_against(
         &self,
         _: &Scenario,
-        _: &[String],
+        _: &[Vec<String>],
         pairs: &[Pair],
     ) -> anyhow::Result<String> {
         Ok(against::csv(pairs))

@@ -30,6 +30,10 @@ pub struct PoolTrack {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StrategySeries {
     pub strategy: Strategy,
+    /// The line's name in the legends (the strategy, or a side of `compare --against`) and
+    /// its colour.
+    pub label: String,
+    pub colour: usize,
     pub t_s: Vec<f64>,
     pub goodput: Vec<f64>,
     pub failures: Vec<f64>,
@@ -83,6 +87,8 @@ impl Recorder {
             fallbacks: 0,
             timeline: StrategySeries {
                 strategy,
+                label: strategy.to_string(),
+                colour: strategy_colour(strategy),
                 t_s: Vec::new(),
                 goodput: Vec::new(),
                 failures: Vec::new(),
@@ -211,9 +217,9 @@ pub fn figure(title: &str, timelines: &[StrategySeries]) -> Figure {
                 .iter()
                 .filter_map(|t| {
                     pick(t).map(|ys| Line {
-                        label: Some(t.strategy.to_string()),
+                        label: Some(t.label.clone()),
                         points: t.t_s.iter().copied().zip(ys).collect(),
-                        colour: strategy_colour(t.strategy),
+                        colour: t.colour,
                         stroke: Stroke::Solid,
                         off_chart: None,
                     })
@@ -293,20 +299,19 @@ fn attempts_panel(timelines: &[StrategySeries]) -> ChartPanel {
     let many = timelines.len() > 1;
     let name = |t: &StrategySeries, what: &str| {
         if many {
-            format!("{}: {what}", t.strategy)
+            format!("{}: {what}", t.label)
         } else {
             what.to_string()
         }
     };
     let mut lines = Vec::new();
-    for t in timelines.iter().filter(|t| t.retries) {
+    // One capacity line when every run has the same (the sides of `compare --against`).
+    let retrying: Vec<&StrategySeries> = timelines.iter().filter(|t| t.retries).collect();
+    let one_capacity = retrying.windows(2).all(|w| w[0].capacity == w[1].capacity);
+    for (k, t) in retrying.into_iter().enumerate() {
         // One run: a colour per line (attempts vermillion, new requests blue, capacity
         // black); several: each strategy's colour, told apart by the stroke.
-        let colours = if many {
-            [strategy_colour(t.strategy); 3]
-        } else {
-            [1, 0, 6]
-        };
+        let colours = if many { [t.colour; 3] } else { [1, 0, 6] };
         let points = |ys: &[f64]| t.t_s.iter().copied().zip(ys.iter().copied()).collect();
         lines.push(Line {
             label: Some(name(t, "attempts (new + retries)")),
@@ -322,11 +327,19 @@ fn attempts_panel(timelines: &[StrategySeries]) -> ChartPanel {
             stroke: Stroke::Dashed,
             off_chart: None,
         });
-        if let Some(c) = t.capacity.filter(|c| c.is_finite()) {
+        if let Some(c) = t
+            .capacity
+            .filter(|c| c.is_finite() && (k == 0 || !one_capacity))
+        {
             let (first, last) = (t.t_s.first().copied(), t.t_s.last().copied());
             if let (Some(first), Some(last)) = (first, last) {
+                let what = "capacity (theory's ceiling)";
                 lines.push(Line {
-                    label: Some(name(t, "capacity (theory's ceiling)")),
+                    label: Some(if one_capacity {
+                        what.to_string()
+                    } else {
+                        name(t, what)
+                    }),
                     points: vec![(first, c), (last, c)],
                     colour: colours[2],
                     stroke: Stroke::Dotted,

@@ -39,23 +39,123 @@ Exit codes:
 
 Config file: threadlab config --path says where it is read from (theme, fps, preset, [keys]).";
 
-/// The completion script for `shell`.
+/// The completion script for `shell`. In bash a subcommand's PRESET also completes to the
+/// built-in presets' names (a path to a .toml file completes as before).
 pub fn completions(mut command: clap::Command, shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = Vec::new();
     let name = command.get_name().to_owned();
-    clap_complete::generate(shell, &mut command, name, &mut out);
-    out
+    clap_complete::generate(shell, &mut command, name.clone(), &mut out);
+    if shell != clap_complete::Shell::Bash {
+        return out;
+    }
+    let mut script = String::from_utf8_lossy(&out).into_owned();
+    let presets: Vec<&str> = threadlab::scenario::builtin_names().collect();
+    let takes_preset = command
+        .get_subcommands()
+        .filter(|c| c.get_positionals().any(|a| a.get_id().as_str() == "preset"));
+    for sub in takes_preset {
+        // The block of `threadlab SUB`: its first `opts="..."` line lists what the word after
+        // the subcommand may be.
+        let block = format!("{name}__subcmd__{})\n", sub.get_name());
+        let Some(at) = script.find(&block) else {
+            continue;
+        };
+        let Some(opts) = script[at..]
+            .find("opts=\"")
+            .map(|i| at + i + "opts=\"".len())
+        else {
+            continue;
+        };
+        let Some(end) = script[opts..].find('"').map(|i| opts + i) else {
+            continue;
+        };
+        script.insert_str(end, &format!(" {}", presets.join(" ")));
+    }
+    script.into_bytes()
 }
 
-/// The man page (roff), from the command line's definition: its options, subcommands and
-/// exit codes.
-pub fn man_page(command: clap::Command) -> std::io::Result<Vec<u8>> {
+/// The man page (roff), from the command line's definition: its options, then each
+/// subcommand with its own synopsis and options (one page: it cites no page of its own per
+/// subcommand), and the exit codes.
+pub fn man_page(mut command: clap::Command) -> std::io::Result<Vec<u8>> {
+    command.build();
+    let man = |c: clap::Command| {
+        clap_mangen::Man::new(c)
+            .section("1")
+            .manual("threadlab manual")
+    };
+    let top = man(command.clone());
     let mut page = Vec::new();
-    clap_mangen::Man::new(command)
-        .section("1")
-        .manual("threadlab manual")
-        .render(&mut page)?;
+    top.render_title(&mut page)?;
+    top.render_name_section(&mut page)?;
+    top.render_synopsis_section(&mut page)?;
+    top.render_description_section(&mut page)?;
+    top.render_options_section(&mut page)?;
+    let subcommands: Vec<&clap::Command> = command
+        .get_subcommands()
+        .filter(|c| c.get_name() != "help" && !c.is_hide_set())
+        .collect();
+    page.extend_from_slice(b".SH SUBCOMMANDS\n");
+    for sub in &subcommands {
+        let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        let line = format!(
+            ".TP\n\\fBthreadlab {}\\fR\n{} (its options: THREADLAB {} below)\n",
+            roff_text(sub.get_name()),
+            roff_text(&about),
+            roff_text(&sub.get_name().to_uppercase()),
+        );
+        page.extend_from_slice(line.as_bytes());
+    }
+    for sub in subcommands {
+        let name = sub.get_name().to_uppercase();
+        page.extend_from_slice(format!(".SH \"THREADLAB {}\"\n", roff_text(&name)).as_bytes());
+        let about = sub
+            .get_long_about()
+            .or_else(|| sub.get_about())
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        page.extend_from_slice(format!("{}\n", roff_text(&about)).as_bytes());
+        // Its synopsis and options, as subsections of its section.
+        let mut part = Vec::new();
+        let sub_man = man(sub.clone());
+        sub_man.render_synopsis_section(&mut part)?;
+        sub_man.render_options_section(&mut part)?;
+        let part = String::from_utf8_lossy(&part)
+            .lines()
+            .map(|l| match l.strip_prefix(".SH ") {
+                Some(heading) => {
+                    let lower = heading.to_lowercase();
+                    let mut chars = lower.chars();
+                    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+                    format!(".SS {}{}", first.unwrap_or_default(), chars.as_str())
+                }
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        page.extend_from_slice(part.as_bytes());
+        page.push(b'\n');
+    }
+    top.render_extra_section(&mut page)?;
+    top.render_version_section(&mut page)?;
     Ok(title_first(&page))
+}
+
+/// Text as roff reads it literally: backslashes and hyphens escaped, a leading `.` or `'`
+/// guarded.
+fn roff_text(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    escaped
+        .lines()
+        .map(|l| {
+            if l.starts_with(['.', '\'']) {
+                format!("\\&{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// man(7): `.TH` is the page's first request. clap_mangen writes two lines that define the

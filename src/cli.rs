@@ -204,8 +204,14 @@ pub struct ScreenshotArgs {
     pub at: String,
     /// Keys pressed at that moment, as a tour writes them: characters, and <Tab> <BackTab>
     /// <Up> <Down> <Left> <Right> <Home> <Enter> <Esc> <Space>; e.g. "c" for the compare view.
+    /// Or keys at given simulated times: "TIME KEYS; TIME KEYS" ("30s C; 70s z"), none after
+    /// --at.
     #[arg(long, default_value = "")]
     pub keys: String,
+    /// Draw the picture this many times larger (1..=4; 2 for high-DPI slides): a PNG's cells,
+    /// font and lines, an SVG's frame.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub scale: u32,
     /// The terminal's size in cells, WIDTHxHEIGHT (80..=1000 x 24..=500).
     #[arg(long, default_value = "120x40")]
     pub size: String,
@@ -227,12 +233,27 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
             threadlab::scenario::elide(&shot.at, 20)
         ))
     })?;
-    let keys = threadlab::tui::script::parse_keys(&shot.keys).map_err(|e| {
-        bad(format!(
-            "--keys {:?}: {e}",
-            threadlab::scenario::elide(&shot.keys, 40)
-        ))
-    })?;
+    let elided = threadlab::scenario::elide(&shot.keys, 40);
+    // Keys at given times (`"30s C; 70s z"`), or keys pressed at --at.
+    let (steps, keys) = match screenshot::timed_keys(&shot.keys) {
+        Some(steps) => {
+            let steps = steps.map_err(|e| bad(format!("--keys {elided:?}: {e}")))?;
+            if let Some((late, _)) = steps.iter().find(|(t, _)| *t > at) {
+                return Err(bad(format!(
+                    "--keys {elided:?}: a step at {late} comes after --at {}: give --at {late} \
+                     or later",
+                    shot.at
+                ))
+                .into());
+            }
+            (steps, Vec::new())
+        }
+        None => {
+            let keys = threadlab::tui::script::parse_keys(&shot.keys)
+                .map_err(|e| bad(format!("--keys {elided:?}: {e}")))?;
+            (Vec::new(), keys)
+        }
+    };
     let size = screenshot::parse_size(&shot.size).map_err(|e| bad(e.to_string()))?;
     let (s, strategy, _) = crate::load(preset, args)?;
     let theme = shot.theme.theme();
@@ -242,8 +263,9 @@ pub fn screenshot(preset: &str, args: &ScenarioArgs, shot: &ScreenshotArgs) -> a
         size,
         theme,
     };
-    let buffer = screenshot::take(s, strategy, &request);
-    screenshot::write(&buffer, theme, &shot.out).map_err(|e| bad(e.to_string()))?;
+    let buffer = screenshot::take_after(s, strategy, &request, &steps);
+    screenshot::write_scaled(&buffer, theme, &shot.out, shot.scale)
+        .map_err(|e| bad(e.to_string()))?;
     eprintln!("threadlab: wrote {}", shot.out.display());
     Ok(())
 }

@@ -159,13 +159,16 @@ pub fn take_after(
     render(&app, request.size.0, request.size.1)
 }
 
+/// Keys pressed at simulated times, in order.
+pub type KeySteps = Vec<(Nanos, Vec<Key>)>;
+
 /// `--keys` with times: `TIME KEYS; TIME KEYS` (`"30s C; 70s z"`), each step's keys pressed
 /// at its simulated time, in order. `None` when `text` is not of that form (its first word is
 /// no duration followed by keys): then it is keys pressed at `--at`.
-pub fn timed_keys(text: &str) -> Option<Result<Vec<(Nanos, Vec<Key>)>, String>> {
+pub fn timed_keys(text: &str) -> Option<Result<KeySteps, String>> {
     let (first, _) = text.trim_start().split_once(char::is_whitespace)?;
     crate::scenario::parse_duration(first).ok()?;
-    let mut steps: Vec<(Nanos, Vec<Key>)> = Vec::new();
+    let mut steps: KeySteps = Vec::new();
     for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
         let parsed = part
             .split_once(char::is_whitespace)

@@ -446,7 +446,7 @@ fn phases(check: &Checker, raw: &RawLoad, mode: &LoadMode) -> Result<Vec<Phase>,
                 ));
             }
             // 0: the load pauses, or ends, until a later phase.
-            (LoadMode::Open { .. }, Some(rate), None) if rate == 0.0 => PhaseChange::Rate(0.0),
+            (LoadMode::Open { .. }, Some(0.0), None) => PhaseChange::Rate(0.0),
             (LoadMode::Open { .. }, Some(rate), None) if rate > 0.0 => {
                 PhaseChange::Rate(check.rate(&path("rate"), rate)?)
             }

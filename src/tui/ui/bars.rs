@@ -117,7 +117,7 @@ impl StackedBars<'_> {
             zero: Style::default(),
         };
         let eighths = scale.eighths(level, rows).max(1);
-        if eighths % 8 == 0 {
+        if eighths.is_multiple_of(8) {
             let row = eighths / 8;
             (row < u64::from(rows)).then_some((row, "▁", style))
         } else {

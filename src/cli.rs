@@ -421,10 +421,9 @@ pub fn compare_against(
         if strategy == charted {
             lines.push(series);
         }
+        // Every side plays, a cut one too (Ctrl-C then cuts each at once): the table shows
+        // the strategy it stopped on every side.
         for (i, (other, _, other_duration)) in others.iter().enumerate() {
-            if !pair.done.iter().all(|&d| d) {
-                break;
-            }
             let (side, done, cap, mut series) = play(other, strategy, *other_duration, &label(i))?;
             pair.against.push(side);
             pair.done.push(done);

@@ -49,7 +49,7 @@ use super::fmt;
 /// Width of the strategy column (`* 1 sequential`), the narrowest the label column gets.
 const NAME_WIDTH: usize = 15;
 
-/// Columns of goodput, p50, p99 and failed/s, with the gap before "limited by".
+/// TableColumns of goodput, p50, p99 and failed/s, with the gap before "limited by".
 const FIGURES_WIDTH: usize = 38;
 
 /// The columns "limited by" keeps when variants' labels are long: a quarter of what the
@@ -142,7 +142,7 @@ fn extras_width(extras: &[Extra]) -> usize {
 /// The table's columns: the label's width, whether p50 and "limited by" are shown (and how
 /// wide the latter is), and the extra columns.
 #[derive(Debug, Clone, PartialEq)]
-struct Columns {
+struct TableColumns {
     label: usize,
     p50: bool,
     extras: Vec<Extra>,
@@ -158,7 +158,7 @@ const P50_WIDTH: usize = 8;
 const LABEL_MAX: usize = 36;
 const LABEL_MIN: usize = 24;
 
-impl Columns {
+impl TableColumns {
     /// The figures' columns, without the label and "limited by".
     fn figures(&self) -> usize {
         FIXED_WIDTH + if self.p50 { P50_WIDTH } else { 0 } + extras_width(&self.extras)
@@ -169,9 +169,9 @@ impl Columns {
 /// the labels readable first (up to [`LABEL_MAX`]), with the extra columns in which two rows
 /// differ as written; in `inner` columns too narrow for all, "limited by" gives way first,
 /// then p50, then the labels down to [`LABEL_MIN`], then the extra columns (the last first).
-fn columns(runs: &CompareRuns, reports: &[(usize, RunReport)], inner: usize) -> Columns {
+fn columns(runs: &CompareRuns, reports: &[(usize, RunReport)], inner: usize) -> TableColumns {
     if runs.compared == ComparedBy::Strategies {
-        return Columns {
+        return TableColumns {
             label: NAME_WIDTH,
             p50: true,
             extras: Vec::new(),
@@ -192,14 +192,15 @@ fn columns(runs: &CompareRuns, reports: &[(usize, RunReport)], inner: usize) -> 
             cells.next().is_some_and(|first| cells.any(|c| c != first))
         })
         .collect();
-    let mut c = Columns {
+    let mut c = TableColumns {
         label: longest,
         p50: true,
         extras,
         limit: LIMIT_MIN,
     };
-    let need =
-        |c: &Columns, label: usize| label + c.figures() + if c.limit > 0 { 2 + c.limit } else { 0 };
+    let need = |c: &TableColumns, label: usize| {
+        label + c.figures() + if c.limit > 0 { 2 + c.limit } else { 0 }
+    };
     loop {
         // The labels keep LABEL_MAX columns while "limited by" or p50 can give way, then
         // LABEL_MIN while the extra columns can.
@@ -253,7 +254,7 @@ fn render_table(
     area: Rect,
     app: &App,
     runs: &CompareRuns,
-    columns: &Columns,
+    columns: &TableColumns,
     reports: &[(usize, RunReport)],
 ) {
     let width = columns.label;
@@ -324,7 +325,7 @@ fn render_table(
 
 /// The pinned baseline (`b`) under the live rows, in the same columns (blank in the extra
 /// ones, which it has no figures for).
-fn pin_row(app: &App, pin: &crate::tui::app::Pin, c: &Columns) -> Line<'static> {
+fn pin_row(app: &App, pin: &crate::tui::app::Pin, c: &TableColumns) -> Line<'static> {
     let p = app.palette();
     let name = format!("  pin {}", pin.strategy.name());
     let latency = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
@@ -349,7 +350,7 @@ fn pin_row(app: &App, pin: &crate::tui::app::Pin, c: &Columns) -> Line<'static> 
 }
 
 /// The column headings; the variants' first one names the strategy they all run.
-fn header(app: &App, runs: &CompareRuns, c: &Columns) -> Line<'static> {
+fn header(app: &App, runs: &CompareRuns, c: &TableColumns) -> Line<'static> {
     let first = match runs.compared {
         ComparedBy::Strategies => "strategy".to_string(),
         ComparedBy::Variants => {
@@ -384,7 +385,7 @@ struct RowLook<'a> {
     name: &'a str,
     best: bool,
     selected: bool,
-    columns: &'a Columns,
+    columns: &'a TableColumns,
 }
 
 /// A run's row: its label (`*` when best), goodput, answered p50 and p99, failures per

@@ -4,6 +4,7 @@
 
 mod draw;
 pub mod font;
+mod resilience;
 pub mod sweep;
 pub mod timeline;
 

@@ -40,6 +40,7 @@
 mod bars;
 mod bottlenecks;
 mod compare;
+mod compare_columns;
 mod fault_menu;
 mod fmt;
 mod header;

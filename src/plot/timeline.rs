@@ -430,7 +430,8 @@ mod tests {
         let t = timeline("circuit-breaker", Strategy::Bulkhead, 90);
         let fig = figure("x", std::slice::from_ref(&t));
         let goodput = &fig.panels[0];
-        let open: Vec<&crate::plot::Band> = goodput.bands.iter().filter(|b| b.colour == 1).collect();
+        let open: Vec<&crate::plot::Band> =
+            goodput.bands.iter().filter(|b| b.colour == 1).collect();
         // It opens at 32.1 s and 4 times in all; the first stretch has the legend's label.
         assert_eq!(open.len(), 4);
         assert!((open[0].from - 32.1).abs() < 0.05, "{}", open[0].from);

@@ -18,8 +18,8 @@
 //! ```
 //!
 //! The variants (`C`) label their rows by their overrides, in a column as wide as the
-//! longest label leaves room for, and add goodput a second under the latency when the body
-//! has a row per lane for both charts:
+//! longest label leaves room for, and add goodput a second above the latency when the body
+//! has a row per lane for both charts (alone when one fits):
 //!
 //! ```text
 //! ┌ Compare: same requests, with and without a pattern ──────────────────────────┐
@@ -395,6 +395,8 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         );
         return;
     }
+    // Goodput a second first, under the table: a caption at the bottom of the screen covers
+    // the latency chart, not the chart a pattern is judged by.
     let [first, second] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     render_lanes(
@@ -403,8 +405,8 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         app,
         runs,
         width,
-        (&latency_title, &latency),
-        Zero::Blank,
+        (&goodput_title, &goodput),
+        Zero::Drawn,
     );
     render_lanes(
         frame,
@@ -412,9 +414,35 @@ fn render_charts(frame: &mut Frame, area: Rect, app: &App, runs: &CompareRuns, w
         app,
         runs,
         width,
-        (&goodput_title, &goodput),
-        Zero::Drawn,
+        (&latency_title, &latency),
+        Zero::Blank,
     );
+}
+
+/// Where the variants view draws goodput a second in `area` (the view's body): the first of
+/// its charts, or the only one when one fits; none in the strategies' view.
+pub(super) fn goodput_chart(area: Rect, runs: &CompareRuns) -> Option<Rect> {
+    if runs.compared == ComparedBy::Strategies {
+        return None;
+    }
+    let [_, charts] = areas(area, runs.rows.len());
+    let chart_rows = u16::try_from(runs.rows.len() + 2).unwrap_or(u16::MAX);
+    let chart = if charts.height < 2 * chart_rows {
+        charts
+    } else {
+        let [first, _] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(charts);
+        first
+    };
+    // The rows drawn: its title and a lane per row (rows left over stay empty).
+    let inner = Block::bordered().inner(chart);
+    let drawn = lanes(inner, runs.rows.len())
+        .last()
+        .map_or(chart.y + 1, |lane| lane.bottom());
+    Some(Rect {
+        height: drawn.saturating_sub(chart.y),
+        ..chart
+    })
 }
 
 /// How a chart's lanes draw a value: a latency of 0 is no answer (blank), a goodput of 0 is

@@ -514,6 +514,16 @@ fn no_tour_caption_covers_the_panel_it_names_or_loses_a_word() {
                     let (caption, _) = super::tour::layout(&a, area).expect("a caption");
                     assert!(!caption.intersects(charts), "{at}: covers goodput a second");
                 }
+                // The same for the variants view's goodput a second.
+                let variants = step.expect.iter().any(|c| c.contains("goodput_timeline"));
+                if let Some(chart) = a
+                    .compare_runs()
+                    .and_then(|runs| super::compare::goodput_chart(body, runs))
+                    .filter(|_| variants)
+                {
+                    let (caption, _) = super::tour::layout(&a, area).expect("a caption");
+                    assert!(!caption.intersects(chart), "{at}: covers goodput a second");
+                }
             }
             a.press(crate::tui::keys::Key::Char(' '));
         }
@@ -1109,11 +1119,16 @@ fn zero_goodput_is_drawn_as_a_red_floor_not_left_blank() {
     a.apply(Action::ToggleVariants);
     a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
     let text = screen(&a, 120, 40);
-    let as_now = text
+    // The lane of `as now` ends on the row above the next lane's label.
+    let rows: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.contains("Goodput a second"))
-        .find(|l| l.contains("as now"))
-        .expect("the goodput lane of as now");
+        .collect();
+    let next = rows
+        .iter()
+        .position(|l| l.contains("no retries at all"))
+        .expect("the next lane");
+    let as_now = rows[next - 1];
     assert!(
         as_now
             .trim_end_matches(['│', ' ', '"'])

@@ -26,10 +26,10 @@
 //! │  variant (sequential)        goodput  p50 ms  p99 ms  failed/s  limited by   │
 //! │  as now                       52.1/s     123     819    50.4/s  client…      │
 //! │  server.queue_timeout=500ms   93.1/s     156    1588    17.8/s  tomcat…      │
-//! ├ Slowest answer per 100 ms · one scale for all: bar top = 4609 ms ────────────┤
 //! ├ Goodput a second · one scale for all: bar top = 100/s ───────────────────────┤
-//! │  as now                      ▇▇▇▇▇▇▇▇▇▇▇▇▇                                   │
+//! │  as now                      ▇▇▇▇▇▇▇▇▇▇▇▇▇▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁                 │
 //! │  server.queue_timeout=500…   ▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇                 │
+//! ├ Slowest answer per 100 ms · one scale for all: bar top = 4609 ms ────────────┤
 //! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 

@@ -402,3 +402,22 @@ fn several_against_are_rows_of_their_own_and_can_be_charted() {
     );
     assert!(svg.contains("as the preset says and against"));
 }
+
+/// A load a phase paused has no value to sweep around: the live view's `g` offers no load
+/// knob then (before the pause it does).
+#[test]
+fn a_paused_load_has_no_knob_to_sweep() {
+    let s = threadlab::scenario::load(
+        "metastable",
+        &[r#"load.phases=[{at="1s",rate=0.0}]"#.to_string()],
+    )
+    .expect("preset loads");
+    let mut e = Engine::new(&s, Strategy::Sequential);
+    e.run_until(ms(500));
+    assert_eq!(
+        threadlab::tui::knob::Knob::load(&e),
+        Some(threadlab::tui::knob::Knob::Rate)
+    );
+    e.run_until(ms(1_500));
+    assert_eq!(threadlab::tui::knob::Knob::load(&e), None);
+}

@@ -90,8 +90,9 @@ enum Subcommand {
         engine: EngineArgs,
         #[command(flatten)]
         output: OutputArgs,
-        /// Play every strategy again with this override (KEY=VALUE, as --set; repeatable)
-        /// and show both sides: before and after on one screen.
+        /// Play every strategy again with these overrides (KEY=VALUE, as --set; several in one
+        /// as "KEY=VALUE, KEY=VALUE") and show every side: repeat it for more variants, a row
+        /// each.
         #[arg(long, value_name = "KEY=VALUE")]
         against: Vec<String>,
     },
@@ -312,7 +313,7 @@ struct OutputArgs {
 }
 
 /// The output files of a headless run, checked before it plays.
-struct Outputs {
+pub(crate) struct Outputs {
     chart: Option<(OutputFile, plot::ChartTheme)>,
     trace: Option<OutputFile>,
 }
@@ -857,7 +858,11 @@ fn run(preset: &str, args: &ScenarioArgs, output: &OutputArgs) -> anyhow::Result
     emit(&output.exporter().run(&s, &r, complete)?)?;
     if let Some((out, theme)) = chart {
         let title = format!("{}: {strategy}", s.name);
-        draw(&timeline::figure(&title, &[rec.finish()]), out, theme)?;
+        draw(
+            &timeline::figure(&title, &[rec.finish(&engine)]),
+            out,
+            theme,
+        )?;
     }
     write_trace(trace, &[&engine])?;
     stopped_at_cap(&s, engine.cap_message())?;
@@ -1026,7 +1031,7 @@ fn compare_output(
                     report: no_stall(&engine).map(|()| RunReport::new(s, &engine)),
                     capped: engine.cap_message(),
                     done,
-                    timeline: rec.finish(),
+                    timeline: rec.finish(&engine),
                     engine: traced.then_some(engine),
                 });
             });

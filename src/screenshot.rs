@@ -133,7 +133,27 @@ pub fn parse_size(text: &str) -> Result<(u16, u16), SizeError> {
 /// Plays `scenario` under `strategy` headless as [`Shot`] says and draws the screen, with
 /// the same render code, clock and keys as the TUI: the same request gives the same picture.
 pub fn take(scenario: Scenario, strategy: Strategy, request: &Shot) -> Buffer {
+    take_after(scenario, strategy, request, &[])
+}
+
+/// [`take`], pressing each of `steps`' keys at its simulated time on the way to the shot's
+/// `at` (a step after it is pressed at it).
+pub fn take_after(
+    scenario: Scenario,
+    strategy: Strategy,
+    request: &Shot,
+    steps: &[(Nanos, Vec<Key>)],
+) -> Buffer {
     let mut app = App::new(scenario, strategy, request.theme);
+    // A timeline opened by the keys shows the threads since t 0, not since the keys.
+    app.record_timelines();
+    for (at, keys) in steps {
+        script::play_to(&mut app, (*at).min(request.at));
+        for &key in keys {
+            app.press(key);
+        }
+        script::settle(&mut app);
+    }
     script::play_to(&mut app, request.at);
     for &key in &request.keys {
         app.press(key);
@@ -142,14 +162,69 @@ pub fn take(scenario: Scenario, strategy: Strategy, request: &Shot) -> Buffer {
     render(&app, request.size.0, request.size.1)
 }
 
+/// Keys pressed at simulated times, in order.
+pub type KeySteps = Vec<(Nanos, Vec<Key>)>;
+
+/// `--keys` with times: `TIME KEYS; TIME KEYS` (`"30s C; 70s z"`), each step's keys pressed
+/// at its simulated time, in order. `None` when `text` is not of that form (its first word is
+/// no duration followed by keys): then it is keys pressed at `--at`.
+pub fn timed_keys(text: &str) -> Option<Result<KeySteps, String>> {
+    let (first, _) = text.trim_start().split_once(char::is_whitespace)?;
+    crate::scenario::parse_duration(first).ok()?;
+    let mut steps: KeySteps = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let parsed = part
+            .split_once(char::is_whitespace)
+            .and_then(|(time, keys)| {
+                let at = crate::scenario::parse_duration(time).ok()?;
+                Some((at, keys.trim()))
+            });
+        let Some((at, keys)) = parsed else {
+            return Some(Err(format!(
+                "{part:?}: write each step as TIME KEYS (\"30s C; 70s z\")"
+            )));
+        };
+        if let Some((before, _)) = steps.last()
+            && at < *before
+        {
+            return Some(Err(format!(
+                "{part:?}: the steps go in time order ({at} comes before {before})"
+            )));
+        }
+        match script::parse_keys(keys) {
+            Ok(keys) => steps.push((at, keys)),
+            Err(e) => return Some(Err(format!("{part:?}: {e}"))),
+        }
+    }
+    Some(Ok(steps))
+}
+
 /// Writes `buffer` to `out` as SVG or PNG (by its extension), whole or not at all.
 pub fn write(buffer: &Buffer, theme: Theme, out: OutputFile) -> Result<(), ScreenshotError> {
-    let bytes = match format_of(out.path())? {
-        Format::Svg => svg(buffer, theme).into_bytes(),
-        Format::Png => png(buffer, theme).map_err(|error| ScreenshotError::Encode {
-            path: out.path().display().to_string(),
-            error,
-        })?,
+    write_scaled(buffer, theme, out, 1)
+}
+
+/// The most `--scale` a picture takes.
+pub const MAX_SCALE: u32 = 4;
+
+/// [`write`], `scale` times the size (2: for a high-DPI slide; a PNG is drawn at that size,
+/// an SVG says that size and keeps its drawing).
+pub fn write_scaled(
+    buffer: &Buffer,
+    theme: Theme,
+    out: OutputFile,
+    scale: u32,
+) -> Result<(), ScreenshotError> {
+    let scale = scale.clamp(1, MAX_SCALE);
+    let path = out.path();
+    let bytes = match format_of(path)? {
+        Format::Svg => svg_scaled(buffer, theme, scale).into_bytes(),
+        Format::Png => {
+            png_scaled(buffer, theme, scale).map_err(|error| ScreenshotError::Encode {
+                path: path.display().to_string(),
+                error,
+            })?
+        }
     };
     out.write(|w| w.write_all(&bytes))?;
     Ok(())
@@ -326,6 +401,11 @@ fn hex((r, g, b): Rgb) -> String {
 /// The screen as SVG: a rectangle per run of one background, a `<text>` per run of one
 /// colour and weight with every character at its cell's x.
 pub fn svg(buffer: &Buffer, theme: Theme) -> String {
+    svg_scaled(buffer, theme, 1)
+}
+
+/// [`svg`], shown `scale` times the size: the same drawing in a larger frame.
+pub fn svg_scaled(buffer: &Buffer, theme: Theme, scale: u32) -> String {
     let area = buffer.area;
     let (cw, ch) = SVG_CELL;
     let (width, height) = pixel_size(area.width, area.height, Format::Svg);
@@ -333,8 +413,10 @@ pub fn svg(buffer: &Buffer, theme: Theme) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\">"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" \
+         viewBox=\"0 0 {width} {height}\">",
+        width * scale,
+        height * scale
     );
     let _ = writeln!(
         out,
@@ -427,19 +509,29 @@ fn escape(c: char, out: &mut String) {
 
 /// The screen as PNG (RGB, 8 bits), rasterised here.
 pub fn png(buffer: &Buffer, theme: Theme) -> Result<Vec<u8>, PngError> {
+    png_scaled(buffer, theme, 1)
+}
+
+/// [`png`] drawn `scale` times the size: cells, font and lines all `scale` times larger.
+pub fn png_scaled(buffer: &Buffer, theme: Theme, scale: u32) -> Result<Vec<u8>, PngError> {
     let area = buffer.area;
     let (width, height) = pixel_size(area.width, area.height, Format::Png);
+    let (width, height) = (width * scale, height * scale);
     let font = FontRef::try_from_slice(FONT_BYTES).map_err(|_| PngError::Font)?;
+    let size = (PNG_CELL.0 * scale, PNG_CELL.1 * scale);
     let mut canvas = Canvas {
         width,
         pixels: vec![0; (width * height * 3) as usize],
+        cell: size,
+        font_px: PNG_FONT_PX * scale as f32,
+        line: scale,
     };
     for y in 0..area.height {
         for x in 0..area.width {
             let cell = &buffer[(area.x + x, area.y + y)];
             let l = look(cell, theme);
-            let (left, top) = (u32::from(x) * PNG_CELL.0, u32::from(y) * PNG_CELL.1);
-            canvas.fill(left, top, PNG_CELL.0, PNG_CELL.1, l.bg, 1.0);
+            let (left, top) = (u32::from(x) * size.0, u32::from(y) * size.1);
+            canvas.fill(left, top, size.0, size.1, l.bg, 1.0);
             let mut chars = cell.symbol().chars();
             if let (Some(c), None) = (chars.next(), chars.next())
                 && !c.is_whitespace()
@@ -464,6 +556,10 @@ pub fn png(buffer: &Buffer, theme: Theme) -> Result<Vec<u8>, PngError> {
 struct Canvas {
     width: u32,
     pixels: Vec<u8>,
+    /// A cell's size, the font's and a box line's thickness, in pixels.
+    cell: (u32, u32),
+    font_px: f32,
+    line: u32,
 }
 
 impl Canvas {
@@ -491,7 +587,8 @@ impl Canvas {
     /// Box-drawing lines and block fills, drawn so neighbouring cells join; false for any
     /// other character.
     fn shape(&mut self, c: char, x: u32, y: u32, l: Look) -> bool {
-        let (w, h) = PNG_CELL;
+        let (w, h) = self.cell;
+        let t = self.line;
         let (cx, cy) = (x + w / 2, y + h / 2);
         let shade = |alpha: f32, canvas: &mut Canvas| canvas.fill(x, y, w, h, l.fg, alpha);
         match c {
@@ -516,16 +613,16 @@ impl Canvas {
                     return false;
                 };
                 if up {
-                    self.fill(cx, y, 1, h / 2 + 1, l.fg, 1.0);
+                    self.fill(cx, y, t, h / 2 + t, l.fg, 1.0);
                 }
                 if down {
-                    self.fill(cx, cy, 1, h - h / 2, l.fg, 1.0);
+                    self.fill(cx, cy, t, h - h / 2, l.fg, 1.0);
                 }
                 if left {
-                    self.fill(x, cy, w / 2 + 1, 1, l.fg, 1.0);
+                    self.fill(x, cy, w / 2 + t, t, l.fg, 1.0);
                 }
                 if right {
-                    self.fill(cx, cy, w - w / 2, 1, l.fg, 1.0);
+                    self.fill(cx, cy, w - w / 2, t, l.fg, 1.0);
                 }
             }
         }
@@ -536,16 +633,17 @@ impl Canvas {
     fn glyph(&mut self, font: &FontRef<'_>, c: char, x: u32, y: u32, l: Look) {
         let id = font.glyph_id(c);
         // A glyph wider than its cell (`m`, `W` in a proportional font) is narrowed to fit.
-        let natural = font.as_scaled(PxScale::from(PNG_FONT_PX)).h_advance(id);
-        let narrow = (PNG_CELL.0 as f32 / natural).min(1.0);
+        let (cell, font_px) = (self.cell, self.font_px);
+        let natural = font.as_scaled(PxScale::from(font_px)).h_advance(id);
+        let narrow = (cell.0 as f32 / natural).min(1.0);
         let scale = PxScale {
-            x: PNG_FONT_PX * narrow,
-            y: PNG_FONT_PX,
+            x: font_px * narrow,
+            y: font_px,
         };
         let scaled = font.as_scaled(scale);
         let advance = scaled.h_advance(id);
-        let left = x as f32 + ((PNG_CELL.0 as f32 - advance) / 2.0).max(0.0);
-        let baseline = y as f32 + (PNG_CELL.1 as f32 + scaled.ascent() + scaled.descent()) / 2.0;
+        let left = x as f32 + ((cell.0 as f32 - advance) / 2.0).max(0.0);
+        let baseline = y as f32 + (cell.1 as f32 + scaled.ascent() + scaled.descent()) / 2.0;
         let glyph = id.with_scale_and_position(scale, point(left, baseline));
         let Some(outlined) = font.outline_glyph(glyph) else {
             return;
@@ -633,6 +731,30 @@ mod tests {
         app.press(Key::Char('p'));
         assert!(app.take_screen_request());
         assert!(!app.take_screen_request());
+    }
+
+    /// The README's example: the timeline opened by the keys at 3 s shows the IronThread
+    /// threads' calls of the first 3 s, not an empty view recording from 3 s.
+    #[test]
+    fn a_timeline_in_a_screenshot_shows_the_threads_since_t_0() {
+        let scenario = crate::scenario::load("ironthread", &[]).expect("preset");
+        let shot = Shot {
+            at: Nanos::from_secs(3),
+            keys: crate::tui::script::parse_keys("3<Tab>t").expect("keys"),
+            size: (80, 24),
+            theme: Theme::Dark,
+        };
+        let buffer = take(scenario, Strategy::Bulkhead, &shot);
+        let text: String = buffer
+            .content
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        assert!(!text.contains("no thread has worked"), "{text}");
+        // Requests 1 to 3 (0, 1 and 2 s) each ran three calls on IronThread-1 to -9.
+        for thread in ["IronThread-3", "IronThread-6", "IronThread-9"] {
+            assert!(text.contains(thread), "{thread}");
+        }
     }
 
     #[test]

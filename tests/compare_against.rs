@@ -95,7 +95,7 @@ fn bad_overrides_and_options_are_refused_naming_against() {
     assert!(err.contains("--against server.threads=abc"), "{err}");
     for extra in [
         &["--engine", "real"][..],
-        &["--plot", "x.svg"],
+        &["--trace", "x.json"],
         &["--strategy", "bulkhead"],
     ] {
         let mut args = vec!["compare", "ironthread", "--against", "server.threads=20"];

@@ -377,9 +377,7 @@ fn messages_name_the_flag_a_value_came_from_escape_what_they_echo_and_add_no_unr
         "compare",
         "ironthread",
         "--against",
-        "server.threads=5",
-        "--against",
-        "server.threads=6",
+        "server.threads=5, server.threads=6",
     ]));
     assert_eq!(code, Some(2), "{err}");
     assert!(!err.contains("--set"), "{err}");

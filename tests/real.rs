@@ -1012,6 +1012,10 @@ fn retries_give_up_after_the_same_attempts_and_latency_in_both_engines() {
     let (retries, gave_up, wasted) = counts(&real);
     assert_eq!((retries, gave_up), (2, 1));
     assert!((wasted - 3.0).abs() <= 0.05, "wasted work {wasted} s");
+    // The server wrote attempts 0 and 1 (at 1.5 and 2.7 s), both after their client left.
+    let written = |r: &RunReport| (r.requests.server_responses, r.requests.late_responses);
+    assert_eq!(written(&sim), (2, 2));
+    assert_eq!(written(&real), (2, 2));
 }
 
 #[test]

@@ -29,7 +29,7 @@ impl Exporter for Csv {
     fn compare_against(
         &self,
         _: &Scenario,
-        _: &[String],
+        _: &[Vec<String>],
         pairs: &[Pair],
     ) -> anyhow::Result<String> {
         Ok(against::csv(pairs))
@@ -50,8 +50,8 @@ impl Exporter for Csv {
 }
 
 const SUMMARY_HEADER: &str = "preset,strategy,seed,simulated_s,sent,completed,success,partial,\
-failed,timeout,refused,throughput_rps,goodput_rps,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
-max_queue,rejected,ceiling_rps,failed_mean_ms,failed_p99_ms";
+failed,timeout,refused,throughput_rps,goodput_rps,server_responses_rps,mean_ms,p50_ms,p90_ms,\
+p99_ms,p999_ms,max_ms,max_queue,rejected,ceiling_rps,failed_mean_ms,failed_p99_ms";
 
 fn summary_row(r: &RunReport) -> String {
     let q = &r.requests;
@@ -76,7 +76,7 @@ fn summary_row(r: &RunReport) -> String {
     let e = &r.failed_latency_ms;
     let failed_ms = |value: f64| e.text(value, 3, "");
     format!(
-        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         field(&r.preset),
         r.strategy,
         r.seed,
@@ -90,6 +90,7 @@ fn summary_row(r: &RunReport) -> String {
         q.refused,
         rate(r.throughput_rps),
         rate(r.goodput_rps),
+        rate(r.server_responses_rps),
         ms(l.mean),
         ms(l.p50),
         ms(l.p90),

@@ -29,10 +29,10 @@ impl Exporter for Json {
     fn compare_against(
         &self,
         _: &Scenario,
-        overrides: &[String],
+        variants: &[Vec<String>],
         pairs: &[Pair],
     ) -> anyhow::Result<String> {
-        marked_all(&against::entries(pairs, overrides))
+        marked_all(&against::entries(pairs, variants))
     }
 
     fn real_run(&self, _: &Scenario, run: &RealReport) -> anyhow::Result<String> {

@@ -35,7 +35,7 @@ pub trait Exporter: Sync {
     fn compare_against(
         &self,
         scenario: &Scenario,
-        against: &[String],
+        variants: &[Vec<String>],
         pairs: &[Pair],
     ) -> anyhow::Result<String>;
 
@@ -83,15 +83,15 @@ mod tests {
         let r = RunReport::new(&s, &engine);
         let pair = Pair {
             preset: r.clone(),
-            against: r,
-            done: [true, done],
+            against: vec![r],
+            done: vec![true, done],
         };
         (s, vec![pair])
     }
 
     #[test]
     fn compare_against_cut_short_is_marked_partial_as_compare_is() {
-        let overrides = ["server.threads=20".to_string()];
+        let overrides = [vec!["server.threads=20".to_string()]];
         let (s, whole) = pairs(true);
         let (_, cut) = pairs(false);
         let table = Table

@@ -33,10 +33,10 @@ impl Exporter for Table {
     fn compare_against(
         &self,
         scenario: &Scenario,
-        overrides: &[String],
+        variants: &[Vec<String>],
         pairs: &[Pair],
     ) -> anyhow::Result<String> {
-        let table = against::table(&scenario.name, overrides, pairs);
+        let table = against::table(&scenario.name, variants, pairs);
         Ok(noted(table, against::complete(pairs)))
     }
 

@@ -11,13 +11,13 @@ pub const TOMCAT_DEFAULT: &str = "%h %l %u %t \"%r\" %s %b %D";
 pub const NGINX_DEFAULT: &str = "$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" $request_time";
 
 #[derive(Debug, Clone, PartialEq)]
-enum Token {
+enum PatternPart {
     Literal(String),
     Field(String),
 }
 
 /// A pattern split into literals and fields (`%D`, `%{begin:msec}t`, `$request_time`).
-fn tokens(pattern: &str) -> Vec<Token> {
+fn tokens(pattern: &str) -> Vec<PatternPart> {
     let mut out = Vec::new();
     let mut lit = String::new();
     let chars: Vec<char> = pattern.chars().collect();
@@ -35,7 +35,7 @@ fn tokens(pattern: &str) -> Vec<Token> {
             }
             i += 1;
             push_lit(&mut out, &mut lit);
-            out.push(Token::Field(
+            out.push(PatternPart::Field(
                 chars[start..i.min(chars.len())].iter().collect(),
             ));
             continue;
@@ -47,7 +47,7 @@ fn tokens(pattern: &str) -> Vec<Token> {
                 i += 1;
             }
             push_lit(&mut out, &mut lit);
-            out.push(Token::Field(chars[start..i].iter().collect()));
+            out.push(PatternPart::Field(chars[start..i].iter().collect()));
             continue;
         }
         lit.push(c);
@@ -57,26 +57,26 @@ fn tokens(pattern: &str) -> Vec<Token> {
     out
 }
 
-fn push_lit(out: &mut Vec<Token>, lit: &mut String) {
+fn push_lit(out: &mut Vec<PatternPart>, lit: &mut String) {
     if !lit.is_empty() {
-        out.push(Token::Literal(std::mem::take(lit)));
+        out.push(PatternPart::Literal(std::mem::take(lit)));
     }
 }
 
 /// The fields of one line, by their pattern names; `None` when the line does not fit.
-fn fields<'a>(tokens: &'a [Token], line: &'a str) -> Option<Vec<(&'a str, &'a str)>> {
+fn fields<'a>(tokens: &'a [PatternPart], line: &'a str) -> Option<Vec<(&'a str, &'a str)>> {
     let mut rest = line;
     let mut out = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
         match t {
-            Token::Literal(l) => rest = rest.strip_prefix(l.as_str())?,
-            Token::Field(name) => {
+            PatternPart::Literal(l) => rest = rest.strip_prefix(l.as_str())?,
+            PatternPart::Field(name) => {
                 // Tomcat's %t writes its own brackets.
                 let end = if name == "%t" {
                     rest.find(']').map(|k| k + 1)?
                 } else {
                     match tokens.get(i + 1) {
-                        Some(Token::Literal(l)) => rest.find(l.as_str())?,
+                        Some(PatternPart::Literal(l)) => rest.find(l.as_str())?,
                         _ => rest.find(' ').unwrap_or(rest.len()),
                     }
                 };

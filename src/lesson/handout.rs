@@ -53,6 +53,8 @@ pub fn write(
     std::fs::create_dir_all(&images).map_err(|e| failed(&images, e.to_string()))?;
     let mut pictures: Vec<Picture> = Vec::new();
     let mut recorders: Vec<timeline::Recorder> = Vec::new();
+    // Each part's run as it stood at its last tick (its engine is gone once the next starts).
+    let mut traits: Vec<timeline::RunTraits> = Vec::new();
     let mut error: Option<HandoutError> = None;
     let spans: Vec<crate::time::Nanos> = lesson
         .parts
@@ -84,6 +86,8 @@ pub fn write(
                     }
                     if let (Some(rec), Some(engine)) = (recorders.get_mut(part), app.engine()) {
                         rec.observe(engine, app.now());
+                        traits.resize_with(part + 1, Default::default);
+                        traits[part] = timeline::RunTraits::of(engine);
                     }
                 }
                 Moment::Showing { part, step } | Moment::Revealed { part, step } => {
@@ -121,7 +125,8 @@ pub fn write(
         let part = &lesson.parts[i];
         let file = format!("part{}-chart.svg", i + 1);
         let title = format!("Part {}: {}", i + 1, part.scenario.name);
-        let figure = timeline::figure(&title, &[rec.finish()]);
+        let run = traits.get(i).cloned().unwrap_or_default();
+        let figure = timeline::figure(&title, &[rec.finish_with(run)]);
         let path = images.join(&file);
         let out = crate::files::OutputFile::check(None, &path)
             .map_err(|e| failed(&path, e.to_string()))?;

@@ -319,6 +319,7 @@ impl Summary {
                         off_chart: None,
                     }],
                     marks: Vec::new(),
+                    bands: Vec::new(),
                     categories: q.bins.iter().map(marked).collect(),
                     notes: vec![format!(
                         "right {} · wrong {} · skipped {} · ◂ the measured answer",

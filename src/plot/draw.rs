@@ -178,6 +178,7 @@ fn draw_panel<DB: DrawingBackend>(
             .x_label_formatter(&category);
     }
     mesh.draw().map_err(err)?;
+    draw_bands(&mut chart, panel, theme)?;
     if categories.is_empty() {
         for line in &lines {
             draw_line(&mut chart, line, theme)?;
@@ -481,6 +482,32 @@ fn draw_line<'a, DB: DrawingBackend + 'a>(
                 + seg(3)
                 + Polygon::new(marker.clone(), colour.filled())
         });
+    }
+    Ok(())
+}
+
+/// The panel's bands: each a translucent rectangle over its stretch of the x axis, the full
+/// height of the panel, with a legend entry where it has a label.
+fn draw_bands<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    panel: &ChartPanel,
+    theme: ChartTheme,
+) -> Result<(), DrawError> {
+    let (ys, xs) = (chart.y_range(), chart.x_range());
+    for band in &panel.bands {
+        let from = band.from.max(xs.start);
+        let to = band.to.min(xs.end);
+        if to <= from {
+            continue;
+        }
+        let colour = theme.colour(band.colour);
+        let area = Rectangle::new([(from, ys.start), (to, ys.end)], colour.mix(0.22).filled());
+        let anno = chart.draw_series(std::iter::once(area)).map_err(err)?;
+        if let Some(label) = &band.label {
+            anno.label(label.clone()).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 8), (x + 36, y + 8)], colour.mix(0.45).filled())
+            });
+        }
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 mod draw;
 pub mod font;
+mod resilience;
 pub mod sweep;
 pub mod timeline;
 
@@ -54,6 +55,18 @@ pub struct Mark {
     pub colour: usize,
 }
 
+/// A stretch of the x axis shaded across the whole panel (a circuit breaker open from 32 s to
+/// 42 s), drawn under the lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    pub from: f64,
+    pub to: f64,
+    /// An index into the theme's palette.
+    pub colour: usize,
+    /// The legend entry (bands of one label share it: give it on the first only).
+    pub label: Option<String>,
+}
+
 /// One chart: a title, axis titles with units, lines, marks.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChartPanel {
@@ -67,6 +80,8 @@ pub struct ChartPanel {
     pub categories: Vec<String>,
     /// Lines of text under the panel (what is above the chart, what a jump means).
     pub notes: Vec<String>,
+    /// Shaded stretches of the x axis, under the lines.
+    pub bands: Vec<Band>,
 }
 
 /// Panels laid out in a grid under one title.

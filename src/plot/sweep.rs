@@ -34,6 +34,7 @@ pub fn figure(r: &SweepReport) -> Figure {
         },
         categories: categories.clone(),
         notes: curves.iter().filter_map(ceiling_drop).take(1).collect(),
+        bands: Vec::new(),
     };
     let p99 = ChartPanel {
         title: "p99 latency".into(),
@@ -50,6 +51,7 @@ pub fn figure(r: &SweepReport) -> Figure {
         marks: Vec::new(),
         categories,
         notes: Vec::new(),
+        bands: Vec::new(),
     };
     Figure {
         title: format!(
@@ -216,22 +218,47 @@ fn goodput_panel_lines(curves: &[Curve<'_>]) -> Vec<Line> {
 }
 
 /// Where adding more stops paying: the first point within 5 % of the curve's best goodput.
+/// A curve that starts at its best and then falls below it (goodput against the load after a
+/// spike) has no such knee: its first point would be marked for nothing. Its mark is the
+/// cliff instead: the steepest fall between two neighbouring points, at the upper one.
 fn knee(c: &Curve<'_>) -> Option<Mark> {
-    let best = c
-        .points
-        .iter()
-        .map(|(_, p)| p.charted_goodput())
-        .fold(0.0, f64::max);
+    let goodput: Vec<f64> = c.points.iter().map(|(_, p)| p.charted_goodput()).collect();
+    let best = goodput.iter().copied().fold(0.0, f64::max);
     if best <= 0.0 {
         return None;
     }
-    let (x, p) = c
-        .points
-        .iter()
-        .find(|(_, p)| p.charted_goodput() >= KNEE_SHARE * best)?;
+    let first = goodput.iter().position(|&g| g >= KNEE_SHARE * best)?;
+    let falls = goodput[first..].iter().any(|&g| g < KNEE_SHARE * best);
+    if first == 0 && falls {
+        return cliff(c, &goodput);
+    }
+    let (x, p) = &c.points[first];
     Some(Mark {
-        at: (*x, p.charted_goodput()),
+        at: (*x, goodput[first]),
         label: format!("knee: {}", p.values.first().map_or("", String::as_str)),
+        colour: c.colour,
+    })
+}
+
+/// The steepest fall between neighbouring points, marked at the upper one
+/// (`cliff: 65 → 70`).
+fn cliff(c: &Curve<'_>, goodput: &[f64]) -> Option<Mark> {
+    let i = (0..goodput.len().saturating_sub(1))
+        .filter(|&i| goodput[i + 1] < goodput[i])
+        .max_by(|&a, &b| {
+            let fall = |i: usize| goodput[i] - goodput[i + 1];
+            fall(a).total_cmp(&fall(b)).then(b.cmp(&a))
+        })?;
+    let value = |i: usize| {
+        c.points[i]
+            .1
+            .values
+            .first()
+            .map_or(String::new(), Clone::clone)
+    };
+    Some(Mark {
+        at: (c.points[i].0, goodput[i]),
+        label: format!("cliff: {} → {}", value(i), value(i + 1)),
         colour: c.colour,
     })
 }

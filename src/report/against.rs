@@ -1,6 +1,6 @@
-//! `compare PRESET --against KEY=VALUE`: every strategy played as the preset says and again
-//! with the overrides, on the same requests, side by side: the rows and JSON entries each
-//! format in `src/export` writes.
+//! `compare PRESET --against KEY=VALUE [--against ...]`: every strategy played as the preset
+//! says and again with each `--against`'s overrides (a variant each), on the same requests,
+//! side by side: the rows and JSON entries each format in `src/export` writes.
 
 use std::borrow::Cow;
 
@@ -27,28 +27,47 @@ impl Side {
     }
 }
 
-/// One strategy on both sides.
+/// One strategy on every side: the preset's, and one per variant.
 #[derive(Debug, Clone)]
 pub struct Pair {
     pub preset: RunReport,
-    pub against: RunReport,
-    /// Whether each side (preset, against) ran to its end: Ctrl-C or a limit cuts one short.
-    pub done: [bool; 2],
+    /// Each variant's report, in the order of the `--against`s.
+    pub against: Vec<RunReport>,
+    /// Whether each side (the preset's, then each variant's) ran to its end: Ctrl-C or a
+    /// limit cuts one short.
+    pub done: Vec<bool>,
 }
 
 impl Pair {
-    /// Both sides in order, each with whether it ran to its end.
-    pub fn sides(&self) -> [(Side, &RunReport, bool); 2] {
-        [
-            (Side::Preset, &self.preset, self.done[0]),
-            (Side::Against, &self.against, self.done[1]),
-        ]
+    /// Every side in order (the variant's place for an `against` side), each with whether
+    /// it ran to its end.
+    pub fn sides(&self) -> Vec<(Side, usize, &RunReport, bool)> {
+        let done = |i: usize| self.done.get(i).copied().unwrap_or(false);
+        std::iter::once((Side::Preset, 0, &self.preset, done(0)))
+            .chain(
+                self.against
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (Side::Against, i, r, done(i + 1))),
+            )
+            .collect()
+    }
+}
+
+/// A side's name in a table or CSV: `preset`, `against`, or with several variants
+/// `against 1`, `against 2`...
+fn side_name(side: Side, variant: usize, variants: usize) -> String {
+    match side {
+        Side::Against if variants > 1 => format!("against {}", variant + 1),
+        _ => side.name().to_string(),
     }
 }
 
 /// Whether every side of every pair ran to its end.
 pub fn complete(pairs: &[Pair]) -> bool {
-    pairs.iter().all(|p| p.done.iter().all(|&d| d))
+    pairs
+        .iter()
+        .all(|p| p.done.len() == p.against.len() + 1 && p.done.iter().all(|&d| d))
 }
 
 /// A JSON entry: a run report as it is written out (`RunReport::for_output`) with the side it
@@ -61,17 +80,17 @@ pub struct SideEntry<'a> {
     report: Cow<'a, RunReport>,
 }
 
-/// The JSON entries, two per strategy, `"side": "preset"` then `"side": "against"`, each with
-/// whether it ran to its end; each is `run --format json`'s object plus `side` and `against`
-/// (the overrides; empty on the preset's side).
-pub fn entries<'a>(pairs: &'a [Pair], against: &'a [String]) -> Vec<(SideEntry<'a>, bool)> {
+/// The JSON entries, per strategy `"side": "preset"` then a `"side": "against"` per variant,
+/// each with whether it ran to its end; each is `run --format json`'s object plus `side` and
+/// `against` (the variant's overrides; empty on the preset's side).
+pub fn entries<'a>(pairs: &'a [Pair], variants: &'a [Vec<String>]) -> Vec<(SideEntry<'a>, bool)> {
     pairs
         .iter()
         .flat_map(|p| {
-            p.sides().map(|(side, report, done)| {
+            p.sides().into_iter().map(|(side, i, report, done)| {
                 let against = match side {
-                    Side::Preset => &[],
-                    Side::Against => against,
+                    Side::Preset => &[][..],
+                    Side::Against => variants.get(i).map_or(&[][..], Vec::as_slice),
                 };
                 (
                     SideEntry {
@@ -118,7 +137,8 @@ impl Form {
 
 /// One row's cells; a rate of a run that lasted no time (`RunReport::has_rates`), and a
 /// change in goodput to or from one, does not exist.
-fn cells(side: Side, r: &RunReport, base: &RunReport, form: Form) -> Vec<String> {
+fn cells(side: (Side, String), r: &RunReport, base: &RunReport, form: Form) -> Vec<String> {
+    let (side, name) = side;
     let none = form.none();
     let rate = |x: f64| {
         if r.has_rates() {
@@ -129,7 +149,7 @@ fn cells(side: Side, r: &RunReport, base: &RunReport, form: Form) -> Vec<String>
     };
     vec![
         r.strategy.name().to_string(),
-        side.name().to_string(),
+        name,
         rate(r.goodput_rps),
         r.latency_ms.text(r.latency_ms.p50, 0, none),
         r.latency_ms.text(r.latency_ms.p99, 0, none),
@@ -146,11 +166,14 @@ fn cells(side: Side, r: &RunReport, base: &RunReport, form: Form) -> Vec<String>
     ]
 }
 
-/// Every row, two per strategy, the change in goodput on the `against` row.
+/// Every row, per strategy the preset's then each variant's, the change in goodput on each
+/// `against` row.
 fn rows(pairs: &[Pair], form: Form) -> impl Iterator<Item = Vec<String>> + '_ {
     pairs.iter().flat_map(move |p| {
-        p.sides()
-            .map(move |(side, r, _)| cells(side, r, &p.preset, form))
+        let variants = p.against.len();
+        p.sides().into_iter().map(move |(side, i, r, _)| {
+            cells((side, side_name(side, i, variants)), r, &p.preset, form)
+        })
     })
 }
 
@@ -184,18 +207,26 @@ pub fn csv(pairs: &[Pair]) -> String {
     out
 }
 
-/// A Markdown table like `compare`'s, two rows per strategy, the change in goodput on the
-/// `against` row.
-pub fn table(scenario: &str, against: &[String], pairs: &[Pair]) -> String {
+/// A Markdown table like `compare`'s, a row per strategy and side, the change in goodput on
+/// each `against` row; the line above it names each variant's overrides.
+pub fn table(scenario: &str, variants: &[Vec<String>], pairs: &[Pair]) -> String {
     let mut t = MarkdownTable::new(&COLUMNS.map(|(_, heading, align)| (heading, align)));
     // A rate that does not exist reads `-`, as in `compare`'s table.
     for row in rows(pairs, Form::Table) {
         t.row(row);
     }
-    let mut out = format!(
-        "{scenario}: every strategy as the preset says, then against {}\n\n",
-        against.join(" ")
-    );
+    let against = match variants {
+        [one] => one.join(" "),
+        _ => variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("({}) {}", i + 1, v.join(" ")))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    let each = if variants.len() > 1 { "each of " } else { "" };
+    let mut out =
+        format!("{scenario}: every strategy as the preset says, then against {each}{against}\n\n");
     t.render(&mut out);
     out
 }

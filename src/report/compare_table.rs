@@ -170,8 +170,9 @@ impl<'a> Figures<'a> {
             let bottleneck = r.theory.prediction.bottleneck.clone();
             bottleneck.unwrap_or_else(|| "-".into())
         });
-        self.add("responses (req/s)", |r| {
-            r.rate_text(r.throughput_rps, RATE_DECIMALS)
+        // The server's work, late responses included (goodput hides it in a retry storm).
+        self.add("server responses (req/s)", |r| {
+            r.rate_text(r.server_responses_rps, RATE_DECIMALS)
         });
         self.add("limited by", |r| super::limited_by(scenario, r));
     }

@@ -41,12 +41,34 @@ pub fn lookup(value: &Value, path: &str) -> Option<f64> {
     find(value, path)?.as_f64()
 }
 
-/// Whether `path` names a figure of `value`: a number, or `null` where a report has none yet.
+/// Whether `path` names a figure of `value`: a number, or `null` where a report has none yet,
+/// or an element by index of an array that has fewer yet (a breaker's transitions at t 0).
 pub fn names_a_figure(value: &Value, path: &str) -> bool {
     if let Some((array, range)) = span(path) {
         return find(value, array).is_some_and(|v| v.is_array()) && range.start < range.end;
     }
-    find(value, path).is_some_and(|v| v.is_number() || v.is_null())
+    let mut v = value;
+    for part in path.split('.') {
+        v = match v {
+            Value::Array(items) => match part.parse::<usize>() {
+                Ok(i) if i >= items.len() => return true,
+                Ok(i) => &items[i],
+                Err(_) => match items
+                    .iter()
+                    .find(|x| x.get("name").and_then(Value::as_str) == Some(part))
+                {
+                    Some(x) => x,
+                    None => return false,
+                },
+            },
+            Value::Object(map) => match map.get(part) {
+                Some(x) => x,
+                None => return false,
+            },
+            _ => return false,
+        };
+    }
+    v.is_number() || v.is_null()
 }
 
 /// `path` split into an array's path and the index range of its last part (`x.60-70`).
@@ -177,6 +199,10 @@ mod tests {
         assert_eq!(lookup(&v, "goodput_timeline.3-5"), None);
         assert_eq!(lookup(&v, "goodput_timeline.2-2"), None);
         assert!(names_a_figure(&v, "goodput_timeline.1-3"));
+        // An element an array does not hold yet may come (a breaker's later transitions).
+        assert!(names_a_figure(&v, "goodput_timeline.7"));
+        assert!(!names_a_figure(&v, "goodput_timeline.x"));
+        assert!(!names_a_figure(&v, "pools.a-b.y"));
         // A name with a dash is a name.
         assert_eq!(lookup(&v, "pools.a-b.x"), Some(1.0));
     }

@@ -47,6 +47,9 @@ pub struct RunReport {
     pub throughput_rps: f64,
     /// Answered requests (success, partial) per simulated second: the headline rate.
     pub goodput_rps: f64,
+    /// Responses the server wrote per simulated second, late ones included: its work, which
+    /// goodput hides when clients leave before their answer.
+    pub server_responses_rps: f64,
     /// Requests that ended without an answer, per simulated second, by outcome.
     pub failure_rps: FailureRates,
     /// Latency of answered requests (success, partial) as their client saw it.
@@ -68,6 +71,19 @@ pub struct RunReport {
     /// `resilience` and with load phases.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goodput_timeline: Option<Vec<u32>>,
+    /// Attempts that reached the clients' send in each simulated second: new requests plus
+    /// retries (present with `goodput_timeline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts_timeline: Option<Vec<u32>>,
+    /// Requests sent for the first time in each simulated second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_timeline: Option<Vec<u32>>,
+    /// Attempts sent again in each simulated second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries_timeline: Option<Vec<u32>>,
+    /// Responses the server wrote after their client had left, in each simulated second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub late_timeline: Option<Vec<u32>>,
     pub pools: Vec<PoolReport>,
     pub services: Vec<ServiceReport>,
     /// The simulated cores: utilisation since t = 0 and the most work that waited for one.
@@ -95,8 +111,12 @@ pub struct ResilienceReport {
     pub retries: u64,
     /// Attempts per request sent: (first attempts + retries) / first attempts.
     pub attempts_per_request: f64,
-    /// Requests whose client stopped without an answer: out of attempts, or out of budget.
+    /// Requests whose client stopped retrying without an answer: out of attempts, or out of
+    /// budget (0 when the clients never retry: without `[load.retry]`, or with 1 attempt).
     pub gave_up: u64,
+    /// Whether the clients ever send an attempt again (the table says so rather than count).
+    #[serde(skip)]
+    pub clients_retry: bool,
     /// Requests answered 503 unserved after waiting past `server.queue_timeout`.
     pub shed: u64,
     /// Requests the endpoint's rate limiter (`[server.rate_limit]`) answered 429 unserved.
@@ -158,9 +178,10 @@ pub struct BreakerReport {
 }
 
 impl ResilienceReport {
-    fn of(snap: &Snapshot) -> Self {
+    fn of(snap: &Snapshot, clients_retry: bool) -> Self {
         let r = snap.resilience;
         ResilienceReport {
+            clients_retry,
             retries: r.retries,
             attempts_per_request: if snap.sent == 0 {
                 0.0
@@ -219,6 +240,8 @@ pub struct RequestCounts {
     pub in_flight: u64,
     /// Responses that came after their client had given up.
     pub late_responses: u64,
+    /// Responses the server wrote, late ones included (every attempt it served to the end).
+    pub server_responses: u64,
 }
 
 /// How fairly closed clients were served: starving clients are the overload story.
@@ -492,6 +515,7 @@ impl RunReport {
         let mut r = self.clone();
         r.throughput_rps = f64::NAN;
         r.goodput_rps = f64::NAN;
+        r.server_responses_rps = f64::NAN;
         r.failure_rps = FailureRates {
             failed: f64::NAN,
             timeout: f64::NAN,
@@ -542,9 +566,15 @@ impl RunReport {
         let (clients, connections) = connections(scenario, snap);
         let resilience = scenario
             .resilience_in_play()
-            .then(|| ResilienceReport::of(snap));
-        let goodput_timeline = (resilience.is_some() || !scenario.load.phases.is_empty())
-            .then(|| snap.goodput_timeline.clone());
+            .then(|| ResilienceReport::of(snap, scenario.load.retry.is_some_and(|r| r.retries())));
+        let timelines = resilience.is_some() || !scenario.load.phases.is_empty();
+        let timeline = |t: &Vec<u32>| timelines.then(|| t.clone());
+        let attempts: Vec<u32> = snap
+            .new_timeline
+            .iter()
+            .zip(&snap.retry_timeline)
+            .map(|(new, retries)| new + retries)
+            .collect();
         let last_phase = scenario.load.phases.last().map(|p| p.at);
         RunReport {
             preset: scenario.source.clone(),
@@ -555,13 +585,18 @@ impl RunReport {
             requests: requests(snap),
             throughput_rps: snap.throughput_rps,
             goodput_rps: snap.goodput_rps,
+            server_responses_rps: crate::sim::per_second(snap.server_responses, snap.now),
             failure_rps: FailureRates::of(snap),
             latency_ms: snap.latency,
             failed_latency_ms: snap.failed_latency,
             clients,
             connections,
             resilience,
-            goodput_timeline,
+            goodput_timeline: timeline(&snap.goodput_timeline),
+            attempts_timeline: timeline(&attempts),
+            new_timeline: timeline(&snap.new_timeline),
+            retries_timeline: timeline(&snap.retry_timeline),
+            late_timeline: timeline(&snap.late_timeline),
             pools: pools.map(PoolReport::from).collect(),
             services: snap.services.iter().map(ServiceReport::from).collect(),
             cpu: snap.cpu.map(|cpu| CpuReport {
@@ -600,6 +635,7 @@ fn requests(snap: &Snapshot) -> RequestCounts {
         refused: o.get(Outcome::Refused),
         in_flight: snap.in_flight,
         late_responses: snap.late_responses,
+        server_responses: snap.server_responses,
     }
 }
 

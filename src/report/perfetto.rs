@@ -92,10 +92,15 @@ pub fn write_trace<W: Write>(out: W, runs: &[(&str, &Engine)]) -> io::Result<Tra
     // Each run's pools take the next process ids, so no two runs share one.
     let mut base = 1;
     for (label, engine) in runs {
+        let pools = engine.topology().specs().count() as u64;
         if let Some(t) = engine.timeline() {
             write_run(&mut w, label, engine, t, base)?;
         }
-        base += engine.topology().specs().count() as u64;
+        // The run's breakers take the process after its pools.
+        if write_breakers(&mut w, label, engine, base + pools)? {
+            base += 1;
+        }
+        base += pools;
     }
     if let Some(msg) = left_out_message(runs) {
         w.event(&TraceEvent::instant(msg, 0, 0))?;
@@ -240,6 +245,72 @@ fn write_spans<W: Write>(
     Ok(())
 }
 
+/// Each circuit breaker of the run as a track of process `p` (`breakers`): a slice per
+/// stretch in one state (`closed`, `open`, `half-open`) from t 0 to the end, so the calls
+/// that failed fast line up under its open slices. False when the run has no breaker.
+fn write_breakers<W: Write>(
+    w: &mut EventWriter<W>,
+    label: &str,
+    engine: &Engine,
+    p: u64,
+) -> io::Result<bool> {
+    let snapshot = engine.snapshot();
+    let breakers: Vec<(&str, &crate::flow::BreakerSnapshot)> = snapshot
+        .services
+        .iter()
+        .filter_map(|s| Some((s.name.as_str(), s.breaker.as_ref()?)))
+        .collect();
+    if breakers.is_empty() {
+        return Ok(false);
+    }
+    let name = if label.is_empty() {
+        "breakers".to_string()
+    } else {
+        format!("{label} · breakers")
+    };
+    w.event(&TraceEvent::meta("process_name", p, 0, Args::Name { name }))?;
+    w.event(&TraceEvent::meta(
+        "process_sort_index",
+        p,
+        0,
+        Args::SortIndex { sort_index: p },
+    ))?;
+    let now = engine.now();
+    for (i, (service, breaker)) in breakers.into_iter().enumerate() {
+        let track = w.tid(p, u32::try_from(i).unwrap_or(u32::MAX));
+        let name = format!("{service} breaker");
+        w.event(&TraceEvent::meta(
+            "thread_name",
+            p,
+            track,
+            Args::Name { name },
+        ))?;
+        let mut from = (Nanos::ZERO, crate::flow::BreakerState::Closed);
+        let ends = breaker
+            .transitions
+            .iter()
+            .map(|&(at, _, to)| (at, Some(to)))
+            .chain(std::iter::once((now, None)));
+        for (at, to) in ends {
+            let (start, state) = from;
+            if at > start || to.is_none() {
+                w.event(&TraceEvent::complete(
+                    state.name().into(),
+                    p,
+                    track,
+                    start,
+                    at.saturating_sub(start),
+                    Args::Breaker { service },
+                ))?;
+            }
+            if let Some(to) = to {
+                from = (at, to);
+            }
+        }
+    }
+    Ok(true)
+}
+
 /// How deep a kind of span nests on its thread.
 fn nesting(kind: SpanKind) -> u8 {
     match kind {
@@ -319,7 +390,12 @@ fn name_and_args<'a>(names: &[&'a str], span: &Span, unfinished: bool) -> (Cow<'
             Args::Call {
                 service: service.unwrap_or("?"),
                 request: span.request,
-                outcome: span.outcome.unwrap_or("running"),
+                // A call still running whose caller's timeout gave up on it: timed out.
+                outcome: match (span.outcome, span.timed_out_at) {
+                    (Some(outcome), _) => outcome,
+                    (None, Some(_)) => crate::flow::CallResult::TimedOut.label(),
+                    (None, None) => "running",
+                },
                 fallback: span.fallback,
                 pinned: span.pinned,
                 unfinished,
@@ -439,6 +515,9 @@ enum Args<'a> {
     },
     Value {
         value: u64,
+    },
+    Breaker {
+        service: &'a str,
     },
 }
 

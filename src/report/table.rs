@@ -162,6 +162,21 @@ fn summary(r: &RunReport, out: &mut String) {
     theory(r, out);
 }
 
+/// The server's work beside goodput: every response it wrote per second, and how many of
+/// them reached no one (`server responses 98.11/s, 12831 of them late`).
+fn server_responses(r: &RunReport) -> String {
+    let q = &r.requests;
+    let rate = r.rate_text(r.server_responses_rps, 2);
+    if q.late_responses == 0 {
+        format!("server responses {rate}/s")
+    } else {
+        format!(
+            "server responses {rate}/s, {} of them late (their client had left)",
+            q.late_responses
+        )
+    }
+}
+
 /// The requests by outcome, goodput and failure rates, and the two latencies.
 fn headline(r: &RunReport, out: &mut String) {
     let q = &r.requests;
@@ -175,12 +190,12 @@ fn headline(r: &RunReport, out: &mut String) {
     let rate = |x| r.rate_text(x, 2);
     let _ = writeln!(
         out,
-        "Goodput: {} req/s answered (success + partial) · failed {}/s, timeout {}/s, refused {}/s · responses {}/s",
+        "Goodput: {} req/s answered (success + partial) · failed {}/s, timeout {}/s, refused {}/s · {}",
         rate(r.goodput_rps),
         rate(f.failed),
         rate(f.timeout),
         rate(f.refused),
-        rate(r.throughput_rps)
+        server_responses(r)
     );
     if l.count == 0 {
         let _ = writeln!(out, "Latency of answered requests (ms): none was answered");
@@ -200,10 +215,18 @@ fn headline(r: &RunReport, out: &mut String) {
         );
     }
     if let Some(x) = &r.resilience {
+        let retries = if x.clients_retry {
+            format!(
+                "{} client retries ({:.2} attempts per request), {} gave up",
+                x.retries, x.attempts_per_request, x.gave_up
+            )
+        } else {
+            "the clients do not retry".to_string()
+        };
         let _ = writeln!(
             out,
-            "Resilience: {} client retries ({:.2} attempts per request), {} gave up, {} shed · work for clients that had left: {:.1} thread-s",
-            x.retries, x.attempts_per_request, x.gave_up, x.shed, x.wasted_work_s
+            "Resilience: {retries}, {} shed · work for clients that had left: {:.1} thread-s",
+            x.shed, x.wasted_work_s
         );
         let client = x
             .client_breaker

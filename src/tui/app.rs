@@ -345,27 +345,32 @@ pub enum Panel {
     Outcomes,
     Latency,
     Theory,
+    /// Only when the run has a resilience pattern in play (`ui::resilience::shown`).
+    Resilience,
     Log,
 }
 
 impl Panel {
-    const ORDER: [Panel; 5] = [
+    const ORDER: [Panel; 6] = [
         Panel::Pools,
         Panel::Outcomes,
         Panel::Latency,
         Panel::Theory,
+        Panel::Resilience,
         Panel::Log,
     ];
 
-    /// The panel `z` zooms next: the first after none, none after the last.
-    fn after(current: Option<Panel>) -> Option<Panel> {
-        match current {
-            None => Some(Panel::ORDER[0]),
-            Some(p) => {
-                let i = Panel::ORDER.iter().position(|&q| q == p).unwrap_or(0);
-                Panel::ORDER.get(i + 1).copied()
-            }
-        }
+    /// The panel `z` zooms next: the first after none, none after the last; the Resilience
+    /// panel only when the run shows it.
+    fn after(current: Option<Panel>, resilience: bool) -> Option<Panel> {
+        let start = match current {
+            None => 0,
+            Some(p) => Panel::ORDER.iter().position(|&q| q == p).unwrap_or(0) + 1,
+        };
+        Panel::ORDER[start.min(Panel::ORDER.len())..]
+            .iter()
+            .copied()
+            .find(|&p| p != Panel::Resilience || resilience)
     }
 }
 
@@ -382,6 +387,8 @@ pub struct Pin {
     pub p99_ms: Option<f64>,
     /// Failed + timeout + refused per second.
     pub failed_rps: f64,
+    /// The same figures over the last 10 s before it was pinned (`None` before 10 s).
+    pub recent: Option<super::recent::Recent>,
 }
 
 impl App {
@@ -485,9 +492,10 @@ impl App {
         let Some(engine) = self.source.engine() else {
             return;
         };
+        let snapshot = engine.snapshot();
         let r = crate::report::RunReport::from_snapshot(
             engine.scenario(),
-            &engine.snapshot(),
+            &snapshot,
             &[],
             engine.prediction(),
         );
@@ -499,6 +507,7 @@ impl App {
             p50_ms: answered.then_some(r.latency_ms.p50),
             p99_ms: answered.then_some(r.latency_ms.p99),
             failed_rps: r.failure_rps.total(),
+            recent: super::recent::Recent::of(&snapshot),
         };
         self.info(format!(
             "pinned {} at {}: goodput {:.2}/s shown beside the live run (b clears)",
@@ -662,11 +671,20 @@ impl App {
     /// screen), with the strategies' compare view when it is open (`compare.semaphore...`).
     fn screen_value(&self, engine: &Engine) -> serde_json::Value {
         let value = super::expect::screen_value(&self.scenario, engine);
+        // Tours read the strategies' compare view by strategy (`compare.semaphore...`), the
+        // variants' by row (`variants.3...`).
         match self.compare.as_ref() {
-            Some(runs) if runs.compared == ComparedBy::Strategies => {
-                super::expect::with_compare(value, &self.scenario, runs.engines())
-            }
-            _ => value,
+            Some(runs) => match runs.compared {
+                ComparedBy::Strategies => {
+                    super::expect::with_compare(value, &self.scenario, runs.engines())
+                }
+                ComparedBy::Variants => super::expect::with_variants(
+                    value,
+                    &self.scenario,
+                    runs.rows.iter().map(CompareRow::engine),
+                ),
+            },
+            None => value,
         }
     }
 
@@ -753,10 +771,29 @@ impl App {
             .fold(self.source.now(), Nanos::max)
     }
 
-    /// The run on screen, and every compare engine, has played its whole finite load (a
-    /// real run: has ended).
+    /// The run on screen, and every compare engine, has played its whole finite load, or an
+    /// open or closed load its duration (a real run: has ended).
     pub fn is_finished(&self) -> bool {
-        self.source.is_finished() && self.compare_driven().all(Engine::is_finished)
+        let end = self.run_end();
+        let ended = |e: &Engine| e.is_finished() || end.is_some_and(|end| e.now() >= end);
+        let main = match self.source.engine() {
+            Some(engine) => ended(engine),
+            None => self.source.is_finished(),
+        };
+        main && self.compare_driven().all(ended)
+    }
+
+    /// Where a simulated open or closed load stops, as `run` cuts it: the scenario's
+    /// duration, so the screen at the end shows the totals `run` prints. A finite load ends
+    /// with its last answer, and a real run by itself: `None`.
+    pub fn run_end(&self) -> Option<Nanos> {
+        let scenario = self.source.engine()?.scenario();
+        scenario
+            .load
+            .mode
+            .finite_count()
+            .is_none()
+            .then_some(scenario.duration)
     }
 
     /// The loop must keep ticking: the clock runs, an engine is catching up, or a real run's
@@ -869,6 +906,7 @@ impl App {
             .into_iter()
             .chain(self.lesson.as_ref().and_then(Session::next_stop))
             .chain(self.next_fault_end())
+            .chain(self.run_end())
             .min();
         let target = match self.clock.plan(elapsed) {
             Advance::Hold => now,
@@ -1020,7 +1058,10 @@ impl App {
             Action::WriteTrace => self.write_trace(),
             Action::SaveScreen => self.screen_wanted = true,
             Action::TogglePin => self.toggle_pin(),
-            Action::Zoom => self.zoom = Panel::after(self.zoom),
+            Action::Zoom => {
+                let resilience = super::ui::resilience::shown(self.source.scenario());
+                self.zoom = Panel::after(self.zoom, resilience);
+            }
             Action::ToggleTheory => self.theory_hidden = !self.theory_hidden,
             Action::ToggleHeadline => self.toggle_headline(),
             Action::OpenSweep => self.open_sweep(),
@@ -1067,6 +1108,9 @@ impl App {
         self.forget_timed();
         self.selected = 0;
         self.info(match self.source {
+            Source::Sim(_) if self.run_end().is_some() => {
+                format!("strategy {strategy}: the run's duration was played, so it restarted")
+            }
             Source::Sim(_) => {
                 format!("strategy {strategy}: the load had ended, so the run restarted")
             }
@@ -1166,7 +1210,10 @@ impl App {
                     ));
                     return;
                 }
-                let rate = if more {
+                // From a phase's pause (0/s), Up starts the load again at 1/s.
+                let rate = if more && rate <= 0.0 {
+                    1.0
+                } else if more {
                     rate * 1.25
                 } else {
                     (rate / 1.25).max(LEAST_KEYED_RATE)
@@ -1213,10 +1260,25 @@ impl App {
     /// follow to its clock on the next tick.
     /// `.`: pauses and plays one event, then says what it did.
     pub fn step(&mut self) {
+        let end = self.run_end();
         let Some(engine) = self.source.engine_mut() else {
             return;
         };
         self.clock.pause();
+        // The run's duration played: no event after it (`r` plays it again).
+        if let Some(end) = end
+            && engine.next_event_time().is_none_or(|t| t > end)
+        {
+            if engine.now() < end {
+                engine.run_until(end);
+            }
+            self.info(format!(
+                "step to t {}: the run's duration is played (r runs it again)",
+                super::ui::clock_text(end)
+            ));
+            self.behind = self.compare.is_some();
+            return;
+        }
         let before = engine.snapshot();
         // A timed fault (or a doubled load) that ends before the next event: the step goes to
         // its end and heals it.
@@ -1376,6 +1438,16 @@ impl App {
             self.record_timeline_if_shown();
             let t = self.now().as_secs_f64();
             self.info(format!("recording thread timelines from t {t:.3}s"));
+        }
+    }
+
+    /// Records thread timelines from now on, shown or not: a headless screenshot records
+    /// from t 0, so a timeline (`t`) pressed at its time shows what the threads did.
+    pub fn record_timelines(&mut self) {
+        if let Some(engine) = self.source.engine_mut()
+            && engine.timeline().is_none()
+        {
+            engine.record_timeline(crate::sim::Retention::LIVE);
         }
     }
 

@@ -761,3 +761,34 @@ fn a_step_names_only_the_gauges_that_moved() {
         }
     }
 }
+
+/// An open load stops at the scenario's duration, as `run` cuts it, and says FINISHED: the
+/// screen's totals are then `run`'s, however far past the end the clock was asked to go, at
+/// 1x or as fast as possible.
+#[test]
+fn an_open_load_finishes_at_its_duration_with_the_totals_run_prints() {
+    let s = scenario::load("spike", &[]).expect("preset loads");
+    let headless = crate::report::play(&s, Strategy::Sequential, s.duration).snapshot();
+    for fast in [false, true] {
+        let mut a = App::new(s.clone(), Strategy::Sequential, Theme::Dark);
+        if fast {
+            while !a.is_finished() {
+                a.apply(Action::SpeedUp);
+                a.advance(Duration::from_secs(1), BudgetSpec::Events(1_000_000));
+            }
+        } else {
+            play(&mut a, 170);
+        }
+        assert!(a.is_finished());
+        assert_eq!(a.now(), s.duration);
+        let snap = a.snapshot();
+        assert_eq!(
+            (snap.sent, snap.outcomes, snap.server_responses),
+            (headless.sent, headless.outcomes, headless.server_responses)
+        );
+        assert_eq!(snap.goodput_timeline, headless.goodput_timeline);
+        assert!(!a.needs_ticks(), "nothing more to play");
+        a.apply(Action::Step);
+        assert_eq!(a.now(), s.duration, "a step goes no further");
+    }
+}

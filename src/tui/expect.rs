@@ -10,7 +10,10 @@
 //! - each circuit breaker's state as 1 or 0 (`resilience.breakers.recommendations.open == 1`,
 //!   also `closed` and `half-open`);
 //! - `compare.<strategy>`: while the compare view is open, each strategy's report
-//!   (`compare.semaphore.latency_ms.mean == 1700`).
+//!   (`compare.semaphore.latency_ms.mean == 1700`);
+//! - `variants.<row>`: while the variants view (`C`) is open, each row's report by its place,
+//!   0 for `as now`, then the preset's figures' patterns in order
+//!   (`variants.4.goodput_timeline.60-70 > 80`).
 
 use std::collections::BTreeSet;
 
@@ -142,6 +145,28 @@ pub fn with_compare<'a>(
     value
 }
 
+/// The screen of [`screen_value`] with the variants view (`C`) open over `rows` (a row whose
+/// variant did not load: `None`): each row's report under `variants.<row>`.
+pub fn with_variants<'a>(
+    mut value: Value,
+    scenario: &Scenario,
+    rows: impl IntoIterator<Item = Option<&'a Engine>>,
+) -> Value {
+    let reports: Vec<Value> = rows
+        .into_iter()
+        .map(|e| {
+            e.map_or(Value::Null, |e| {
+                let report = RunReport::from_snapshot(scenario, &e.snapshot(), &[], e.prediction());
+                serde_json::to_value(report).unwrap_or(Value::Null)
+            })
+        })
+        .collect();
+    if let Some(map) = value.as_object_mut() {
+        map.insert("variants".into(), Value::Array(reports));
+    }
+    value
+}
+
 /// One parsed condition: `path op number`.
 struct Condition<'a> {
     path: &'a str,
@@ -194,7 +219,8 @@ pub enum ValidateError {
 
 /// What a tour's condition may name.
 const FIGURE_PATHS: &str = "the paths of `run --format json`, pools' busy, queued and size, \
-                            recent.*, log.runs, log.threads and compare.<strategy>.*";
+                            recent.*, log.runs, log.threads, compare.<strategy>.* and \
+                            variants.<row>.*";
 
 /// Parses `path op number`; `Err` says what is wrong with it.
 fn parse(condition: &str) -> Result<Condition<'_>, ConditionError> {
@@ -269,6 +295,10 @@ pub fn possible_screens(scenario: &Scenario) -> Vec<Value> {
             if let Some(pools) = value.get_mut("pools").and_then(Value::as_array_mut) {
                 list_left_pools(pools, &e.snapshot().pools, |_| true);
             }
+            // The variants view's rows: `as now` and each distinct `set` list of the figures,
+            // each a report of the same shape.
+            let rows = 1 + crate::tui::compare_runs::figure_sets(scenario).len();
+            let value = with_variants(value, scenario, std::iter::repeat_n(Some(e), rows));
             with_compare(value, scenario, &engines)
         })
         .collect()

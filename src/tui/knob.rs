@@ -38,12 +38,13 @@ impl Knob {
         knobs
     }
 
-    /// The load's knob, when the load has one (runs, batches and traces have none, and a
-    /// ramping rate is not one value: setting it live ends the ramp).
+    /// The load's knob, when the load has one (runs, batches and traces have none, a
+    /// ramping rate is not one value: setting it live ends the ramp, and a load a phase
+    /// paused, at rate 0 or 0 clients, has no value to sweep around).
     pub fn load(engine: &Engine) -> Option<Knob> {
         match engine.scenario().load.mode {
-            LoadMode::Closed { .. } => Some(Knob::Clients),
-            LoadMode::Open { ramp: None, .. } => Some(Knob::Rate),
+            LoadMode::Closed { clients, .. } if clients > 0 => Some(Knob::Clients),
+            LoadMode::Open { ramp: None, rate } if rate > 0.0 => Some(Knob::Rate),
             _ => None,
         }
     }

@@ -16,6 +16,7 @@ mod input;
 pub mod keys;
 pub mod knob;
 pub mod prompt;
+pub mod recent;
 pub mod record;
 pub mod refusal;
 pub mod script;

@@ -3,8 +3,11 @@
 //! and the unbounded strategy use (`v`, `u`), so every lesson of the presets is a key away.
 
 use super::App;
-use crate::scenario::{Scenario, ServerThreads, Strategy, UnboundedThreads};
+use crate::scenario::{
+    Load, LoadMode, PhaseChange, Scenario, ServerThreads, Strategy, UnboundedThreads,
+};
 use crate::sim::{Engine, Snapshot};
+use crate::time::Nanos;
 use crate::topology::PoolKind;
 
 /// Tomcat's `maxThreads` default, for a server switched back from virtual threads when the
@@ -71,7 +74,7 @@ impl App {
         if let Some(boost) = self.load_boost() {
             let secs = boost.end.saturating_sub(snapshot.now).as_secs_f64().ceil();
             badges.push(format!("load x2 ({secs:.0}s left)"));
-        } else if snapshot.load != self.preset.load.mode {
+        } else if snapshot.load != scheduled_load(&self.preset.load, snapshot.now) {
             badges.push("load changed".to_string());
         }
         badges
@@ -134,6 +137,23 @@ impl App {
     pub(super) fn baseline_from_preset(&mut self) {
         self.baseline = baseline_of(&self.scenario, self.source.strategy());
     }
+}
+
+/// The preset's load at `now`: its mode as its own `[[load.phases]]` have set it by then (a
+/// phase is the preset's plan, not a change the person made).
+fn scheduled_load(load: &Load, now: Nanos) -> LoadMode {
+    let mut mode = load.mode.clone();
+    for phase in load.phases.iter().take_while(|p| p.at <= now) {
+        match (&mut mode, phase.change) {
+            (LoadMode::Open { rate, ramp }, PhaseChange::Rate(r)) => {
+                *rate = r;
+                *ramp = None;
+            }
+            (LoadMode::Closed { clients, .. }, PhaseChange::Clients(n)) => *clients = n,
+            _ => {}
+        }
+    }
+    mode
 }
 
 fn server_text(threads: ServerThreads) -> String {

@@ -209,3 +209,29 @@ fn clicking_a_pool_selects_it_as_tab_would() {
     a.handle_mouse(mouse(Down(MouseButton::Left), 60, 7), 80, 24);
     assert_eq!(a.selected_pool(), Some(tomcat));
 }
+
+/// The preset's own load phases are its plan, not a change: `spike` past its 30 s spike
+/// shows no badge; a person's `Up` does, until a phase sets the load back to the plan.
+#[test]
+fn a_load_phase_of_the_preset_is_no_change_but_a_load_key_is() {
+    let mut a = preset("spike", Strategy::Sequential);
+    play(&mut a, 35);
+    assert!(
+        a.snapshot().load != a.preset.load.mode,
+        "the spike's phase applied"
+    );
+    assert!(
+        a.badges(&a.snapshot()).is_empty(),
+        "{:?}",
+        a.badges(&a.snapshot())
+    );
+    a.apply(Action::MoreLoad);
+    assert_eq!(a.badges(&a.snapshot()), vec!["load changed".to_string()]);
+    // The phase at 40 s sets the rate the preset plans: no change any more.
+    play(&mut a, 6);
+    assert!(
+        a.badges(&a.snapshot()).is_empty(),
+        "{:?}",
+        a.badges(&a.snapshot())
+    );
+}

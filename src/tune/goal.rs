@@ -8,7 +8,7 @@ use crate::report::figures::lookup;
 
 /// Which way a goal points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub enum Direction {
     AtMost,
     AtLeast,
 }
@@ -21,7 +21,7 @@ pub struct Goal {
     /// What is measured, in words for the table (`p99 ms`, `goodput %`).
     pub label: String,
     figure: GoalFigure,
-    pub op: Op,
+    pub op: Direction,
     /// The bound in the figure's unit (ms, %, s, or the report's own).
     pub bound: f64,
 }
@@ -51,9 +51,9 @@ impl Goal {
     pub fn parse(text: &str) -> Result<Goal, String> {
         let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         let (name, op, value) = if let Some((n, v)) = t.split_once("<=") {
-            (n, Op::AtMost, v)
+            (n, Direction::AtMost, v)
         } else if let Some((n, v)) = t.split_once(">=") {
-            (n, Op::AtLeast, v)
+            (n, Direction::AtLeast, v)
         } else {
             return Err(format!("--goal {text:?}: write it as {GOAL_FORM}"));
         };
@@ -146,8 +146,8 @@ impl Goal {
 
     pub fn holds(&self, x: f64) -> bool {
         match self.op {
-            Op::AtMost => x <= self.bound,
-            Op::AtLeast => x >= self.bound,
+            Direction::AtMost => x <= self.bound,
+            Direction::AtLeast => x >= self.bound,
         }
     }
 
@@ -155,8 +155,8 @@ impl Goal {
     pub fn miss(&self, x: f64) -> f64 {
         let scale = self.bound.abs().max(1e-9);
         match self.op {
-            Op::AtMost => ((x - self.bound) / scale).max(0.0),
-            Op::AtLeast => ((self.bound - x) / scale).max(0.0),
+            Direction::AtMost => ((x - self.bound) / scale).max(0.0),
+            Direction::AtLeast => ((self.bound - x) / scale).max(0.0),
         }
     }
 

@@ -11,7 +11,7 @@ mod output;
 use rayon::prelude::*;
 use serde_json::Value;
 
-pub use goal::{GOAL_FORM, Goal, Op};
+pub use goal::{Direction, GOAL_FORM, Goal};
 pub use output::{figure, table};
 
 use crate::progress::{self, Progress};
@@ -434,8 +434,8 @@ impl Tuned {
                     return false;
                 }
                 let (worse, better) = match g.op {
-                    Op::AtMost => (x > y, x < y),
-                    Op::AtLeast => (x < y, x > y),
+                    Direction::AtMost => (x > y, x < y),
+                    Direction::AtLeast => (x < y, x > y),
                 };
                 if worse {
                     return false;

@@ -20,8 +20,9 @@ impl World {
     pub(super) fn first_call_attempt(&self, service: ServiceId) {
         let mut retries = lock(&self.call_retries);
         if retries.retries(service) {
+            let now = self.clock.now();
             let mut books = lock(&self.books);
-            retries.count_first_attempt(service, &mut books.book.services[service.0]);
+            retries.count_first_attempt(service, &mut books.book.services[service.0], now);
         }
     }
 

@@ -269,7 +269,7 @@ impl World {
                 let id = self
                     .next_id
                     .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                lock(&self.retries).first_attempt();
+                lock(&self.retries).first_attempt(now);
                 lock(&self.books).issued(now, due);
                 Attempt {
                     id,
@@ -508,10 +508,14 @@ fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
     loop {
         let next = w.next_id.load(std::sync::atomic::Ordering::SeqCst);
         let e = arrival_exp(w.scenario.seed, next);
-        let gap = arrival_gap(rate, ramp, t.saturating_sub(since).as_secs_f64(), e);
-        let arrival = t + Nanos::from_secs_f64(gap).max(Nanos(1));
+        // A phase of rate 0: nothing arrives until the next phase (as the engine's
+        // `next_open_arrival`).
+        let arrival = (rate > 0.0 || ramp.is_some()).then(|| {
+            let gap = arrival_gap(rate, ramp, t.saturating_sub(since).as_secs_f64(), e);
+            t + Nanos::from_secs_f64(gap).max(Nanos(1))
+        });
         if let Some((at, new)) = phase
-            && at <= arrival
+            && arrival.is_none_or(|arrival| at <= arrival)
         {
             phase = phases.next();
             if new != rate {
@@ -519,6 +523,9 @@ fn open_client(w: &Arc<World>, rate: f64, ramp: Option<Ramp>) {
             }
             continue;
         }
+        let Some(arrival) = arrival else {
+            return;
+        };
         t = arrival;
         if t > w.limit || !w.stop.sleep_until(w.clock.at(t)) {
             return;

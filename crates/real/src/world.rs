@@ -212,13 +212,15 @@ impl World {
                     self.close_after(self.post_response(&r.req));
                 }
                 let now = self.clock.now();
+                if now <= self.limit {
+                    lock(&self.books).book.server_responded(now, !claimed);
+                }
                 if claimed {
                     self.record(&r.req, r.outcome, r.thread, r.status);
                 } else if now <= self.limit {
                     // Its client has gone: the handler's time on it was for nobody.
                     let start = r.req.handler_at.get().copied().unwrap_or(now);
                     let mut books = lock(&self.books);
-                    books.book.late_responses += 1;
                     books.book.resilience.wasted_work += now.saturating_sub(start);
                 }
             }
@@ -280,7 +282,7 @@ impl World {
     fn retried(&self, req: &Req, outcome: Outcome, now: Nanos) -> bool {
         let (decision, pause) = {
             let mut retries = lock(&self.retries);
-            let decision = retries.after(req.attempt, outcome);
+            let decision = retries.after(req.attempt, outcome, now);
             let next = req.attempt + 1;
             let u = crate::draw::retry_u(self.scenario.seed, req.id, next);
             (decision, retries.pause(next, u))

@@ -22,7 +22,9 @@ impl Engine {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).
     pub(super) fn first_call_attempt(&mut self, service: ServiceId) {
         let stats = &mut self.book.services[service.0];
-        self.guards.retries.count_first_attempt(service, stats);
+        self.guards
+            .retries
+            .count_first_attempt(service, stats, self.now);
     }
 
     /// The policy makes call `call` of `r` again after `pause` (`flow::settle`): its future

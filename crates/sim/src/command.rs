@@ -242,9 +242,11 @@ impl Engine {
             self.schedule(at, Event::Phase { index: index + 1 });
         }
         let changed = match phase.change {
+            PhaseChange::Rate(rate) if rate <= 0.0 => self.stop_arrivals(),
             // The preset's own rate, weighed with the run before it started: not bounded as
             // a live key is (which would cost a bisection of the estimate per phase).
             PhaseChange::Rate(rate) => self.set_rate(rate, false),
+            PhaseChange::Clients(0) => self.stop_clients(),
             PhaseChange::Clients(n) => self.set_clients(n),
         };
         // A phase that asks for the load as it already is changes nothing.
@@ -480,6 +482,49 @@ impl Engine {
         }
         let scale = 10f64.powi(2 - most.log10().floor() as i32);
         (most * scale).floor() / scale
+    }
+
+    /// A phase of rate 0: no request arrives until a later phase sets a rate (the one
+    /// pending is superseded); the requests in flight go on.
+    fn stop_arrivals(&mut self) -> Result<String, CommandError> {
+        let LoadMode::Open { rate: old, .. } = self.scenario.load.mode else {
+            return Err(CommandError::NotOpenLoad);
+        };
+        if old <= 0.0 {
+            return Err(CommandError::RateUnchanged {
+                old,
+                most: false,
+                piles_up: false,
+            });
+        }
+        self.scenario.load.mode = LoadMode::Open {
+            rate: 0.0,
+            ramp: None,
+        };
+        self.load.rate_changed(self.now);
+        Ok(format!("rate {old}/s -> 0/s: no new requests"))
+    }
+
+    /// A phase of 0 clients: every client stops after its outstanding request.
+    fn stop_clients(&mut self) -> Result<String, CommandError> {
+        let LoadMode::Closed {
+            clients: old,
+            think,
+        } = self.scenario.load.mode
+        else {
+            return Err(CommandError::NotClosedLoad);
+        };
+        if old == 0 {
+            return Err(CommandError::Unchanged {
+                what: "clients".to_owned(),
+                old,
+            });
+        }
+        self.scenario.load.mode = LoadMode::Closed { clients: 0, think };
+        self.load.client_target = 0;
+        Ok(format!(
+            "clients {old} -> 0: each stops after its outstanding request"
+        ))
     }
 
     fn set_clients(&mut self, n: u32) -> Result<String, CommandError> {

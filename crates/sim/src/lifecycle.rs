@@ -90,7 +90,7 @@ impl Engine {
     fn issue(&mut self, client: Option<u32>) {
         let id = self.load.take_id();
         self.book.issued(self.now);
-        self.retries.first_attempt();
+        self.retries.first_attempt(self.now);
         let sent = self
             .now
             .saturating_sub(Nanos(self.scenario.load.link.rtt.0 / 2));
@@ -764,8 +764,8 @@ impl Engine {
         // One draw for the handler's post-response work: the race, the close, its way back.
         let post = self.post_response(r);
         let kept = self.settle_connection(r, outcome, post);
+        self.book.server_responded(self.now, answered);
         let next = if answered {
-            self.book.late_responses += 1;
             // Its client has gone: the thread's time on it was for nobody.
             if let Some(req) = self.requests.get(r) {
                 let spent = self.now.saturating_sub(req.handler_at);

@@ -30,7 +30,7 @@ impl Engine {
         }
         let req = self.requests.get(r)?;
         let (id, attempt, first_sent, client) = (req.id, req.attempt, req.first_sent, req.client);
-        match self.retries.after(attempt, outcome) {
+        match self.retries.after(attempt, outcome, self.now) {
             AfterAttempt::Final => return None,
             AfterAttempt::GivesUp => {
                 self.book.resilience.gave_up += 1;

@@ -154,10 +154,18 @@ impl Engine {
     fn trace_call_timeout_recorded(&mut self, r: ReqRef, call: u16) {
         let now = self.now;
         let key = self.call_lane(r, call);
+        let fallback = self
+            .scenario
+            .service(self.service_of(call))
+            .fallback
+            .is_some();
         if let (Some(t), Some(key)) = (self.trace.as_mut(), key)
             && let Some(open) = t.lane_mut(key).call.as_mut()
         {
             open.timed_out_at.get_or_insert(now);
+            // The caller saw a timeout (and took the fallback, if any), however the call
+            // that goes on running ends.
+            open.fallback = fallback;
         }
     }
 
@@ -180,8 +188,13 @@ impl Engine {
             && let Some(mut span) = t.lane_mut(key).call.take()
         {
             span.end = now;
-            span.outcome = Some(outcome);
-            span.fallback = fallback;
+            // A call its caller's timeout gave up on ended, for the caller, at the timeout.
+            if span.timed_out_at.is_none() {
+                span.outcome = Some(outcome);
+                span.fallback = fallback;
+            } else {
+                span.outcome = Some(crate::flow::CallResult::TimedOut.label());
+            }
             t.close(key, span);
         }
     }

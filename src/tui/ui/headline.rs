@@ -1,13 +1,15 @@
 //! `L`: the headline figures in large type over the whole body, for the back of the room:
-//! goodput, the answered p99 and the failures per second since t 0 (the figures `b` pins and
-//! the compare view shows), each under a label that says what it counts, the pinned
-//! baseline's figure beside it in normal type.
+//! goodput, the answered p99 and the failures per second of the last 10 s (before 10 s have
+//! passed, since t 0), each under a label that says what it counts, with the run's average
+//! since t 0 (the figures `b` pins and the compare view shows) and the pinned baseline's
+//! figure beside it in normal type. During an outage the big figures fall to zero at once,
+//! while the average since t 0 only drifts down.
 //!
 //! ```text
 //! ┌ Headline · bulkhead ────────────────────── pin shared at 3.000s (b clears) ┐
-//! │ goodput: answered requests (success + partial) per second since t 0       │
+//! │ goodput: answered requests (success + partial) per second, last 10 s      │
 //! │ ▄▄▄▄▄   ▄▄▄▄   ▄▄▄▄                                                       │
-//! │ █▄▄▄  ...   (4 or 8 rows a figure)                  pin 4.00/s            │
+//! │ █▄▄▄  ...   (4 or 8 rows a figure)      pin 4.00/s · since t 0 40.9/s     │
 //! │                                                                           │
 //! │ p99 latency of answered requests since t 0, in ms                         │
 //! │ ...                                                                       │
@@ -28,17 +30,18 @@ use crate::metrics::Outcome;
 use crate::report::FailureRates;
 use crate::sim::Snapshot;
 use crate::tui::app::App;
+use crate::tui::recent::Recent;
 
 use super::fmt;
 
-/// One figure: what it counts (the longest label that fits is shown), its value, and the
-/// pinned baseline's.
+/// One figure: what it counts (the longest label that fits is shown), its value, and what
+/// stands beside it in normal type: the pinned baseline's, the run's average since t 0.
 struct HeadlineFigure {
-    labels: [&'static str; 2],
+    labels: [String; 2],
     /// The value without its unit (the label names the unit).
     value: String,
-    /// The pinned baseline's value with its unit.
-    pin: Option<String>,
+    /// The figures beside it, with their units (`pin 4.00/s · since t 0 40.9/s`).
+    beside: Option<String>,
     style: Style,
 }
 
@@ -129,7 +132,7 @@ fn large(frame: &mut Frame, area: Rect, figures: &[HeadlineFigure], size: PixelS
         let big_width = u16::try_from(figure.value.chars().count() * 8).unwrap_or(u16::MAX);
         // The pin beside the digits, on their baseline, when it fits there; else on the
         // label's row, after the label.
-        let pin = figure.pin.as_ref().map(|v| format!("pin {v}"));
+        let pin = figure.beside.clone();
         let pin_beside = pin
             .as_ref()
             .filter(|t| usize::from(big_width) + 2 + t.chars().count() <= width);
@@ -172,9 +175,9 @@ fn normal(frame: &mut Frame, area: Rect, figures: &[HeadlineFigure], app: &App) 
         .iter()
         .map(|f| {
             let pin = f
-                .pin
+                .beside
                 .as_ref()
-                .map(|v| format!("  pin {v}"))
+                .map(|v| format!("  {v}"))
                 .unwrap_or_default();
             let room = usize::from(area.width).saturating_sub(f.value.len() + 2 + pin.len());
             Line::from(vec![
@@ -198,54 +201,150 @@ fn row(area: Rect, y: u16, height: u16) -> Rect {
 }
 
 /// The first of `labels` that fits in `width` columns, else the last one cut to fit.
-fn fit_first(labels: &[&str], width: usize) -> String {
+fn fit_first(labels: &[String], width: usize) -> String {
     labels
         .iter()
         .find(|l| l.chars().count() <= width)
         .map_or_else(
-            || fmt::fit(labels.last().copied().unwrap_or(""), width),
-            |l| (*l).to_string(),
+            || fmt::fit(labels.last().map_or("", String::as_str), width),
+            Clone::clone,
         )
 }
 
-/// Goodput, answered p99 and failures per second of the run on screen since t 0, with the
-/// pinned baseline's beside each (the same three figures `b` pins).
+/// Goodput, answered p99 and failures per second of the run on screen: of the last 10 s
+/// once 10 s have passed, with the average since t 0 beside each, else since t 0; the pinned
+/// baseline's beside each (of the same window when it had one, else beside the average).
 fn figures(app: &App, snapshot: &Snapshot) -> Vec<HeadlineFigure> {
     let p = app.palette();
     let pin = app.pin();
     let per_second = |v: f64| fmt::rate(v).trim_end_matches("/s").to_string();
-    let failed_rps = FailureRates::of(snapshot).total();
-    let p99 = (snapshot.latency.count > 0).then_some(snapshot.latency.p99);
     let ms = |v: Option<f64>| v.map_or("-".to_string(), fmt::ms);
-    vec![
-        HeadlineFigure {
-            labels: [
+    let with_ms = |v: Option<f64>| format!("{} ms", ms(v));
+    let whole = Whole {
+        goodput_rps: snapshot.goodput_rps,
+        p99_ms: (snapshot.latency.count > 0).then_some(snapshot.latency.p99),
+        failed_rps: FailureRates::of(snapshot).total(),
+    };
+    let pinned = pin.map(|p| Whole {
+        goodput_rps: p.goodput_rps,
+        p99_ms: p.p99_ms,
+        failed_rps: p.failed_rps,
+    });
+    let styles = [
+        p.outcome(Outcome::Success),
+        p.text,
+        p.outcome(Outcome::Failed),
+    ];
+    let Some(recent) = Recent::of(snapshot) else {
+        let labels = [
+            [
                 "goodput: answered requests (success + partial) per second since t 0",
                 "goodput: answered requests per second",
             ],
-            value: per_second(snapshot.goodput_rps),
-            pin: pin.map(|p| fmt::rate(p.goodput_rps)),
-            style: p.outcome(Outcome::Success),
-        },
-        HeadlineFigure {
-            labels: [
+            [
                 "p99 latency of answered requests since t 0, in ms",
                 "answered p99 since t 0, ms",
             ],
-            value: ms(p99),
-            pin: pin.map(|p| format!("{} ms", ms(p.p99_ms))),
-            style: p.text,
-        },
-        HeadlineFigure {
-            labels: [
+            [
                 "failures per second since t 0: failed + timeout + refused",
                 "failed + timeout + refused per second",
             ],
-            value: per_second(failed_rps),
-            pin: pin.map(|p| fmt::rate(p.failed_rps)),
-            style: p.outcome(Outcome::Failed),
-        },
-    ]
+        ];
+        let values = [
+            per_second(whole.goodput_rps),
+            ms(whole.p99_ms),
+            per_second(whole.failed_rps),
+        ];
+        let pins = pinned.map(|w| {
+            [
+                fmt::rate(w.goodput_rps),
+                with_ms(w.p99_ms),
+                fmt::rate(w.failed_rps),
+            ]
+        });
+        return (0..3)
+            .map(|i| HeadlineFigure {
+                labels: labels[i].map(str::to_string),
+                value: values[i].clone(),
+                beside: pins.as_ref().map(|p| format!("pin {}", p[i])),
+                style: styles[i],
+            })
+            .collect();
+    };
+    let p99_labels = match recent.p99_ms {
+        Some(_) => [
+            "p99 latency of answered requests in the last 10 s, in ms",
+            "answered p99, last 10 s, ms",
+        ],
+        None => [
+            "p99 latency of answered requests in the last 10 s: none answered",
+            "answered p99, last 10 s: none",
+        ],
+    };
+    let labels = [
+        [
+            "goodput: answered requests (success + partial) per second, last 10 s".to_string(),
+            "goodput: answered per second, last 10 s".to_string(),
+        ],
+        p99_labels.map(str::to_string),
+        [
+            "failures per second, last 10 s: failed + timeout + refused".to_string(),
+            "failed + timeout + refused per second, last 10 s".to_string(),
+        ],
+    ];
+    let values = [
+        per_second(recent.goodput_rps),
+        ms(recent.p99_ms),
+        per_second(recent.failed_rps),
+    ];
+    let averages = [
+        fmt::rate(whole.goodput_rps),
+        with_ms(whole.p99_ms),
+        fmt::rate(whole.failed_rps),
+    ];
+    // A pin of the same window stands next to the big figure; one taken before 10 s had
+    // passed only has its average, set beside the run's.
+    let pins: Option<([String; 3], bool)> = pin.map(|p| match p.recent {
+        Some(r) => (
+            [
+                fmt::rate(r.goodput_rps),
+                with_ms(r.p99_ms),
+                fmt::rate(r.failed_rps),
+            ],
+            true,
+        ),
+        None => (
+            [
+                fmt::rate(p.goodput_rps),
+                with_ms(p.p99_ms),
+                fmt::rate(p.failed_rps),
+            ],
+            false,
+        ),
+    });
+    (0..3)
+        .map(|i| {
+            let since = format!("since t 0 {}", averages[i]);
+            let beside = match &pins {
+                Some((pin, true)) => format!("pin {} · {since}", pin[i]),
+                Some((pin, false)) => format!("{since}, pin {}", pin[i]),
+                None => since,
+            };
+            HeadlineFigure {
+                labels: labels[i].clone(),
+                value: values[i].clone(),
+                beside: Some(beside),
+                style: styles[i],
+            }
+        })
+        .collect()
+}
+
+/// A run's three headline figures since t 0.
+struct Whole {
+    goodput_rps: f64,
+    p99_ms: Option<f64>,
+    failed_rps: f64,
 }
 
 /// The figures' values as drawn (for tests: the large digits are not text).

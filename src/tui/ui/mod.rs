@@ -37,8 +37,10 @@
 //! first. Overlays (help, fault menu, sweep) are drawn last, centred. Below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] only a message saying so is drawn.
 
+mod bars;
 mod bottlenecks;
 mod compare;
+mod compare_columns;
 mod fault_menu;
 mod fmt;
 mod header;
@@ -53,6 +55,7 @@ mod pools;
 pub mod resilience;
 mod runtime;
 mod status;
+mod storm;
 mod sweep;
 mod theory;
 pub mod timeline;
@@ -180,6 +183,7 @@ pub(super) fn live_areas(app: &App, area: Rect) -> LiveAreas {
             Panel::Outcomes => &mut areas.outcomes,
             Panel::Latency => &mut areas.latency,
             Panel::Theory => &mut areas.theory,
+            Panel::Resilience => &mut areas.resilience,
             Panel::Log => &mut areas.log,
         } = area;
         return areas;

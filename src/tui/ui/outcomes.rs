@@ -1,5 +1,6 @@
-//! Goodput (answered requests per second) and the outcome counters, each outcome in its own
-//! fixed colour, with the failures' own rates beside them.
+//! Goodput (answered requests per second: of the last 10 s once 10 s have passed, so an
+//! outage shows at once) and the outcome counters, each outcome in its own fixed colour, with
+//! the run's goodput since t 0 and the failures' own rates beside them.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,34 +10,81 @@ use ratatui::widgets::{Block, Paragraph};
 use crate::metrics::Outcome;
 use crate::sim::{NetSnapshot, Snapshot};
 use crate::tui::app::App;
+use crate::tui::recent::Recent;
 use crate::tui::theme::Palette;
 
 use super::fmt;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let p = app.palette();
+    const TITLE: &str = " Outcomes ";
+    // The borders' corners and the title's room.
+    let room = usize::from(area.width).saturating_sub(2 + TITLE.len());
+    let recent = Recent::of(snapshot);
+    let (title, average_in_title) = headline(app, snapshot, recent, room);
     let block = Block::bordered()
-        .title(Line::styled(" Outcomes ", p.title))
-        .title(Line::styled(headline(app, snapshot), p.title).right_aligned())
+        .title(Line::styled(TITLE, p.title))
+        .title(Line::styled(title, p.title).right_aligned())
         .border_style(p.border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
     let mut lines = counter_rows(p, snapshot, inner.width);
     let rows = usize::from(inner.height).saturating_sub(lines.len()).max(1);
-    for text in rates_and_connections(snapshot, inner.width, rows) {
+    let line = match recent {
+        None => LineStart::Whole,
+        Some(_) if average_in_title => LineStart::Recent,
+        Some(_) => LineStart::RecentWithAverage,
+    };
+    for text in rates_and_connections(snapshot, line, inner.width, rows) {
         lines.push(Line::styled(text, p.dim));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// ` goodput 5.20/s `, and the pinned baseline's beside it (` · pin 3.10/s `).
-fn headline(app: &App, snapshot: &Snapshot) -> String {
-    let live = format!(" goodput {} ", fmt::rate(snapshot.goodput_rps));
-    match app.pin() {
-        Some(pin) => format!("{live}· pin {} ", fmt::rate(pin.goodput_rps)),
-        None => live,
-    }
+/// What the line under the counters starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineStart {
+    /// Before 10 s: the failures' rates since t 0 (the title's goodput is since t 0 too).
+    Whole,
+    /// The title shows the last 10 s and the average: no rate since t 0 on the line.
+    Recent,
+    /// The title shows the last 10 s only: the line starts with the average.
+    RecentWithAverage,
+}
+
+/// ` goodput 5.20/s `, and the pinned baseline's beside it (` · pin 3.10/s `); once 10 s
+/// have passed, the last 10 s' (` goodput 0.00/s last 10 s `, the pin's of the same window
+/// when it has one) and, room allowing, the average since t 0; in `room` columns. True when
+/// the title holds the average.
+fn headline(app: &App, snapshot: &Snapshot, recent: Option<Recent>, room: usize) -> (String, bool) {
+    let Some(recent) = recent else {
+        let live = format!(" goodput {} ", fmt::rate(snapshot.goodput_rps));
+        return match app.pin() {
+            Some(pin) => (
+                format!("{live}· pin {} ", fmt::rate(pin.goodput_rps)),
+                false,
+            ),
+            None => (live, false),
+        };
+    };
+    let live = format!(" goodput {} last 10 s ", fmt::rate(recent.goodput_rps));
+    let pin = app.pin().map(|pin| match pin.recent {
+        Some(r) => format!("· pin {} ", fmt::rate(r.goodput_rps)),
+        None => format!("· pin {} since t 0 ", fmt::rate(pin.goodput_rps)),
+    });
+    let average = format!("· since t 0 {} ", fmt::rate(snapshot.goodput_rps));
+    let fits = |t: &String| t.chars().count() <= room;
+    let candidates = [
+        pin.as_ref().map(|p| (format!("{live}{p}{average}"), true)),
+        Some((format!("{live}{average}"), true)).filter(|_| pin.is_none()),
+        pin.as_ref().map(|p| (format!("{live}{p}"), false)),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|(t, _)| fits(t))
+        .unwrap_or((live, false))
 }
 
 /// One count per outcome, in its colour: one row when wide enough, else two.
@@ -73,10 +121,15 @@ fn counter_rows(p: &Palette, snapshot: &Snapshot, width: u16) -> Vec<Line<'stati
 /// accept queue, late responses and dropped handshakes: as many whole parts as fit in
 /// `rows` lines of `width` columns, in that order, so a number is never cut (`answered 90`
 /// must not read `answered 9`).
-fn rates_and_connections(snapshot: &Snapshot, width: u16, rows: usize) -> Vec<String> {
+fn rates_and_connections(
+    snapshot: &Snapshot,
+    line: LineStart,
+    width: u16,
+    rows: usize,
+) -> Vec<String> {
     let width = usize::from(width);
     let mut lines = vec![String::new()];
-    for part in line_parts(snapshot) {
+    for part in line_parts(snapshot, line) {
         let Some(line) = lines.last_mut() else {
             break;
         };
@@ -98,13 +151,23 @@ fn rates_and_connections(snapshot: &Snapshot, width: u16, rows: usize) -> Vec<St
     lines
 }
 
-/// The parts of the line under the counters, most important first.
-fn line_parts(snapshot: &Snapshot) -> Vec<String> {
+/// The parts of the line under the counters, most important first. Once the title shows the
+/// last 10 s, no rate since t 0 stands beside it unlabelled: the average goodput comes first
+/// when the title has no room for it, and the failures' rates since t 0 give way to the
+/// counts (the headline in large type, `L`, has the failures of the last 10 s).
+fn line_parts(snapshot: &Snapshot, line: LineStart) -> Vec<String> {
     // Starving clients are the overload story: they come first, so a narrow panel keeps them.
     let mut parts: Vec<String> = starving(snapshot).into_iter().collect();
+    if line == LineStart::RecentWithAverage {
+        parts.push(format!(
+            "since t 0: goodput {}",
+            fmt::rate(snapshot.goodput_rps)
+        ));
+    }
     parts.extend(
         Outcome::FAILURES
             .iter()
+            .filter(|_| line == LineStart::Whole)
             .filter(|&&o| snapshot.outcomes.get(o) > 0)
             .map(|&o| {
                 format!(

@@ -21,7 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::flow::BreakerState;
 use crate::scenario::Scenario;
@@ -73,7 +73,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
         spans.extend(fmt::items(items, sep(), width));
         Line::from(spans)
     };
-    let mut lines = vec![line(counters(snapshot, p)), line(wasted(snapshot, p))];
+    let clients_retry = scenario.load.retry.is_some_and(|r| r.retries());
+    let mut lines = vec![
+        line(counters(snapshot, clients_retry, p)),
+        line(wasted(snapshot, p)),
+    ];
     // The clients' own breaker (`[load.breaker]`) first, named "clients": its fast-failed
     // requests were never sent.
     let clients = snapshot
@@ -117,12 +121,38 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let [text, strip] =
         Layout::vertical([Constraint::Length(text_rows), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(lines), text);
-    render_strip(frame, strip, snapshot, p);
+    if !clients_retry {
+        render_strip(frame, strip, snapshot, p);
+        return;
+    }
+    // The clients retry: the storm's attempts a second beside goodput, under it when the
+    // panel has the rows for both (zoomed).
+    let capacity = app.source().prediction().ceiling_rps;
+    let [goodput, attempts] = if strip.height >= 2 * (1 + STRIP_ROWS) {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(strip)
+    } else {
+        let [left, _, right] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(1),
+            Constraint::Fill(1),
+        ])
+        .areas(strip);
+        [left, right]
+    };
+    render_strip(frame, goodput, snapshot, p);
+    super::storm::render(frame, attempts, snapshot, capacity, p);
 }
 
-/// Retries per second lately, attempts per request, requests given up and shed.
-fn counters(snapshot: &Snapshot, p: &Palette) -> Vec<Vec<Span<'static>>> {
+/// Retries per second lately, attempts per request, requests given up and shed; when the
+/// clients never retry, only that they do not, and the requests shed.
+fn counters(snapshot: &Snapshot, clients_retry: bool, p: &Palette) -> Vec<Vec<Span<'static>>> {
     let r = snapshot.resilience;
+    if !clients_retry {
+        return vec![
+            vec![Span::styled("the clients do not retry", p.dim)],
+            labelled("shed ", fmt::count(r.shed), p),
+        ];
+    }
     let retries = match recent_retries(snapshot) {
         Some((per_second, seconds)) => format!("{} (last {seconds} s)", fmt::rate(per_second)),
         None => "-/s".to_string(),
@@ -248,13 +278,24 @@ fn render_strip(frame: &mut Frame, area: Rect, snapshot: &Snapshot, p: &Palette)
     let shown = &seconds[seconds.len().saturating_sub(usize::from(area.width))..];
     let first = seconds.len() - shown.len();
     let most = shown.iter().copied().max().unwrap_or(0);
+    let zero = shown.contains(&0);
     let caption = if shown.is_empty() {
         "goodput: answered a second, from the first whole second".to_string()
     } else {
-        format!(
-            "goodput: answered a second, t {first}-{} s, most {most}",
-            seconds.len()
-        )
+        let span = format!("t {first}-{} s, most {most}", seconds.len());
+        [
+            format!(
+                "goodput: answered a second, {span}{}",
+                if zero { " · ▁ red: none" } else { "" }
+            ),
+            format!(
+                "goodput a second, {span}{}",
+                if zero { ", ▁ red: 0" } else { "" }
+            ),
+        ]
+        .into_iter()
+        .find(|c| fmt::columns(c) < usize::from(area.width))
+        .unwrap_or_else(|| format!("goodput a second, {span}"))
     };
     let [caption_area, bars] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
@@ -267,10 +308,12 @@ fn render_strip(frame: &mut Frame, area: Rect, snapshot: &Snapshot, p: &Palette)
     );
     let data: Vec<u64> = shown.iter().map(|&n| u64::from(n)).collect();
     frame.render_widget(
-        Sparkline::default()
-            .data(&data)
-            .max(u64::from(most.max(1)))
-            .style(bar_style(p)),
+        super::bars::Bars {
+            data: &data,
+            max: u64::from(most.max(1)),
+            style: bar_style(p),
+            zero: p.outcome(crate::metrics::Outcome::Failed),
+        },
         bars,
     );
 }

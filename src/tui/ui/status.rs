@@ -42,7 +42,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         None if app.real().is_some() => real(app, area.width),
         None if app.is_finished() => Line::from(vec![
             Span::styled(" FINISHED ", p.finished),
-            Span::raw(" the load has ended: r runs it again, s with a new seed, ? help"),
+            Span::raw(match app.run_end() {
+                Some(_) => " the run's duration is played: r runs it again, s with a new seed",
+                None => " the load has ended: r runs it again, s with a new seed, ? help",
+            }),
         ]),
         None if app.clock().is_paused() => Line::from(vec![
             Span::styled(" PAUSED ", p.paused),

@@ -457,14 +457,16 @@ fn anchors(panel: crate::scenario::TourPanel) -> &'static [&'static str] {
         TourPanel::Pools => &["Pools", "Tab select"],
         TourPanel::Outcomes => &["Outcomes", "answered"],
         TourPanel::Latency => &["Latency"],
-        TourPanel::Compare => &["1 sequential", "4 unbounded", "best:"],
+        TourPanel::Compare => &["Compare: same requests", "best:"],
         TourPanel::Theory => &["theory ", "measured"],
         TourPanel::Log => &["Thread Name", "└──"],
+        TourPanel::Resilience => &["Resilience", "goodput"],
     }
 }
 
 #[test]
 fn no_tour_caption_covers_the_panel_it_names_or_loses_a_word() {
+    use crate::scenario::TourPanel;
     use crate::tui::app::Tour;
     let mut toured = 0;
     for name in scenario::builtin_names() {
@@ -490,9 +492,38 @@ fn no_tour_caption_covers_the_panel_it_names_or_loses_a_word() {
             };
             // Let behind engines (a fresh compare view) catch up to the paused clock.
             a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
-            for (width, height) in [(80, 24), (120, 40)] {
+            // A claim about goodput or attempts a second is about the Resilience panel's
+            // charts when the live view shows them: the caption keeps clear of them too.
+            let per_second = step.expect.iter().any(|c| {
+                [
+                    "goodput_timeline",
+                    "attempts_timeline",
+                    "new_timeline",
+                    "retries_timeline",
+                ]
+                .iter()
+                .any(|t| c.starts_with(t))
+            });
+            for (width, height) in [(80, 24), (120, 35), (120, 40)] {
                 let at = format!("{name} at {width}x{height}, {:?}", step.caption);
                 assert_caption_clear_and_whole(&a, width, height, step.panel, &at);
+                let area = ratatui::layout::Rect::new(0, 0, width, height);
+                let body = super::tour::body_area(&a, area);
+                let charts = super::tour::panel_area(&a, body, TourPanel::Resilience);
+                if per_second && a.compare_runs().is_none() && charts.height > 0 {
+                    let (caption, _) = super::tour::layout(&a, area).expect("a caption");
+                    assert!(!caption.intersects(charts), "{at}: covers goodput a second");
+                }
+                // The same for the variants view's goodput a second.
+                let variants = step.expect.iter().any(|c| c.contains("goodput_timeline"));
+                if let Some(chart) = a
+                    .compare_runs()
+                    .and_then(|runs| super::compare::goodput_chart(body, runs))
+                    .filter(|_| variants)
+                {
+                    let (caption, _) = super::tour::layout(&a, area).expect("a caption");
+                    assert!(!caption.intersects(chart), "{at}: covers goodput a second");
+                }
             }
             a.press(crate::tui::keys::Key::Char(' '));
         }
@@ -797,13 +828,19 @@ fn metastable_after_the_spike_shows_retries_and_goodput_that_stays_down() {
     let small = screen(&a, 80, 24);
     let large = screen(&a, 120, 40);
     assert!(small.contains("Resilience") && large.contains("Resilience"));
+    // Goodput and the attempts a second share the strip, each with its 60 seconds.
     assert!(
-        large.contains("goodput: answered a second, t 0-60 s"),
-        "all 60 seconds fit at 120 columns:\n{large}"
+        large.contains("goodput a second, t 0-60 s, most 100, ▁ red: 0")
+            && large.contains("attempts/s: new ▇ + retries ▇, ▁ 100.0/s a row, most 1017"),
+        "{large}"
     );
     assert!(large.contains("Log"), "the log keeps rows at 120x40");
     let largest = screen(&a, 200, 60);
     assert!(largest.contains("goodput: answered a second, t 0-60 s, most 100"));
+    assert!(
+        largest
+            .contains("attempts a second: new ▇ + retries ▇, capacity ▁ 100.0/s a row, t 0-60 s")
+    );
     insta::assert_snapshot!("resilience_metastable_80x24", small);
     insta::assert_snapshot!("resilience_metastable_120x40", large);
 }
@@ -968,4 +1005,288 @@ fn an_empty_compare_chart_gives_no_scale() {
     play_to(&mut a, Nanos::from_secs(3));
     let text = screen(&a, 120, 40);
     assert!(text.contains("bar top = "), "{text}");
+}
+
+/// During an outage the headline (`L`) and the Outcomes panel show the last 10 s, with the
+/// run's average since t 0 beside it: `metastable` at 70 s has answered nothing since 32 s
+/// while its average since t 0 is still 40.9/s.
+#[test]
+fn during_an_outage_the_headline_shows_the_last_ten_seconds_beside_the_average() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    let snapshot = a.snapshot();
+    let recent = crate::tui::recent::Recent::of(&snapshot).expect("70 s played");
+    assert_eq!(recent.goodput_rps, 0.0);
+    let failed = super::fmt::rate(recent.failed_rps).replace("/s", "");
+    assert_eq!(
+        super::headline::values(&a, &snapshot),
+        vec!["0.00".to_string(), "-".to_string(), failed]
+    );
+    // The average goes in the title where it fits (120 columns), else first on the line.
+    let small = screen(&a, 80, 24);
+    assert!(small.contains("goodput 0.00/s last 10 s ┐"), "{small}");
+    assert!(small.contains("since t 0: goodput 40.9/s"), "{small}");
+    let large = screen(&a, 120, 40);
+    assert!(
+        large.contains("goodput 0.00/s last 10 s · since t 0 40.9/s"),
+        "{large}"
+    );
+    // No failure rate since t 0 stands unlabelled beside the last 10 s: the counts instead.
+    assert!(
+        large.contains("answered 2866 · conn 8192 · backlog 101"),
+        "{large}"
+    );
+    assert!(!large.contains("timeout 59.3/s"), "{large}");
+    a.apply(Action::ToggleHeadline);
+    for (width, height) in [(80, 24), (120, 40)] {
+        let text = screen(&a, width, height);
+        for words in [
+            "last 10 s",
+            "since t 0 40.9/s",
+            "since t 0 819 ms",
+            "none answered",
+        ] {
+            assert!(text.contains(words), "{width}x{height}: {words}\n{text}");
+        }
+    }
+}
+
+/// A pin taken after 10 s holds its last 10 s too: the headline sets it beside the live
+/// window's figure, and the average since t 0 after both.
+#[test]
+fn a_pin_of_the_last_ten_seconds_stands_beside_the_same_window() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(25),
+    );
+    a.apply(Action::TogglePin);
+    let pinned = a
+        .pin()
+        .and_then(|p| p.recent)
+        .expect("the pin has a window");
+    assert!(pinned.goodput_rps > 80.0, "{}", pinned.goodput_rps);
+    play_to(&mut a, Nanos::from_secs(70));
+    a.apply(Action::ToggleHeadline);
+    let text = screen(&a, 120, 40);
+    let beside = format!(
+        "pin {} · since t 0 40.9/s",
+        super::fmt::rate(pinned.goodput_rps)
+    );
+    assert!(text.contains(&beside), "{beside}\n{text}");
+    a.apply(Action::ToggleHeadline);
+    let panels = screen(&a, 120, 40);
+    let title = format!(
+        "goodput 0.00/s last 10 s · pin {}",
+        super::fmt::rate(pinned.goodput_rps)
+    );
+    assert!(panels.contains(&title), "{title}\n{panels}");
+}
+
+/// A second that answered nothing is a low red bar, not a gap: `metastable` after the
+/// spike draws 0 for every second from 33 s, in the Resilience panel and in `C`'s goodput
+/// a second.
+#[test]
+fn zero_goodput_is_drawn_as_a_red_floor_not_left_blank() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    let snapshot = a.snapshot();
+    // 200 columns: the goodput half holds the 70 seconds.
+    let mut terminal = Terminal::new(TestBackend::new(200, 10)).expect("test terminal");
+    terminal
+        .draw(|frame| super::resilience::render(frame, frame.area(), &a, &snapshot))
+        .expect("draws");
+    let buffer = terminal.backend().buffer().clone();
+    let bottom = buffer.area.height - 1;
+    let red = a.palette().outcome(crate::metrics::Outcome::Failed).fg;
+    for (second, &answered) in snapshot.goodput_timeline[..70].iter().enumerate() {
+        let cell = &buffer[(u16::try_from(second).expect("a column"), bottom)];
+        assert_ne!(cell.symbol(), " ", "second {second}: {answered} answered");
+        if answered == 0 {
+            assert_eq!((cell.symbol(), cell.fg), ("▁", red.unwrap_or_default()));
+        }
+    }
+    assert!(snapshot.goodput_timeline[40..70].iter().all(|&n| n == 0));
+    a.apply(Action::ToggleVariants);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let text = screen(&a, 120, 40);
+    // The lane of `as now` ends on the row above the next lane's label.
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("Goodput a second"))
+        .collect();
+    let next = rows
+        .iter()
+        .position(|l| l.contains("no retries at all"))
+        .expect("the next lane");
+    let as_now = rows[next - 1];
+    assert!(
+        as_now
+            .trim_end_matches(['│', ' ', '"'])
+            .ends_with("▁▁▁▁▁▁▁▁▁▁"),
+        "{as_now}"
+    );
+}
+
+/// The storm's picture in the Resilience panel: attempts a second, new requests under the
+/// retries, a row per 100 attempts (the server's capacity). After the spike the new
+/// requests are back under the line, the retries stand on top of them up to the panel's top.
+#[test]
+fn the_resilience_panel_draws_attempts_a_second_new_under_retries_against_capacity() {
+    let a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    let snapshot = a.snapshot();
+    let most = (0..70)
+        .map(|s| snapshot.new_timeline[s] + snapshot.retry_timeline[s])
+        .max()
+        .expect("70 seconds");
+    let mut terminal = Terminal::new(TestBackend::new(200, 10)).expect("test terminal");
+    terminal
+        .draw(|frame| super::resilience::render(frame, frame.area(), &a, &snapshot))
+        .expect("draws");
+    let buffer = terminal.backend().buffer().clone();
+    let text = terminal.backend().to_string();
+    let caption = format!(
+        "attempts a second: new ▇ + retries ▇, capacity ▁ 100.0/s a row, t 0-70 s, most {most}"
+    );
+    assert!(text.contains(&caption), "{caption}\n{text}");
+    // The chart is the right half: its columns start after the goodput half and a gap.
+    let left = buffer
+        .content
+        .chunks(200)
+        .find_map(|row| {
+            let line: String = row.iter().map(ratatui::buffer::Cell::symbol).collect();
+            line.find("attempts a second")
+                .map(|i| line[..i].chars().count() - 1)
+        })
+        .expect("the caption's row");
+    let x = |second: u16| u16::try_from(left).expect("a column") + second;
+    let (bottom, top) = (buffer.area.height - 1, buffer.area.height - 3);
+    let (blue, magenta) = (
+        a.palette().queue.fg,
+        a.palette().outcome(crate::metrics::Outcome::Timeout).fg,
+    );
+    // 20 s: 90-odd new requests, under the line; no retries.
+    assert_eq!(buffer[(x(20), bottom)].fg, blue.unwrap_or_default());
+    assert_eq!(
+        buffer[(x(20), bottom - 1)].symbol(),
+        "▁",
+        "the capacity line"
+    );
+    // 65 s: new requests at the bottom, retries up to the top (cut).
+    assert_eq!(buffer[(x(65), bottom)].fg, blue.unwrap_or_default());
+    assert_eq!(
+        (buffer[(x(65), top)].symbol(), buffer[(x(65), top)].fg),
+        ("█", magenta.unwrap_or_default())
+    );
+}
+
+/// `z` zooms the Resilience panel too, after theory, when the run has one: goodput a second
+/// and attempts a second then fill the body one under the other, full width.
+#[test]
+fn zoom_reaches_the_resilience_panel_and_draws_its_charts_one_under_the_other() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    for _ in 0..5 {
+        a.apply(Action::Zoom);
+    }
+    assert_eq!(a.zoom(), Some(crate::tui::app::Panel::Resilience));
+    for (width, height) in [(80, 24), (120, 35)] {
+        let text = screen(&a, width, height);
+        let row = |words: &str| text.lines().position(|l| l.contains(words));
+        let (goodput, attempts) = (
+            row("goodput: answered a second, t 0-70 s").expect("goodput's caption"),
+            row("+ retries ▇").expect("the attempts' caption"),
+        );
+        assert!(attempts > goodput + 4, "{width}x{height}\n{text}");
+        assert!(!text.contains("Pools") && !text.contains("Log"), "{text}");
+    }
+    a.apply(Action::Zoom);
+    assert_eq!(a.zoom(), Some(crate::tui::app::Panel::Log));
+}
+
+/// `C` on `circuit-breaker`: the breaker changes no goodput and no percentile, so the table
+/// adds the columns in which its rows differ: the mean page (823 ms against 1174 without a
+/// breaker), the calls failed fast (452 against 0) and the pages with the fallback (488
+/// against 410).
+#[test]
+fn the_variants_table_shows_the_figures_a_breaker_changes() {
+    let mut a = preset_app(
+        "circuit-breaker",
+        &[],
+        Strategy::Bulkhead,
+        Nanos::from_secs(120),
+    );
+    a.apply(Action::ToggleVariants);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let row = |text: &str, label: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("{label}\n{text}"))
+            .to_string();
+        let inside = line.split('│').nth(1).expect("inside the table");
+        inside.split_whitespace().map(str::to_string).collect()
+    };
+    let wide = screen(&a, 120, 35);
+    assert!(
+        wide.contains("failed/s  mean ms  fast-failed  partial  limited by"),
+        "{wide}"
+    );
+    let with = row(&wide, "as now");
+    let without = row(&wide, "without a breaker that ever opens");
+    let cells = |r: &[String]| -> Vec<String> {
+        let at = r.iter().position(|c| c.ends_with("/s")).expect("goodput");
+        r[at..at + 7].to_vec()
+    };
+    assert_eq!(
+        cells(&with)[..4],
+        cells(&without)[..4],
+        "goodput, p50, p99, failed/s alike"
+    );
+    assert_eq!(cells(&with)[4..], ["823", "452", "488"], "{wide}");
+    assert_eq!(cells(&without)[4..], ["1174", "0", "410"], "{wide}");
+    // At 80x24 the labels stay readable and the mean and the fast-failed calls still show.
+    let small = screen(&a, 80, 24);
+    assert!(
+        small.contains("mean ms") && small.contains("fast-failed"),
+        "{small}"
+    );
+    assert!(small.contains("without a breaker that"), "{small}");
+}
+
+/// At 80x24 `C` has room for one chart: goodput a second (where a pattern shows in whether
+/// goodput comes back), not the slowest answer of the last minute.
+#[test]
+fn a_small_variants_view_keeps_the_goodput_chart() {
+    let mut a = preset_app(
+        "metastable",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_secs(70),
+    );
+    a.apply(Action::ToggleVariants);
+    a.advance(std::time::Duration::ZERO, BudgetSpec::Events(u64::MAX));
+    let small = screen(&a, 80, 24);
+    assert!(small.contains("Goodput a second"), "{small}");
+    assert!(!small.contains("Slowest answer"), "{small}");
+    let large = screen(&a, 120, 40);
+    assert!(large.contains("Goodput a second") && large.contains("Slowest answer"));
 }

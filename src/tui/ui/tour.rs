@@ -103,6 +103,7 @@ pub(crate) fn panel_area(app: &App, body: Rect, panel: TourPanel) -> Rect {
         TourPanel::Outcomes => live.outcomes,
         TourPanel::Latency => live.latency,
         TourPanel::Theory => live.theory,
+        TourPanel::Resilience => live.resilience,
         TourPanel::Log => live.log,
         TourPanel::Compare => body,
     }

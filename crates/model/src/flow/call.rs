@@ -143,7 +143,7 @@ impl CallFuture {
             let attempt = self.attempt;
             rules
                 .retries
-                .retry_after(service, attempt, result, rules.stats, u)
+                .retry_after(service, attempt, result, (rules.stats, now), u)
         } else {
             None
         };

@@ -36,9 +36,13 @@ impl ClientRetries {
     pub fn new(policy: Option<Retry>) -> Self {
         ClientRetries {
             policy,
-            budget: policy
-                .and_then(|p| p.budget)
-                .map(|ratio| RetryBudget::new(ratio, BUDGET_CAP)),
+            budget: policy.and_then(|p| {
+                let ratio = p.budget?;
+                Some(match p.budget_window {
+                    Some(window) => RetryBudget::windowed(ratio, window),
+                    None => RetryBudget::new(ratio, BUDGET_CAP),
+                })
+            }),
         }
     }
 
@@ -47,32 +51,34 @@ impl ClientRetries {
         self.policy.is_some()
     }
 
-    /// A first attempt goes out (it feeds the budget).
-    pub fn first_attempt(&mut self) {
+    /// A first attempt goes out `now` (it feeds the budget).
+    pub fn first_attempt(&mut self, now: Nanos) {
         if let Some(budget) = &mut self.budget {
-            budget.on_first_attempt();
+            budget.on_first_attempt(now);
         }
     }
 
-    /// What follows attempt `attempt` (0: the first) ending in `outcome`. `Again` takes a
-    /// retry from the budget.
-    pub fn after(&mut self, attempt: u32, outcome: Outcome) -> AfterAttempt {
+    /// What follows attempt `attempt` (0: the first) ending in `outcome`, decided `now`.
+    /// `Again` takes a retry from the budget.
+    pub fn after(&mut self, attempt: u32, outcome: Outcome, now: Nanos) -> AfterAttempt {
         let Some(policy) = self.policy else {
             return AfterAttempt::Final;
         };
-        self.decide(attempt, policy.on.retries_outcome(outcome))
+        self.decide(attempt, policy.on.retries_outcome(outcome), now)
     }
 
     /// After attempt `attempt`, whose result the policy does (`retried`) or does not retry.
-    fn decide(&mut self, attempt: u32, retried: bool) -> AfterAttempt {
+    fn decide(&mut self, attempt: u32, retried: bool, now: Nanos) -> AfterAttempt {
         let Some(policy) = self.policy else {
             return AfterAttempt::Final;
         };
-        if !retried {
+        // A policy of one attempt never retries: its clients do not give up on retrying
+        // (counted as `gave_up`) any more than clients without a policy do.
+        if !retried || !policy.retries() {
             return AfterAttempt::Final;
         }
         let budget_allows =
-            |b: &mut Option<RetryBudget>| b.as_mut().is_none_or(RetryBudget::try_retry);
+            |b: &mut Option<RetryBudget>| b.as_mut().is_none_or(|b| b.try_retry(now));
         if attempt + 1 < policy.attempts && budget_allows(&mut self.budget) {
             AfterAttempt::Again
         } else {
@@ -122,23 +128,29 @@ impl CallRetries {
         self.services.get(service.0).is_some_and(ClientRetries::any)
     }
 
-    /// A first attempt of a call of `service` is made (it feeds the budget).
-    pub fn first_attempt(&mut self, service: ServiceId) {
+    /// A first attempt of a call of `service` is made `now` (it feeds the budget).
+    pub fn first_attempt(&mut self, service: ServiceId, now: Nanos) {
         if let Some(r) = self.services.get_mut(service.0) {
-            r.first_attempt();
+            r.first_attempt(now);
         }
     }
 
     /// What follows attempt `attempt` (0: the first) of a call of `service` ending in
-    /// `result`. `Again` takes a retry from the budget.
-    pub fn after(&mut self, service: ServiceId, attempt: u32, result: CallResult) -> AfterAttempt {
+    /// `result`, decided `now`. `Again` takes a retry from the budget.
+    pub fn after(
+        &mut self,
+        service: ServiceId,
+        attempt: u32,
+        result: CallResult,
+        now: Nanos,
+    ) -> AfterAttempt {
         let Some(r) = self.services.get_mut(service.0) else {
             return AfterAttempt::Final;
         };
         let Some(policy) = r.policy else {
             return AfterAttempt::Final;
         };
-        r.decide(attempt, policy.on.retries(result))
+        r.decide(attempt, policy.on.retries(result), now)
     }
 
     /// The pause before attempt `attempt` (from 1) of a call of `service`, jittered by `u`
@@ -149,11 +161,16 @@ impl CallRetries {
             .map_or(Nanos::ZERO, |r| r.pause(attempt, u))
     }
 
-    /// The first attempt of a call of `service` is made: it feeds the budget, and `stats`
-    /// (the service's) counts it when the service retries.
-    pub fn count_first_attempt(&mut self, service: ServiceId, stats: &mut ServiceStats) {
+    /// The first attempt of a call of `service` is made `now`: it feeds the budget, and
+    /// `stats` (the service's) counts it when the service retries.
+    pub fn count_first_attempt(
+        &mut self,
+        service: ServiceId,
+        stats: &mut ServiceStats,
+        now: Nanos,
+    ) {
         if self.retries(service) {
-            self.first_attempt(service);
+            self.first_attempt(service, now);
             stats.first_attempts += 1;
         }
     }
@@ -167,10 +184,10 @@ impl CallRetries {
         service: ServiceId,
         attempt: u32,
         result: CallResult,
-        stats: &mut ServiceStats,
+        (stats, now): (&mut ServiceStats, Nanos),
         u: impl FnOnce() -> f64,
     ) -> Option<Nanos> {
-        match self.after(service, attempt, result) {
+        match self.after(service, attempt, result, now) {
             AfterAttempt::Final => None,
             AfterAttempt::GivesUp => {
                 stats.retries_exhausted += 1;
@@ -272,19 +289,29 @@ impl Backoff {
 /// Fixed-point tokens: a millionth of a retry, so that ten deposits of 0.1 make exactly one.
 const TOKEN: u64 = 1_000_000;
 
-/// A retry budget as a token bucket, after Finagle's `RetryBudget` (whose `TokenRetryBudget`
-/// deposits on each request and withdraws `1 / percentCanRetry` of a deposit per retry): each
-/// first attempt deposits `ratio` of a retry, up to `cap` retries in store; a retry needs a
-/// whole retry in store and takes it.
+/// A retry budget, after Finagle's `RetryBudget` (whose `TokenRetryBudget` deposits on each
+/// request and withdraws `1 / percentCanRetry` of a deposit per retry): each first attempt
+/// deposits `ratio` of a retry; a retry needs a whole retry in store and takes it. Kept one of
+/// two ways:
+///
+/// - a token bucket holding at most `cap` retries (gRPC's retry throttling, `maxTokens`),
+///   whatever their age;
+/// - over a window (`[load.retry] budget_window`, Finagle's `ttl`): deposits and retries older
+///   than the window no longer count, summed in ten slices as Finagle's `WindowedAdder` sums
+///   them (a slice leaves the window whole), so a burst of failures can spend only what the
+///   last window's first attempts earned, however quiet the time before it.
 ///
 /// It starts empty: Finagle's `minRetriesPerSec` reserve, which allows a few retries before
-/// any traffic, is a rate over time that this bucket does not model, and an empty start keeps
-/// the ratio exact from the first request.
+/// any traffic, is not modelled, and an empty start keeps the ratio exact from the first
+/// request.
 #[derive(Debug, Clone)]
 pub struct RetryBudget {
     deposit: u64,
     cap: u64,
     balance: u64,
+    /// The sums over the window, when the budget has one (then `cap` and `balance` are not
+    /// used).
+    window: Option<WindowedSum>,
     first_attempts: u64,
     retries: u64,
     denied: u64,
@@ -298,33 +325,61 @@ impl RetryBudget {
             deposit: tokens(ratio),
             cap: tokens(cap),
             balance: 0,
+            window: None,
             first_attempts: 0,
             retries: 0,
             denied: 0,
         }
     }
 
-    /// A request made its first attempt: it earns `ratio` of a retry.
-    pub fn on_first_attempt(&mut self) {
-        self.first_attempts += 1;
-        self.balance = (self.balance + self.deposit).min(self.cap);
-    }
-
-    /// A request asks to retry: allowed, taking one retry from the store, if one is there.
-    pub fn try_retry(&mut self) -> bool {
-        if self.balance >= TOKEN {
-            self.balance -= TOKEN;
-            self.retries += 1;
-            true
-        } else {
-            self.denied += 1;
-            false
+    /// `ratio` retries earned per first attempt, each deposit and retry counting for `window`.
+    pub fn windowed(ratio: f64, window: Nanos) -> Self {
+        RetryBudget {
+            window: Some(WindowedSum::new(window)),
+            ..RetryBudget::new(ratio, 0.0)
         }
     }
 
-    /// Retries in store now, whole and partial.
+    /// A request made its first attempt `now`: it earns `ratio` of a retry.
+    pub fn on_first_attempt(&mut self, now: Nanos) {
+        self.first_attempts += 1;
+        match &mut self.window {
+            Some(w) => w.add(now, i128::from(self.deposit)),
+            None => self.balance = (self.balance + self.deposit).min(self.cap),
+        }
+    }
+
+    /// A request asks to retry `now`: allowed, taking one retry from the store, if one is
+    /// there.
+    pub fn try_retry(&mut self, now: Nanos) -> bool {
+        let allowed = match &mut self.window {
+            Some(w) => {
+                let stored = w.sum(now) >= i128::from(TOKEN);
+                if stored {
+                    w.add(now, -i128::from(TOKEN));
+                }
+                stored
+            }
+            None if self.balance >= TOKEN => {
+                self.balance -= TOKEN;
+                true
+            }
+            None => false,
+        };
+        if allowed {
+            self.retries += 1;
+        } else {
+            self.denied += 1;
+        }
+        allowed
+    }
+
+    /// Retries in store, whole and partial (over a window: as of its last change).
     pub fn balance(&self) -> f64 {
-        self.balance as f64 / TOKEN as f64
+        match &self.window {
+            Some(w) => w.slices.iter().sum::<i128>() as f64 / TOKEN as f64,
+            None => self.balance as f64 / TOKEN as f64,
+        }
     }
 
     pub fn first_attempts(&self) -> u64 {
@@ -339,6 +394,51 @@ impl RetryBudget {
     /// Retries the budget refused.
     pub fn denied(&self) -> u64 {
         self.denied
+    }
+}
+
+/// Finagle's `WindowedAdder`: a sum over the last `window`, in [`SLICES`] slices of a tenth of
+/// it; the oldest slice leaves whole when time moves past it.
+#[derive(Debug, Clone)]
+struct WindowedSum {
+    /// A slice's length, in nanoseconds.
+    slice: u64,
+    slices: [i128; SLICES],
+    /// The number of the slice `now` falls in, as of the last change.
+    current: u64,
+}
+
+const SLICES: usize = 10;
+
+impl WindowedSum {
+    fn new(window: Nanos) -> Self {
+        WindowedSum {
+            slice: (window.as_nanos() / SLICES as u64).max(1),
+            slices: [0; SLICES],
+            current: 0,
+        }
+    }
+
+    /// Moves to `now`'s slice, emptying the slices it passes.
+    fn advance(&mut self, now: Nanos) {
+        let at = now.as_nanos() / self.slice;
+        if at > self.current {
+            let passed = (at - self.current).min(SLICES as u64);
+            for k in 1..=passed {
+                self.slices[((self.current + k) % SLICES as u64) as usize] = 0;
+            }
+            self.current = at;
+        }
+    }
+
+    fn add(&mut self, now: Nanos, value: i128) {
+        self.advance(now);
+        self.slices[(self.current % SLICES as u64) as usize] += value;
+    }
+
+    fn sum(&mut self, now: Nanos) -> i128 {
+        self.advance(now);
+        self.slices.iter().sum()
     }
 }
 
@@ -450,11 +550,11 @@ mod tests {
     #[test]
     fn a_tenth_of_a_retry_per_request_allows_exactly_ten_after_a_hundred() {
         let mut budget = RetryBudget::new(0.1, 100.0);
-        assert!(!budget.try_retry());
+        assert!(!budget.try_retry(Nanos::ZERO));
         for _ in 0..100 {
-            budget.on_first_attempt();
+            budget.on_first_attempt(Nanos::ZERO);
         }
-        let allowed = (0..1000).filter(|_| budget.try_retry()).count();
+        let allowed = (0..1000).filter(|_| budget.try_retry(Nanos::ZERO)).count();
         assert_eq!(allowed, 10);
         assert_eq!(budget.retries(), 10);
         assert_eq!(budget.denied(), 991);
@@ -463,17 +563,58 @@ mod tests {
     }
 
     #[test]
+    fn over_a_window_a_deposit_counts_only_while_it_is_in_the_window() {
+        // A tenth of a retry per first attempt, a window of 10 s (slices of 1 s). Twenty
+        // first attempts at 0 s earn two retries; one is taken at 5 s. At 10 s the slice of
+        // 0 s has left the window, the deposits with it, while the retry of 5 s still counts:
+        // the budget is in debt, and ten new first attempts only pay it back.
+        let s = Nanos::from_secs;
+        let mut budget = RetryBudget::windowed(0.1, s(10));
+        for _ in 0..20 {
+            budget.on_first_attempt(s(0));
+        }
+        assert!(budget.try_retry(s(5)));
+        assert!(
+            budget.try_retry(s(9)),
+            "9 s: the deposits of 0 s are still in"
+        );
+        assert!(!budget.try_retry(s(9)));
+        for _ in 0..10 {
+            budget.on_first_attempt(s(10));
+        }
+        assert!(
+            !budget.try_retry(s(10)),
+            "one retry earned, two still counted"
+        );
+        // At 19 s the retries of 5 s and 9 s have left the window too: the ten first attempts
+        // of 10 s have earned one retry, and only one.
+        assert!(budget.try_retry(s(19)));
+        assert!(!budget.try_retry(s(19)));
+        let mut later = RetryBudget::windowed(0.1, s(10));
+        for _ in 0..10 {
+            later.on_first_attempt(s(0));
+        }
+        // The bucket without a window would still hold this retry at 30 s.
+        assert!(!later.try_retry(s(30)));
+        let mut bucket = RetryBudget::new(0.1, BUDGET_CAP);
+        for _ in 0..10 {
+            bucket.on_first_attempt(s(0));
+        }
+        assert!(bucket.try_retry(s(30)));
+    }
+
+    #[test]
     fn the_budget_stores_no_more_than_its_cap() {
         let mut budget = RetryBudget::new(0.5, 3.0);
         for _ in 0..20 {
-            budget.on_first_attempt();
+            budget.on_first_attempt(Nanos::ZERO);
         }
         assert_eq!(budget.balance(), 3.0);
-        assert_eq!((0..10).filter(|_| budget.try_retry()).count(), 3);
-        budget.on_first_attempt();
-        assert!(!budget.try_retry());
-        budget.on_first_attempt();
-        assert!(budget.try_retry());
+        assert_eq!((0..10).filter(|_| budget.try_retry(Nanos::ZERO)).count(), 3);
+        budget.on_first_attempt(Nanos::ZERO);
+        assert!(!budget.try_retry(Nanos::ZERO));
+        budget.on_first_attempt(Nanos::ZERO);
+        assert!(budget.try_retry(Nanos::ZERO));
     }
 
     #[test]
@@ -482,32 +623,69 @@ mod tests {
             attempts: 3,
             backoff: backoff(200, 2.0, Jitter::None, None),
             budget,
+            budget_window: None,
             on: RetryOn {
                 timeout: true,
                 ..RetryOn::default()
             },
         };
         let mut plain = ClientRetries::new(Some(retry(None)));
-        assert_eq!(plain.after(0, Outcome::Success), AfterAttempt::Final);
-        assert_eq!(plain.after(0, Outcome::Failed), AfterAttempt::Final);
-        assert_eq!(plain.after(0, Outcome::Timeout), AfterAttempt::Again);
-        assert_eq!(plain.after(1, Outcome::Timeout), AfterAttempt::Again);
+        assert_eq!(
+            plain.after(0, Outcome::Success, Nanos::ZERO),
+            AfterAttempt::Final
+        );
+        assert_eq!(
+            plain.after(0, Outcome::Failed, Nanos::ZERO),
+            AfterAttempt::Final
+        );
+        assert_eq!(
+            plain.after(0, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::Again
+        );
+        assert_eq!(
+            plain.after(1, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::Again
+        );
         // Attempt 2 is the third of 3.
-        assert_eq!(plain.after(2, Outcome::Timeout), AfterAttempt::GivesUp);
+        assert_eq!(
+            plain.after(2, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::GivesUp
+        );
         assert_eq!(
             (plain.pause(1, 0.5), plain.pause(2, 0.5)),
             (ms(200), ms(400))
         );
         // Half a retry per request: the second request's timeout is the first retried.
         let mut budgeted = ClientRetries::new(Some(retry(Some(0.5))));
-        budgeted.first_attempt();
-        assert_eq!(budgeted.after(0, Outcome::Timeout), AfterAttempt::GivesUp);
-        budgeted.first_attempt();
-        assert_eq!(budgeted.after(0, Outcome::Timeout), AfterAttempt::Again);
-        assert_eq!(budgeted.after(1, Outcome::Timeout), AfterAttempt::GivesUp);
+        budgeted.first_attempt(Nanos::ZERO);
+        assert_eq!(
+            budgeted.after(0, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::GivesUp
+        );
+        budgeted.first_attempt(Nanos::ZERO);
+        assert_eq!(
+            budgeted.after(0, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::Again
+        );
+        assert_eq!(
+            budgeted.after(1, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::GivesUp
+        );
         let mut none = ClientRetries::new(None);
         assert!(!none.any());
-        assert_eq!(none.after(0, Outcome::Timeout), AfterAttempt::Final);
+        assert_eq!(
+            none.after(0, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::Final
+        );
+        // One attempt in all is no retry: its timeouts are final, as without a policy.
+        let mut single = ClientRetries::new(Some(Retry {
+            attempts: 1,
+            ..retry(None)
+        }));
+        assert_eq!(
+            single.after(0, Outcome::Timeout, Nanos::ZERO),
+            AfterAttempt::Final
+        );
     }
 
     #[test]
@@ -534,6 +712,7 @@ mod tests {
             attempts: 2,
             backoff: backoff(100, 1.0, Jitter::None, None),
             budget: None,
+            budget_window: None,
             on: RetryOn {
                 timeout: true,
                 ..RetryOn::default()
@@ -546,19 +725,19 @@ mod tests {
         let (plain, retried) = (ServiceId(0), ServiceId(1));
         assert!(!retries.retries(plain) && retries.retries(retried));
         assert_eq!(
-            retries.after(plain, 0, CallResult::TimedOut),
+            retries.after(plain, 0, CallResult::TimedOut, Nanos::ZERO),
             AfterAttempt::Final
         );
         assert_eq!(
-            retries.after(retried, 0, CallResult::Failed),
+            retries.after(retried, 0, CallResult::Failed, Nanos::ZERO),
             AfterAttempt::Final
         );
         assert_eq!(
-            retries.after(retried, 0, CallResult::TimedOut),
+            retries.after(retried, 0, CallResult::TimedOut, Nanos::ZERO),
             AfterAttempt::Again
         );
         assert_eq!(
-            retries.after(retried, 1, CallResult::TimedOut),
+            retries.after(retried, 1, CallResult::TimedOut, Nanos::ZERO),
             AfterAttempt::GivesUp
         );
         assert_eq!(retries.pause(retried, 1, 0.5), ms(100));
@@ -571,6 +750,7 @@ mod tests {
             attempts: 2,
             backoff: backoff(100, 1.0, Jitter::Full, None),
             budget: None,
+            budget_window: None,
             on: RetryOn {
                 failure: true,
                 ..RetryOn::default()
@@ -581,13 +761,25 @@ mod tests {
             any: true,
         };
         let (service, mut stats) = (ServiceId(0), ServiceStats::default());
-        retries.count_first_attempt(service, &mut stats);
+        retries.count_first_attempt(service, &mut stats, Nanos::ZERO);
         let never = || -> f64 { panic!("no pause is drawn for a final attempt") };
-        let ok = retries.retry_after(service, 0, CallResult::Ok, &mut stats, never);
+        let ok = retries.retry_after(service, 0, CallResult::Ok, (&mut stats, Nanos::ZERO), never);
         assert_eq!(ok, None);
-        let again = retries.retry_after(service, 0, CallResult::Failed, &mut stats, || 0.25);
+        let again = retries.retry_after(
+            service,
+            0,
+            CallResult::Failed,
+            (&mut stats, Nanos::ZERO),
+            || 0.25,
+        );
         assert_eq!(again, Some(ms(25)));
-        let last = retries.retry_after(service, 1, CallResult::Failed, &mut stats, never);
+        let last = retries.retry_after(
+            service,
+            1,
+            CallResult::Failed,
+            (&mut stats, Nanos::ZERO),
+            never,
+        );
         assert_eq!(last, None);
         assert_eq!(
             (stats.first_attempts, stats.retries, stats.retries_exhausted),

@@ -82,12 +82,22 @@ pub struct Book {
     /// Each service's counters, indexed like the scenario's services.
     pub services: Vec<ServiceStats>,
     /// Responses that arrived after their client had timed out.
-    pub late_responses: u64,
+    late_responses: u64,
+    /// Responses the server wrote, in time or late (every attempt it served to the end).
+    server_responses: u64,
     pub resilience: ResilienceCounts,
     /// Requests answered (success, partial) in each whole second of the run.
     goodput: Vec<u32>,
     /// Attempts sent again in each whole second of the run.
     retried: Vec<u32>,
+    /// Requests sent for the first time in each whole second.
+    new_requests: Vec<u32>,
+    /// Requests that ended without an answer (failed, timeout, refused) in each whole second.
+    failures: Vec<u32>,
+    /// Responses written after their client had left, in each whole second.
+    late: Vec<u32>,
+    /// Responses the server wrote (in time or late) in each whole second.
+    responses: Vec<u32>,
     sampler: Sampler,
     /// ∫ in-flight dt up to `area_at`, in request-nanoseconds, for the time-average number in
     /// the system. Summed exactly, so it does not depend on how often it is brought up to date.
@@ -104,6 +114,7 @@ pub struct BookFigures {
     pub mean_in_flight: f64,
     pub outcomes: OutcomeCounts,
     pub late_responses: u64,
+    pub server_responses: u64,
     pub resilience: ResilienceCounts,
     pub latency: LatencySummary,
     pub failed_latency: LatencySummary,
@@ -122,9 +133,14 @@ impl Book {
             window: Some(RollingHistogram::new(10, Nanos::from_secs(1))),
             services: vec![ServiceStats::default(); services],
             late_responses: 0,
+            server_responses: 0,
             resilience: ResilienceCounts::default(),
             goodput: Vec::new(),
             retried: Vec::new(),
+            new_requests: Vec::new(),
+            failures: Vec::new(),
+            late: Vec::new(),
+            responses: Vec::new(),
             sampler: Sampler::new(pools),
             in_flight_area: 0,
             area_at: Nanos::ZERO,
@@ -164,6 +180,17 @@ impl Book {
     pub fn issued(&mut self, now: Nanos) {
         self.accumulate(now);
         self.sent += 1;
+        count_in_second(&mut self.new_requests, now);
+    }
+
+    /// The server wrote a response at `now`; `late` when its client had already left.
+    pub fn server_responded(&mut self, now: Nanos, late: bool) {
+        self.server_responses += 1;
+        count_in_second(&mut self.responses, now);
+        if late {
+            self.late_responses += 1;
+            count_in_second(&mut self.late, now);
+        }
     }
 
     /// Keeps no rolling window of recent latencies: a run nobody watches live reports the
@@ -187,6 +214,7 @@ impl Book {
             count_in_second(&mut self.goodput, now);
         } else {
             self.failed_latency.record(latency);
+            count_in_second(&mut self.failures, now);
         }
     }
 
@@ -222,6 +250,26 @@ impl Book {
         timeline(&self.retried, now)
     }
 
+    /// Requests sent for the first time in each whole second up to `now`.
+    pub fn new_timeline(&self, now: Nanos) -> Vec<u32> {
+        timeline(&self.new_requests, now)
+    }
+
+    /// Requests that ended without an answer in each whole second up to `now`.
+    pub fn failure_timeline(&self, now: Nanos) -> Vec<u32> {
+        timeline(&self.failures, now)
+    }
+
+    /// Responses written after their client had left, in each whole second up to `now`.
+    pub fn late_timeline(&self, now: Nanos) -> Vec<u32> {
+        timeline(&self.late, now)
+    }
+
+    /// Responses the server wrote (in time or late) in each whole second up to `now`.
+    pub fn response_timeline(&self, now: Nanos) -> Vec<u32> {
+        timeline(&self.responses, now)
+    }
+
     /// The book's figures at `now`.
     pub fn figures(&self, now: Nanos) -> BookFigures {
         BookFigures {
@@ -230,6 +278,7 @@ impl Book {
             mean_in_flight: self.mean_in_flight(now),
             outcomes: self.outcomes,
             late_responses: self.late_responses,
+            server_responses: self.server_responses,
             resilience: self.resilience,
             latency: self.latency.summary(),
             failed_latency: self.failed_latency.summary(),
@@ -282,6 +331,27 @@ mod tests {
         // Time after the last change adds nothing while nothing is in flight.
         assert!((b.mean_in_flight(ms(800)) - 0.6 / 0.8).abs() < 1e-12);
         assert_eq!(b.in_flight(), 0);
+    }
+
+    #[test]
+    fn each_second_counts_new_requests_failures_and_the_servers_responses_late_or_not() {
+        let mut b = Book::new(1, 0);
+        b.issued(ms(100));
+        b.issued(ms(1_500));
+        b.retried(ms(1_600));
+        b.record(ms(1_900), ms(400), Outcome::Timeout);
+        b.server_responded(ms(2_100), true);
+        b.server_responded(ms(2_200), false);
+        b.record(ms(2_200), ms(700), Outcome::Success);
+        let now = ms(2_500);
+        assert_eq!(b.new_timeline(now), vec![1, 1, 0]);
+        assert_eq!(b.retry_timeline(now), vec![0, 1, 0]);
+        assert_eq!(b.failure_timeline(now), vec![0, 1, 0]);
+        assert_eq!(b.goodput_timeline(now), vec![0, 0, 1]);
+        assert_eq!(b.late_timeline(now), vec![0, 0, 1]);
+        assert_eq!(b.response_timeline(now), vec![0, 0, 2]);
+        let f = b.figures(now);
+        assert_eq!((f.server_responses, f.late_responses), (2, 1));
     }
 
     #[test]

@@ -84,17 +84,20 @@ pub enum TourPanel {
     Latency,
     Compare,
     Theory,
+    /// The Resilience panel (retries, breakers, goodput and attempts a second).
+    Resilience,
     Log,
 }
 
 impl TourPanel {
     /// Every panel with the name a preset writes for it.
-    pub const NAMES: [(&'static str, TourPanel); 6] = [
+    pub const NAMES: [(&'static str, TourPanel); 7] = [
         ("pools", TourPanel::Pools),
         ("outcomes", TourPanel::Outcomes),
         ("latency", TourPanel::Latency),
         ("compare", TourPanel::Compare),
         ("theory", TourPanel::Theory),
+        ("resilience", TourPanel::Resilience),
         ("log", TourPanel::Log),
     ];
 
@@ -108,7 +111,10 @@ impl TourPanel {
 
     /// The panel sits low on the screen, so its caption goes at the top.
     pub fn is_low(self) -> bool {
-        matches!(self, TourPanel::Theory | TourPanel::Log)
+        matches!(
+            self,
+            TourPanel::Theory | TourPanel::Resilience | TourPanel::Log
+        )
     }
 }
 

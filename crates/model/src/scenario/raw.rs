@@ -189,6 +189,8 @@ pub struct RawRetry {
     pub max_backoff: Option<DurationText>,
     /// Retries as a share of first attempts.
     pub budget: Option<f64>,
+    /// How long a deposit in the budget counts (Finagle's `ttl`).
+    pub budget_window: Option<DurationText>,
     /// Which outcomes are retried: `"timeout"`, `"failure"`, `"refused"`, `"not_permitted"`.
     #[serde(default = "every_outcome")]
     pub on: Vec<String>,

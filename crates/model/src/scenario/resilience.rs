@@ -16,8 +16,19 @@ pub struct Retry {
     /// Retries allowed as a share of first attempts (a token bucket: each first attempt
     /// adds this many tokens, a retry takes one); `None` is unlimited.
     pub budget: Option<f64>,
+    /// How long a deposit in the budget (and a retry taken from it) counts, Finagle's `ttl`;
+    /// `None`: a token bucket that holds at most 10 retries, whatever their age (gRPC's
+    /// `maxTokens`).
+    pub budget_window: Option<Nanos>,
     /// Which outcomes of an attempt are retried.
     pub on: RetryOn,
+}
+
+impl Retry {
+    /// Whether it ever sends an attempt again: `maxAttempts` 1 is resilience4j's "no retry".
+    pub fn retries(&self) -> bool {
+        self.attempts > 1
+    }
 }
 
 /// The pause before retry `n` (from 1): `wait x multiplier^(n-1)`, at most `max_wait`, then

@@ -146,7 +146,7 @@ fn tour_panel(check: &Checker, path: &str, text: Option<&str>) -> Result<TourPan
         check.invalid(
             path,
             quoted(name),
-            "is not a panel: pools, outcomes, latency, compare, theory or log",
+            "is not a panel: pools, outcomes, latency, compare, theory, resilience or log",
         )
     })
 }
@@ -366,6 +366,30 @@ fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioE
              attempts = 1 for no retries",
         ));
     }
+    // Finagle's `RetryBudget` takes a `ttl` of 1 to 60 seconds.
+    let budget_window = match &raw.budget_window {
+        Some(text) if budget.is_none() => {
+            return Err(check.invalid(
+                &field("budget_window"),
+                quoted(&text.0),
+                "needs a budget: give budget too (retries per first attempt)",
+            ));
+        }
+        Some(text) => {
+            let window = check.duration(&field("budget_window"), text)?;
+            if !(crate::time::Nanos::from_secs(1)..=crate::time::Nanos::from_secs(60))
+                .contains(&window)
+            {
+                return Err(check.invalid(
+                    &field("budget_window"),
+                    quoted(&text.0),
+                    "is out of range: allowed 1s..=60s (Finagle's ttl)",
+                ));
+            }
+            Some(window)
+        }
+        None => None,
+    };
     let mut on = RetryOn::default();
     for (i, name) in raw.on.iter().enumerate() {
         match name.as_str() {
@@ -392,6 +416,7 @@ fn retry(check: &Checker, path: &str, raw: &RawRetry) -> Result<Retry, ScenarioE
             max_wait,
         },
         budget,
+        budget_window,
         on,
     })
 }
@@ -448,11 +473,21 @@ fn phases(check: &Checker, raw: &RawLoad, mode: &LoadMode) -> Result<Vec<Phase>,
                     "cannot be combined with [[load.phases]]: give the ramp's steps as phases",
                 ));
             }
-            (LoadMode::Open { .. }, Some(rate), None) => {
+            // 0: the load pauses, or ends, until a later phase.
+            (LoadMode::Open { .. }, Some(0.0), None) => PhaseChange::Rate(0.0),
+            (LoadMode::Open { .. }, Some(rate), None) if rate > 0.0 => {
                 PhaseChange::Rate(check.rate(&path("rate"), rate)?)
             }
+            (LoadMode::Open { .. }, Some(rate), None) => {
+                return Err(check.invalid(
+                    &path("rate"),
+                    crate::scenario::short_number(rate),
+                    "is out of range: allowed 0 (no new requests until the next phase) to \
+                     1000000 per second",
+                ));
+            }
             (LoadMode::Closed { .. }, None, Some(clients)) => {
-                PhaseChange::Clients(check.count(&path("clients"), clients, 1..=MAX_CLIENTS)?)
+                PhaseChange::Clients(check.count(&path("clients"), clients, 0..=MAX_CLIENTS)?)
             }
             (LoadMode::Open { .. }, _, Some(clients)) => {
                 return Err(check.invalid(

@@ -675,8 +675,14 @@ fn load_phases_are_in_time_order_and_set_what_their_load_uses() {
         ],
     );
     assert_mentions(
-        &with(r#"load.phases=[{at="1s", rate=0.0}]"#),
-        &["load.phases.0.rate = 0", "allowed > 0"],
+        &with(r#"load.phases=[{at="1s", rate=-1.0}]"#),
+        &["load.phases.0.rate = -1", "allowed 0 (no new requests"],
+    );
+    // A rate of 0 pauses or ends the load; 0 clients stop a closed one.
+    let paused = scenario(&[open[0], open[1], r#"load.phases=[{at="1s", rate=0.0}]"#]);
+    assert_eq!(
+        paused.load.phases[0].change,
+        crate::scenario::PhaseChange::Rate(0.0)
     );
     assert_mentions(
         &with(r#"load.phases=[{at="0s", rate=1.0}]"#),
@@ -696,6 +702,15 @@ fn load_phases_are_in_time_order_and_set_what_their_load_uses() {
         change: crate::scenario::PhaseChange::Clients(8),
     };
     assert_eq!(s.load.phases, vec![expected]);
+    let stopped = scenario(&[
+        "load.mode=\"closed\"",
+        "load.clients=2",
+        r#"load.phases=[{at="1s", clients=0}]"#,
+    ]);
+    assert_eq!(
+        stopped.load.phases[0].change,
+        crate::scenario::PhaseChange::Clients(0)
+    );
 }
 
 #[test]

@@ -34,6 +34,16 @@ pub struct Snapshot {
     pub goodput_timeline: Vec<u32>,
     /// Attempts sent again in each whole second so far.
     pub retry_timeline: Vec<u32>,
+    /// Requests sent for the first time in each whole second so far.
+    pub new_timeline: Vec<u32>,
+    /// Requests that ended without an answer (failed, timeout, refused) each whole second.
+    pub failure_timeline: Vec<u32>,
+    /// Responses written after their client had left, in each whole second so far.
+    pub late_timeline: Vec<u32>,
+    /// Responses the server wrote (in time or late) in each whole second so far.
+    pub response_timeline: Vec<u32>,
+    /// Responses the server wrote, in time or late: every attempt it served to the end.
+    pub server_responses: u64,
     /// The clients' own circuit breaker (`[load.breaker]`), if they have one.
     pub client_breaker: Option<crate::flow::BreakerSnapshot>,
     /// Server responses (success, partial, failed) per simulated second since t = 0.
@@ -331,6 +341,11 @@ impl Snapshot {
             resilience: f.resilience,
             goodput_timeline: book.goodput_timeline(run.now),
             retry_timeline: book.retry_timeline(run.now),
+            new_timeline: book.new_timeline(run.now),
+            failure_timeline: book.failure_timeline(run.now),
+            late_timeline: book.late_timeline(run.now),
+            response_timeline: book.response_timeline(run.now),
+            server_responses: f.server_responses,
             client_breaker: run.guards.and_then(crate::flow::CallGuards::client_breaker),
             throughput_rps: per_second(outcomes.responded(), run.now),
             goodput_rps: per_second(outcomes.answered(), run.now),

@@ -75,6 +75,7 @@ mod tests {
                 max_wait: None,
             },
             budget: None,
+            budget_window: None,
             on: crate::scenario::RetryOn::default(),
         };
         let t = retry_theory(&naive, Some(90.0), Some(100.0));
@@ -82,6 +83,7 @@ mod tests {
         assert_eq!(t.drains_below_rps, Some(20.0));
         let budget = crate::scenario::Retry {
             budget: Some(0.1),
+            budget_window: None,
             ..naive
         };
         let t = retry_theory(&budget, Some(90.0), Some(100.0));

@@ -63,6 +63,10 @@ impl LoadGenerator {
         let LoadMode::Open { rate, ramp } = *mode else {
             return None;
         };
+        // A load phase of rate 0: nothing arrives until the next phase.
+        if rate <= 0.0 && ramp.is_none() {
+            return None;
+        }
         let e = arrival_exp(seed, self.next_id);
         let since = now.saturating_sub(self.rate_changed_at).as_secs_f64();
         let gap = arrival_gap(rate, ramp, since, e);

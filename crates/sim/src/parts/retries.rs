@@ -34,14 +34,14 @@ impl Retries {
         }
     }
 
-    /// A first attempt goes out (it feeds the budget).
-    pub fn first_attempt(&mut self) {
-        self.decide.first_attempt();
+    /// A first attempt goes out `now` (it feeds the budget).
+    pub fn first_attempt(&mut self, now: Nanos) {
+        self.decide.first_attempt(now);
     }
 
-    /// What follows attempt `attempt` (0: the first) ending in `outcome`.
-    pub fn after(&mut self, attempt: u32, outcome: Outcome) -> AfterAttempt {
-        self.decide.after(attempt, outcome)
+    /// What follows attempt `attempt` (0: the first) ending in `outcome`, decided `now`.
+    pub fn after(&mut self, attempt: u32, outcome: Outcome, now: Nanos) -> AfterAttempt {
+        self.decide.after(attempt, outcome, now)
     }
 
     /// The pause before attempt `attempt` (from 1), jittered by `u`.

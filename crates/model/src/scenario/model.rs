@@ -302,6 +302,27 @@ pub struct Service {
     pub retry: Option<super::Retry>,
 }
 
+impl Service {
+    /// A service with a name and a latency and nothing else: no failure, fallback, timeout,
+    /// hang, CPU, resource, guard or retry.
+    pub fn plain(name: &str, latency: Latency) -> Service {
+        Service {
+            name: name.to_owned(),
+            latency,
+            failure: 0.0,
+            fallback: None,
+            timeout: None,
+            hang: None,
+            cpu: crate::time::Nanos::ZERO,
+            uses: None,
+            pinned: false,
+            breaker: None,
+            rate_limit: None,
+            retry: None,
+        }
+    }
+}
+
 /// Index of a resource in [`Scenario::resources`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ResourceId(pub usize);

@@ -269,7 +269,7 @@ fn headline(r: &RunReport, out: &mut String) {
             for g in guards {
                 let _ = writeln!(
                     out,
-                    "Guard {service}, {}: {} at the end · {} calls refused",
+                    "Guard {service}, {}: {} · {} calls refused",
                     g.guard, g.state, g.refused
                 );
             }

@@ -11,6 +11,8 @@ use crate::scenario::{Scenario, ServiceId};
 
 use super::call_guard::{CallGuard, GuardSet};
 
+pub mod adaptive_limit;
+
 /// Builds a kind of guard for a service, if the scenario gives the service one.
 pub type Build = fn(&Scenario, ServiceId) -> Option<Box<dyn CallGuard>>;
 
@@ -18,6 +20,7 @@ pub type Build = fn(&Scenario, ServiceId) -> Option<Box<dyn CallGuard>>;
 pub const REGISTRY: &[Build] = &[
     super::breaker::guard,
     super::ratelimit::guard,
+    adaptive_limit::guard,
     super::permit::guard,
 ];
 

@@ -81,6 +81,9 @@ pub enum Admit {
     /// It goes on.
     Go,
     /// It goes on holding a permit, given back when the call ends ([`CallGuard::release`]).
+    /// The real engine holds it only for a call made on its caller's thread (the strategies
+    /// that call inline, as the semaphore bulkhead's does); a call submitted to a pool gives
+    /// it back at once.
     Hold,
     /// It goes on after this wait (a rate limiter's reserved permit).
     After(Nanos),

@@ -147,7 +147,7 @@ impl World {
             return;
         }
         let handed = lock(&self.guards).release(service, holds, |w| self.waiters.grant(w));
-        for (_, waiter) in handed {
+        for waiter in handed.into_iter().flatten() {
             self.waiters.wake(waiter);
         }
     }

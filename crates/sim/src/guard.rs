@@ -233,7 +233,8 @@ impl Engine {
     /// caller of its guard still waiting, which goes on.
     pub(super) fn release_holds(&mut self, service: ServiceId, holds: GuardSet) {
         let requests = &mut self.requests;
-        let mut granted = Vec::new();
+        let mut scheduler_of = [false; GuardSet::MAX];
+        let mut n = 0;
         let handed = self.guards.calls.release(service, holds, |w| {
             let (r, call) = waiter_call(w);
             let Some(req) = requests.get_mut(r) else {
@@ -247,10 +248,13 @@ impl Engine {
             if !scheduler {
                 req.submitting = Submitting::Free;
             }
-            granted.push(scheduler);
+            if let Some(s) = scheduler_of.get_mut(n) {
+                *s = scheduler;
+            }
+            n += 1;
             true
         });
-        for ((_, w), scheduler) in handed.into_iter().zip(granted) {
+        for (w, scheduler) in handed.into_iter().flatten().zip(scheduler_of) {
             let (r, call) = waiter_call(w);
             if scheduler {
                 self.scheduler_goes_on(r, call, Admitting::Granted);
@@ -282,6 +286,9 @@ impl Engine {
 
     /// Schedules the guards' next timed transition, unless it is already scheduled.
     pub(super) fn arm_guard_poll(&mut self) {
+        if !self.guards.calls.polls() {
+            return;
+        }
         let next = self.guards.calls.next_poll();
         if next.is_some() && next != self.guards.poll_at {
             self.guards.poll_at = next;

@@ -447,6 +447,10 @@ impl CallGuard for CircuitBreaker {
         &NOT_PERMITTED
     }
 
+    fn polls(&self) -> bool {
+        true
+    }
+
     fn next_poll(&self) -> Option<Nanos> {
         self.poll_timeout()
     }

@@ -48,6 +48,12 @@ pub trait CallGuard: std::fmt::Debug + Send + Sync {
     /// A caller it queued ([`Admit::Queue`]) waited its longest: the refusal it gets.
     fn gave_up(&mut self) -> &'static GuardRefusal;
 
+    /// Whether it has timed transitions at all ([`CallGuard::next_poll`], `poll`); asked
+    /// once.
+    fn polls(&self) -> bool {
+        false
+    }
+
     /// When it next changes by itself (a breaker's automatic half-open, a limit's refresh).
     fn next_poll(&self) -> Option<Nanos> {
         None

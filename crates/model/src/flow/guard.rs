@@ -36,11 +36,31 @@ pub struct BreakerSnapshot {
 #[derive(Debug)]
 pub struct CallGuards {
     services: Vec<Vec<Box<dyn CallGuard>>>,
+    /// What each guard says of itself, once (it never changes), beside `services`.
+    facts: Vec<Vec<Facts>>,
     /// Bit `i`: some guard applies to the calls of `Strategy::ALL[i]`.
     applies: u32,
+    /// The guards with timed transitions: (service, place).
+    polling: Vec<(usize, usize)>,
     door: Option<RateLimiter>,
     /// The clients' own breaker (`[load.breaker]`), around the whole request.
     client: Option<CircuitBreaker>,
+}
+
+/// What a guard says of itself: the strategies it applies to (bit `i`: `Strategy::ALL[i]`),
+/// whether it hears the attempts it admitted.
+#[derive(Debug, Clone, Copy)]
+struct Facts {
+    applies: u32,
+    hears: bool,
+}
+
+/// The bit of `strategy` in a mask over `Strategy::ALL`.
+fn bit(strategy: Strategy) -> u32 {
+    Strategy::ALL
+        .iter()
+        .position(|s| *s == strategy)
+        .map_or(0, |i| 1 << i)
 }
 
 /// What the endpoint's rate limiter says to a request a handler thread has taken.
@@ -71,14 +91,33 @@ impl CallGuards {
 
     /// Guards given as lists, one per service (no door, no clients' breaker).
     pub fn of_lists(services: Vec<Vec<Box<dyn CallGuard>>>) -> Self {
-        let applies = Strategy::ALL
+        let facts: Vec<Vec<Facts>> = services
+            .iter()
+            .map(|list| {
+                let facts = |g: &dyn CallGuard| Facts {
+                    applies: Strategy::ALL
+                        .iter()
+                        .filter(|s| g.applies(**s))
+                        .fold(0, |mask, s| mask | bit(*s)),
+                    hears: g.hears(),
+                };
+                list.iter().map(|g| facts(g.as_ref())).collect()
+            })
+            .collect();
+        let applies = facts.iter().flatten().fold(0, |mask, f| mask | f.applies);
+        let polling = services
             .iter()
             .enumerate()
-            .filter(|(_, s)| services.iter().flatten().any(|g| g.applies(**s)))
-            .fold(0, |mask, (i, _)| mask | 1 << i);
+            .flat_map(|(s, list)| {
+                let polls = list.iter().enumerate().filter(|(_, g)| g.polls());
+                polls.map(move |(i, _)| (s, i))
+            })
+            .collect();
         CallGuards {
             services,
+            facts,
             applies,
+            polling,
             door: None,
             client: None,
         }
@@ -87,8 +126,13 @@ impl CallGuards {
     /// Whether a call made under `strategy` has any guard to ask (none: nothing to ask).
     #[inline]
     pub fn any_for(&self, strategy: Strategy) -> bool {
-        let i = Strategy::ALL.iter().position(|s| *s == strategy);
-        i.is_some_and(|i| self.applies & 1 << i != 0)
+        self.applies & bit(strategy) != 0
+    }
+
+    /// Whether a guard has timed transitions (none: nothing to poll).
+    #[inline]
+    pub fn polls(&self) -> bool {
+        !self.polling.is_empty()
     }
 
     /// A client is about to send an attempt at `now`: false when its own breaker is open
@@ -151,17 +195,21 @@ impl CallGuards {
 
     /// The attempt asks the guards after the one it waited for ([`Made::Wait`]), in turn.
     pub fn resume(&mut self, service: ServiceId, passage: &mut Passage, ask: GuardAsk) -> Made {
+        let strategy = bit(ask.strategy);
         loop {
             let i = usize::from(passage.next);
+            let Some(facts) = self.facts.get(service.0).and_then(|l| l.get(i)).copied() else {
+                break;
+            };
+            if facts.applies & strategy == 0 {
+                passage.next += 1;
+                continue;
+            }
             let list = self.services.get_mut(service.0);
             let Some(guard) = list.and_then(|l| l.get_mut(i)) else {
                 break;
             };
-            if !guard.applies(ask.strategy) {
-                passage.next += 1;
-                continue;
-            }
-            let (admit, hears) = (guard.admit(ask), guard.hears());
+            let (admit, hears) = (guard.admit(ask), facts.hears);
             match admit {
                 Admit::Refuse(refusal) => return self.refused(service, passage, refusal, ask.now),
                 // It stays at this guard until a permit comes to it or it gives up.
@@ -186,8 +234,8 @@ impl CallGuards {
     /// guards after it.
     pub fn granted(&mut self, service: ServiceId, passage: &mut Passage, ask: GuardAsk) -> Made {
         let i = usize::from(passage.next);
-        if let Some(guard) = self.services.get(service.0).and_then(|l| l.get(i)) {
-            if guard.hears() {
+        if let Some(facts) = self.facts.get(service.0).and_then(|l| l.get(i)) {
+            if facts.hears {
                 passage.hear = passage.hear.with(i);
             }
             passage.holds = passage.holds.with(i);
@@ -258,37 +306,38 @@ impl CallGuards {
     }
 
     /// A call of `service` that held the permits `holds` ended: each goes back, to the oldest
-    /// caller of its guard that `still_waits` says still waits, if any (each one returned:
-    /// the guard's place and its waiter, which holds the permit now).
+    /// caller of its guard that `still_waits` says still waits, if any (each one returned, at
+    /// the guard's place: its waiter, which holds the permit now).
     pub fn release(
         &mut self,
         service: ServiceId,
         holds: GuardSet,
         mut still_waits: impl FnMut(Waiter) -> bool,
-    ) -> Vec<(usize, Waiter)> {
-        let Some(list) = self.services.get_mut(service.0) else {
-            return Vec::new();
-        };
-        holds
-            .iter()
-            .filter_map(|i| Some((i, list.get_mut(i)?.release(&mut still_waits)?)))
-            .collect()
+    ) -> [Option<Waiter>; GuardSet::MAX] {
+        let mut handed = [None; GuardSet::MAX];
+        if let Some(list) = self.services.get_mut(service.0) {
+            for i in holds.iter() {
+                handed[i] = list.get_mut(i).and_then(|g| g.release(&mut still_waits));
+            }
+        }
+        handed
     }
 
     /// When a guard next changes state by itself (a breaker's automatic transition, its
     /// half-open's maximum wait), if one will.
     pub fn next_poll(&self) -> Option<Nanos> {
-        self.services
+        self.polling
             .iter()
-            .flatten()
-            .filter_map(|g| g.next_poll())
+            .filter_map(|&(s, i)| self.services.get(s)?.get(i)?.next_poll())
             .min()
     }
 
     /// Brings every guard's timed transitions up to `now`.
     pub fn poll(&mut self, now: Nanos) {
-        for g in self.services.iter_mut().flatten() {
-            g.poll(now);
+        for &(s, i) in &self.polling {
+            if let Some(g) = self.services.get_mut(s).and_then(|l| l.get_mut(i)) {
+                g.poll(now);
+            }
         }
     }
 
@@ -489,10 +538,8 @@ mod tests {
         // Under another strategy the bulkhead is not asked.
         assert_eq!(admit(&mut g, svc, ms(3)).0, GO);
         // The first call ends: its permit goes to the oldest caller still waiting.
-        assert_eq!(
-            g.release(svc, holds, |_| true),
-            vec![(holds.iter().next().unwrap_or(0), Waiter(2))]
-        );
+        let handed = g.release(svc, holds, |_| true);
+        assert_eq!(handed.iter().flatten().collect::<Vec<_>>(), [&Waiter(2)]);
         assert_eq!(
             g.granted(svc, &mut second, semaphore(ms(10), 2)),
             Made::Go(holds)

@@ -263,6 +263,12 @@ fn resilience(s: &Scenario, out: &mut Vec<Property>) {
             ));
         }
     }
+    for svc in s.services.iter().filter(|x| x.adaptive_limit.is_some()) {
+        out.push((Vec::new(), format!(
+            "{} has an adaptive concurrency limit (Netflix concurrency-limits): resilience4j has no such property, so it is not written",
+            svc.name
+        )));
+    }
     for svc in &s.services {
         let Some(r) = &svc.rate_limit else { continue };
         let k = |key: &str| r4j("ratelimiter", &svc.name, key);

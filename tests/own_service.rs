@@ -832,3 +832,21 @@ fn shell_words(text: &str) -> Vec<String> {
     }
     words
 }
+
+#[test]
+fn export_spring_says_an_adaptive_limit_has_no_resilience4j_property() {
+    let (code, yaml, err) = threadlab(&[
+        "export",
+        "spring",
+        "spike",
+        "--set",
+        "services.sleep.adaptive_limit.min=1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        yaml.contains("# sleep has an adaptive concurrency limit (Netflix concurrency-limits): resilience4j has no such property, so it is not written"),
+        "{yaml}"
+    );
+    let (_, plain, _) = threadlab(&["export", "spring", "spike"]);
+    assert!(!plain.contains("adaptive"), "{plain}");
+}

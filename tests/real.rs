@@ -1216,6 +1216,40 @@ fn a_rate_limiter_parks_and_refuses_the_same_callers_in_both_engines() {
 }
 
 #[test]
+fn an_adaptive_limit_refuses_the_same_calls_and_ends_at_the_same_limit_in_both_engines() {
+    // tests/resilience.rs's AIMD limit from 3: 5 requests at t = 0, three calls go and end at
+    // 100 ms, two are refused at once; the successes take the limit to 5.
+    let s = parse(&support::tomcat_scenario(5, "").replace(
+        "latency = \"100ms\"",
+        "latency = \"100ms\"\n[services.adaptive_limit]\nalgorithm = \"aimd\"\ninitial = 3\nmin = 1",
+    ))
+    .without_network();
+    let duration = Nanos::from_secs(1);
+    let mut e = threadlab::sim::Engine::new(&s, Strategy::Sequential);
+    e.run_until(duration);
+    let answers = |x: &threadlab::sim::Snapshot| {
+        use threadlab::metrics::Outcome::{Failed, Success};
+        let guard = &x.services[0].guards[0];
+        (
+            x.outcomes.get(Success),
+            x.outcomes.get(Failed),
+            guard.refused,
+            guard.state.clone(),
+        )
+    };
+    let want = (3, 2, 2, "limit 5 (aimd), lowest 3".to_string());
+    assert_eq!(answers(&e.snapshot()), want);
+    real_until(&s, duration, 0.5, |run| {
+        let got = answers(&run.snapshot);
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{got:?}"))
+        }
+    });
+}
+
+#[test]
 fn the_endpoint_rate_limiter_refuses_and_delays_the_same_requests_in_both_engines() {
     // tests/resilience.rs's door: 2 requests a second, a handler waits at most 1 s; 5 at once.
     let s = parse(&support::tomcat_scenario(

@@ -377,3 +377,40 @@ fn a_failed_call_is_made_again_and_succeeds_once_its_service_heals() {
     assert_eq!(snap.services[0].stats.failures, 1);
     assert_eq!(call_retries(&e, &s), (1, 2.0, 0));
 }
+
+#[test]
+fn an_adaptive_limit_refuses_calls_beyond_it_at_once_and_grows_while_half_is_in_flight() {
+    // AIMD from 3 (at least 1): 5 requests at t = 0. Three calls go, the 4th and 5th fail at
+    // once (no fallback). The three successes are heard with 3, 2 and 1 in flight: 3 x 2 >= 3
+    // gives 4, 2 x 2 >= 4 gives 5, 1 x 2 < 5 leaves 5.
+    let toml = support::tomcat_scenario(5, "").replace(
+        "latency = \"100ms\"",
+        "latency = \"100ms\"\n[services.adaptive_limit]\nalgorithm = \"aimd\"\ninitial = 3\nmin = 1",
+    );
+    let e = support::played(&toml, Strategy::Sequential);
+    let ends: Vec<(Nanos, Outcome)> = rows(&e).iter().map(|r| (r.time, r.outcome)).collect();
+    assert_eq!(
+        ends,
+        [
+            (ms(100), Outcome::Success),
+            (ms(100), Outcome::Success),
+            (ms(100), Outcome::Success),
+            (ms(0), Outcome::Failed),
+            (ms(0), Outcome::Failed),
+        ]
+    );
+    let refused = rows(&e)
+        .iter()
+        .filter(|r| r.status == "Failed (concurrency limit exceeded: svc)")
+        .count();
+    assert_eq!(refused, 2);
+    let snap = e.snapshot();
+    let guard = &snap.services[0].guards[0];
+    assert_eq!(guard.guard, "adaptive limit");
+    assert_eq!(guard.state, "limit 5 (aimd), lowest 3");
+    assert_eq!(guard.refused, 2);
+    assert_eq!(
+        snap.services[0].stats.rejected, 0,
+        "a guard's refusal, not a rejection"
+    );
+}

@@ -135,6 +135,34 @@ pub struct ResilienceReport {
     /// Each service's `[services.retry]`, by service name.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub call_retries: std::collections::BTreeMap<String, CallRetryReport>,
+    /// Each service's other guards (an adaptive concurrency limit, ...), by service name, in
+    /// the order a call meets them: those the fields above do not already report.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub guards: std::collections::BTreeMap<String, Vec<GuardReport>>,
+}
+
+/// A guard in front of a service's calls, at the end of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct GuardReport {
+    /// Its name (`adaptive limit`).
+    pub guard: &'static str,
+    /// Its state in a few words.
+    pub state: String,
+    /// Calls it refused (failed at once, counted as the guard's refusals).
+    pub refused: u64,
+    /// Its figures by name (the limit, calls in flight, ...).
+    pub figures: std::collections::BTreeMap<&'static str, f64>,
+}
+
+impl GuardReport {
+    fn of(row: &crate::flow::GuardRow) -> Self {
+        GuardReport {
+            guard: row.guard,
+            state: row.state.clone(),
+            refused: row.refused,
+            figures: row.figures.iter().copied().collect(),
+        }
+    }
 }
 
 /// What a service's `[services.retry]` did.
@@ -203,6 +231,19 @@ impl ResilienceReport {
                 .iter()
                 .filter(|s| s.rate_limited > 0)
                 .map(|s| (s.name.clone(), s.rate_limited))
+                .collect(),
+            guards: snap
+                .services
+                .iter()
+                .filter_map(|s| {
+                    let rows: Vec<GuardReport> = s
+                        .guards
+                        .iter()
+                        .filter(|g| !g.reported_apart)
+                        .map(GuardReport::of)
+                        .collect();
+                    (!rows.is_empty()).then(|| (s.name.clone(), rows))
+                })
                 .collect(),
             call_retries: snap
                 .services

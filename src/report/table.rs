@@ -265,6 +265,15 @@ fn headline(r: &RunReport, out: &mut String) {
         for (service, n) in &x.rate_limited {
             let _ = writeln!(out, "Rate limiter {service}: {n} calls refused");
         }
+        for (service, guards) in &x.guards {
+            for g in guards {
+                let _ = writeln!(
+                    out,
+                    "Guard {service}, {}: {} · {} calls refused",
+                    g.guard, g.state, g.refused
+                );
+            }
+        }
         if x.limited_at_door > 0 {
             let _ = writeln!(
                 out,

@@ -262,20 +262,7 @@ mod tests {
     }
 
     fn service(latency: Latency) -> Service {
-        Service {
-            name: "s".into(),
-            latency,
-            failure: 0.0,
-            fallback: None,
-            timeout: None,
-            hang: None,
-            cpu: Nanos::ZERO,
-            uses: None,
-            pinned: false,
-            breaker: None,
-            rate_limit: None,
-            retry: None,
-        }
+        Service::plain("s", latency)
     }
 
     #[test]

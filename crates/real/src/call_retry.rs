@@ -73,7 +73,7 @@ impl World {
             })
         };
         if heard {
-            self.arm_breaker_poll();
+            self.arm_guard_poll();
         }
         settled
     }

@@ -15,6 +15,7 @@ mod cap;
 mod clock;
 mod cpu;
 mod executor;
+mod guard;
 mod keepalive;
 mod live;
 mod monitor;

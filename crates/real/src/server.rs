@@ -9,19 +9,20 @@ use crate::draw::{Attempts, call_draw};
 use crate::flow::accept::{Ack, Syn, Then, Wake, request_of_try};
 use crate::flow::call::{CallFuture, Made};
 use crate::flow::handling::{self, Effect, Happened};
-use crate::flow::permit::Acquire;
 use crate::flow::settle::Settled;
-use crate::flow::{self, CallResult, Detail, FailReason, Pass, Rejection, Verdict};
+use crate::flow::{self, CallResult, Detail, FailReason, Rejection, Verdict};
 use crate::metrics::Outcome;
-use crate::scenario::{ServiceId, Strategy};
+use crate::scenario::ServiceId;
 use crate::time::Nanos;
 use crate::topology::PoolId;
 use threadlab_model::snapshot::status_text;
 
 use super::clock::STOP_POLL;
+use super::guard::Guarded;
 use super::sync::{Ctx, lock};
 use super::task::{CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin};
 use super::world::World;
+use crate::flow::call_guard::Admitting;
 
 /// The handler's view of its request so far.
 pub(super) type HandlerVerdict = Verdict<String>;
@@ -63,17 +64,6 @@ struct Launch<'a> {
     pool: PoolId,
     me: &'a str,
     submitter: threadlab_model::pool::Submitter,
-}
-
-/// What a call's guards said once its caller waited for a reserved permit, if it had one
-/// (`flow::call::Made`).
-enum Guarded {
-    /// Make the call.
-    Go,
-    /// It failed at once (breaker open, or no rate-limiter permit).
-    Failed(CallResult),
-    /// The run stopped while it waited for a reserved permit.
-    Stopped,
 }
 
 /// How a stage ended.
@@ -371,9 +361,14 @@ impl World {
             };
             self.first_call_attempt(service);
             calls.slots[i] = call;
-            let made = |admission| join.admitted(i, admission);
-            match self.ask_guards(ctx, service, made).await {
-                Guarded::Go => {}
+            let mut passage = join.passage(i);
+            let guarded = self.ask_guards(ctx, (req.strategy, service), &mut passage);
+            let guarded = guarded.await;
+            join.passed(i, passage);
+            match guarded {
+                // A call on a pool's thread holds no permit: holding guards guard only calls
+                // made on the caller's thread (`Admit::Hold`).
+                Guarded::Go(holds) => self.release_holds(service, holds),
                 Guarded::Failed(result) => {
                     join.complete(i, 0, result, me.to_string());
                     continue;
@@ -480,9 +475,10 @@ impl World {
         StageEnd::Done
     }
 
-    /// One attempt of an inline call: its guards (asked by its `future`), under `semaphore`
-    /// its permit, then the call with the service's timeout as its read timeout. Its result;
-    /// None when the run stopped.
+    /// One attempt of an inline call: its guards (through its `future`'s passage; under
+    /// `semaphore` the bulkhead's permit among them), then the call with the service's
+    /// timeout as its read timeout, then the permits it held go back. Its result; None when
+    /// the run stopped.
     async fn attempt_inline<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
@@ -492,63 +488,15 @@ impl World {
         future: &mut CallFuture,
     ) -> Option<CallResult> {
         let read_timeout = self.scenario.service(service).timeout;
-        match self.ask_guards(ctx, service, |a| future.admitted(a)).await {
-            Guarded::Go => {}
+        let guarded = self.ask_guards(ctx, (req.strategy, service), future.passage_mut());
+        let holds = match guarded.await {
+            Guarded::Go(holds) => holds,
             Guarded::Failed(result) => return Some(result),
             Guarded::Stopped => return None,
-        }
-        let permit = req.strategy == Strategy::Semaphore;
-        if permit {
-            match self.acquire_permit(ctx, service).await {
-                Some(true) => {}
-                Some(false) => {
-                    lock(&self.books).book.services[service.0].rejected += 1;
-                    return Some(CallResult::BulkheadFull);
-                }
-                None => return None,
-            }
-        }
+        };
         let result = self.perform_call(ctx, req, call, read_timeout).await;
-        if permit {
-            self.release_permit(service);
-        }
+        self.release_holds(service, holds);
         result
-    }
-
-    /// `bulkhead.tryAcquirePermission()` with `maxWaitDuration`: true with a permit, false on
-    /// `BulkheadFullException`, None when the run stopped. The semaphore is
-    /// [`crate::flow::permit`]'s, as in the engine: fair, a permit given back goes to the
-    /// longest waiter.
-    async fn acquire_permit<C: Ctx>(&self, ctx: &C, service: ServiceId) -> Option<bool> {
-        let max_wait = self.scenario.strategy.semaphore.max_wait;
-        let waiter = Arc::new(PermitWait::default());
-        match lock(&self.permits[service.0]).acquire(Arc::clone(&waiter), max_wait) {
-            Acquire::Held => return Some(true),
-            Acquire::Full => return Some(false),
-            Acquire::Waits => {}
-        }
-        let deadline = Instant::now() + self.clock.real(max_wait);
-        loop {
-            if waiter.granted() {
-                return Some(true);
-            }
-            if ctx.stopped() {
-                return None;
-            }
-            if Instant::now() >= deadline {
-                // A permit handed over at the last moment is kept.
-                return Some(!waiter.give_up());
-            }
-            ctx.wait(&waiter.wake, deadline).await;
-        }
-    }
-
-    /// A call gives its permit back: the longest waiter still waiting gets it.
-    fn release_permit(&self, service: ServiceId) {
-        let next = lock(&self.permits[service.0]).release(|w| w.grant());
-        if let Some(waiter) = next {
-            waiter.wake.push(());
-        }
     }
 
     /// The pool rejected a call: its rejection policy decides.
@@ -686,20 +634,40 @@ impl World {
             .is_some_and(|(_, admitted)| admitted);
         let call = self.slots.next(calls.slots[i]);
         let service = self.service_of(call);
-        if !admitted && self.guarded {
-            let now = self.clock.now();
-            let admission = self.admit(service, now);
-            match join.admitted(i, admission) {
-                Made::Go => {}
-                Made::Wait(wait) => {
-                    calls.retries[i] = Some((self.clock.at(now + wait), true));
+        if self.guarded(req.strategy) {
+            let how = if admitted {
+                Admitting::Resume
+            } else {
+                Admitting::Make
+            };
+            let (waiter, wait) = (self.waiters.token(), Arc::new(PermitWait::default()));
+            let mut passage = join.passage(i);
+            let guard = (req.strategy, service);
+            let made = self.admit_once(how, guard, &mut passage, (waiter, &wait));
+            let guarded = match made {
+                Made::Wait(pause) => {
+                    join.passed(i, passage);
+                    let at = self.clock.at(self.clock.now() + pause);
+                    calls.retries[i] = Some((at, true));
                     return Ok(());
                 }
-                Made::Failed(result) => {
+                Made::Go(holds) => Guarded::Go(holds),
+                Made::Failed(result) => Guarded::Failed(result),
+                // Queued at a guard: the scheduler waits for its permit.
+                Made::Queued(_) => {
+                    self.wait_out(ctx, guard, &mut passage, made, (waiter, wait))
+                        .await
+                }
+            };
+            join.passed(i, passage);
+            match guarded {
+                Guarded::Go(holds) => self.release_holds(service, holds),
+                Guarded::Failed(result) => {
                     calls.slots[i] = call;
                     join.complete(i, join.attempt(i), result, DELAYER.into());
                     return Ok(());
                 }
+                Guarded::Stopped => return Err(StageEnd::Stopped),
             }
         }
         // The future was reopened to this attempt when the last one settled.
@@ -723,67 +691,6 @@ impl World {
             let service = self.service_of(c.call);
             lock(&self.books).book.services[service.0].discarded += 1;
         }
-    }
-
-    /// Whether a call of `service` may be made now, as the engine asks: its guards answer
-    /// (resilience4j's order) and `made` hands the answer to the attempt's future
-    /// (`flow::call::CallFuture::admitted`); a reserved rate-limiter permit is waited for on
-    /// this thread.
-    async fn ask_guards<C: Ctx>(
-        self: &Arc<Self>,
-        ctx: &C,
-        service: ServiceId,
-        made: impl FnOnce(Result<Pass, CallResult>) -> Made,
-    ) -> Guarded {
-        if !self.guarded {
-            return Guarded::Go;
-        }
-        let now = self.clock.now();
-        match made(self.admit(service, now)) {
-            Made::Go => Guarded::Go,
-            Made::Wait(wait) => {
-                if !ctx.sleep_until(self.clock.at(now + wait)).await {
-                    return Guarded::Stopped;
-                }
-                Guarded::Go
-            }
-            Made::Failed(result) => Guarded::Failed(result),
-        }
-    }
-
-    /// `service`'s guards on a call at `now` (`flow::CallGuards::admit`), and the breakers'
-    /// next timed transition armed: the answer for the attempt's future. Takes no future's
-    /// lock: a stage's futures are locked apart (see `StageJoin::admitted`).
-    fn admit(self: &Arc<Self>, service: ServiceId, now: Nanos) -> Result<Pass, CallResult> {
-        let admitted = lock(&self.guards).admit(service, now);
-        self.arm_breaker_poll();
-        admitted
-    }
-
-    /// A timer for the breakers' next timed transition (resilience4j's scheduler), unless
-    /// one is set for then.
-    pub(super) fn arm_breaker_poll(self: &Arc<Self>) {
-        let next = lock(&self.guards).next_poll();
-        let Some(at) = next else {
-            return;
-        };
-        {
-            let mut armed = lock(&self.breaker_poll);
-            if *armed == Some(at) {
-                return;
-            }
-            *armed = Some(at);
-        }
-        self.after(at, move |w| {
-            {
-                let mut armed = lock(&w.breaker_poll);
-                if *armed == Some(at) {
-                    *armed = None;
-                }
-            }
-            lock(&w.guards).poll(at);
-            w.arm_breaker_poll();
-        });
     }
 
     /// The call's latency elapses on this thread. None when the run stopped meanwhile.

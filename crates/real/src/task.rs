@@ -4,8 +4,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::flow::call::{CallFuture, Made};
-use crate::flow::{CallResult, Pass};
+use crate::flow::CallResult;
+use crate::flow::call::CallFuture;
+use crate::flow::call_guard::{Passage, Waiter};
 use crate::metrics::Outcome;
 use crate::scenario::Strategy;
 use crate::time::Nanos;
@@ -112,8 +113,8 @@ pub(super) enum Handoff {
     Released,
 }
 
-/// A caller waiting for a semaphore permit: the releasing thread grants it, unless its wait
-/// was up first.
+/// A caller queued at a guard (`flow::call_guard::Admit::Queue`): the releasing thread grants
+/// it a permit, unless its wait was up first.
 #[derive(Default)]
 pub(super) struct PermitWait {
     state: std::sync::atomic::AtomicU8,
@@ -151,6 +152,45 @@ impl PermitWait {
                 Ordering::SeqCst,
             )
             .is_ok()
+    }
+}
+
+/// The callers queued at guards, by the token the guards know them by. A caller is entered
+/// under the guards' lock when a guard queues it, so a release (under the same lock) finds it.
+#[derive(Default)]
+pub(super) struct Waiters {
+    next: std::sync::atomic::AtomicU64,
+    waiting: Mutex<std::collections::HashMap<u128, Arc<PermitWait>>>,
+}
+
+impl Waiters {
+    /// A token for a caller that may be queued.
+    pub fn token(&self) -> Waiter {
+        Waiter(u128::from(self.next.fetch_add(1, Ordering::Relaxed)))
+    }
+
+    /// `waiter` is queued at a guard, and waits on `wait`.
+    pub fn enter(&self, waiter: Waiter, wait: Arc<PermitWait>) {
+        lock(&self.waiting).insert(waiter.0, wait);
+    }
+
+    /// `waiter` no longer waits.
+    pub fn leave(&self, waiter: Waiter) {
+        lock(&self.waiting).remove(&waiter.0);
+    }
+
+    /// Hands `waiter` a permit; false when it has given up (or left).
+    pub fn grant(&self, waiter: Waiter) -> bool {
+        lock(&self.waiting)
+            .get(&waiter.0)
+            .is_some_and(|w| w.grant())
+    }
+
+    /// Wakes `waiter`, granted a permit.
+    pub fn wake(&self, waiter: Waiter) {
+        if let Some(w) = lock(&self.waiting).get(&waiter.0) {
+            w.wake.push(());
+        }
     }
 }
 
@@ -230,11 +270,17 @@ impl StageJoin {
             .map_or(0, CallFuture::attempt)
     }
 
-    /// The guards' answer to the current attempt of call `index` (of this stage), handed to
-    /// its future (`CallFuture::admitted`). The stage's lock is a leaf: nothing else is locked
-    /// under it (a pool's lock is held while its queue asks `is_done`).
-    pub fn admitted(&self, index: usize, admission: Result<Pass, CallResult>) -> Made {
-        lock(&self.futures)[index].admitted(admission)
+    /// The current attempt of call `index` (of this stage)'s way through its guards, for the
+    /// handler to take through them outside the stage's lock. The stage's lock is a leaf:
+    /// nothing else is locked under it (a pool's lock is held while its queue asks
+    /// `is_done`).
+    pub fn passage(&self, index: usize) -> Passage {
+        *lock(&self.futures)[index].passage_mut()
+    }
+
+    /// The attempt's way through its guards, as the handler took it.
+    pub fn passed(&self, index: usize, passage: Passage) {
+        *lock(&self.futures)[index].passage_mut() = passage;
     }
 
     /// A copy of the future of call `index` (of this stage), which an attempt has claimed, for

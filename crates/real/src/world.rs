@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::flow::accept::Listener;
-use crate::flow::permit::Semaphore;
 use crate::flow::{AfterAttempt, CallGuards, CallRetries, ClientRetries, Fault};
 use crate::metrics::LatencyHistogram;
 use crate::metrics::Outcome;
@@ -23,7 +22,7 @@ use super::clock::{ScaledClock, Stop};
 use super::monitor::Monitors;
 use super::pool::RealPool;
 use super::sync::{Mailbox, lock};
-use super::task::{Deferred, Handoff, PermitWait, Req};
+use super::task::{Deferred, Handoff, Req, Waiters};
 
 /// The shared state of one real run.
 pub(super) struct World {
@@ -41,20 +40,20 @@ pub(super) struct World {
     pub(super) pools: Pools<RealPool>,
     /// The connections between the clients and Tomcat.
     pub(super) net: Mutex<RealNet>,
-    /// Each service's semaphore bulkhead (`semaphore`).
-    pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
     /// The clients' retry policy and budget (`[load.retry]`), the engine's rule.
     pub(super) retries: Mutex<ClientRetries>,
     /// Each service's `[services.retry]`, the engine's rule, and how the attempts of calls
     /// are numbered.
     pub(super) call_retries: Mutex<CallRetries>,
     pub(super) slots: crate::flow::CallSlots,
-    /// Each service's circuit breaker and rate limiter, the engine's rule.
+    /// Each service's guards (`flow::guard`), the engine's rule.
     pub(super) guards: Mutex<CallGuards>,
-    /// Whether any service has a guard (else nothing is asked).
-    pub(super) guarded: bool,
-    /// When the pending breaker poll is due, if one is.
-    pub(super) breaker_poll: Mutex<Option<Nanos>>,
+    /// The strategies whose calls have a guard to ask (for the others nothing is asked).
+    pub(super) guarded: Vec<Strategy>,
+    /// The callers queued at a guard.
+    pub(super) waiters: Waiters,
+    /// When the pending poll of the guards' timed transitions is due, if one is.
+    pub(super) guard_poll: Mutex<Option<Nanos>>,
     /// Each service's fault now (`[[faults]]` set and heal them on time), as in the engine.
     pub(super) faults: Mutex<Vec<Option<Fault>>>,
     pub(super) next_id: AtomicU64,
@@ -119,17 +118,16 @@ impl World {
                 },
                 reserved: HashMap::new(),
             }),
-            permits: scenario
-                .services
-                .iter()
-                .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
-                .collect(),
             retries: Mutex::new(ClientRetries::new(scenario.load.retry)),
             call_retries: Mutex::new(CallRetries::new(scenario)),
             slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),
-            guarded: guards.any(),
+            guarded: Strategy::ALL
+                .into_iter()
+                .filter(|s| guards.any_for(*s))
+                .collect(),
             guards: Mutex::new(guards),
-            breaker_poll: Mutex::new(None),
+            waiters: Waiters::default(),
+            guard_poll: Mutex::new(None),
             faults: Mutex::new(vec![None; scenario.services.len()]),
             next_id: AtomicU64::new(1),
             client_target: AtomicU32::new(0),

@@ -8,7 +8,7 @@
 //! `CompletableFuture` is retried from resilience4j's scheduler
 //! (`Retry.decorateCompletionStage`), so the request's submission goes on meanwhile.
 
-use crate::flow::call::Made;
+use crate::flow::call_guard::Admitting;
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
@@ -16,7 +16,7 @@ use super::engine::Engine;
 use super::event::Event;
 use super::handles::ThreadRef;
 use super::parts::guards::Asked;
-use super::request::{CallPhase, ReqRef, Submitting};
+use super::request::{ReqRef, Submitting};
 
 impl Engine {
     /// The first attempt of a call of `service` is made (it feeds the retry budget).
@@ -77,9 +77,15 @@ impl Engine {
             }
             return;
         }
-        if !admitted && !self.scheduler_asks_guards(r, call, service) {
+        if !self.scheduler_asks_guards(r, call, service, admitted) {
             return;
         }
+        self.scheduler_makes(r, call, service);
+    }
+
+    /// resilience4j's scheduler makes attempt `call` of `r`, its guards passed: on its pool,
+    /// or on no thread of the request's.
+    pub(super) fn scheduler_makes(&mut self, r: ReqRef, call: u16, service: ServiceId) {
         let Some(req) = self.requests.get(r) else {
             return;
         };
@@ -94,34 +100,25 @@ impl Engine {
         }
     }
 
-    /// The scheduler asks a retry's guards: true to make it now. A limiter's reserved
-    /// permit makes the scheduler come back when it is due; a refusal completes the attempt.
-    fn scheduler_asks_guards(&mut self, r: ReqRef, call: u16, service: ServiceId) -> bool {
-        if !self.guards.any {
+    /// The scheduler asks a retry's guards (the rest of them once a reserved permit was
+    /// waited for, `admitted`): true to make it now (`guard.rs` carries out the rest).
+    fn scheduler_asks_guards(
+        &mut self,
+        r: ReqRef,
+        call: u16,
+        service: ServiceId,
+        admitted: bool,
+    ) -> bool {
+        let strategy = self.requests.get(r).map(|q| q.strategy);
+        if !strategy.is_some_and(|s| self.guards.calls.any_for(s)) {
             return true;
         }
-        match self.admit_call(r, call, service) {
-            Made::Go => true,
-            Made::Wait(wait) => {
-                if let Some(req) = self.requests.get_mut(r) {
-                    req.outstanding += 1;
-                }
-                let admitted = Event::CallRetry {
-                    req: r,
-                    call,
-                    admitted: true,
-                };
-                self.schedule(self.now + wait, admitted);
-                false
-            }
-            Made::Failed(result) => {
-                if let Some(req) = self.requests.get_mut(r) {
-                    req.calls[call as usize].phase = CallPhase::Dropped;
-                }
-                self.complete_future(r, call, result, ThreadRef::Delayer);
-                self.requests.release_if_done(r);
-                false
-            }
-        }
+        let how = if admitted {
+            Admitting::Resume
+        } else {
+            Admitting::Make
+        };
+        let made = self.admit_call(r, call, service, how);
+        self.scheduler_carries_out(r, call, service, made)
     }
 }

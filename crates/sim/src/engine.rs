@@ -637,13 +637,13 @@ impl Engine {
             Event::AnswerArrives => {}
             Event::Phase { index } => self.on_phase(index),
             Event::Retry { slot } => self.on_retry(slot),
-            Event::RatePermit { req, call } => self.on_rate_permit(req, call),
+            Event::GuardPermit { req, call } => self.on_guard_permit(req, call),
             Event::CallRetry {
                 req,
                 call,
                 admitted,
             } => self.on_call_retry(req, call, admitted),
-            Event::BreakerPoll => self.on_breaker_poll(),
+            Event::GuardPoll => self.on_guard_poll(),
             Event::TimedFault { index, heal } => self.on_timed_fault(index, heal),
             Event::DoorPermit { req } => self.on_door_permit(req),
             Event::KeepAlive { pool, slot } => {

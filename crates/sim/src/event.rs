@@ -46,7 +46,8 @@ pub(super) enum Event {
     SpawnDone { req: ReqRef },
     /// A call waiting for a connection gives up.
     ConnTimeout { req: ReqRef, call: u16 },
-    /// A caller waiting for a semaphore bulkhead's permit gives up.
+    /// A caller queued at one of its call's guards (a semaphore bulkhead) has waited its
+    /// longest.
     PermitTimeout { req: ReqRef, call: u16 },
     /// A blocked handler wakes from `join()`: its stage's futures are all complete. The
     /// wake-up is its own event, so the worker that completed the last future is back in its
@@ -89,10 +90,12 @@ pub(super) enum Event {
     Phase { index: u32 },
     /// A client sends a request again (`[load.retry]`): its attempt waits in `retrying`.
     Retry { slot: u32 },
-    /// A caller's reserved rate-limiter permit is due: its call goes on.
-    RatePermit { req: ReqRef, call: u16 },
+    /// A caller's reserved permit at one of its call's guards (a rate limiter) is due: it
+    /// asks the guards after it, and its call goes on.
+    GuardPermit { req: ReqRef, call: u16 },
     /// Attempt `call` of a retried call (`[services.retry]`) is made now, its pause over;
-    /// `admitted` once its guards have let it through (a limiter's permit was waited for).
+    /// `admitted` once its guards up to a reserved permit have let it through (the rest
+    /// are asked now).
     CallRetry {
         req: ReqRef,
         call: u16,
@@ -102,9 +105,9 @@ pub(super) enum Event {
     DoorPermit { req: ReqRef },
     /// `[[faults]]` entry `index` starts, or ends (`heal`).
     TimedFault { index: u32, heal: bool },
-    /// A circuit breaker changes state by itself now (automatic half-open, half-open's
-    /// maximum wait).
-    BreakerPoll,
+    /// A call guard changes state by itself now (a breaker's automatic half-open, its
+    /// half-open's maximum wait).
+    GuardPoll,
 }
 
 /// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap. A lane stays

@@ -20,7 +20,6 @@ mod parts;
 mod request;
 mod resources;
 mod retry;
-mod semaphore;
 mod signal;
 mod snapshot;
 mod trace;

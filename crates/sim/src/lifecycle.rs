@@ -3,7 +3,7 @@
 //! never), the response and the client's view of it.
 
 use crate::metrics::Outcome;
-use crate::scenario::{LoadMode, ServiceId, Strategy};
+use crate::scenario::{LoadMode, ServiceId};
 use crate::time::Nanos;
 
 use super::draw::{Attempts, call_draw, call_retry_u};
@@ -311,12 +311,9 @@ impl Engine {
         };
         let (submitter, strategy) = (req.submitter, req.strategy);
         let Some(pool) = self.pool_for(strategy, service) else {
-            if strategy == Strategy::Semaphore {
-                self.call_with_permit(r, call, service);
-                return false;
-            }
-            // Sequential: the handler makes the call itself; its timeout acts as the
-            // client's read timeout and gives the thread back.
+            // Sequential and semaphore: the handler makes the call itself (under `semaphore`
+            // holding its guards' permit); its timeout acts as the client's read timeout and
+            // gives the thread back.
             let read_timeout = self.scenario.service(service).timeout;
             self.start_inline(r, call, submitter, read_timeout);
             return false;
@@ -682,7 +679,7 @@ impl Engine {
             }
         };
         if heard {
-            self.arm_breaker_poll();
+            self.arm_guard_poll();
         }
         if let Settled::Again(pause) = settled {
             self.call_again_after(r, call, pause);

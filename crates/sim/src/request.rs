@@ -3,6 +3,7 @@
 //! an event or queued task that outlives its request is recognised as stale.
 
 use crate::flow::call::CallFuture;
+use crate::flow::call_guard::GuardSet;
 use crate::flow::handling::Handling;
 use crate::flow::{CallSlots, Verdict};
 use crate::scenario::Strategy;
@@ -32,13 +33,17 @@ pub(super) enum Conn {
     TimedOut,
 }
 
-/// A call's hold on a permit of its service's semaphore bulkhead.
+/// A call's hold on its service's guards' permits (`flow::call_guard`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Permit {
     None,
-    /// Its caller waits in `tryAcquire(maxWait)`.
-    Waiting,
-    Held,
+    /// Its caller waits in a guard's queue (the submitter, or resilience4j's scheduler for
+    /// a retry).
+    Waiting {
+        scheduler: bool,
+    },
+    /// It holds these guards' permits until it ends.
+    Held(GuardSet),
 }
 
 /// A call's hold on a CPU core.
@@ -149,13 +154,13 @@ pub(super) enum Submitting {
     /// Free to submit the stage's next call.
     Free,
     /// Busy with this call of the stage itself, which pauses submission: running it inline
-    /// (sequential, caller-runs, semaphore) or parked in the semaphore's `tryAcquire`.
+    /// (sequential, caller-runs, semaphore) or queued at one of its guards.
     Inline(u16),
     /// Creating the platform thread this call will run on (`spawn_cost`), which pauses
     /// submission; the call starts once the thread exists.
     Spawning { call: u16, thread: ThreadRef },
-    /// Parked in the rate limiter's `acquirePermission` until its reserved permit is due.
-    RateWait(u16),
+    /// Parked at one of the call's guards until its reserved permit is due.
+    GuardWait(u16),
     /// Sleeping out a retry's pause (resilience4j's synchronous `Retry`) before making
     /// attempt `call` itself; `thread` is the submitting thread that sleeps.
     RetryWait { call: u16, thread: ThreadRef },
@@ -208,7 +213,7 @@ pub(super) struct Call {
     pub conn: Conn,
     /// Its hold on a core.
     pub core: Core,
-    /// Its hold on a semaphore bulkhead's permit.
+    /// Its hold on its guards' permits.
     pub permit: Permit,
     /// Runs on a virtual thread.
     pub on_virtual: bool,

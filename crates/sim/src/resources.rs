@@ -265,18 +265,21 @@ impl Engine {
         let c = &mut req.calls[call as usize];
         let had_conn = c.conn.release();
         let had_core = c.core.release();
-        let had_permit = c.permit == Permit::Held;
-        if had_permit {
-            c.permit = Permit::None;
-        }
+        let holds = match c.permit {
+            Permit::Held(holds) => {
+                c.permit = Permit::None;
+                Some(holds)
+            }
+            _ => None,
+        };
         if had_core {
             self.release_core();
         }
         if had_conn && let Some(res) = self.scenario.services[service.0].uses {
             self.release_connection(res);
         }
-        if had_permit {
-            self.release_permit(service);
+        if let Some(holds) = holds {
+            self.release_holds(service, holds);
         }
     }
 

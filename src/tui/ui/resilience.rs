@@ -91,6 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             mean_latency: crate::time::Nanos::ZERO,
             breaker: Some(b),
             rate_limited: 0,
+            guards: Vec::new(),
         });
     let services = snapshot.services.iter().enumerate().filter_map(|(i, s)| {
         let service = scenario.services.get(i)?;
@@ -98,7 +99,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
             limiter: service.rate_limit.is_some(),
             retry: service.retry.is_some(),
         };
-        (s.breaker.is_some() || has.limiter || has.retry).then_some((s, has))
+        let others = s.guards.iter().any(|g| !g.reported_apart);
+        (s.breaker.is_some() || has.limiter || has.retry || others).then_some((s, has))
     });
     let guarded: Vec<(&crate::sim::ServiceSnapshot, Has)> = clients
         .iter()
@@ -245,6 +247,14 @@ fn guard_line(
             fmt::count(service.rate_limited),
             p,
         ));
+    }
+    // The guards without a figure of their own here (an adaptive limit): state, refusals.
+    for g in service.guards.iter().filter(|g| !g.reported_apart) {
+        items.push(vec![
+            Span::styled(format!("{} ", g.guard), p.dim),
+            Span::styled(g.state.clone(), p.text),
+        ]);
+        items.push(labelled("refused ", fmt::count(g.refused), p));
     }
     let st = &service.stats;
     if let Some(per_call) = st.attempts_per_call().filter(|_| has.retry) {

@@ -12,10 +12,14 @@
 //! Only the parts the model needs: no DISABLED, METRICS_ONLY or FORCED_OPEN state, every failure
 //! is recorded (no ignore or record predicates), and the wait in OPEN is constant.
 
+use std::any::Any;
 use std::collections::VecDeque;
 
-use crate::scenario::{BreakerConfig, BreakerWindow};
+use crate::scenario::{BreakerConfig, BreakerWindow, Scenario, ServiceId};
 use crate::time::Nanos;
+
+use super::CallResult;
+use super::call_guard::{Admit, CallGuard, GuardAsk, GuardRefusal, GuardRow, Heard, RetriedAs};
 
 /// `CircuitBreaker.State`, the three the model uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -403,6 +407,73 @@ impl CallWindow {
 
 fn second_of(now: Nanos) -> u64 {
     now.as_nanos() / 1_000_000_000
+}
+
+/// `CallNotPermittedException`: the breaker is open.
+pub static NOT_PERMITTED: GuardRefusal = GuardRefusal {
+    guard: "circuit breaker",
+    exception: "CallNotPermittedException",
+    label: "not permitted (breaker open)",
+    retried_as: RetriedAs::NotPermitted,
+    counts_rejected: false,
+};
+
+/// `service`'s circuit breaker (`[services.breaker]`), if it has one.
+pub fn guard(scenario: &Scenario, service: ServiceId) -> Option<Box<dyn CallGuard>> {
+    let config = scenario.services.get(service.0)?.breaker?;
+    Some(Box::new(CircuitBreaker::new(config, Nanos::ZERO)))
+}
+
+/// The outermost guard: it hears every attempt it permitted (a failure unless `Ok`, and how
+/// long it took), a later guard's refusal too.
+impl CallGuard for CircuitBreaker {
+    fn hears(&self) -> bool {
+        true
+    }
+
+    fn admit(&mut self, ask: GuardAsk) -> Admit {
+        match self.try_acquire(ask.now) {
+            BreakerAcquire::Permitted => Admit::Go,
+            BreakerAcquire::NotPermitted => Admit::Refuse(&NOT_PERMITTED),
+        }
+    }
+
+    fn hear(&mut self, heard: Heard) {
+        let failed = heard.result != CallResult::Ok;
+        self.on_result(heard.now, failed, heard.latency);
+    }
+
+    fn gave_up(&mut self) -> &'static GuardRefusal {
+        &NOT_PERMITTED
+    }
+
+    fn polls(&self) -> bool {
+        true
+    }
+
+    fn next_poll(&self) -> Option<Nanos> {
+        self.poll_timeout()
+    }
+
+    fn poll(&mut self, now: Nanos) {
+        CircuitBreaker::poll(self, now);
+    }
+
+    fn row(&self) -> GuardRow {
+        let mut figures = vec![("opened", self.opened as f64)];
+        figures.extend(self.failure_rate().map(|r| ("failure rate %", r)));
+        GuardRow {
+            guard: NOT_PERMITTED.guard,
+            state: self.state().name().to_string(),
+            figures,
+            refused: self.not_permitted,
+            reported_apart: true,
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! with no I/O that both engines hold, one per call:
 //!
 //! ```text
-//!   make ──► guards ──► Go / Wait(permit) / Failed(result)
+//!   make ──► guards ──► Go / Wait(reserved permit) / Queued(until released) / Failed(result)
 //!     Open(attempt n) ──claim(n)──► Claimed ──settle──► Complete
 //!                                      │
 //!                                      └── Again(pause) ──► Open(attempt n + 1)
@@ -12,15 +12,18 @@
 //! Only the current attempt may complete the future, and only once: the first of its end
 //! and its `orTimeout` claims it, and whatever comes later (the call that goes on after its
 //! timeout, an attempt a retry replaced, a queued attempt dequeued after its future
-//! completed) finds it closed. The breaker that permitted an attempt is remembered with the
-//! future and hears that attempt's end. How an attempt is carried out (a pool's thread, the
+//! completed) finds it closed. The attempt's way through its service's guards (`Passage`: the
+//! next guard to ask, the guards that hear its end) is kept with the future, and the guards
+//! that admitted it hear that attempt's end. How an attempt is carried out (a pool's thread, the
 //! caller's, an event or an await) is the engine's.
 
 use crate::scenario::ServiceId;
 use crate::time::Nanos;
 
+pub use super::call_guard::Made;
+use super::call_guard::{GuardAsk, Passage};
 use super::settle::{Settle, Settled};
-use super::{CallGuards, CallResult, Completion, Pass, Verdict};
+use super::{CallGuards, CallResult, Completion, Verdict};
 
 /// One call's future, across its attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +31,8 @@ pub struct CallFuture {
     /// The attempt that may complete it (0: the first).
     attempt: u32,
     state: FutureState,
-    /// When the service's breaker permitted the current attempt, if it has one.
-    since: Option<Nanos>,
+    /// The current attempt's way through its service's guards.
+    passage: Passage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,24 +46,17 @@ enum FutureState {
     Complete,
 }
 
-/// What a call's guards said when its caller made an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Made {
-    /// Make the call now.
-    Go,
-    /// Its caller waits this long for a reserved rate-limiter permit, then makes the call.
-    Wait(Nanos),
-    /// It fails at once with this result (breaker open, or no rate-limiter permit): the
-    /// attempt's end is this result.
-    Failed(CallResult),
-}
-
 impl CallFuture {
     /// A call not made yet: its first attempt may complete it.
     pub const NEW: CallFuture = CallFuture {
         attempt: 0,
         state: FutureState::Open,
-        since: None,
+        passage: Passage {
+            since: Nanos::ZERO,
+            next: 0,
+            hear: super::call_guard::GuardSet::EMPTY,
+            holds: super::call_guard::GuardSet::EMPTY,
+        },
     };
 
     /// The attempt that may complete the future now.
@@ -75,30 +71,18 @@ impl CallFuture {
         self.state == FutureState::Open && self.attempt == attempt
     }
 
-    /// The caller makes the current attempt of a call of `service` at `now`: its guards
-    /// decide (`CallGuards::admit`), and a breaker that permits it is remembered, to hear
-    /// how the attempt ends.
-    pub fn make(&mut self, guards: &mut CallGuards, service: ServiceId, now: Nanos) -> Made {
-        self.admitted(guards.admit(service, now))
+    /// The caller makes the current attempt of a call of `service` at `ask.now`: its guards
+    /// decide in turn (`CallGuards::admit`), and the future remembers which of them hear how
+    /// the attempt ends.
+    pub fn make(&mut self, guards: &mut CallGuards, service: ServiceId, ask: GuardAsk) -> Made {
+        guards.admit(service, &mut self.passage, ask)
     }
 
-    /// The guards' answer to the current attempt (`CallGuards::admit`), for an engine that
-    /// asks them apart from the future (under its own lock): as [`CallFuture::make`].
-    pub fn admitted(&mut self, admission: Result<Pass, CallResult>) -> Made {
-        match admission {
-            Ok(pass) => {
-                self.since = pass.since;
-                if pass.wait > Nanos::ZERO {
-                    Made::Wait(pass.wait)
-                } else {
-                    Made::Go
-                }
-            }
-            Err(result) => {
-                self.since = None;
-                Made::Failed(result)
-            }
-        }
+    /// The current attempt's way through its guards, for an engine that asks them apart
+    /// from the future (under its own lock, `CallGuards::admit`, `resume`, `granted`,
+    /// `gave_up`): as [`CallFuture::make`].
+    pub fn passage_mut(&mut self) -> &mut Passage {
+        &mut self.passage
     }
 
     /// Attempt `attempt` ended, or its `orTimeout` fired: true when this claims the future
@@ -114,10 +98,10 @@ impl CallFuture {
     }
 
     /// Settles the claimed attempt, which `ended` at `now` (`flow::settle`'s rules): the
-    /// breaker that permitted it hears it; its `Retry` reopens the future to the next attempt
+    /// guards that admitted it hear it; its `Retry` reopens the future to the next attempt
     /// after a pause (`u()` jitters the pause, drawn only for a retry); or the future
     /// completes into `verdict`, with the service's fallback if it has one. Returns what
-    /// became of it, and whether a breaker heard it (so its timed transitions may have moved).
+    /// became of it, and whether a guard heard it (so its timed transitions may have moved).
     #[inline]
     pub fn settle<T: Clone>(
         &mut self,
@@ -138,7 +122,7 @@ impl CallFuture {
             result,
             completer,
         } = ended;
-        let heard = rules.guards.hear(service, self.since.take(), now, result);
+        let heard = rules.guards.hear(service, &mut self.passage, now, result);
         let again = if rules.retries.any() {
             let attempt = self.attempt;
             rules
@@ -180,15 +164,29 @@ pub struct Attempted<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flow::call_guard::{GuardSet, Waiter};
+    use crate::flow::ratelimit::RATE_LIMITED;
     use crate::flow::{CallRetries, Completion};
     use crate::metrics::ServiceStats;
-    use crate::scenario::{Scenario, load};
+    use crate::scenario::{Scenario, Strategy, load};
 
     fn ms(n: u64) -> Nanos {
         Nanos::from_millis(n)
     }
 
     const RECS: ServiceId = ServiceId(2);
+
+    /// Made now: no permit is held.
+    const GO: Made = Made::Go(GuardSet::EMPTY);
+
+    /// An attempt made at `now` by a request served under a strategy with no bulkhead.
+    fn ask(now: Nanos) -> GuardAsk {
+        GuardAsk {
+            now,
+            strategy: Strategy::Bulkhead,
+            waiter: Waiter(0),
+        }
+    }
 
     fn scenario(set: &[&str]) -> Scenario {
         let set: Vec<String> = set.iter().map(|s| (*s).to_string()).collect();
@@ -246,7 +244,7 @@ mod tests {
         let (mut guards, mut retries) = (CallGuards::new(&s), CallRetries::new(&s));
         let mut verdict = Verdict::default();
         let mut future = CallFuture::NEW;
-        assert_eq!(future.make(&mut guards, RECS, ms(0)), Made::Go);
+        assert_eq!(future.make(&mut guards, RECS, ask(ms(0))), GO);
         // Its orTimeout fires first: it claims the future; the call's own end comes too late.
         assert!(future.claim(0));
         assert!(!future.claim(0), "claimed once");
@@ -272,7 +270,7 @@ mod tests {
         let (mut guards, mut retries) = (CallGuards::new(&s), CallRetries::new(&s));
         let mut verdict = Verdict::default();
         let mut future = CallFuture::NEW;
-        assert_eq!(future.make(&mut guards, RECS, ms(0)), Made::Go);
+        assert_eq!(future.make(&mut guards, RECS, ask(ms(0))), GO);
         assert!(future.claim(0));
         let first = settle(
             &mut future,
@@ -319,8 +317,8 @@ mod tests {
         let mut verdict: Verdict<&'static str> = Verdict::default();
         let mut future = CallFuture::NEW;
         assert_eq!(
-            future.make(&mut guards, RECS, ms(0)),
-            Made::Go,
+            future.make(&mut guards, RECS, ask(ms(0))),
+            GO,
             "a closed breaker"
         );
         let failed = |who| (RECS, CallResult::Failed, who);
@@ -340,7 +338,7 @@ mod tests {
             None,
             "the future is still pending"
         );
-        assert_eq!(future.make(&mut guards, RECS, ms(150)), Made::Go);
+        assert_eq!(future.make(&mut guards, RECS, ask(ms(150))), GO);
         assert!(future.claim(1));
         let rules_now = rules(&mut guards, &mut retries, &mut stats);
         let last = settle_with(
@@ -359,7 +357,7 @@ mod tests {
         );
         // A call of a service without a breaker: nothing hears it.
         let mut unguarded = CallFuture::NEW;
-        assert_eq!(unguarded.make(&mut guards, ServiceId(0), ms(300)), Made::Go);
+        assert_eq!(unguarded.make(&mut guards, ServiceId(0), ask(ms(300))), GO);
         assert!(unguarded.claim(0));
         let ok = (ServiceId(0), CallResult::Ok, "c");
         let rules_now = rules(&mut guards, &mut retries, &mut stats);
@@ -378,14 +376,14 @@ mod tests {
         ]);
         let mut guards = CallGuards::new(&s);
         let (mut a, mut b) = (CallFuture::NEW, CallFuture::NEW);
-        assert_eq!(a.make(&mut guards, RECS, ms(0)), Made::Go);
-        assert_eq!(b.make(&mut guards, RECS, ms(0)), Made::Wait(ms(1000)));
+        assert_eq!(a.make(&mut guards, RECS, ask(ms(0))), GO);
+        assert_eq!(b.make(&mut guards, RECS, ask(ms(0))), Made::Wait(ms(1000)));
         let mut c = CallFuture::NEW;
         assert_eq!(
-            c.make(&mut guards, RECS, ms(0)),
-            Made::Failed(CallResult::RateLimited)
+            c.make(&mut guards, RECS, ask(ms(0))),
+            Made::Failed(CallResult::Refused(&RATE_LIMITED))
         );
         // A service without guards lets every attempt go.
-        assert_eq!(c.make(&mut guards, ServiceId(0), ms(0)), Made::Go);
+        assert_eq!(c.make(&mut guards, ServiceId(0), ask(ms(0))), GO);
     }
 }

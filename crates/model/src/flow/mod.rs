@@ -8,7 +8,9 @@ pub mod accept;
 pub mod arrival;
 pub mod breaker;
 pub mod call;
+pub mod call_guard;
 pub mod guard;
+pub mod guard_kinds;
 pub mod handling;
 pub mod link;
 pub mod permit;
@@ -20,7 +22,8 @@ pub mod shed;
 mod verdict;
 
 pub use breaker::{BreakerAcquire, BreakerState, CircuitBreaker};
-pub use guard::{BreakerSnapshot, CallGuards, Door, Pass};
+pub use call_guard::{CallGuard, GuardRefusal, GuardRow, RetriedAs};
+pub use guard::{BreakerSnapshot, CallGuards, Door};
 pub use ratelimit::{RateAcquire, RateLimiter};
 pub use rejection::Rejection;
 pub use retry::{
@@ -48,19 +51,15 @@ pub enum FailReason {
     NoConnection(ServiceId),
     /// `supplyAsync` threw `RejectedExecutionException` (abort policy).
     Rejected(ServiceId),
-    /// No permit of the service's semaphore bulkhead within `max_wait`
-    /// (`BulkheadFullException`) and no fallback.
-    BulkheadFull(ServiceId),
+    /// A guard of the service refused the call (a breaker open, no rate-limiter permit, the
+    /// semaphore bulkhead full, ...) and no fallback.
+    Refused(ServiceId, &'static GuardRefusal),
     /// `connect()` failed: the kernel's SYN retries ran out, or the client's connect timeout.
     Connect,
     /// The server closed the connection unread (Tomcat's `maxQueueSize` was full).
     Reset,
     /// It waited in the executor's queue past `server.queue_timeout`: answered 503 unserved.
     Shed,
-    /// The service's circuit breaker was open (`CallNotPermittedException`) and no fallback.
-    NotPermitted(ServiceId),
-    /// The service's rate limiter gave no permit in time (`RequestNotPermitted`), no fallback.
-    RateLimited(ServiceId),
     /// The endpoint's rate limiter gave no permit in time: answered 429 unserved.
     LimitedAtDoor,
     /// The client's own breaker was open (`CallNotPermittedException`): never sent.
@@ -105,15 +104,10 @@ pub enum CallResult {
     TimedOut,
     /// No connection within the pool's timeout (`SQLTransientConnectionException`).
     NoConnection,
-    /// No permit of the semaphore bulkhead within `max_wait` (`BulkheadFullException`): the
-    /// call never ran.
-    BulkheadFull,
     /// The pool rejected the submission and the caller caught it: the call never ran.
     Rejected,
-    /// The circuit breaker was open: the call never ran.
-    NotPermitted,
-    /// The rate limiter gave no permit in time: the call never ran.
-    RateLimited,
+    /// A guard refused it (`flow::call_guard`): the call never ran.
+    Refused(&'static GuardRefusal),
 }
 
 impl CallResult {
@@ -122,11 +116,17 @@ impl CallResult {
         match self {
             CallResult::Failed | CallResult::NoConnection => stats.failures += 1,
             CallResult::TimedOut => stats.timeouts += 1,
-            CallResult::Ok
-            | CallResult::BulkheadFull
-            | CallResult::Rejected
-            | CallResult::NotPermitted
-            | CallResult::RateLimited => {}
+            CallResult::Ok | CallResult::Rejected | CallResult::Refused(_) => {}
+        }
+    }
+
+    /// Counts a call a guard refused on its service's counters (a semaphore bulkhead's
+    /// refusal is a rejection, as a pool's).
+    pub fn count_refusal(self, stats: &mut crate::metrics::ServiceStats) {
+        if let CallResult::Refused(refusal) = self
+            && refusal.counts_rejected
+        {
+            stats.rejected += 1;
         }
     }
 
@@ -137,10 +137,8 @@ impl CallResult {
             CallResult::Failed => "failed",
             CallResult::TimedOut => "timed out",
             CallResult::NoConnection => "no connection",
-            CallResult::BulkheadFull => "bulkhead full",
             CallResult::Rejected => "rejected",
-            CallResult::NotPermitted => "not permitted (breaker open)",
-            CallResult::RateLimited => "rate limited",
+            CallResult::Refused(refusal) => refusal.label,
         }
     }
 

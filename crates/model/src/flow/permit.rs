@@ -4,9 +4,13 @@
 //! else it gets `BulkheadFullException`. A permit given back goes to the longest waiter that
 //! still waits. The engine keeps the waiters' own state (`W`) and says whether each still waits.
 
+use std::any::Any;
 use std::collections::VecDeque;
 
+use crate::scenario::{Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
+
+use super::call_guard::{Admit, CallGuard, GuardAsk, GuardRefusal, GuardRow, RetriedAs, Waiter};
 
 /// What `tryAcquirePermission` gave a caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +72,82 @@ impl<W> Semaphore<W> {
     /// Permits held now.
     pub fn in_use(&self) -> u32 {
         self.in_use
+    }
+}
+
+/// `BulkheadFullException`: no permit within `maxWaitDuration`.
+pub static BULKHEAD_FULL: GuardRefusal = GuardRefusal {
+    guard: "bulkhead",
+    exception: "BulkheadFullException",
+    label: "bulkhead full",
+    retried_as: RetriedAs::Rejection,
+    counts_rejected: true,
+};
+
+/// `service`'s semaphore bulkhead (`[strategy.semaphore]`): every service has one, which
+/// guards the calls of the `semaphore` strategy only.
+pub fn guard(scenario: &Scenario, _service: ServiceId) -> Option<Box<dyn CallGuard>> {
+    let config = scenario.strategy.semaphore;
+    Some(Box::new(SemaphoreBulkhead {
+        semaphore: Semaphore::new(config.permits),
+        max_wait: config.max_wait,
+        full: 0,
+    }))
+}
+
+/// resilience4j's `SemaphoreBulkhead` as a guard: the caller holds a permit while its call
+/// runs, or waits for one in FIFO order up to `maxWaitDuration`.
+#[derive(Debug, Clone)]
+pub struct SemaphoreBulkhead {
+    semaphore: Semaphore<Waiter>,
+    max_wait: Nanos,
+    /// Callers that got `BulkheadFullException`.
+    full: u64,
+}
+
+impl CallGuard for SemaphoreBulkhead {
+    fn applies(&self, strategy: Strategy) -> bool {
+        strategy == Strategy::Semaphore
+    }
+
+    fn admit(&mut self, ask: GuardAsk) -> Admit {
+        match self.semaphore.acquire(ask.waiter, self.max_wait) {
+            Acquire::Held => Admit::Hold,
+            Acquire::Waits => Admit::Queue {
+                max_wait: self.max_wait,
+            },
+            Acquire::Full => {
+                self.full += 1;
+                Admit::Refuse(&BULKHEAD_FULL)
+            }
+        }
+    }
+
+    fn release(&mut self, still_waits: &mut dyn FnMut(Waiter) -> bool) -> Option<Waiter> {
+        self.semaphore.release(|w| still_waits(*w))
+    }
+
+    fn gave_up(&mut self) -> &'static GuardRefusal {
+        self.full += 1;
+        &BULKHEAD_FULL
+    }
+
+    fn row(&self) -> GuardRow {
+        GuardRow {
+            guard: BULKHEAD_FULL.guard,
+            state: format!(
+                "{} of {} in use",
+                self.semaphore.in_use(),
+                self.semaphore.permits
+            ),
+            figures: vec![("in use", f64::from(self.semaphore.in_use()))],
+            refused: self.full,
+            reported_apart: true,
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

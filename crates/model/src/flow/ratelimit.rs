@@ -7,8 +7,12 @@
 //! (the permits go negative: later cycles are already spent), and sleeps until then; a caller
 //! whose wait would not fit is refused (`RequestNotPermitted`) and reserves nothing.
 
-use crate::scenario::RateLimiterConfig;
+use std::any::Any;
+
+use crate::scenario::{RateLimiterConfig, Scenario, ServiceId};
 use crate::time::Nanos;
+
+use super::call_guard::{Admit, CallGuard, GuardAsk, GuardRefusal, GuardRow, RetriedAs};
 
 /// What `acquirePermission` gave a caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +99,53 @@ impl RateLimiter {
     /// Callers refused.
     pub fn refused(&self) -> u64 {
         self.refused
+    }
+}
+
+/// `RequestNotPermitted`: no permit within the timeout.
+pub static RATE_LIMITED: GuardRefusal = GuardRefusal {
+    guard: "rate limiter",
+    exception: "RequestNotPermitted",
+    label: "rate limited",
+    retried_as: RetriedAs::Rejection,
+    counts_rejected: false,
+};
+
+/// `service`'s rate limiter (`[services.rate_limit]`), if it has one.
+pub fn guard(scenario: &Scenario, service: ServiceId) -> Option<Box<dyn CallGuard>> {
+    let config = scenario.services.get(service.0)?.rate_limit?;
+    Some(Box::new(RateLimiter::new(config, Nanos::ZERO)))
+}
+
+/// A caller waits for a reserved permit; one refused fails with [`RATE_LIMITED`].
+impl CallGuard for RateLimiter {
+    fn admit(&mut self, ask: GuardAsk) -> Admit {
+        match self.acquire(ask.now) {
+            RateAcquire::Granted { wait } if wait > Nanos::ZERO => Admit::After(wait),
+            RateAcquire::Granted { .. } => Admit::Go,
+            RateAcquire::Refused => Admit::Refuse(&RATE_LIMITED),
+        }
+    }
+
+    fn gave_up(&mut self) -> &'static GuardRefusal {
+        &RATE_LIMITED
+    }
+
+    fn row(&self) -> GuardRow {
+        GuardRow {
+            guard: RATE_LIMITED.guard,
+            state: format!(
+                "{} per {}",
+                self.config.limit_for_period, self.config.refresh_period
+            ),
+            figures: vec![("granted", self.granted as f64)],
+            refused: self.refused,
+            reported_apart: true,
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

@@ -4,6 +4,7 @@
 //! `retryExceptions`, reduced to the model's kinds of result).
 
 use super::CallResult;
+use super::call_guard::RetriedAs;
 use crate::metrics::{Outcome, ServiceStats};
 use crate::scenario::{Backoff, Jitter, Retry, RetryOn, ServiceId};
 use crate::time::Nanos;
@@ -460,10 +461,11 @@ impl RetryOn {
             CallResult::Ok => false,
             CallResult::Failed | CallResult::NoConnection => self.failure,
             CallResult::TimedOut => self.timeout,
-            CallResult::NotPermitted => self.not_permitted,
-            CallResult::BulkheadFull | CallResult::Rejected | CallResult::RateLimited => {
-                self.rejection
-            }
+            CallResult::Refused(refusal) => match refusal.retried_as {
+                RetriedAs::NotPermitted => self.not_permitted,
+                RetriedAs::Rejection => self.rejection,
+            },
+            CallResult::Rejected => self.rejection,
         }
     }
 
@@ -482,6 +484,9 @@ impl RetryOn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flow::breaker::NOT_PERMITTED;
+    use crate::flow::permit::BULKHEAD_FULL;
+    use crate::flow::ratelimit::RATE_LIMITED;
 
     fn ms(ms: u64) -> Nanos {
         Nanos::from_millis(ms)
@@ -799,14 +804,14 @@ mod tests {
         assert!(on.retries(CallResult::NoConnection));
         assert!(!on.retries(CallResult::TimedOut));
         assert!(on.retries(CallResult::Rejected));
-        assert!(on.retries(CallResult::BulkheadFull));
-        assert!(!on.retries(CallResult::NotPermitted));
+        assert!(on.retries(CallResult::Refused(&BULKHEAD_FULL)));
+        assert!(!on.retries(CallResult::Refused(&NOT_PERMITTED)));
         let open = RetryOn {
             not_permitted: true,
             ..RetryOn::default()
         };
-        assert!(open.retries(CallResult::NotPermitted));
-        assert!(!open.retries(CallResult::RateLimited));
+        assert!(open.retries(CallResult::Refused(&NOT_PERMITTED)));
+        assert!(!open.retries(CallResult::Refused(&RATE_LIMITED)));
         assert!(!RetryOn::default().retries(CallResult::Failed));
     }
 }

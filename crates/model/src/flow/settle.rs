@@ -1,6 +1,6 @@
 //! What the end of a call's attempt goes through, and what becomes of its future: the rules
 //! [`crate::flow::call::CallFuture::settle`] applies, in resilience4j's decoration order
-//! (`Retry(CircuitBreaker(call))`): the breaker that permitted the attempt hears how it went;
+//! (`Retry(CircuitBreaker(call))`): the guards that admitted the attempt hear how it went;
 //! the service's `Retry` may make the call again after a pause, and the future stays pending
 //! meanwhile; otherwise the future completes into the request's verdict (its value, its
 //! fallback, or the request's failure).

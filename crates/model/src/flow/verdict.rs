@@ -67,10 +67,8 @@ impl<T: Clone> Verdict<T> {
             self.fail = Some(match result {
                 CallResult::TimedOut => FailReason::CallTimedOut(service),
                 CallResult::NoConnection => FailReason::NoConnection(service),
-                CallResult::BulkheadFull => FailReason::BulkheadFull(service),
                 CallResult::Rejected => FailReason::Rejected(service),
-                CallResult::NotPermitted => FailReason::NotPermitted(service),
-                CallResult::RateLimited => FailReason::RateLimited(service),
+                CallResult::Refused(refusal) => FailReason::Refused(service, refusal),
                 CallResult::Failed | CallResult::Ok => FailReason::CallFailed(service),
             });
         }

@@ -224,10 +224,12 @@ impl Scenario {
             || self.server.queue_timeout.is_some()
             || self.server.adaptive_lifo.is_some()
             || self.server.rate_limit.is_some()
-            || self
-                .services
-                .iter()
-                .any(|s| s.breaker.is_some() || s.rate_limit.is_some() || s.retry.is_some())
+            || self.services.iter().any(|s| {
+                s.breaker.is_some()
+                    || s.rate_limit.is_some()
+                    || s.retry.is_some()
+                    || s.adaptive_limit.is_some()
+            })
     }
 
     pub fn service(&self, id: ServiceId) -> &Service {
@@ -300,6 +302,55 @@ pub struct Service {
     pub rate_limit: Option<super::RateLimiterConfig>,
     /// resilience4j's `Retry` around each call: a failed attempt is made again.
     pub retry: Option<super::Retry>,
+    /// An adaptive concurrency limit in front of its calls (Netflix's concurrency-limits).
+    pub adaptive_limit: Option<AdaptiveLimitConfig>,
+}
+
+/// `[services.adaptive_limit]`: Netflix concurrency-limits' `SimpleLimiter` with its limit
+/// algorithm, under the library's names (`flow::guard_kinds::adaptive_limit`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdaptiveLimitConfig {
+    pub algorithm: LimitAlgorithm,
+    /// `initialLimit`, `minLimit`, `maxLimit` (Gradient2's `maxConcurrency`).
+    pub initial: u32,
+    pub min: u32,
+    pub max: u32,
+}
+
+/// How the limit moves with each call's end.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LimitAlgorithm {
+    /// `AIMDLimit`: +1 while busy, `* backoff_ratio` on a drop or an RTT over `timeout`.
+    Aimd { backoff_ratio: f64, timeout: Nanos },
+    /// `Gradient2Limit`: the long-window RTT over the last one, smoothed.
+    Gradient2 {
+        smoothing: f64,
+        tolerance: f64,
+        long_window: u32,
+        queue_size: u32,
+    },
+}
+
+impl Service {
+    /// A service with a name and a latency and nothing else: no failure, fallback, timeout,
+    /// hang, CPU, resource, guard or retry.
+    pub fn plain(name: &str, latency: Latency) -> Service {
+        Service {
+            name: name.to_owned(),
+            latency,
+            failure: 0.0,
+            fallback: None,
+            timeout: None,
+            hang: None,
+            cpu: crate::time::Nanos::ZERO,
+            uses: None,
+            pinned: false,
+            breaker: None,
+            rate_limit: None,
+            retry: None,
+            adaptive_limit: None,
+        }
+    }
 }
 
 /// Index of a resource in [`Scenario::resources`].

@@ -268,20 +268,7 @@ mod tests {
     use crate::time::Nanos;
 
     fn service(name: &str, millis: u64) -> Service {
-        Service {
-            name: name.to_owned(),
-            latency: Latency::Fixed(Nanos::from_millis(millis)),
-            failure: 0.0,
-            fallback: None,
-            timeout: None,
-            hang: None,
-            cpu: Nanos::ZERO,
-            uses: None,
-            pinned: false,
-            breaker: None,
-            rate_limit: None,
-            retry: None,
-        }
+        Service::plain(name, Latency::Fixed(Nanos::from_millis(millis)))
     }
 
     #[test]

@@ -310,6 +310,45 @@ pub struct RawService {
     pub rate_limit: Option<RawRateLimit>,
     /// `[services.retry]`: resilience4j's `Retry` around each of its calls.
     pub retry: Option<RawRetry>,
+    /// `[services.adaptive_limit]`: Netflix concurrency-limits' adaptive limit in front of
+    /// its calls.
+    pub adaptive_limit: Option<RawAdaptiveLimit>,
+}
+
+/// `[services.adaptive_limit]`, with the library's defaults (its builders').
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawAdaptiveLimit {
+    /// `"aimd"` (`AIMDLimit`) or `"gradient2"` (`Gradient2Limit`).
+    pub algorithm: String,
+    pub initial: i64,
+    pub min: i64,
+    pub max: i64,
+    /// AIMD: the cut on a drop (`backoffRatio`), and the RTT that counts as one (`timeout`).
+    pub backoff_ratio: f64,
+    pub timeout: DurationText,
+    /// Gradient2: `smoothing`, `rttTolerance`, `longWindow` (samples), `queueSize`.
+    pub smoothing: f64,
+    pub tolerance: f64,
+    pub long_window: i64,
+    pub queue_size: i64,
+}
+
+impl Default for RawAdaptiveLimit {
+    fn default() -> Self {
+        RawAdaptiveLimit {
+            algorithm: "gradient2".to_owned(),
+            initial: 20,
+            min: 20,
+            max: 200,
+            backoff_ratio: 0.9,
+            timeout: five_seconds(),
+            smoothing: 0.2,
+            tolerance: 1.5,
+            long_window: 600,
+            queue_size: 4,
+        }
+    }
 }
 
 /// `[services.breaker]`, with resilience4j's defaults (`CircuitBreakerConfig.ofDefaults()`).

@@ -723,6 +723,67 @@ fn service(
             Some(r) => Some(retry(check, &format!("{path}.retry"), r)?),
             None => None,
         },
+        adaptive_limit: match &raw.adaptive_limit {
+            Some(l) => Some(adaptive_limit(check, &format!("{path}.adaptive_limit"), l)?),
+            None => None,
+        },
+    })
+}
+
+/// `[services.adaptive_limit]`: the ranges of concurrency-limits' builders (`backoffRatio`
+/// in [0.5, 1.0), `rttTolerance` >= 1), and `min <= initial <= max`.
+fn adaptive_limit(
+    check: &Checker,
+    path: &str,
+    raw: &super::raw::RawAdaptiveLimit,
+) -> Result<super::model::AdaptiveLimitConfig, ScenarioError> {
+    use super::model::LimitAlgorithm;
+    let field = |name: &str| format!("{path}.{name}");
+    let number = |name: &str, value: f64, ok: bool, allowed: &str| {
+        if value.is_finite() && ok {
+            Ok(value)
+        } else {
+            let value = crate::scenario::short_number(value);
+            Err(check.invalid(
+                &field(name),
+                value,
+                format!("is out of range: allowed {allowed}"),
+            ))
+        }
+    };
+    let max = check.count(&field("max"), raw.max, 1..=100_000)?;
+    let min = check.count(&field("min"), raw.min, 1..=max)?;
+    let initial = check.count(&field("initial"), raw.initial, min..=max)?;
+    let aimd = check.one_of(
+        &field("algorithm"),
+        &raw.algorithm,
+        &[("aimd", true), ("gradient2", false)],
+    )?;
+    let algorithm = if aimd {
+        let r = raw.backoff_ratio;
+        LimitAlgorithm::Aimd {
+            backoff_ratio: number(
+                "backoff_ratio",
+                r,
+                (0.5..1.0).contains(&r),
+                ">= 0.5 and < 1",
+            )?,
+            timeout: check.positive_duration(&field("timeout"), &raw.timeout)?,
+        }
+    } else {
+        let (s, t) = (raw.smoothing, raw.tolerance);
+        LimitAlgorithm::Gradient2 {
+            smoothing: number("smoothing", s, s > 0.0 && s <= 1.0, "> 0 and <= 1")?,
+            tolerance: number("tolerance", t, (1.0..=100.0).contains(&t), "1..=100")?,
+            long_window: check.count(&field("long_window"), raw.long_window, 1..=100_000)?,
+            queue_size: check.count(&field("queue_size"), raw.queue_size, 0..=100_000)?,
+        }
+    };
+    Ok(super::model::AdaptiveLimitConfig {
+        algorithm,
+        initial,
+        min,
+        max,
     })
 }
 

@@ -860,6 +860,62 @@ fn breakers_rate_limits_and_timed_faults_name_each_bad_field() {
 }
 
 #[test]
+fn an_adaptive_limit_takes_the_library_defaults_and_names_each_bad_field() {
+    use crate::scenario::LimitAlgorithm;
+    let s = scenario(&["services.user.adaptive_limit.min=1"]);
+    let l = s.services[0].adaptive_limit.expect("an adaptive limit");
+    assert_eq!((l.initial, l.min, l.max), (20, 1, 200));
+    assert_eq!(
+        l.algorithm,
+        LimitAlgorithm::Gradient2 {
+            smoothing: 0.2,
+            tolerance: 1.5,
+            long_window: 600,
+            queue_size: 4
+        }
+    );
+    assert!(s.resilience_in_play());
+    let s = scenario(&["services.user.adaptive_limit.algorithm=\"aimd\""]);
+    let aimd = s.services[0].adaptive_limit.map(|l| l.algorithm);
+    assert_eq!(
+        aimd,
+        Some(LimitAlgorithm::Aimd {
+            backoff_ratio: 0.9,
+            timeout: Nanos::from_secs(5)
+        })
+    );
+    assert_mentions(
+        &rejection(&["services.user.adaptive_limit.algorithm=\"vegas\""]),
+        &[
+            "services[0].adaptive_limit.algorithm = \"vegas\"",
+            "aimd, gradient2",
+        ],
+    );
+    assert_mentions(
+        &rejection(&[
+            "services.user.adaptive_limit.algorithm=\"aimd\"",
+            "services.user.adaptive_limit.backoff_ratio=1.0",
+        ]),
+        &[
+            "services[0].adaptive_limit.backoff_ratio = 1",
+            ">= 0.5 and < 1",
+        ],
+    );
+    assert_mentions(
+        &rejection(&["services.user.adaptive_limit.initial=300"]),
+        &["services[0].adaptive_limit.initial = 300", "20..=200"],
+    );
+    assert_mentions(
+        &rejection(&["services.user.adaptive_limit.max=10"]),
+        &["services[0].adaptive_limit.min = 20", "1..=10"],
+    );
+    assert_mentions(
+        &rejection(&["services.user.adaptive_limit.smoothing=0"]),
+        &["services[0].adaptive_limit.smoothing = 0", "> 0 and <= 1"],
+    );
+}
+
+#[test]
 fn clients_start_together_unless_the_acceptor_has_a_cost_or_the_preset_spaces_them() {
     let spacing = |sets: &[&str]| {
         let s = scenario(sets);

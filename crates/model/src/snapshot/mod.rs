@@ -206,6 +206,8 @@ pub struct ServiceSnapshot {
     pub breaker: Option<crate::flow::BreakerSnapshot>,
     /// Calls its rate limiter refused.
     pub rate_limited: u64,
+    /// Its guards, in the order a call meets them (`flow::call_guard`).
+    pub guards: Vec<crate::flow::GuardRow>,
 }
 
 /// A log line, with names resolved.
@@ -279,6 +281,7 @@ pub fn service_snapshots(
             mean_latency: s.latency.mean(),
             breaker: guards.and_then(|g| g.breaker(ServiceId(i))),
             rate_limited: guards.map_or(0, |g| g.rate_limited(ServiceId(i))),
+            guards: guards.map_or_else(Vec::new, |g| g.rows(ServiceId(i))),
         })
         .collect()
 }
@@ -296,7 +299,7 @@ pub struct RunView<'a> {
     pub topology: &'a Topology,
     /// Live faults by service (a real run takes none).
     pub faults: &'a [Option<Fault>],
-    /// The services' breakers and rate limiters.
+    /// The services' guards.
     pub guards: Option<&'a crate::flow::CallGuards>,
     /// The series' sampling interval.
     pub sample_interval: Nanos,
@@ -389,17 +392,11 @@ pub fn status_text(scenario: &Scenario, outcome: Outcome, detail: Detail) -> Str
         Detail::Failed(FailReason::Rejected(i)) => {
             format!("Failed (TaskRejectedException: {})", svc(i))
         }
-        Detail::Failed(FailReason::BulkheadFull(i)) => {
-            format!("Failed (BulkheadFullException: {})", svc(i))
+        Detail::Failed(FailReason::Refused(i, refusal)) => {
+            format!("Failed ({}: {})", refusal.exception, svc(i))
         }
         Detail::Failed(FailReason::Connect) => format!("{} (connect timed out)", outcome.name()),
         Detail::Failed(FailReason::Reset) => format!("{} (connection reset)", outcome.name()),
-        Detail::Failed(FailReason::NotPermitted(i)) => {
-            format!("Failed (CallNotPermittedException: {})", svc(i))
-        }
-        Detail::Failed(FailReason::RateLimited(i)) => {
-            format!("Failed (RequestNotPermitted: {})", svc(i))
-        }
         Detail::Failed(FailReason::NotSent) => {
             format!(
                 "{} (not sent: the client's breaker is open)",

@@ -1,24 +1,16 @@
-//! What wraps each service's calls, as resilience4j's decorators do: the breaker and rate
-//! limiter (`flow::CallGuards`) with the one breaker poll the queue holds, the semaphore
-//! bulkhead's permits, and the call retries with their attempts' numbering.
+//! What wraps each service's calls, as resilience4j's decorators do: each service's guards
+//! (`flow::CallGuards`) with the one poll of their timed transitions the queue holds, and the
+//! call retries with their attempts' numbering.
 
 use crate::flow::{CallGuards, CallRetries, CallSlots};
-use crate::request::ReqRef;
 use crate::scenario::Scenario;
 use crate::time::Nanos;
 
-/// Each service's semaphore bulkhead; a waiter is a request's call.
-pub(crate) type Permits = crate::flow::permit::Semaphore<(ReqRef, u16)>;
-
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Guards {
     pub calls: CallGuards,
-    /// Whether any service has a breaker or a limiter (else nothing is asked).
-    pub any: bool,
-    /// When the pending `BreakerPoll` event is due.
+    /// When the pending `GuardPoll` event is due.
     pub(crate) poll_at: Option<Nanos>,
-    /// Each service's semaphore bulkhead (`semaphore`).
-    pub permits: Vec<Permits>,
     /// Each service's `[services.retry]`.
     pub retries: CallRetries,
     /// How the attempts of calls are numbered.
@@ -27,15 +19,9 @@ pub(crate) struct Guards {
 
 impl Guards {
     pub fn new(scenario: &Scenario) -> Self {
-        let calls = CallGuards::new(scenario);
         Guards {
-            any: calls.any(),
-            calls,
+            calls: CallGuards::new(scenario),
             poll_at: None,
-            permits: vec![
-                Permits::new(scenario.strategy.semaphore.permits);
-                scenario.services.len()
-            ],
             retries: CallRetries::new(scenario),
             slots: CallSlots::new(scenario.endpoint.call_count()),
         }
@@ -46,8 +32,8 @@ impl Guards {
 pub(crate) enum Asked {
     /// Make the call now.
     Go,
-    /// It failed at once (breaker open, or no rate-limiter permit): go on with the next.
+    /// It failed at once (a guard refused it): go on with the next.
     Failed,
-    /// The submitter is parked until the permit is due.
+    /// The submitter is parked until the permit is due, or released to it.
     Parked,
 }

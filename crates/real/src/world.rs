@@ -20,8 +20,10 @@ use threadlab_model::snapshot::{ClientTally, NetStats};
 use super::RealFailure;
 use super::books::Books;
 use super::clock::{ScaledClock, Stop};
+use super::cores::Cores;
 use super::monitor::Monitors;
 use super::pool::RealPool;
+use super::resources::Connections;
 use super::sync::{Mailbox, lock};
 use super::task::{Deferred, Handoff, PermitWait, Req};
 
@@ -43,6 +45,10 @@ pub(super) struct World {
     pub(super) net: Mutex<RealNet>,
     /// Each service's semaphore bulkhead (`semaphore`).
     pub(super) permits: Vec<Mutex<Semaphore<Arc<PermitWait>>>>,
+    /// The scenario's cores (CPU work, pinned carriers, thread creation).
+    pub(super) cores: Cores,
+    /// The connection pools (`[[resources]]`).
+    pub(super) connections: Connections,
     /// The clients' retry policy and budget (`[load.retry]`), the engine's rule.
     pub(super) retries: Mutex<ClientRetries>,
     /// Each service's `[services.retry]`, the engine's rule, and how the attempts of calls
@@ -124,6 +130,8 @@ impl World {
                 .iter()
                 .map(|_| Mutex::new(Semaphore::new(scenario.strategy.semaphore.permits)))
                 .collect(),
+            cores: Cores::new(scenario),
+            connections: Connections::new(scenario),
             retries: Mutex::new(ClientRetries::new(scenario.load.retry)),
             call_retries: Mutex::new(CallRetries::new(scenario)),
             slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),

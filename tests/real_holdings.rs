@@ -187,7 +187,7 @@ threads = "platform"
         unbounded.map(|p| p.threads_created)
     };
     assert_eq!((created(&sim), created(&real.run)), (Some(4), Some(4)));
-    // A thread per call for each of the 200 handlers is over a cap of 203: refused.
+    // A thread per call, four beside the server's 200 threads, is over a cap of 203.
     let cap = RealOptions {
         max_threads: 203,
         ..RealOptions::default()

@@ -31,8 +31,13 @@ fn pool_threads(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
         Strategy::Unbounded
             if scenario.strategy.unbounded_threads == UnboundedThreads::Platform =>
         {
+            // A `runs` load has one request in flight at a time.
+            let n = match scenario.load.mode {
+                LoadMode::Runs { .. } => widest_stage(scenario),
+                _ => threads_per_call(scenario),
+            };
             (
-                threads_per_call(scenario),
+                n,
                 " + a thread per call (unbounded platform threads)".into(),
             )
         }
@@ -71,14 +76,13 @@ fn threads_per_call(scenario: &Scenario) -> u64 {
             LoadMode::Open { .. } | LoadMode::Trace { .. } => u64::MAX / 2,
         },
     };
-    let widest = scenario
-        .endpoint
-        .stages
-        .iter()
-        .map(Vec::len)
-        .max()
-        .unwrap_or(1) as u64;
-    handlers.saturating_mul(widest)
+    handlers.saturating_mul(widest_stage(scenario))
+}
+
+/// The most calls one request has in flight at once: its widest stage.
+fn widest_stage(scenario: &Scenario) -> u64 {
+    let widest = scenario.endpoint.stages.iter().map(Vec::len).max();
+    widest.unwrap_or(1) as u64
 }
 
 /// What would bring `strategy` on `scenario` under `cap` threads: `--set` changes, each

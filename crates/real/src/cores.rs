@@ -6,61 +6,20 @@
 //! CPU before its task runs. Within the permits, the machine's own scheduler runs the spinning
 //! threads.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::flow::cores::{creation_cost, next_burst};
-use crate::scenario::Scenario;
 use crate::time::Nanos;
 use crate::topology::PoolId;
 use threadlab_model::pool::Submitter;
 
 use super::clock::STOP_POLL;
+use super::holdings::CoreWait;
 use super::sync::{Ctx, lock};
-use super::task::{PermitWait, RealTask};
+use super::task::RealTask;
 use super::world::World;
-
-/// The scenario's cores: who holds one, who waits for one.
-pub(super) struct Cores {
-    queue: Mutex<CoreQueue>,
-    /// Platform threads whose creator spent `spawn_cost` on them.
-    spawned: AtomicU64,
-}
-
-/// The cores' permits and their waiters, in the order the model's time says they asked (the
-/// engine's FIFO run queue): a thread the machine woke late, or whose spin it ran late, asks
-/// when its last burst ended in the model's time, not when it got to ask.
-struct CoreQueue {
-    cores: u32,
-    in_use: u32,
-    /// Waiters by when they asked (scenario time), then by arrival.
-    waiters: BTreeMap<(Nanos, u64), Arc<CoreWait>>,
-    next: u64,
-}
-
-/// A thread waiting for a core: the releasing thread grants it one, from the instant of the
-/// model's time it says.
-#[derive(Default)]
-struct CoreWait {
-    granted: PermitWait,
-    at: AtomicU64,
-}
-
-impl Cores {
-    pub fn new(scenario: &Scenario) -> Self {
-        Cores {
-            queue: Mutex::new(CoreQueue {
-                cores: scenario.cores,
-                in_use: 0,
-                waiters: BTreeMap::new(),
-                next: 0,
-            }),
-            spawned: AtomicU64::new(0),
-        }
-    }
-}
 
 impl World {
     /// Takes one of the scenario's cores, after the threads that asked before this one in the

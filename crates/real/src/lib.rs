@@ -16,6 +16,7 @@ mod clock;
 mod cores;
 mod cpu;
 mod executor;
+mod holdings;
 mod keepalive;
 mod live;
 mod monitor;

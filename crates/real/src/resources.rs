@@ -3,38 +3,17 @@
 //! for its CPU, kept through its wait when it pins its carrier
 //! ([`crate::flow::cores::pins_carrier`]), in that order, as in the engine.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::flow::cores::pins_carrier;
-use crate::flow::resource::{Borrow, ConnectionPool};
-use crate::scenario::{ResourceId, Scenario, ServiceId};
+use crate::flow::resource::Borrow;
+use crate::scenario::{ResourceId, ServiceId};
 use crate::time::Nanos;
-use threadlab_model::snapshot::ResourceSnapshot;
 
 use super::sync::{Ctx, lock};
 use super::task::PermitWait;
 use super::world::World;
-
-/// A connection waiter: granted by the call that gives a connection back, unless its timeout
-/// came first; and when it began to wait (scenario time).
-type ConnWait = (Arc<PermitWait>, Nanos);
-
-/// The run's connection pools (`[[resources]]`), indexed by [`ResourceId`].
-pub(super) struct Connections(Vec<Mutex<ConnectionPool<ConnWait>>>);
-
-impl Connections {
-    pub fn new(scenario: &Scenario) -> Self {
-        let pools = scenario.resources.iter().map(ConnectionPool::new);
-        Connections(pools.map(Mutex::new).collect())
-    }
-
-    /// Each pool's figures now.
-    pub fn snapshots(&self, scenario: &Scenario) -> Vec<ResourceSnapshot> {
-        let pools = scenario.resources.iter().zip(&self.0);
-        pools.map(|(r, pool)| lock(pool).snapshot(r)).collect()
-    }
-}
 
 /// What a running call holds, to give back when it ends.
 #[must_use]

@@ -20,10 +20,9 @@ use threadlab_model::snapshot::{ClientTally, NetStats};
 use super::RealFailure;
 use super::books::Books;
 use super::clock::{ScaledClock, Stop};
-use super::cores::Cores;
+use super::holdings::{Connections, Cores};
 use super::monitor::Monitors;
 use super::pool::RealPool;
-use super::resources::Connections;
 use super::sync::{Mailbox, lock};
 use super::task::{Deferred, Handoff, PermitWait, Req};
 

@@ -382,10 +382,17 @@ fn tui_with_the_real_engine_and_no_terminal_prints_the_real_comparison() {
         stdout.contains("sequential") && stdout.contains("unbounded"),
         "{stdout}"
     );
-    let out = threadlab(&["tui", "connection-pool", "--engine", "real"]);
+    let out = threadlab(&[
+        "tui",
+        "ironthread",
+        "--engine",
+        "real",
+        "--set",
+        "server.async=true",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr_of(&out).contains("does not support [[resources]]"),
+        stderr_of(&out).contains("does not run server.async = true"),
         "{}",
         stderr_of(&out)
     );

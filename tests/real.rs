@@ -1393,20 +1393,28 @@ fn real_mode_refuses_retried_calls_that_a_caller_runs_pool_would_run_on_the_sche
 }
 
 #[test]
-fn real_mode_refuses_run_to_completion_cpu_scheduling_with_cpu_work() {
+fn real_mode_refuses_run_to_completion_cpu_work_on_more_cores_than_the_machine_has() {
+    // 1,024 cores, more than this machine has: its kernel would time-slice the threads
+    // beyond its own cores, so no burst would surely run to its end.
     let toml = support::one_call("mode = \"batch\"\ncount = 1", "")
         .replace(
             "name = \"one-call\"",
-            "name = \"one-call\"\ncpu_scheduling = \"run-to-completion\"",
+            "name = \"one-call\"\ncores = 1024\ncpu_scheduling = \"run-to-completion\"",
         )
         .replace("latency = \"100ms\"", "latency = \"100ms\"\ncpu = \"1ms\"");
     let s = parse(&toml);
     let refused = real::check(&s, Strategy::Sequential, RealOptions::default());
     let text = refused.expect_err("refused").to_string();
-    assert!(text.contains("run-to-completion"), "{text}");
-    // Time-sliced, the default, runs.
+    assert!(
+        text.contains("run-to-completion") && text.contains("this machine has"),
+        "{text}"
+    );
+    // Time-sliced, the default, runs; so does run-to-completion on one core (each burst
+    // holds the scenario's one core to its end).
     let sliced = parse(&toml.replace("cpu_scheduling = \"run-to-completion\"\n", ""));
     assert!(real::check(&sliced, Strategy::Sequential, RealOptions::default()).is_ok());
+    let one_core = parse(&toml.replace("cores = 1024", "cores = 1"));
+    assert!(real::check(&one_core, Strategy::Sequential, RealOptions::default()).is_ok());
 }
 
 #[test]

@@ -2,14 +2,15 @@
 //! (`--max-threads`): advice computed from the scenario's own numbers, so it only ever names
 //! a change that lowers the count.
 
-use crate::scenario::{LoadMode, Scenario, ServerThreads, Strategy};
+use crate::scenario::{LoadMode, Scenario, ServerThreads, Strategy, UnboundedThreads};
 
 /// Above this, a count is "a thread per request of an endless load": no cap can hold it.
 const ENDLESS: u64 = u64::MAX / 4;
 
 /// An estimate of the OS threads a real run starts at most: server threads, plus the
-/// strategy's pool maxima or parallelism. Tokio tasks (virtual threads, `unbounded`) do not
-/// count.
+/// strategy's pool maxima or parallelism, or a thread per call in flight (`unbounded` on
+/// platform threads, a common pool below parallelism 2). Tokio tasks (virtual threads) do
+/// not count.
 pub fn os_threads_needed(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
     let server = server_threads(scenario);
     let (pools, pools_detail) = pool_threads(scenario, strategy);
@@ -27,6 +28,19 @@ fn server_threads(scenario: &Scenario) -> u64 {
 /// The strategy's own OS threads, and how they add up (" + 20 bulkhead maximum").
 fn pool_threads(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
     match strategy {
+        Strategy::Unbounded
+            if scenario.strategy.unbounded_threads == UnboundedThreads::Platform =>
+        {
+            // A `runs` load has one request in flight at a time.
+            let n = match scenario.load.mode {
+                LoadMode::Runs { .. } => widest_stage(scenario),
+                _ => threads_per_call(scenario),
+            };
+            (
+                n,
+                " + a thread per call (unbounded platform threads)".into(),
+            )
+        }
         Strategy::Sequential | Strategy::Unbounded | Strategy::Semaphore => (0, String::new()),
         Strategy::Bulkhead => {
             let n = scenario
@@ -37,30 +51,10 @@ fn pool_threads(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
                 .sum();
             (n, format!(" + {n} bulkhead maximum"))
         }
-        Strategy::Shared if crate::topology::common_pool_per_task(scenario) => {
-            // A new thread per call: as many as calls can be in flight at once.
-            let handlers = match scenario.server.threads {
-                ServerThreads::Platform(n) => u64::from(n),
-                ServerThreads::Virtual => match scenario.load.mode {
-                    LoadMode::Runs { .. } => 1,
-                    LoadMode::Batch { count } => u64::from(count),
-                    LoadMode::Closed { clients, .. } => u64::from(clients),
-                    LoadMode::Open { .. } | LoadMode::Trace { .. } => u64::MAX / 2,
-                },
-            };
-            let widest = scenario
-                .endpoint
-                .stages
-                .iter()
-                .map(Vec::len)
-                .max()
-                .unwrap_or(1) as u64;
-            let n = handlers.saturating_mul(widest);
-            (
-                n,
-                " + a thread per call (common pool parallelism below 2)".into(),
-            )
-        }
+        Strategy::Shared if crate::topology::common_pool_per_task(scenario) => (
+            threads_per_call(scenario),
+            " + a thread per call (common pool parallelism below 2)".into(),
+        ),
         Strategy::Shared => {
             let parallelism = scenario.shared_parallelism();
             (
@@ -69,6 +63,26 @@ fn pool_threads(scenario: &Scenario, strategy: Strategy) -> (u64, String) {
             )
         }
     }
+}
+
+/// A new thread per call: as many as calls can be in flight at once.
+fn threads_per_call(scenario: &Scenario) -> u64 {
+    let handlers = match scenario.server.threads {
+        ServerThreads::Platform(n) => u64::from(n),
+        ServerThreads::Virtual => match scenario.load.mode {
+            LoadMode::Runs { .. } => 1,
+            LoadMode::Batch { count } => u64::from(count),
+            LoadMode::Closed { clients, .. } => u64::from(clients),
+            LoadMode::Open { .. } | LoadMode::Trace { .. } => u64::MAX / 2,
+        },
+    };
+    handlers.saturating_mul(widest_stage(scenario))
+}
+
+/// The most calls one request has in flight at once: its widest stage.
+fn widest_stage(scenario: &Scenario) -> u64 {
+    let widest = scenario.endpoint.stages.iter().map(Vec::len).max();
+    widest.unwrap_or(1) as u64
 }
 
 /// What would bring `strategy` on `scenario` under `cap` threads: `--set` changes, each
@@ -85,6 +99,14 @@ pub fn advice(scenario: &Scenario, strategy: Strategy, cap: u64) -> String {
     let server_is_platform = scenario.server.threads != ServerThreads::Virtual;
     if server_is_platform && fits(&virtual_server) {
         ways.push("--set server.threads=virtual (handlers as tokio tasks)".into());
+    }
+    let mut virtual_calls = scenario.clone();
+    virtual_calls.strategy.unbounded_threads = UnboundedThreads::Virtual;
+    if strategy == Strategy::Unbounded
+        && scenario.strategy.unbounded_threads == UnboundedThreads::Platform
+        && fits(&virtual_calls)
+    {
+        ways.push("--set strategy.unbounded.threads=virtual (calls as tokio tasks)".into());
     }
     if let Some(pools) = pools_that_fit(scenario, &fits) {
         ways.push(pools);

@@ -20,7 +20,7 @@ use super::RealFailure;
 use super::clock::STOP_POLL;
 use super::keepalive::AfterResponse;
 use super::pool::{PoolState, RunsOn, TaskId};
-use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
+use super::sync::{CoreEnd, Ctx, OnTask, OnThread, block_on, lock};
 use super::task::{Deferred, RealTask};
 use super::world::World;
 
@@ -28,7 +28,8 @@ impl World {
     /// `execute(task)` on pool `pool` from a thread outside the pools, now.
     pub(super) fn submit(self: &Arc<Self>, pool: PoolId, job: RealTask) -> Result<(), RealTask> {
         let now = self.clock.now();
-        self.offer(pool, job, |p, id| p.submit_at(id, now))
+        self.offer(pool, job, |p, id| p.submit_at(id, now), false)
+            .map(|_| ())
     }
 
     /// `execute(task)` on pool `pool` from thread `who`: the job runs or waits, or comes back
@@ -39,15 +40,36 @@ impl World {
         job: RealTask,
         who: Submitter,
     ) -> Result<(), RealTask> {
-        self.offer(pool, job, |p, id| p.submit_from(id, who))
+        self.offer(pool, job, |p, id| p.submit_from(id, who), false)
+            .map(|_| ())
     }
 
+    /// As [`World::submit_from`], but a new thread the pool starts for the job is left to
+    /// the caller to start ([`World::start_created`]): its slot is returned.
+    pub(super) fn submit_from_deferred(
+        self: &Arc<Self>,
+        pool: PoolId,
+        job: RealTask,
+        who: Submitter,
+    ) -> Result<Option<Slot>, RealTask> {
+        self.offer(pool, job, |p, id| p.submit_from(id, who), true)
+    }
+
+    /// Starts the thread the pool created in `slot` for a job already given to it.
+    pub(super) fn start_created(self: &Arc<Self>, pool: PoolId, slot: Slot) {
+        let mut st = lock(&self.pools[pool].state);
+        self.start_worker(pool, slot, &mut st);
+    }
+
+    /// Asks the pool to take `job`; a new thread is started now, or left to the caller
+    /// (`defer_start`, its slot returned).
     fn offer(
         self: &Arc<Self>,
         pool: PoolId,
         job: RealTask,
         admit: impl FnOnce(&mut Pool<TaskId>, TaskId) -> Admission,
-    ) -> Result<(), RealTask> {
+        defer_start: bool,
+    ) -> Result<Option<Slot>, RealTask> {
         let p = &self.pools[pool];
         let mut st = lock(&p.state);
         let id = st.next_task;
@@ -58,16 +80,19 @@ impl World {
             Admission::Queued => {
                 st.jobs.insert(id, job);
                 self.release_signalled(pool, &mut st);
-                Ok(())
+                Ok(None)
             }
             Admission::Started(slot) => {
                 st.jobs.insert(id, job);
                 if st.pool.stats().threads_created > created {
+                    if defer_start {
+                        return Ok(Some(slot));
+                    }
                     self.start_worker(pool, slot, &mut st);
                 } else {
                     st.waker(slot).notify_one();
                 }
-                Ok(())
+                Ok(None)
             }
         }
     }
@@ -140,7 +165,7 @@ impl World {
             .name()
             .unwrap_or("unnamed")
             .to_string();
-        let ctx = OnThread(&self.stop);
+        let ctx = OnThread(&self.stop, CoreEnd::default());
         let p = &self.pools[pool];
         // A keep-alive check that is due, carried across tasks like the engine's event.
         let mut check_at: Option<Nanos> = None;
@@ -238,7 +263,7 @@ impl World {
 
     /// A virtual thread: runs its task (and any it is handed) and exits.
     async fn task_loop(self: Arc<Self>, pool: PoolId, slot: Slot, me: String) {
-        let ctx = OnTask(&self.stop);
+        let ctx = OnTask(&self.stop, CoreEnd::default());
         let p = &self.pools[pool];
         loop {
             let job = lock(&p.state).take_job(slot);

@@ -13,14 +13,17 @@ mod books;
 mod call_retry;
 mod cap;
 mod clock;
+mod cores;
 mod cpu;
 mod executor;
 mod guard;
+mod holdings;
 mod keepalive;
 mod live;
 mod monitor;
 mod pace;
 mod pool;
+mod resources;
 mod run;
 mod server;
 mod snapshot;
@@ -90,8 +93,8 @@ pub enum RealError {
         crate::scenario::TIME_SCALE.end()
     )]
     BadTimeScale(f64),
-    #[error("real execution does not support {0} yet; run it with --engine sim")]
-    Unsupported(&'static str),
+    #[error("real execution does not run {0}; run it with --engine sim")]
+    Unsupported(String),
     #[error("real run failed: {0}")]
     Internal(#[from] RealFailure),
 }
@@ -182,40 +185,45 @@ pub fn check(
     if !crate::scenario::TIME_SCALE.contains(&scale) {
         return Err(RealError::BadTimeScale(scale));
     }
+    let unsupported = |what: &str| Err(RealError::Unsupported(what.to_string()));
     if scenario.server.async_ {
-        return Err(RealError::Unsupported("server.async = true"));
+        return unsupported(
+            "server.async = true (the real handler keeps its thread until it writes the \
+             response: the servlet's early return of its thread is played by the simulation \
+             only)",
+        );
     }
     if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
-        return Err(RealError::Unsupported("load.mode = \"trace\""));
+        return unsupported(
+            "load.mode = \"trace\" (the real load draws its arrivals and latencies; it does \
+             not replay recorded ones)",
+        );
     }
     if closed_clients_come_back(scenario) {
-        return Err(RealError::Unsupported(
-            "[[load.phases]] that bring back closed clients an earlier phase stopped",
-        ));
-    }
-    if !scenario.resources.is_empty() {
-        return Err(RealError::Unsupported("[[resources]] (connection pools)"));
+        return unsupported(
+            "[[load.phases]] that bring back closed clients an earlier phase stopped (the \
+             simulation's client keeps its kept-alive connection across the pause; a real \
+             client's is gone)",
+        );
     }
     if retried_calls_run_on_the_scheduler(scenario, strategy) {
-        return Err(RealError::Unsupported(
+        return unsupported(
             "[services.retry] on a pool whose rejection is \"caller-runs\" (a rejected retry \
-             would run on resilience4j's scheduler thread)",
-        ));
+             would run on resilience4j's scheduler thread, which the simulation plays and the \
+             real engine has not)",
+        );
     }
     let cpu_work = scenario.services.iter().any(|s| s.cpu > Nanos::ZERO);
-    if cpu_work && scenario.cpu_scheduling == crate::scenario::CpuScheduling::RunToCompletion {
-        return Err(RealError::Unsupported(
-            "scenario.cpu_scheduling = \"run-to-completion\" with CPU work: real threads share \
-             the machine's cores as its kernel does (time-sliced)",
-        ));
-    }
-    if scenario.services.iter().any(|s| s.pinned) {
-        return Err(RealError::Unsupported("pinned services"));
-    }
-    if scenario.strategy.unbounded_threads == crate::scenario::UnboundedThreads::Platform {
-        return Err(RealError::Unsupported(
-            "[strategy.unbounded] threads = \"platform\"",
-        ));
+    let machine = cpu::machine_cores();
+    let run_to_completion =
+        scenario.cpu_scheduling == crate::scenario::CpuScheduling::RunToCompletion;
+    if cpu_work && run_to_completion && scenario.cores as usize > machine {
+        return Err(RealError::Unsupported(format!(
+            "scenario.cpu_scheduling = \"run-to-completion\" with CPU work on {} cores: this \
+             machine has {machine}, and its kernel time-slices the threads beyond them; try \
+             --set scenario.cores={machine}",
+            scenario.cores
+        )));
     }
     let (needed, detail) = os_threads_needed(scenario, strategy);
     if needed > options.max_threads {

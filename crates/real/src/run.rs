@@ -18,7 +18,7 @@ use super::clock::{STOP_POLL, ScaledClock};
 use super::monitor::{Group, Monitors};
 use super::pace::{Measured, Pace};
 use super::pool::{RealPool, RunsOn};
-use super::sync::{Ctx, OnTask, OnThread, block_on, lock};
+use super::sync::{CoreEnd, Ctx, OnTask, OnThread, block_on, lock};
 use super::task::{Attempt, Req, Sender};
 use super::world::{Setup, World};
 use super::{RealError, RealFailure, RealOptions, RealRun};
@@ -45,6 +45,7 @@ pub(super) fn execute(
     };
     let runtime = running.world.monitors.view();
     let wall_s = running.world.clock.wall_s();
+    let spawn_cores = running.world.spawn_cores(snapshot.now);
     running.join()?;
     let clients = match scenario.load.mode {
         LoadMode::Closed { clients, .. } => u64::from(clients),
@@ -56,7 +57,7 @@ pub(super) fn execute(
         clients,
         runtime: &runtime,
         time_scale: scale,
-        cores_needed: super::pace::cores_needed(scenario, &snapshot),
+        cores_needed: super::pace::cores_needed(scenario, &snapshot) + spawn_cores,
         cores: super::cpu::machine_cores(),
     });
     Ok(RealRun {
@@ -161,7 +162,7 @@ pub(super) fn start(
         .map(|plan| {
             // Virtual threads (per-task server or unbounded pools) run as tokio tasks.
             let group = match plan.role {
-                _ if plan.spec.kind != PoolKind::PerTask => None,
+                _ if plan.spec.kind != PoolKind::PerTask || !plan.spec.virtual_threads => None,
                 PoolRole::Server => Some(Group::VirtualHandlers),
                 PoolRole::Unbounded => Some(Group::Unbounded),
                 PoolRole::Shared | PoolRole::Bulkhead(_) => None,
@@ -405,7 +406,9 @@ impl World {
         }
         let world = Arc::clone(self);
         let task = async move {
-            world.follow(&OnTask(&world.stop), req).await;
+            world
+                .follow(&OnTask(&world.stop, CoreEnd::default()), req)
+                .await;
         };
         drop(
             self.rt
@@ -479,7 +482,7 @@ fn runs_client(w: &Arc<World>, count: u32) {
         // The next run is due once the previous one's client has its outcome and turned
         // around; each run opens its own connection.
         let req = w.issue(due, ONE_SHOT, None);
-        let Some(req) = block_on(w.follow(&OnThread(&w.stop), req)) else {
+        let Some(req) = block_on(w.follow(&OnThread(&w.stop, CoreEnd::default()), req)) else {
             return;
         };
         due = w.next_send(&req, Nanos::ZERO);
@@ -575,7 +578,7 @@ fn spawn_client(world: &Arc<World>, client: u32, start: Nanos, think: Nanos) {
         let w = Arc::clone(world);
         let client = async move {
             tokio::time::sleep_until(w.clock.at(start).into()).await;
-            let ctx = OnTask(&w.stop);
+            let ctx = OnTask(&w.stop, CoreEnd::default());
             let (mut due, mut first) = (start, true);
             // Requests served on the client's open connection; `None`: it opens one.
             let mut conn: Option<u32> = None;

@@ -19,6 +19,7 @@ use threadlab_model::snapshot::status_text;
 
 use super::clock::STOP_POLL;
 use super::guard::Guarded;
+use super::resources::Held;
 use super::sync::{Ctx, lock};
 use super::task::{CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin};
 use super::world::World;
@@ -307,7 +308,9 @@ impl World {
                     Happened::DoorOpen
                 }
                 Effect::Cpu(cost) => {
-                    self.spin(cost);
+                    if !self.run_cpu(ctx, cost).await {
+                        return Deferred::None;
+                    }
                     Happened::CpuDone
                 }
                 Effect::Stage(stage) => {
@@ -331,7 +334,9 @@ impl World {
                 Effect::ErrorPage(cost) => {
                     // The exception reaches the container, which logs it and renders the
                     // error page before the 500 is written.
-                    self.spin(cost);
+                    if !self.run_cpu(ctx, cost).await {
+                        return Deferred::None;
+                    }
                     Happened::ErrorPageDone
                 }
                 // One thread tells the machine each thing in turn: nothing comes too late.
@@ -404,11 +409,7 @@ impl World {
     ) -> Result<(), StageEnd> {
         let i = launch.index;
         let call = calls.slots[i];
-        let timeout_at = self
-            .scenario
-            .service(self.service_of(call))
-            .timeout
-            .map(|t| Instant::now() + self.clock.real(t));
+        let timeout = self.scenario.service(self.service_of(call)).timeout;
         let job = RealTask::Call(CallTask {
             req: Arc::clone(req),
             call,
@@ -416,7 +417,11 @@ impl World {
             attempt: launch.join.attempt(i),
             join: Arc::clone(launch.join),
         });
-        let Err(job) = self.submit_from(launch.pool, job, launch.submitter) else {
+        let submitted = self.submit_call(ctx, launch.pool, job, launch.submitter);
+        let submitted = submitted.await;
+        // Armed once submitted: after the creation of a new thread for it, as in the engine.
+        let timeout_at = timeout.map(|t| Instant::now() + self.clock.real(t));
+        let Err(job) = submitted else {
             calls.deadlines[i] = timeout_at;
             return Ok(());
         };
@@ -712,27 +717,30 @@ impl World {
         let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         let fault = lock(&self.faults)[service.0];
         let latency = flow::call_latency(draw.latency, None, fault, svc.hang, draw.hang_u);
-        // CPU time really runs: the thread spins, then waits its latency.
-        self.spin(svc.cpu);
         let cut = flow::read_timeout_cut(read_timeout, latency);
-        let wait = self.clock.real(cut.unwrap_or(latency));
-        if !ctx.sleep_until(Instant::now() + wait).await {
+        let failure = flow::failure_probability(svc, fault);
+        // A connection, a core for its CPU (kept through the wait when pinned); its CPU time
+        // really runs: the thread spins, then waits its latency.
+        let holding = match self.hold_for_call(ctx, service).await {
+            Held::Runs(holding) => holding,
+            Held::NoConnection => {
+                let result = CallResult::of_call(cut.is_some(), true, draw.fail_u, failure);
+                result.count(&mut lock(&self.books).book.services[service.0]);
+                return Some(result);
+            }
+            Held::Stopped => return None,
+        };
+        let ran = self.call_cpu(ctx, svc.cpu, &holding).await;
+        let ends = self.call_ends(&holding, svc.cpu, cut.unwrap_or(latency));
+        let slept = ran && ctx.sleep_until(ends).await;
+        self.let_go(holding);
+        if !slept {
             return None;
         }
-        let failure = flow::failure_probability(svc, fault);
         let result = CallResult::of_call(cut.is_some(), false, draw.fail_u, failure);
         let mut books = lock(&self.books);
         result.count(&mut books.book.services[service.0]);
         Some(result)
-    }
-
-    /// This thread runs `cpu` of scenario time (scaled) on the machine's cores: it spins
-    /// until it has had that much CPU time of its own (see [`super::cpu::spin`]).
-    fn spin(&self, cpu: Nanos) {
-        let real = self.clock.real(cpu);
-        if !real.is_zero() {
-            super::cpu::spin(real);
-        }
     }
 
     fn respond(&self, req: &Arc<Req>, p: &HandlerVerdict, me: &str) -> Deferred {

@@ -45,6 +45,7 @@ impl World {
             backlog,
             net: Some(net),
             log: b.log().cloned().map(LogLine::Run).collect(),
+            resources: self.connections.snapshots(&self.scenario),
             ..base
         }
     }

@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
@@ -14,6 +15,7 @@ use std::time::Instant;
 use tokio::sync::Notify;
 
 use super::clock::{STOP_POLL, Stop};
+use crate::time::Nanos;
 
 /// Where request code runs: it can sleep and wait for a mailbox.
 pub(super) trait Ctx: Sync {
@@ -26,13 +28,20 @@ pub(super) trait Ctx: Sync {
         deadline: Instant,
     ) -> impl Future<Output = ()> + Send;
     fn stopped(&self) -> bool;
+    /// When this thread's last CPU burst ended in the model's time, if it has not waited
+    /// since (see [`CoreEnd`]).
+    fn core_end(&self) -> &CoreEnd;
+    /// Whether this is a virtual thread (a tokio task of a virtual-thread pool), whose
+    /// carrier is one of the scenario's cores.
+    fn on_virtual(&self) -> bool;
 }
 
 /// A platform thread: blocks.
-pub(super) struct OnThread<'a>(pub &'a Stop);
+pub(super) struct OnThread<'a>(pub &'a Stop, pub CoreEnd);
 
 impl Ctx for OnThread<'_> {
     fn sleep_until(&self, deadline: Instant) -> impl Future<Output = bool> + Send {
+        self.1.forget();
         std::future::ready(self.0.sleep_until(deadline))
     }
 
@@ -41,6 +50,7 @@ impl Ctx for OnThread<'_> {
         mailbox: &Mailbox<T>,
         deadline: Instant,
     ) -> impl Future<Output = ()> + Send {
+        self.1.forget();
         mailbox.wait_blocking(deadline.min(Instant::now() + STOP_POLL));
         std::future::ready(())
     }
@@ -48,13 +58,23 @@ impl Ctx for OnThread<'_> {
     fn stopped(&self) -> bool {
         self.0.is_stopped()
     }
+
+    fn on_virtual(&self) -> bool {
+        false
+    }
+
+    fn core_end(&self) -> &CoreEnd {
+        &self.1
+    }
 }
 
-/// A tokio task: awaits.
-pub(super) struct OnTask<'a>(pub &'a Stop);
+/// A tokio task: awaits. Request code runs in one only on a virtual thread (the server's or
+/// `unbounded`'s virtual threads); the load's clients, which are tasks too, make no calls.
+pub(super) struct OnTask<'a>(pub &'a Stop, pub CoreEnd);
 
 impl Ctx for OnTask<'_> {
     async fn sleep_until(&self, deadline: Instant) -> bool {
+        self.1.forget();
         tokio::time::sleep_until(deadline.into()).await;
         !self.0.is_stopped()
     }
@@ -64,11 +84,48 @@ impl Ctx for OnTask<'_> {
         mailbox: &Mailbox<T>,
         deadline: Instant,
     ) -> impl Future<Output = ()> + Send {
+        self.1.forget();
         mailbox.wait_async(deadline.min(Instant::now() + STOP_POLL))
     }
 
     fn stopped(&self) -> bool {
         self.0.is_stopped()
+    }
+
+    fn on_virtual(&self) -> bool {
+        true
+    }
+
+    fn core_end(&self) -> &CoreEnd {
+        &self.1
+    }
+}
+
+/// When a thread's last CPU burst ended in the model's time (scenario nanoseconds): the
+/// instant it asks for a core again if it goes straight on, however late the machine woke it
+/// or ran its spin. A sleep or a wait forgets it: the thread then asks when it does.
+#[derive(Debug)]
+pub(super) struct CoreEnd(AtomicU64);
+
+impl Default for CoreEnd {
+    fn default() -> Self {
+        CoreEnd(AtomicU64::new(u64::MAX))
+    }
+}
+
+impl CoreEnd {
+    pub fn set(&self, at: Nanos) {
+        self.0.store(at.0, Ordering::Relaxed);
+    }
+
+    /// The end kept, if any, now forgotten.
+    pub fn take(&self) -> Option<Nanos> {
+        let at = self.0.swap(u64::MAX, Ordering::Relaxed);
+        (at != u64::MAX).then_some(Nanos(at))
+    }
+
+    fn forget(&self) {
+        self.0.store(u64::MAX, Ordering::Relaxed);
     }
 }
 

@@ -19,6 +19,7 @@ use threadlab_model::snapshot::{ClientTally, NetStats};
 use super::RealFailure;
 use super::books::Books;
 use super::clock::{ScaledClock, Stop};
+use super::holdings::{Connections, Cores};
 use super::monitor::Monitors;
 use super::pool::RealPool;
 use super::sync::{Mailbox, lock};
@@ -40,6 +41,10 @@ pub(super) struct World {
     pub(super) pools: Pools<RealPool>,
     /// The connections between the clients and Tomcat.
     pub(super) net: Mutex<RealNet>,
+    /// The scenario's cores (CPU work, pinned carriers, thread creation).
+    pub(super) cores: Cores,
+    /// The connection pools (`[[resources]]`).
+    pub(super) connections: Connections,
     /// The clients' retry policy and budget (`[load.retry]`), the engine's rule.
     pub(super) retries: Mutex<ClientRetries>,
     /// Each service's `[services.retry]`, the engine's rule, and how the attempts of calls
@@ -118,6 +123,8 @@ impl World {
                 },
                 reserved: HashMap::new(),
             }),
+            cores: Cores::new(scenario),
+            connections: Connections::new(scenario),
             retries: Mutex::new(ClientRetries::new(scenario.load.retry)),
             call_retries: Mutex::new(CallRetries::new(scenario)),
             slots: crate::flow::CallSlots::new(scenario.endpoint.call_count()),

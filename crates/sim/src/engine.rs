@@ -15,13 +15,14 @@ use crate::topology::{Pools, Topology};
 use super::Fault;
 use super::event::{Event, EventQueue};
 use super::handles::{Task, ThreadName, ThreadRef};
-use super::parts::cpu::{Cpu, ResourceState};
+use super::parts::cpu::Cpu;
 use super::parts::guards::Guards;
 use super::parts::load::LoadGenerator;
 use super::parts::net::{ClosedClient, Net};
 use super::parts::retries::Retries;
 use super::pool::{KeepAlive, Pool, Submitter};
-use super::request::Requests;
+use super::request::{ReqRef, Requests};
+use crate::flow::resource::ConnectionPool;
 use crate::metrics::RecentLog;
 
 /// The series are sampled every 100 ms of simulated time.
@@ -148,7 +149,7 @@ pub struct Engine {
     folding: Folding,
     watchdog: Watchdog,
     pub(super) cpu: Cpu,
-    pub(super) resource_states: Vec<ResourceState>,
+    pub(super) resource_states: Vec<ConnectionPool<(ReqRef, u16)>>,
     /// Thread timelines, when recorded (off by default: see `trace.rs`).
     pub(super) trace: Option<Box<super::trace::Timeline>>,
     /// The clients' retries: the budget and the attempts waiting to be sent.
@@ -198,7 +199,7 @@ impl Engine {
                 sharing: 1,
             },
             cpu: Cpu::new(scenario.cores, scenario.cpu_scheduling),
-            resource_states: vec![ResourceState::default(); scenario.resources.len()],
+            resource_states: scenario.resources.iter().map(ConnectionPool::new).collect(),
             trace: None,
             retries: Retries::new(scenario.load.retry),
             guards: Guards::new(scenario),

@@ -340,9 +340,9 @@ impl Engine {
                 // A new platform thread costs its creator CPU time (`spawn_cost`), and the
                 // call runs only once the thread exists (`new Thread(r).start()`).
                 let p = &self.pools[pool];
-                let spawns = p.stats().threads_created > created
-                    && !p.spec().virtual_threads
-                    && self.scenario.spawn_cost > Nanos::ZERO;
+                let new_thread = p.stats().threads_created > created;
+                let spawns =
+                    flow::cores::creation_cost(&self.scenario, p.spec(), new_thread) > Nanos::ZERO;
                 if spawns {
                     self.spawn_thread_cost(r, call, thread);
                     return false;

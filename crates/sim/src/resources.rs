@@ -11,7 +11,9 @@
 //! short (far under a slice by default) and run to their end. Cores are shared by every thread, platform or virtual: the virtual
 //! threads' carriers are the cores.
 
-use crate::scenario::{Jdk, ResourceId};
+use crate::flow::cores::{next_burst, pins_carrier};
+use crate::flow::resource::Borrow;
+use crate::scenario::ResourceId;
 use crate::time::Nanos;
 
 use super::engine::Engine;
@@ -24,10 +26,8 @@ impl Engine {
     /// Moves a started call on: connection, CPU, then its wait.
     pub(super) fn proceed(&mut self, r: ReqRef, call: u16) {
         let service = self.service_of(call);
-        let svc = &self.scenario.services[service.0];
-        let (uses, pinned_service) = (svc.uses, svc.pinned);
-        let timeout = uses.map(|u| self.scenario.resources[u.0].timeout);
-        let pins_carrier = self.scenario.jdk < Jdk::V25;
+        let uses = self.scenario.services[service.0].uses;
+        let timeout = uses.map(|u| self.resource_states[u.0].timeout());
         let now = self.now;
         // 1. getConnection(): a free connection, else wait in FIFO order up to the timeout.
         if let (Some(res), Some(timeout)) = (uses, timeout)
@@ -41,7 +41,11 @@ impl Engine {
         let c = &mut req.calls[call as usize];
         // 2. CPU time on a core; a virtual thread blocking inside `synchronized` stays pinned
         //    to its carrier (JDK 21-23), so it keeps the core for its whole wait.
-        let pinned = pinned_service && c.on_virtual && pins_carrier;
+        let pinned = pins_carrier(
+            &self.scenario,
+            &self.scenario.services[service.0],
+            c.on_virtual,
+        );
         if (c.cpu_left > Nanos::ZERO || pinned) && c.core != Core::Held {
             if self.cpu.busy < self.cpu.cores {
                 self.cpu.account(now);
@@ -61,10 +65,7 @@ impl Engine {
             // Time-sliced, a platform thread's burst longer than the slice runs one slice at a
             // time. A virtual thread keeps its carrier until it blocks: "the scheduler does not
             // currently implement time sharing for virtual threads" (JEP 444).
-            let burst = match self.cpu.slicing {
-                Some((slice, _)) if !c.on_virtual => c.cpu_left.min(slice),
-                _ => c.cpu_left,
-            };
+            let burst = next_burst(self.scenario.cpu_scheduling, c.on_virtual, c.cpu_left);
             c.cpu_left = c.cpu_left.saturating_sub(burst);
             let event = if c.cpu_left == Nanos::ZERO {
                 Event::CpuDone { req: r, call }
@@ -96,19 +97,12 @@ impl Engine {
         if c.conn == Conn::Held {
             return true;
         }
-        let state = &mut self.resource_states[res.0];
-        if state.in_use < self.scenario.resources[res.0].size {
-            state.in_use += 1;
-            state.max_in_use = state.max_in_use.max(state.in_use);
-            state.acquired += 1;
+        if self.resource_states[res.0].borrow((r, call)) == Borrow::Held {
             c.conn = Conn::Held;
             return true;
         }
         c.conn = Conn::Waiting;
         c.started = now;
-        state.waiters.push_back((r, call));
-        state.waiting += 1;
-        state.max_waiting = state.max_waiting.max(state.waiting);
         self.schedule(now + timeout, Event::ConnTimeout { req: r, call });
         false
     }
@@ -248,10 +242,7 @@ impl Engine {
             return;
         }
         c.conn = Conn::TimedOut;
-        let state = &mut self.resource_states[res.0];
-        state.waiting = state.waiting.saturating_sub(1);
-        state.timeouts += 1;
-        state.wait_total += self.scenario.resources[res.0].timeout;
+        self.resource_states[res.0].give_up();
         self.book.services[service.0].connection_timeouts += 1;
         self.on_call_end(r, call);
     }
@@ -285,26 +276,17 @@ impl Engine {
 
     /// A connection goes back to the pool and to the longest waiter, if any.
     fn release_connection(&mut self, res: ResourceId) {
-        let now = self.now;
-        let state = &mut self.resource_states[res.0];
-        state.in_use = state.in_use.saturating_sub(1);
-        while let Some((r, call)) = self.resource_states[res.0].waiters.pop_front() {
-            let Some(req) = self.requests.get_mut(r) else {
-                continue;
-            };
-            let c = &mut req.calls[call as usize];
+        let requests = &mut self.requests;
+        let next = self.resource_states[res.0].give_back(self.now, |&(r, call)| {
+            let c = &mut requests.get_mut(r)?.calls[call as usize];
             if c.conn != Conn::Waiting {
-                continue;
+                return None;
             }
             c.conn = Conn::Held;
-            let waited = now.saturating_sub(c.started);
-            let state = &mut self.resource_states[res.0];
-            state.waiting = state.waiting.saturating_sub(1);
-            state.in_use += 1;
-            state.acquired += 1;
-            state.wait_total += waited;
+            Some(c.started)
+        });
+        if let Some((r, call)) = next {
             self.proceed(r, call);
-            return;
         }
     }
 

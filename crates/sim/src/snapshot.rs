@@ -63,29 +63,8 @@ impl Engine {
     }
 
     fn resource_snapshots(&self) -> Vec<ResourceSnapshot> {
-        self.scenario
-            .resources
-            .iter()
-            .zip(&self.resource_states)
-            .map(|(r, st)| {
-                let waits = st.acquired + st.timeouts;
-                ResourceSnapshot {
-                    name: r.name.clone(),
-                    size: r.size,
-                    active: st.in_use,
-                    max_active: st.max_in_use,
-                    waiting: st.waiting,
-                    max_waiting: st.max_waiting,
-                    acquired: st.acquired,
-                    timeouts: st.timeouts,
-                    mean_wait_ms: if waits > 0 {
-                        st.wait_total.as_millis_f64() / waits as f64
-                    } else {
-                        0.0
-                    },
-                }
-            })
-            .collect()
+        let pools = self.scenario.resources.iter().zip(&self.resource_states);
+        pools.map(|(r, pool)| pool.snapshot(r)).collect()
     }
 
     /// Every run's row, for `runs` load.

@@ -1,5 +1,4 @@
-//! The cores' and the connection pools' state: the work waiting for a core, the cores in use,
-//! and each resource's borrowers and waiters.
+//! The cores' state: the work waiting for a core and the cores in use.
 
 use std::collections::VecDeque;
 
@@ -85,18 +84,4 @@ impl Cpu {
         self.busy_area += f64::from(self.busy) * now.saturating_sub(self.last_change).as_secs_f64();
         self.last_change = now;
     }
-}
-
-/// A connection pool's state.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ResourceState {
-    pub in_use: u32,
-    pub waiters: VecDeque<(ReqRef, u16)>,
-    /// Waiters still waiting (the queue may hold stale entries of calls that gave up).
-    pub waiting: u32,
-    pub max_waiting: u32,
-    pub acquired: u64,
-    pub timeouts: u64,
-    pub wait_total: Nanos,
-    pub max_in_use: u32,
 }

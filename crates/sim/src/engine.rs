@@ -372,9 +372,14 @@ impl Engine {
     /// Called, two thirds of its time went to copying in the event its caller had just
     /// written field by field (erlang-c's sequential run with the connector's default costs:
     /// 0.97 of the wall time inlined).
+    ///
+    /// An event that something pending comes before could not skip the queue when its turn
+    /// to be handled came (nothing leaves the queue meanwhile): it goes there at once, under
+    /// the sequence number it would have had. Kept aside and handed back, a call's end cost
+    /// each customer of `erlang-c` some 50 instructions more.
     #[inline(always)]
     pub(super) fn schedule(&mut self, at: Nanos, event: Event) {
-        if self.folding.may_keep(at) {
+        if self.folding.may_keep(at) && self.events.peek_key().is_none_or(|(head, _)| at < head) {
             let next = &mut self.folding.next;
             match next.key {
                 None => {
@@ -410,9 +415,9 @@ impl Engine {
             // An event at another instant is one the queue would have handed to the caller,
             // which stops once a finite load has finished.
             let moves = at != self.now;
-            if self.halted()
+            if self.events.peek_key().is_some_and(|next| next < key)
+                || self.halted()
                 || (moves && self.is_finished())
-                || self.events.peek_key().is_some_and(|next| next < key)
             {
                 self.events.push_reserved(at, seq, event);
                 return;

@@ -326,6 +326,7 @@ impl Engine {
             return false;
         };
         self.step_at(head, t, limit);
+        self.net.connect.flush();
         true
     }
 
@@ -342,6 +343,7 @@ impl Engine {
             }
             steps += 1;
         }
+        self.net.connect.flush();
         steps
     }
 

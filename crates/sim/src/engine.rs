@@ -137,8 +137,13 @@ pub struct Engine {
     pub(super) topology: Topology,
     /// The pools' live state, indexed like the topology's pools.
     pub(super) pools: Pools<Pool<Task>>,
-    /// The pools that can signal workers (fork-join), looked at after every event.
+    /// The pools that can signal workers (fork-join), looked at after every event once
+    /// `pools_called`.
     pub(super) fork_join_pools: Vec<PoolId>,
+    /// A call has been submitted to a pool other than the server's. Until then no fork-join
+    /// pool holds a task, so none can have signalled a worker, and none is looked at (that
+    /// look cost a customer of `erlang-c`'s sequential run some 70 instructions).
+    pub(super) pools_called: bool,
     pub(super) requests: Requests,
     pub(super) faults: Vec<Option<Fault>>,
 
@@ -188,6 +193,7 @@ impl Engine {
             topology,
             pools,
             fork_join_pools,
+            pools_called: false,
             requests: Requests::new(scenario.endpoint.call_count()),
             faults: vec![None; scenario.services.len()],
             load: LoadGenerator::new(&scenario.load.mode),

@@ -340,6 +340,7 @@ impl Engine {
     ) -> bool {
         let created = self.pools[pool].stats().threads_created;
         let who = self.submitter_of(submitter);
+        self.pools_called = true;
         match self.pools[pool].submit_from(Task::Call(r, call), who) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);
@@ -421,6 +422,7 @@ impl Engine {
         if let Some(oldest) = self.pools[pool].drop_oldest() {
             self.discard_queued(oldest);
         }
+        self.pools_called = true;
         match self.pools[pool].submit(Task::Call(r, call)) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);

@@ -82,6 +82,7 @@ impl Engine {
     /// leave out the closes that have come only when it is full (see [`Closing`]).
     ///
     /// [`Closing`]: super::parts::net::Closing
+    #[inline(always)]
     fn settle_closes(&mut self) {
         if self.net.listener.full() || self.net.closing.long() {
             self.retire_closes();
@@ -125,7 +126,7 @@ impl Engine {
     }
 
     /// Carries out what the connection layer said follows (`flow::accept::Then`).
-    #[inline]
+    #[inline(always)]
     fn carry_out(&mut self, r: ReqRef, then: Then) {
         let (at, event) = match then {
             Then::Dispatch { at } => (at, Event::Dispatch { req: r }),
@@ -238,6 +239,7 @@ impl Engine {
     }
 
     /// The request of a connection the acceptor took arrives: the poller hands it on.
+    #[inline(always)]
     pub(super) fn on_dispatch(&mut self, r: ReqRef) {
         if self.requests.get(r).is_some() {
             self.dispatch(r);
@@ -414,7 +416,7 @@ impl Engine {
     }
 
     /// Runs `job` on a core for `cost`: now if one is free, else after the jobs queued first.
-    #[inline]
+    #[inline(always)]
     pub(super) fn run_on_core(&mut self, job: CpuJob, cost: Nanos) {
         if self.cpu.busy < self.cpu.cores {
             self.cpu.account(self.now);

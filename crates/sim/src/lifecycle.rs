@@ -99,6 +99,7 @@ impl Engine {
     }
 
     /// An attempt of a request, sent at `sent`, reaches the server now.
+    #[inline(always)]
     pub(super) fn send(&mut self, r: ReqRef, sent: Nanos, client: Option<u32>) {
         if !self.guards.calls.client_sends(self.now) {
             self.not_sent(r);
@@ -234,6 +235,7 @@ impl Engine {
         }
     }
 
+    #[inline(always)]
     pub(super) fn on_handler_cpu_done(&mut self, r: ReqRef) {
         self.release_core();
         if self.requests.get(r).is_some_and(|q| !q.serving.done()) {
@@ -243,6 +245,7 @@ impl Engine {
 
     // ---- stages and calls -----------------------------------------------------------------
 
+    #[inline(always)]
     fn begin_stage(&mut self, r: ReqRef) {
         let Some(req) = self.requests.get_mut(r) else {
             return;
@@ -305,6 +308,7 @@ impl Engine {
 
     /// Makes call `call` of `r` as the strategy says: submitted to its pool, inline on the
     /// submitter, or behind the semaphore. Returns false when submission stops.
+    #[inline(always)]
     pub(super) fn make_call(&mut self, r: ReqRef, call: u16, service: ServiceId) -> bool {
         let Some(req) = self.requests.get(r) else {
             return false;
@@ -333,6 +337,7 @@ impl Engine {
     ) -> bool {
         let created = self.pools[pool].stats().threads_created;
         let who = self.submitter_of(submitter);
+        self.pools_called = true;
         match self.pools[pool].submit_from(Task::Call(r, call), who) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);
@@ -414,6 +419,7 @@ impl Engine {
         if let Some(oldest) = self.pools[pool].drop_oldest() {
             self.discard_queued(oldest);
         }
+        self.pools_called = true;
         match self.pools[pool].submit(Task::Call(r, call)) {
             Admission::Started(slot) => {
                 self.count_outstanding(r);
@@ -478,6 +484,7 @@ impl Engine {
     /// Runs a call on the submitting thread, pausing its submission loop; with no submitter
     /// (a retry that resilience4j's scheduler made) on the scheduler's thread, and the
     /// request's submission goes on.
+    #[inline(always)]
     pub(super) fn start_inline(
         &mut self,
         r: ReqRef,

@@ -468,12 +468,17 @@ impl Requests {
         }
     }
 
+    /// Marked for inlining, as the look-ups of a request are the engine's most frequent call:
+    /// without the mark a customer of `erlang-c`'s sequential run cost some 100 instructions
+    /// more.
+    #[inline]
     pub fn get(&self, r: ReqRef) -> Option<&Request> {
         self.slots
             .get(r.slot as usize)
             .filter(|q| q.generation == r.generation)
     }
 
+    #[inline]
     pub fn get_mut(&mut self, r: ReqRef) -> Option<&mut Request> {
         self.slots
             .get_mut(r.slot as usize)

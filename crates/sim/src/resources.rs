@@ -108,13 +108,14 @@ impl Engine {
     }
 
     /// Gives a core back; the next job waiting for one gets it.
+    #[inline(always)]
     pub(super) fn release_core(&mut self) {
         self.hand_over_core(Nanos::ZERO);
     }
 
     /// Gives a core back; the next job waiting for one gets it, and pays `switch` of CPU
     /// first (a context switch the scheduler forced).
-    #[inline]
+    #[inline(always)]
     fn hand_over_core(&mut self, switch: Nanos) {
         let now = self.now;
         self.cpu.account(now);

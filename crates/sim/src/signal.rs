@@ -15,10 +15,11 @@ impl Engine {
     pub(super) fn schedule_signals(&mut self) {
         // Only the common pool signals (`ForkJoinPool.signalWork`): the other pools are not
         // looked at after every event, and nothing more is done while none has signalled.
-        if self
-            .fork_join_pools
-            .iter()
-            .any(|&pool| self.pools[pool].has_signals())
+        if self.pools_called
+            && self
+                .fork_join_pools
+                .iter()
+                .any(|&pool| self.pools[pool].has_signals())
         {
             self.schedule_released_workers();
         }

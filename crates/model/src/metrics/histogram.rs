@@ -81,6 +81,18 @@ impl LatencyHistogram {
         self.max_ns = self.max_ns.max(latency.0);
     }
 
+    /// Records `latency` `count` times: the same histogram as that many [`Self::record`]s.
+    pub fn record_n(&mut self, latency: Nanos, count: u64) {
+        if count == 0 {
+            return;
+        }
+        self.hist
+            .saturating_record_n((latency.0 / 1_000).max(1), count);
+        self.sum_ns += u128::from(latency.0) * u128::from(count);
+        self.min_ns = self.min_ns.min(latency.0);
+        self.max_ns = self.max_ns.max(latency.0);
+    }
+
     pub fn count(&self) -> u64 {
         self.hist.len()
     }

@@ -91,6 +91,12 @@ pub enum RealError {
     BadTimeScale(f64),
     #[error("real execution does not support {0} yet; run it with --engine sim")]
     Unsupported(&'static str),
+    #[error(
+        "real execution cannot play {0}: it runs the scenario on this machine's OS threads and \
+         tokio tasks, not inside a JVM, so there is no JIT to warm up and no heap to collect; \
+         run it with --engine sim"
+    )]
+    NoJvm(&'static str),
     #[error("real run failed: {0}")]
     Internal(#[from] RealFailure),
 }
@@ -183,6 +189,12 @@ pub fn check(
     }
     if scenario.server.async_ {
         return Err(RealError::Unsupported("server.async = true"));
+    }
+    match (scenario.jvm.warmup, scenario.jvm.gc) {
+        (Some(_), Some(_)) => return Err(RealError::NoJvm("[jvm.warmup] and [jvm.gc]")),
+        (Some(_), None) => return Err(RealError::NoJvm("[jvm.warmup]")),
+        (None, Some(_)) => return Err(RealError::NoJvm("[jvm.gc]")),
+        (None, None) => {}
     }
     if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
         return Err(RealError::Unsupported("load.mode = \"trace\""));

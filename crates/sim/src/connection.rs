@@ -82,7 +82,7 @@ impl Engine {
     /// leave out the closes that have come only when it is full (see [`Closing`]).
     ///
     /// [`Closing`]: super::parts::net::Closing
-    fn settle_closes(&mut self) {
+    pub(super) fn settle_closes(&mut self) {
         if self.net.listener.full() || self.net.closing.long() {
             self.retire_closes();
         }

@@ -105,6 +105,15 @@ pub(super) enum Event {
     /// A circuit breaker changes state by itself now (automatic half-open, half-open's
     /// maximum wait).
     BreakerPoll,
+    /// Eden is full: a collection starts (`[jvm.gc]`).
+    Gc,
+    /// A concurrent collector's cycle has done its work on a core.
+    GcCpuDone,
+    /// A pause is over: the Acceptor takes the connections the kernel queued meanwhile.
+    AcceptorResumes,
+    /// A new thread of Tomcat's pool has started (`[jvm.warmup] thread_start`) and takes
+    /// its first request.
+    ThreadStarted { req: ReqRef, slot: Slot },
 }
 
 /// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap. A lane stays

@@ -303,6 +303,7 @@ mod tests {
         };
         let expected = Scenario {
             faults: Vec::new(),
+            jvm: crate::scenario::Jvm::default(),
             source: "ironthread".to_owned(),
             name: "IronThread".to_owned(),
             about: s.about.clone(),

@@ -190,11 +190,8 @@ pub fn check(
     if scenario.server.async_ {
         return Err(RealError::Unsupported("server.async = true"));
     }
-    match (scenario.jvm.warmup, scenario.jvm.gc) {
-        (Some(_), Some(_)) => return Err(RealError::NoJvm("[jvm.warmup] and [jvm.gc]")),
-        (Some(_), None) => return Err(RealError::NoJvm("[jvm.warmup]")),
-        (None, Some(_)) => return Err(RealError::NoJvm("[jvm.gc]")),
-        (None, None) => {}
+    if scenario.jvm.any() {
+        return Err(RealError::NoJvm(jvm_tables(scenario)));
     }
     if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
         return Err(RealError::Unsupported("load.mode = \"trace\""));
@@ -239,6 +236,17 @@ pub fn check(
         });
     }
     Ok(())
+}
+
+/// The `[jvm]` tables a scenario has, for the refusal.
+fn jvm_tables(scenario: &Scenario) -> &'static str {
+    let jvm = &scenario.jvm;
+    match (jvm.warmup.is_some(), jvm.gc.is_some(), jvm.errors.is_some()) {
+        (true, true, _) => "[jvm.warmup] and [jvm.gc]",
+        (true, false, _) => "[jvm.warmup]",
+        (false, true, _) => "[jvm.gc]",
+        (false, false, _) => "[jvm.errors]",
+    }
 }
 
 /// A retried call's later attempts are submitted by resilience4j's scheduler; a pool that

@@ -653,7 +653,7 @@ impl Engine {
             Event::TimedFault { index, heal } => self.on_timed_fault(index, heal),
             Event::DoorPermit { req } => self.on_door_permit(req),
             Event::Gc => self.on_gc(),
-            Event::GcCpuDone => self.release_core(),
+            Event::JvmCpuDone => self.release_core(),
             Event::AcceptorResumes => self.on_acceptor_resumes(),
             Event::ThreadStarted { req, slot } => {
                 self.release_core();

@@ -107,8 +107,9 @@ pub(super) enum Event {
     BreakerPoll,
     /// Eden is full: a collection starts (`[jvm.gc]`).
     Gc,
-    /// A concurrent collector's cycle has done its work on a core.
-    GcCpuDone,
+    /// The JVM's own work on a core is done (a concurrent collector's cycle, a rejected
+    /// submission's log entry).
+    JvmCpuDone,
     /// A pause is over: the Acceptor takes the connections the kernel queued meanwhile.
     AcceptorResumes,
     /// A new thread of Tomcat's pool has started (`[jvm.warmup] thread_start`) and takes

@@ -14,6 +14,9 @@
 //! and time out. A concurrent collector (ZGC) pauses for a few tens of microseconds and
 //! spends its cycle's CPU on a core beside the application's threads.
 //!
+//! Errors: a rejected submission whose `RejectedExecutionException` is caught and logged
+//! costs CPU (`[jvm.errors]`); one that escapes to Tomcat costs `server.cpu_per_error`.
+//!
 //! Off (no `[jvm]` table), the engine keeps no state here and pays one check per event.
 
 use crate::scenario::{Collection, Gc, Scenario, Warmup};
@@ -111,7 +114,7 @@ fn stopped(event: Event) -> Option<Stopped> {
         | Event::Retry { .. }
         | Event::TimedFault { .. }
         | Event::Gc
-        | Event::GcCpuDone => None,
+        | Event::JvmCpuDone => None,
     }
 }
 
@@ -271,6 +274,17 @@ impl Engine {
         }
         if let Some(at) = again {
             self.schedule(at, Event::Gc);
+        }
+    }
+
+    /// A rejected submission whose exception was caught is logged with its stack trace
+    /// (`[jvm.errors] logged_rejection`): CPU on a core, beside the submitting thread (which
+    /// the model does not hold back for it).
+    #[inline]
+    pub(super) fn log_rejection(&mut self) {
+        if self.scenario.jvm.errors.is_some() {
+            let cost = CpuJob::LogRejection.cost(&self.scenario);
+            self.run_on_core(CpuJob::LogRejection, cost);
         }
     }
 

@@ -215,3 +215,32 @@ fn a_thread_beyond_min_spare_costs_its_start() {
         "{latency:?}"
     );
 }
+
+#[test]
+fn a_caught_and_logged_rejection_burns_its_cpu() {
+    // Three requests at once into a bulkhead of one thread with a hand-off queue and a
+    // fallback: two submissions are rejected; each logged one takes 1 ms of the one core.
+    let mut toml = BASE.replace("use = \"sequential\"", "use = \"bulkhead\"");
+    toml.push_str(
+        "[[strategy.bulkhead]]\nname = \"b\"\nservices = [\"work\"]\ncore = 1\nmax = 1\n\
+         queue = 0\nrejection = \"fallback\"\n[jvm.errors]\nlogged_rejection = \"1ms\"\n",
+    );
+    let sets = [
+        "load.mode=batch",
+        "load.count=3",
+        "services.work.cpu=0s",
+        "services.work.latency=10ms",
+        "services.work.fallback=x",
+    ];
+    let busy = |toml: &str| {
+        let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+        let s = crate::scenario::parse("jvm.toml", toml, &sets).expect("valid");
+        let mut e = Engine::new(&s, Strategy::Bulkhead);
+        e.finish();
+        e.cpu_utilisation() * e.now().as_secs_f64()
+    };
+    let logged = busy(&toml);
+    let silent = busy(&toml.replace("[jvm.errors]\nlogged_rejection = \"1ms\"\n", ""));
+    assert!(silent.abs() < 1e-12, "{silent}");
+    assert!((logged - 0.002).abs() < 1e-9, "{logged}");
+}

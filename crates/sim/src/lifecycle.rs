@@ -393,7 +393,10 @@ impl Engine {
                 self.set_phase(r, call, CallPhase::Dropped);
                 self.complete_future(r, call, CallResult::Rejected, ThreadRef::Delayer);
             }
-            Rejection::FallsBack => self.complete_at_once(r, call, CallResult::Rejected),
+            Rejection::FallsBack => {
+                self.log_rejection();
+                self.complete_at_once(r, call, CallResult::Rejected);
+            }
             Rejection::RunsOnCaller => self.start_inline(r, call, submitter, None),
             // With discard-oldest the call dropped is the queue's head, counted as it goes.
             Rejection::Discarded { drop_oldest: true } => {

@@ -153,6 +153,7 @@ impl Engine {
                 | CpuJob::Reset(_)
                 | CpuJob::Error(_)
                 | CpuJob::Gc
+                | CpuJob::LogRejection
                 | CpuJob::ThreadStart(..) => {
                     self.cpu.busy += 1;
                     let cost = self.job_cost(job) + switch;

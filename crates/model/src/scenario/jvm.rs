@@ -20,6 +20,32 @@ use crate::time::Nanos;
 pub struct RawJvm {
     pub warmup: Option<RawWarmup>,
     pub gc: Option<RawGc>,
+    pub errors: Option<RawErrors>,
+}
+
+/// `[jvm.errors]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawErrors {
+    pub logged_rejection: DurationText,
+}
+
+impl Default for RawErrors {
+    fn default() -> Self {
+        RawErrors {
+            logged_rejection: DurationText::new("98us"),
+        }
+    }
+}
+
+/// What an error costs the JVM besides `server.cpu_per_error` (a 500's stack trace and
+/// error page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Errors {
+    /// CPU to log a rejected submission whose exception was caught (its stack trace built
+    /// and written): the rig's 98 us of handler CPU per logged exception (`/bulkhead`,
+    /// closed loop, warm).
+    pub logged_rejection: Nanos,
 }
 
 /// `[jvm.warmup]` as written.
@@ -73,12 +99,13 @@ impl Default for RawGc {
 pub struct Jvm {
     pub warmup: Option<Warmup>,
     pub gc: Option<Gc>,
+    pub errors: Option<Errors>,
 }
 
 impl Jvm {
     /// Whether any of the JVM's costs is on.
     pub fn any(&self) -> bool {
-        self.warmup.is_some() || self.gc.is_some()
+        self.warmup.is_some() || self.gc.is_some() || self.errors.is_some()
     }
 }
 
@@ -231,7 +258,25 @@ pub(crate) fn jvm(check: &Checker, raw: Option<&RawJvm>) -> Result<Jvm, Scenario
     };
     let warmup = raw.warmup.as_ref().map(|w| warmup(check, w)).transpose()?;
     let gc = raw.gc.as_ref().map(|g| gc(check, g)).transpose()?;
-    Ok(Jvm { warmup, gc })
+    let errors = raw
+        .errors
+        .as_ref()
+        .map(|e| {
+            let path = "jvm.errors.logged_rejection";
+            let cost = check.duration(path, &e.logged_rejection)?;
+            if cost > Nanos::from_secs(1) {
+                return Err(check.invalid(
+                    path,
+                    quoted(&e.logged_rejection.0),
+                    "is out of range: allowed 0s..=1s",
+                ));
+            }
+            Ok(Errors {
+                logged_rejection: cost,
+            })
+        })
+        .transpose()?;
+    Ok(Jvm { warmup, gc, errors })
 }
 
 fn warmup(check: &Checker, raw: &RawWarmup) -> Result<Warmup, ScenarioError> {

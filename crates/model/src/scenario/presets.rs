@@ -68,6 +68,10 @@ const BUILTIN: &[(&str, &str)] = &[
         "circuit-breaker",
         include_str!("../../../../presets/circuit-breaker.toml"),
     ),
+    (
+        "jvm-pauses",
+        include_str!("../../../../presets/jvm-pauses.toml"),
+    ),
 ];
 
 /// One line of `threadlab presets`.

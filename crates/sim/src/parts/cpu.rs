@@ -23,6 +23,8 @@ pub(crate) enum CpuJob {
     Error(ReqRef),
     /// A concurrent collector's cycle (`[jvm.gc]`, ZGC).
     Gc,
+    /// Logging a rejected submission whose exception was caught (`[jvm.errors]`).
+    LogRejection,
     /// Tomcat starting a new pool thread for this request (`[jvm.warmup] thread_start`).
     ThreadStart(ReqRef, crate::handles::Slot),
 }
@@ -36,7 +38,7 @@ impl CpuJob {
             CpuJob::Handler(req) => Event::HandlerCpuDone { req },
             CpuJob::Reset(req) => Event::ResetDone { req },
             CpuJob::Error(req) => Event::ErrorCpuDone { req },
-            CpuJob::Gc => Event::GcCpuDone,
+            CpuJob::Gc | CpuJob::LogRejection => Event::JvmCpuDone,
             CpuJob::ThreadStart(req, slot) => Event::ThreadStarted { req, slot },
         }
     }
@@ -53,6 +55,10 @@ impl CpuJob {
             CpuJob::Gc => scenario.jvm.gc.map_or(Nanos::ZERO, |gc| {
                 gc.collection(scenario.cores).concurrent_cpu
             }),
+            CpuJob::LogRejection => scenario
+                .jvm
+                .errors
+                .map_or(Nanos::ZERO, |e| e.logged_rejection),
             CpuJob::ThreadStart(..) => scenario.jvm.warmup.map_or(Nanos::ZERO, |w| w.thread_start),
         }
     }

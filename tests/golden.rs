@@ -17,7 +17,7 @@ fn strategies() -> impl Iterator<Item = &'static str> {
 }
 
 /// Every built-in preset, with the simulated time the guard plays (None: the preset's own).
-const PRESETS: [(&str, Option<&str>); 14] = [
+const PRESETS: [(&str, Option<&str>); 15] = [
     ("ironthread", None),
     ("tomcat-ceiling", Some("3s")),
     ("erlang-c", Some("3s")),
@@ -32,6 +32,7 @@ const PRESETS: [(&str, Option<&str>); 14] = [
     ("spike", None),
     ("metastable", None),
     ("circuit-breaker", None),
+    ("jvm-pauses", Some("5s")),
 ];
 
 #[test]

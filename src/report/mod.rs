@@ -90,6 +90,9 @@ pub struct RunReport {
     /// None for a real run, whose CPU work the machine's own scheduler ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuReport>,
+    /// The garbage collector (`[jvm.gc]`); absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc: Option<GcReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<ResourceReport>,
     /// Estimated stack memory of the threads alive at the end (platform 1 MiB, virtual
@@ -432,6 +435,37 @@ pub struct CpuReport {
     pub preemptions: u64,
 }
 
+/// What the garbage collector did over the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct GcReport {
+    pub collector: crate::scenario::Collector,
+    /// Collections (ZGC: cycles).
+    pub collections: u64,
+    /// Time every Java thread stood still, in all and the longest once.
+    pub pause_total_ms: f64,
+    pub longest_pause_ms: f64,
+    /// The collector's CPU as a share of the cores' time since t = 0.
+    pub cpu_share: f64,
+}
+
+impl GcReport {
+    fn of(snap: &Snapshot, cores: u32) -> Option<GcReport> {
+        let gc = snap.gc.as_ref()?;
+        let core_s = snap.now.as_secs_f64() * f64::from(cores);
+        Some(GcReport {
+            collector: gc.collector,
+            collections: gc.collections,
+            pause_total_ms: gc.pause_total.as_secs_f64() * 1e3,
+            longest_pause_ms: gc.longest_pause.as_secs_f64() * 1e3,
+            cpu_share: if core_s > 0.0 {
+                gc.cpu.as_secs_f64() / core_s
+            } else {
+                0.0
+            },
+        })
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -646,6 +680,7 @@ impl RunReport {
                 max_queued: cpu.max_queued,
                 preemptions: cpu.preemptions,
             }),
+            gc: GcReport::of(snap, scenario.cores),
             resources: snap.resources.iter().map(ResourceReport::from).collect(),
             thread_memory_mib: mib(snap.thread_memory_bytes),
             peak_thread_memory_mib: mib(peak),

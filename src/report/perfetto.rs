@@ -96,8 +96,11 @@ pub fn write_trace<W: Write>(out: W, runs: &[(&str, &Engine)]) -> io::Result<Tra
         if let Some(t) = engine.timeline() {
             write_run(&mut w, label, engine, t, base)?;
         }
-        // The run's breakers take the process after its pools.
+        // The run's breakers take the process after its pools, its collector the next.
         if write_breakers(&mut w, label, engine, base + pools)? {
+            base += 1;
+        }
+        if write_gc(&mut w, label, engine, base + pools)? {
             base += 1;
         }
         base += pools;
@@ -248,6 +251,52 @@ fn write_spans<W: Write>(
 /// Each circuit breaker of the run as a track of process `p` (`breakers`): a slice per
 /// stretch in one state (`closed`, `open`, `half-open`) from t 0 to the end, so the calls
 /// that failed fast line up under its open slices. False when the run has no breaker.
+/// The collector's pauses (`[jvm.gc]`) as a process "JVM" with a track "GC": every Java
+/// thread stood still during each. False when the run has no collector.
+fn write_gc<W: Write>(
+    w: &mut EventWriter<W>,
+    label: &str,
+    engine: &Engine,
+    p: u64,
+) -> io::Result<bool> {
+    let Some(gc) = engine.snapshot().gc else {
+        return Ok(false);
+    };
+    let name = if label.is_empty() {
+        "JVM".to_string()
+    } else {
+        format!("{label} · JVM")
+    };
+    w.event(&TraceEvent::meta("process_name", p, 0, Args::Name { name }))?;
+    w.event(&TraceEvent::meta(
+        "process_sort_index",
+        p,
+        0,
+        Args::SortIndex { sort_index: p },
+    ))?;
+    let track = w.tid(p, 0);
+    let name = format!("GC ({})", gc.collector.name());
+    w.event(&TraceEvent::meta(
+        "thread_name",
+        p,
+        track,
+        Args::Name { name },
+    ))?;
+    for &(start, len) in engine.gc_pauses() {
+        w.event(&TraceEvent::complete(
+            "pause".into(),
+            p,
+            track,
+            start,
+            len,
+            Args::Gc {
+                collector: gc.collector.name(),
+            },
+        ))?;
+    }
+    Ok(true)
+}
+
 fn write_breakers<W: Write>(
     w: &mut EventWriter<W>,
     label: &str,
@@ -518,6 +567,9 @@ enum Args<'a> {
     },
     Breaker {
         service: &'a str,
+    },
+    Gc {
+        collector: &'static str,
     },
 }
 

@@ -95,6 +95,12 @@ pub enum RealError {
     BadTimeScale(f64),
     #[error("real execution does not run {0}; run it with --engine sim")]
     Unsupported(String),
+    #[error(
+        "real execution cannot play {0}: it runs the scenario on this machine's OS threads and \
+         tokio tasks, not inside a JVM, so there is no JIT to warm up and no heap to collect; \
+         run it with --engine sim"
+    )]
+    NoJvm(&'static str),
     #[error("real run failed: {0}")]
     Internal(#[from] RealFailure),
 }
@@ -193,6 +199,9 @@ pub fn check(
              only)",
         );
     }
+    if scenario.jvm.any() {
+        return Err(RealError::NoJvm(jvm_tables(scenario)));
+    }
     if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
         return unsupported(
             "load.mode = \"trace\" (the real load draws its arrivals and latencies; it does \
@@ -236,6 +245,17 @@ pub fn check(
         });
     }
     Ok(())
+}
+
+/// The `[jvm]` tables a scenario has, for the refusal.
+fn jvm_tables(scenario: &Scenario) -> &'static str {
+    let jvm = &scenario.jvm;
+    match (jvm.warmup.is_some(), jvm.gc.is_some(), jvm.errors.is_some()) {
+        (true, true, _) => "[jvm.warmup] and [jvm.gc]",
+        (true, false, _) => "[jvm.warmup]",
+        (false, true, _) => "[jvm.gc]",
+        (false, false, _) => "[jvm.errors]",
+    }
 }
 
 /// A retried call's later attempts are submitted by resilience4j's scheduler; a pool that

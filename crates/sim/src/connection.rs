@@ -83,7 +83,7 @@ impl Engine {
     ///
     /// [`Closing`]: super::parts::net::Closing
     #[inline(always)]
-    fn settle_closes(&mut self) {
+    pub(super) fn settle_closes(&mut self) {
         if self.net.listener.full() || self.net.closing.long() {
             self.retire_closes();
         }

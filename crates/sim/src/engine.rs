@@ -173,6 +173,8 @@ pub struct Engine {
     pub(super) retries: Retries,
     /// Each service's circuit breaker and rate limiter.
     pub(super) guards: Guards,
+    /// The JVM's own costs (`[jvm]`: warm-up, garbage collection), when the scenario has them.
+    pub(super) jvm: Option<Box<super::jvm::JvmState>>,
 }
 
 impl Engine {
@@ -223,6 +225,7 @@ impl Engine {
             trace: None,
             retries: Retries::new(scenario.load.retry),
             guards: Guards::new(scenario),
+            jvm: super::jvm::JvmState::of(scenario),
         };
         engine.watchdog.share();
         engine.start_load();
@@ -637,6 +640,9 @@ impl Engine {
     /// of the wall time).
     #[inline(always)]
     fn handle(&mut self, event: Event) {
+        if self.jvm.is_some() && self.held_by_pause(event) {
+            return;
+        }
         match event {
             Event::Arrival { generation } => self.on_arrival(generation),
             Event::ClientSend { client } => self.on_client_send(client),
@@ -678,6 +684,13 @@ impl Engine {
             Event::GuardPoll => self.on_guard_poll(),
             Event::TimedFault { index, heal } => self.on_timed_fault(index, heal),
             Event::DoorPermit { req } => self.on_door_permit(req),
+            Event::Gc => self.on_gc(),
+            Event::JvmCpuDone => self.release_core(),
+            Event::AcceptorResumes => self.on_acceptor_resumes(),
+            Event::ThreadStarted { req, slot } => {
+                self.release_core();
+                self.on_start_handler(req, slot);
+            }
             Event::KeepAlive { pool, slot } => {
                 let now = self.now;
                 if let Some(p) = self.pools.get_mut(pool)

@@ -108,6 +108,16 @@ pub(super) enum Event {
     /// A call guard changes state by itself now (a breaker's automatic half-open, its
     /// half-open's maximum wait).
     GuardPoll,
+    /// Eden is full: a collection starts (`[jvm.gc]`).
+    Gc,
+    /// The JVM's own work on a core is done (a concurrent collector's cycle, a rejected
+    /// submission's log entry).
+    JvmCpuDone,
+    /// A pause is over: the Acceptor takes the connections the kernel queued meanwhile.
+    AcceptorResumes,
+    /// A new thread of Tomcat's pool has started (`[jvm.warmup] thread_start`) and takes
+    /// its first request.
+    ThreadStarted { req: ReqRef, slot: Slot },
 }
 
 /// Lanes kept at most: a scan of the lanes' fronts is cheaper than a deep heap. A lane stays

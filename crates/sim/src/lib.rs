@@ -15,6 +15,7 @@ mod connection;
 mod engine;
 mod event;
 mod guard;
+mod jvm;
 mod lifecycle;
 mod parts;
 mod request;
@@ -33,7 +34,7 @@ pub use command::{Command, CommandError, SizeKnob, size_commands};
 pub use engine::{Engine, STALL_EVENTS};
 pub use handles::ThreadName;
 pub use threadlab_model::snapshot::{
-    ClientTally, ClientsSnapshot, CpuSnapshot, LogLine, NetSnapshot, NetStats,
+    ClientTally, ClientsSnapshot, CpuSnapshot, GcSnapshot, LogLine, NetSnapshot, NetStats,
     PLATFORM_STACK_BYTES, PoolSnapshot, ResourceSnapshot, RunLine, RunView, ServiceSnapshot,
     Snapshot, VIRTUAL_STACK_BYTES, per_second, service_snapshots, status_text, thread_memory_bytes,
 };

@@ -131,9 +131,14 @@ impl Engine {
             req.queued_at = self.now;
         }
         let server = self.topology.server();
+        let size = self.pools[server].pool_size();
         match self.pools[server].submit_at(Task::Handler(r), self.now) {
             Admission::Started(slot) => {
                 self.net.stats.executor_requests += 1;
+                let grew = self.pools[server].pool_size() > size;
+                if self.jvm.is_some() && self.thread_start_cost(r, slot, grew) {
+                    return;
+                }
                 let thread = ThreadRef::Worker { pool: server, slot };
                 self.start_handler(r, thread);
             }
@@ -197,7 +202,7 @@ impl Engine {
             Effect::WaitForDoor(wait) => {
                 self.schedule(self.now + wait, Event::DoorPermit { req: r });
             }
-            Effect::Cpu(cost) => self.run_on_core(CpuJob::Handler(r), cost),
+            Effect::Cpu(cost) => self.run_on_core(CpuJob::Handler(r), self.warm(cost)),
             Effect::Stage(i) => {
                 if i > 0 {
                     // Blocking: the handler wakes from join() and submits the next stage.
@@ -217,7 +222,7 @@ impl Engine {
                 // meanwhile.
                 req.finish_serving();
                 req.outstanding += 1;
-                self.run_on_core(CpuJob::Error(r), cost);
+                self.run_on_core(CpuJob::Error(r), self.warm(cost));
             }
             Effect::Write => {
                 req.finish_serving();
@@ -390,7 +395,10 @@ impl Engine {
                 self.set_phase(r, call, CallPhase::Dropped);
                 self.complete_future(r, call, CallResult::Rejected, ThreadRef::Delayer);
             }
-            Rejection::FallsBack => self.complete_at_once(r, call, CallResult::Rejected),
+            Rejection::FallsBack => {
+                self.log_rejection();
+                self.complete_at_once(r, call, CallResult::Rejected);
+            }
             Rejection::RunsOnCaller => self.start_inline(r, call, submitter, None),
             // With discard-oldest the call dropped is the queue's head, counted as it goes.
             Rejection::Discarded { drop_oldest: true } => {
@@ -548,7 +556,10 @@ impl Engine {
         c.fail_u = draw.fail_u;
         c.started = self.now;
         c.latency = latency;
-        c.cpu_left = svc.cpu;
+        c.cpu_left = match self.jvm.as_deref() {
+            Some(jvm) => jvm.warm(svc.cpu),
+            None => svc.cpu,
+        };
         c.on_virtual = on_virtual;
         self.trace_call_start(r, call, thread);
         latency
@@ -561,6 +572,7 @@ impl Engine {
 
     pub(super) fn on_call_end(&mut self, r: ReqRef, call: u16) {
         self.release_call_holdings(r, call);
+        self.jvm_call_done();
         let service = self.service_of(call);
         let failure = self.failure_probability(service);
         // A request outlives its running calls (`outstanding`), so it is always found here.
@@ -769,6 +781,7 @@ impl Engine {
         let post = self.post_response(r);
         let kept = self.settle_connection(r, outcome, post);
         self.book.server_responded(self.now, answered);
+        self.jvm_request_done();
         let next = if answered {
             // Its client has gone: the thread's time on it was for nobody.
             if let Some(req) = self.requests.get(r) {

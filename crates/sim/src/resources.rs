@@ -143,9 +143,15 @@ impl Engine {
                     self.cpu.busy += 1;
                     self.proceed(r, call);
                 }
-                CpuJob::Spawn(_) | CpuJob::Handler(_) | CpuJob::Reset(_) | CpuJob::Error(_) => {
+                CpuJob::Spawn(_)
+                | CpuJob::Handler(_)
+                | CpuJob::Reset(_)
+                | CpuJob::Error(_)
+                | CpuJob::Gc
+                | CpuJob::LogRejection
+                | CpuJob::ThreadStart(..) => {
                     self.cpu.busy += 1;
-                    let cost = job.cost(&self.scenario) + switch;
+                    let cost = self.job_cost(job) + switch;
                     self.schedule(now + cost, job.done_event());
                 }
             }

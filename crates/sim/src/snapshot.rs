@@ -33,6 +33,7 @@ impl Engine {
             log: self.log_lines(),
             cpu: Some(self.cpu_snapshot()),
             resources: self.resource_snapshots(),
+            gc: self.gc_snapshot(),
             ..base
         }
     }

@@ -1,7 +1,8 @@
 //! Latency over time: the slowest response of each 100 ms sample as a sparkline (the title
 //! says how many seconds of them the panel's width shows, and the largest), a marker row under
 //! it so failures and fallbacks stay visible even without colour (✗ failed, ! timeout,
-//! ~ partial, · refused), and the rolling window's p50/p90/p99, named with its length.
+//! ~ partial, · refused; with a garbage collector, G where a pause fell and nothing worse
+//! happened), and the rolling window's p50/p90/p99, named with its length.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -142,13 +143,40 @@ fn worst(snapshot: &Snapshot, i: usize) -> Option<Outcome> {
 }
 
 fn marker_line(p: &Palette, snapshot: &Snapshot, skip: usize) -> Line<'static> {
+    let paused = paused_samples(snapshot);
     let spans: Vec<Span> = (skip..snapshot.series.latency_max.len())
         .map(|i| match worst(snapshot, i) {
             Some(o) => Span::styled(marker(o), p.outcome(o)),
+            None if paused.get(i).copied().unwrap_or(false) => Span::styled("G", p.queue),
             None => Span::styled(" ", Style::new()),
         })
         .collect();
     Line::from(spans)
+}
+
+/// Which samples of the series a pause of the garbage collector fell in (none without one).
+/// The series' last sample is the interval open now.
+fn paused_samples(snapshot: &Snapshot) -> Vec<bool> {
+    let series = &snapshot.series;
+    let len = series.latency_max.len();
+    let mut paused = vec![false; len];
+    let (Some(gc), Some(last)) = (&snapshot.gc, len.checked_sub(1)) else {
+        return paused;
+    };
+    let step = series.interval.as_nanos().max(1);
+    let open = snapshot.now.as_nanos() / step;
+    for &(start, length) in &gc.recent {
+        let end = start.as_nanos() + length.as_nanos().saturating_sub(1);
+        for k in start.as_nanos() / step..=end / step {
+            // Sample `last` is interval `open`; older ones count back from it.
+            if let Some(back) = open.checked_sub(k)
+                && let Some(i) = usize::try_from(back).ok().and_then(|b| last.checked_sub(b))
+            {
+                paused[i] = true;
+            }
+        }
+    }
+    paused
 }
 
 fn marker(outcome: Outcome) -> &'static str {

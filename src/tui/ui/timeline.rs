@@ -289,7 +289,9 @@ fn lines<'a>(
     }
     let queue = queue_row(t, pool, w);
     let queued = queue.iter().any(|d| *d > 0);
-    let room = room.saturating_sub(usize::from(queued));
+    // With a collector (`[jvm.gc]`), a lane of its pauses: every thread above stood still.
+    let gc = gc_row(engine, w);
+    let room = room.saturating_sub(usize::from(queued) + usize::from(gc.is_some()));
     let first = (selected + 1).saturating_sub(room);
     for (i, lane) in lanes.iter().enumerate().skip(first).take(room) {
         let mark = if i == selected { '▸' } else { ' ' };
@@ -297,6 +299,9 @@ fn lines<'a>(
     }
     if queued {
         out.push(queue_line(&queue, p));
+    }
+    if let Some(paused) = gc {
+        out.push(gc_line(&paused, p));
     }
     let hidden = lanes.len().saturating_sub(room);
     if hidden > 0 {
@@ -398,6 +403,32 @@ fn queue_line<'a>(depth: &[u32], p: &Palette) -> Line<'a> {
         TextSpan::styled(format!(" {:<LABEL$}│", "queued"), p.text),
         TextSpan::styled(cells, p.queue),
     ])
+}
+
+/// The collector's lane: `█` in a column a pause fell in.
+fn gc_line<'a>(paused: &[bool], p: &Palette) -> Line<'a> {
+    let cells: String = paused.iter().map(|&x| if x { '█' } else { ' ' }).collect();
+    Line::from(vec![
+        TextSpan::styled(format!(" {:<LABEL$}│", "GC pauses"), p.text),
+        TextSpan::styled(cells, p.queue),
+    ])
+}
+
+/// The columns of `w` in which a pause of the collector fell; `None` without a collector.
+fn gc_row(engine: &Engine, w: Window) -> Option<Vec<bool>> {
+    engine.scenario().jvm.gc?;
+    let mut paused = vec![false; w.cols];
+    let pauses = engine.gc_pauses();
+    // Pauses are in time order: the ones that may show are at the end.
+    let first = pauses.partition_point(|&(start, len)| start + len < w.start);
+    for &(start, len) in &pauses[first..] {
+        if let Some((from, to)) = w.columns(start, start + len) {
+            for x in &mut paused[from..=to] {
+                *x = true;
+            }
+        }
+    }
+    Some(paused)
 }
 
 /// What the selected thread is doing, and where its request's handler is.

@@ -136,3 +136,52 @@ fn j_and_k_move_the_selected_lane_within_the_lanes() {
     a.apply(Action::Back);
     assert_eq!(a.timeline_lane(), None, "Esc closes the timeline");
 }
+
+#[test]
+fn the_gc_lane_marks_the_columns_a_pause_fell_in() {
+    // jvm-pauses: a pause of 8.3 ms every 25 requests at 250 a second. The last second in 20
+    // columns of 50 ms: a column is marked exactly when a pause overlaps it.
+    let app = timeline_app("jvm-pauses", &[], Strategy::Sequential, Nanos::from_secs(2));
+    let engine = app.engine().expect("a simulated run");
+    assert_eq!(engine.now(), Nanos::from_secs(2));
+    let w = Window::ending(engine.now(), 20);
+    let paused = super::gc_row(engine, w).expect("a collector");
+    let column = |i: u64| {
+        (
+            Nanos::from_millis(1000 + 50 * i),
+            Nanos::from_millis(1050 + 50 * i),
+        )
+    };
+    let expected: Vec<bool> = (0..20)
+        .map(|i| {
+            let (from, to) = column(i);
+            engine
+                .gc_pauses()
+                .iter()
+                .any(|&(start, len)| start < to && start + len > from)
+        })
+        .collect();
+    assert_eq!(paused, expected);
+    let pauses = engine
+        .gc_pauses()
+        .iter()
+        .filter(|(start, _)| *start >= Nanos::from_secs(1))
+        .count();
+    assert!(
+        (8..=11).contains(&pauses),
+        "{pauses} pauses in the last second"
+    );
+    assert!(screen(&app, 100, 30).contains("GC pauses"));
+    // Without a collector there is no row.
+    let app = timeline_app(
+        "erlang-c",
+        &[],
+        Strategy::Sequential,
+        Nanos::from_millis(200),
+    );
+    let engine = app.engine().expect("a simulated run");
+    assert_eq!(
+        super::gc_row(engine, Window::ending(engine.now(), 20)),
+        None
+    );
+}

@@ -100,6 +100,9 @@ pub struct Listener<T> {
     queue_max: u32,
     /// The acceptor is in its turn on the queue's oldest connection.
     accepting: bool,
+    /// The acceptor stands still until then (a garbage collector's pause): the kernel
+    /// queues completed handshakes meanwhile.
+    stopped_until: Nanos,
 }
 
 impl<T> Listener<T> {
@@ -125,6 +128,7 @@ impl<T> Listener<T> {
             taken_ever: 0,
             queue_max: 0,
             accepting: false,
+            stopped_until: Nanos::ZERO,
         }
     }
 
@@ -141,7 +145,7 @@ impl<T> Listener<T> {
     /// The kernel drops the SYN only when the queue is full of completed handshakes; when
     /// handshakes still in flight fill it, the SYN is answered and its ACK decides.
     pub fn syn(&mut self, connection: T, now: Nanos) -> Syn {
-        if self.takes_at_once() {
+        if self.takes_at_once(now) {
             self.open += 1;
             Syn::Accepted
         } else if self.queue.len() < self.capacity {
@@ -165,7 +169,7 @@ impl<T> Listener<T> {
     /// `request_at` (with the ACK, or on a later retransmit): the connection is accepted at
     /// once, queued, or dropped when the queue is full.
     pub fn ack(&mut self, connection: T, now: Nanos, request_at: Nanos) -> Ack {
-        if self.takes_at_once() {
+        if self.takes_at_once(now) {
             self.open += 1;
             Ack::Accepted
         } else if self.queue.len() < self.capacity {
@@ -178,8 +182,17 @@ impl<T> Listener<T> {
 
     /// With no accept cost, a slot free and nobody waiting, the acceptor takes a completed
     /// handshake the instant it completes.
-    fn takes_at_once(&self) -> bool {
-        self.accept_cost == Nanos::ZERO && !self.full() && self.queue.is_empty()
+    fn takes_at_once(&self, now: Nanos) -> bool {
+        self.accept_cost == Nanos::ZERO
+            && !self.full()
+            && self.queue.is_empty()
+            && now >= self.stopped_until
+    }
+
+    /// The acceptor stands still until `until` (every Java thread does in a stop-the-world
+    /// pause); the caller wakes it then.
+    pub fn stop_until(&mut self, until: Nanos) {
+        self.stopped_until = self.stopped_until.max(until);
     }
 
     fn enqueue(&mut self, connection: T, acked_at: Nanos, request_at: Nanos) {
@@ -205,7 +218,7 @@ impl<T> Listener<T> {
     /// turn). When idle, with a slot free and a connection waiting, it counts the latch up and
     /// takes the oldest: at once with no accept cost, else it hands it on at `now + cost`.
     pub fn wake(&mut self, now: Nanos) -> Wake<T> {
-        if self.accepting || self.full() || self.queue.is_empty() {
+        if self.accepting || self.full() || self.queue.is_empty() || now < self.stopped_until {
             return Wake::Idle;
         }
         self.open += 1;

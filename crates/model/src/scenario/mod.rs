@@ -8,6 +8,7 @@ mod check;
 mod cost;
 mod duration;
 mod error;
+mod jvm;
 mod limits;
 mod model;
 mod network;
@@ -26,6 +27,7 @@ pub use cost::{
 };
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
 pub use error::{OverrideError, ScenarioError};
+pub use jvm::{Collection, Collector, Errors, Gc, Jvm, Warmup};
 pub use limits::*;
 pub use model::*;
 pub use presets::{

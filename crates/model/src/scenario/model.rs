@@ -36,6 +36,8 @@ pub struct Scenario {
     pub faults: Vec<ScheduledFault>,
     /// A scripted sequence for talks (`threadlab tour`).
     pub tour: Vec<TourStep>,
+    /// The JVM's own costs (`[jvm]`): none by default.
+    pub jvm: super::jvm::Jvm,
 }
 
 /// How the cores are shared among runnable threads.

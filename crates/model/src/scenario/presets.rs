@@ -68,6 +68,10 @@ const BUILTIN: &[(&str, &str)] = &[
         "circuit-breaker",
         include_str!("../../../../presets/circuit-breaker.toml"),
     ),
+    (
+        "jvm-pauses",
+        include_str!("../../../../presets/jvm-pauses.toml"),
+    ),
 ];
 
 /// One line of `threadlab presets`.
@@ -290,6 +294,7 @@ mod tests {
         };
         let expected = Scenario {
             faults: Vec::new(),
+            jvm: crate::scenario::Jvm::default(),
             source: "ironthread".to_owned(),
             name: "IronThread".to_owned(),
             about: s.about.clone(),

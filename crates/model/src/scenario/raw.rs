@@ -29,6 +29,9 @@ pub struct RawPreset {
     pub tour: Vec<RawTourStep>,
     #[serde(default)]
     pub faults: Vec<RawFault>,
+    /// `[jvm]`: the JVM's own costs (warm-up, garbage collection); none when absent.
+    #[serde(default)]
+    pub jvm: Option<super::jvm::RawJvm>,
 }
 
 /// `[[tour]]`: at a simulated time, press keys and show a caption.

@@ -76,7 +76,30 @@ pub struct Snapshot {
     /// stack (`-Xss` default on 64-bit Linux), a parked virtual thread keeps about 1 KiB of
     /// stack chunks on the heap (JEP 444; an estimate, it grows with stack depth).
     pub thread_memory_bytes: u64,
+    /// The garbage collector (`[jvm.gc]`); `None` without one, and for a real run.
+    pub gc: Option<GcSnapshot>,
 }
+
+/// What the garbage collector did since t = 0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GcSnapshot {
+    pub collector: crate::scenario::Collector,
+    /// Collections (ZGC: cycles).
+    pub collections: u64,
+    /// Time every Java thread stood still, in all and the longest once.
+    pub pause_total: Nanos,
+    pub longest_pause: Nanos,
+    /// CPU the collector's threads spent: each pause on every GC thread, a concurrent
+    /// cycle's work.
+    pub cpu: Nanos,
+    /// Whether a pause is under way now.
+    pub paused: bool,
+    /// The newest pauses (start, length), oldest first: at most [`GC_RECENT_PAUSES`].
+    pub recent: Vec<(Nanos, Nanos)>,
+}
+
+/// Pauses a snapshot keeps for the charts.
+pub const GC_RECENT_PAUSES: usize = 256;
 
 /// `count` events per simulated second over `elapsed` (zero before any time has passed).
 pub fn per_second(count: u64, elapsed: Nanos) -> f64 {
@@ -360,6 +383,7 @@ impl Snapshot {
             backlog: 0,
             net: None,
             thread_memory_bytes: thread_memory_bytes(&pools, false),
+            gc: None,
             series: book.sampler().series(run.sample_interval),
             pools,
             services,

@@ -20,6 +20,12 @@ pub(crate) enum CpuJob {
     Reset(ReqRef),
     /// The container reporting this request's failure (stack trace, error page).
     Error(ReqRef),
+    /// A concurrent collector's cycle (`[jvm.gc]`, ZGC).
+    Gc,
+    /// Logging a rejected submission whose exception was caught (`[jvm.errors]`).
+    LogRejection,
+    /// Tomcat starting a new pool thread for this request (`[jvm.warmup] thread_start`).
+    ThreadStart(ReqRef, crate::handles::Slot),
 }
 
 impl CpuJob {
@@ -31,6 +37,8 @@ impl CpuJob {
             CpuJob::Handler(req) => Event::HandlerCpuDone { req },
             CpuJob::Reset(req) => Event::ResetDone { req },
             CpuJob::Error(req) => Event::ErrorCpuDone { req },
+            CpuJob::Gc | CpuJob::LogRejection => Event::JvmCpuDone,
+            CpuJob::ThreadStart(req, slot) => Event::ThreadStarted { req, slot },
         }
     }
 
@@ -43,6 +51,14 @@ impl CpuJob {
             CpuJob::Handler(_) => connector.cpu_per_request,
             CpuJob::Reset(_) => connector.cpu_per_rejected_connection,
             CpuJob::Error(_) => connector.cpu_per_error,
+            CpuJob::Gc => scenario.jvm.gc.map_or(Nanos::ZERO, |gc| {
+                gc.collection(scenario.cores).concurrent_cpu
+            }),
+            CpuJob::LogRejection => scenario
+                .jvm
+                .errors
+                .map_or(Nanos::ZERO, |e| e.logged_rejection),
+            CpuJob::ThreadStart(..) => scenario.jvm.warmup.map_or(Nanos::ZERO, |w| w.thread_start),
         }
     }
 }

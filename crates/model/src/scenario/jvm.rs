@@ -1,0 +1,454 @@
+//! `[jvm]`: the JVM's own costs, each off unless its table is there. A fresh JVM's CPU work
+//! costs more until the code is compiled (`[jvm.warmup]`, with Tomcat's threads created as
+//! its pool grows); the young generation fills with what requests and calls allocate and is
+//! collected (`[jvm.gc]`): a stop-the-world pause stops every Java thread, a concurrent
+//! collector takes CPU instead.
+//!
+//! Every default is what the real embedded Tomcat of `rigs/tomcat` measured on JDK 17 and two
+//! cores (`rigs/tomcat/results/README.md`, experiments 2 and 3).
+
+use serde::Deserialize;
+
+use super::check::{Checker, quoted};
+use super::error::ScenarioError;
+use super::raw::DurationText;
+use crate::time::Nanos;
+
+/// `[jvm]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawJvm {
+    pub warmup: Option<RawWarmup>,
+    pub gc: Option<RawGc>,
+    pub errors: Option<RawErrors>,
+}
+
+/// `[jvm.errors]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawErrors {
+    pub logged_rejection: DurationText,
+}
+
+impl Default for RawErrors {
+    fn default() -> Self {
+        RawErrors {
+            logged_rejection: DurationText::new("98us"),
+        }
+    }
+}
+
+/// What an error costs the JVM besides `server.cpu_per_error` (a 500's stack trace and
+/// error page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Errors {
+    /// CPU to log a rejected submission whose exception was caught (its stack trace built
+    /// and written): the rig's 98 us of handler CPU per logged exception (`/bulkhead`,
+    /// closed loop, warm).
+    pub logged_rejection: Nanos,
+}
+
+/// `[jvm.warmup]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawWarmup {
+    pub first: f64,
+    pub tail: f64,
+    pub tail_requests: f64,
+    pub thread_start: DurationText,
+}
+
+impl Default for RawWarmup {
+    fn default() -> Self {
+        RawWarmup {
+            first: 3.84,
+            tail: 0.15,
+            tail_requests: 30.0,
+            thread_start: DurationText::new("700us"),
+        }
+    }
+}
+
+/// `[jvm.gc]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawGc {
+    pub collector: String,
+    pub heap: String,
+    pub young_gen: Option<String>,
+    pub alloc_per_request: String,
+    pub alloc_per_call: String,
+    pub survival: f64,
+}
+
+impl Default for RawGc {
+    fn default() -> Self {
+        RawGc {
+            collector: "g1".to_owned(),
+            heap: "512MiB".to_owned(),
+            young_gen: None,
+            alloc_per_request: "256KiB".to_owned(),
+            alloc_per_call: "0B".to_owned(),
+            survival: 0.016,
+        }
+    }
+}
+
+/// The JVM's own costs; the default has none (every figure as without a `[jvm]` table).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Jvm {
+    pub warmup: Option<Warmup>,
+    pub gc: Option<Gc>,
+    pub errors: Option<Errors>,
+}
+
+impl Jvm {
+    /// Whether any of the JVM's costs is on.
+    pub fn any(&self) -> bool {
+        self.warmup.is_some() || self.gc.is_some() || self.errors.is_some()
+    }
+}
+
+/// A fresh JVM: CPU work (the handler's, its calls', an error page's) costs
+/// [`Warmup::multiplier`] times its warm cost, falling with the requests served.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Warmup {
+    /// The first request's multiplier (the rig's `/spin`: 3.84 x its warm CPU on request 1).
+    pub first: f64,
+    /// The slow part of the extra cost (Tomcat's own code and the rest of the request,
+    /// compiled later): 0.15 x at the start ...
+    pub tail: f64,
+    /// ... falling by e every this many requests served (the rig: 1.12 x over requests 11-20,
+    /// 1.04 x over 21-50, within 2 % from the 51st).
+    pub tail_requests: f64,
+    /// The time and CPU Tomcat spends starting each new thread of its pool beyond
+    /// `min_spare` (the rig's cold burst: ~90 threads in ~65 ms, 0.7 ms a thread).
+    pub thread_start: Nanos,
+}
+
+/// How many requests the fast part of the warm-up lasts (e-folding): the hot loop is
+/// compiled on stack within the first request (the rig: 3.84 x on request 1, 1.29 x on 2).
+const FAST_REQUESTS: f64 = 0.35;
+
+impl Warmup {
+    /// The multiplier of CPU work of a request that starts after `served` requests were
+    /// answered: `1 + (first - 1 - tail) e^(-served / 0.35) + tail e^(-served / tail_requests)`.
+    pub fn multiplier(&self, served: u64) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let n = served as f64;
+        let fast = (self.first - 1.0 - self.tail).max(0.0);
+        1.0 + fast * (-n / FAST_REQUESTS).exp() + self.tail * (-n / self.tail_requests).exp()
+    }
+
+    /// `cost` on a JVM that has served `served` requests.
+    pub fn scale(&self, cost: Nanos, served: u64) -> Nanos {
+        if cost == Nanos::ZERO {
+            return cost;
+        }
+        #[allow(
+            clippy::cast_precision_loss,
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss
+        )]
+        Nanos((cost.0 as f64 * self.multiplier(served)).round() as u64)
+    }
+}
+
+/// The garbage collector (`-XX:+UseParallelGC`, `-XX:+UseG1GC`, `-XX:+UseZGC`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Collector {
+    Parallel,
+    G1,
+    /// JDK 17's ZGC: no generations, a concurrent cycle with three pauses of tens of
+    /// microseconds.
+    Zgc,
+}
+
+impl Collector {
+    pub fn name(self) -> &'static str {
+        match self {
+            Collector::Parallel => "parallel",
+            Collector::G1 => "g1",
+            Collector::Zgc => "zgc",
+        }
+    }
+}
+
+/// One collection's cost, as [`Gc::collection`] computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Collection {
+    /// Every Java thread stops this long.
+    pub pause: Nanos,
+    /// CPU the collector's threads spend beside the running threads (a concurrent cycle).
+    pub concurrent_cpu: Nanos,
+}
+
+/// The heap and what fills it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gc {
+    pub collector: Collector,
+    /// `-Xmx`, bytes.
+    pub heap: u64,
+    /// `-Xmn`, bytes (default a third of the heap, the Parallel collector's `NewRatio` 2).
+    pub young_gen: u64,
+    /// Bytes a request's handler allocates.
+    pub alloc_per_request: u64,
+    /// Bytes each call allocates (on the thread that runs it).
+    pub alloc_per_call: u64,
+    /// The share of what was allocated that is still live at a collection (copied).
+    pub survival: f64,
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+impl Gc {
+    /// Bytes allocated between two collections: eden, 8/10 of the young generation (the
+    /// JVM's `SurvivorRatio` 8 keeps two survivor spaces of a tenth each); ZGC, which has no
+    /// young generation in JDK 17, starts a cycle every quarter of the heap (the rig's
+    /// 512 MiB heap cycled every ~125 MiB allocated).
+    pub fn budget(&self) -> u64 {
+        match self.collector {
+            Collector::Parallel | Collector::G1 => self.young_gen / 10 * 8,
+            Collector::Zgc => self.heap / 4,
+        }
+        .max(1)
+    }
+
+    /// A collection's pause and CPU on `cores` cores. The pause follows what survives: a
+    /// fixed part (roots, the safepoint) plus the copying of the survivors, shared by the
+    /// GC threads (`ParallelGCThreads`: one per core up to 8). Fitted to the rig's
+    /// `-Xmn64m`, 256 KiB a request with 4 KiB kept (0.8 MiB survive a collection): Parallel
+    /// 3.3 ms and G1 4.7 ms a pause on 2 cores. ZGC stops only for its three short pauses
+    /// (0.06 ms in all) and marks and relocates concurrently: 0.21 ms of CPU per MiB of the
+    /// cycle's allocation (the rig: 27 ms a cycle, 0.8 % of 2 cores at 300 requests a second).
+    pub fn collection(&self, cores: u32) -> Collection {
+        #[allow(clippy::cast_precision_loss)]
+        let survived_mib = self.budget() as f64 * self.survival / MIB;
+        let threads = f64::from(cores.clamp(1, 8));
+        let ms = |ms: f64| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Nanos((ms * 1e6).round() as u64)
+        };
+        match self.collector {
+            Collector::Parallel => Collection {
+                pause: ms(1.0 + 2.85 * survived_mib * 2.0 / threads),
+                concurrent_cpu: Nanos::ZERO,
+            },
+            Collector::G1 => Collection {
+                pause: ms(1.5 + 3.9 * survived_mib * 2.0 / threads),
+                concurrent_cpu: Nanos::ZERO,
+            },
+            Collector::Zgc => {
+                #[allow(clippy::cast_precision_loss)]
+                let cycle_mib = self.budget() as f64 / MIB;
+                Collection {
+                    pause: ms(0.06),
+                    concurrent_cpu: ms(0.21 * cycle_mib),
+                }
+            }
+        }
+    }
+}
+
+/// `[jvm]` -> [`Jvm`].
+pub(crate) fn jvm(check: &Checker, raw: Option<&RawJvm>) -> Result<Jvm, ScenarioError> {
+    let Some(raw) = raw else {
+        return Ok(Jvm::default());
+    };
+    let warmup = raw.warmup.as_ref().map(|w| warmup(check, w)).transpose()?;
+    let gc = raw.gc.as_ref().map(|g| gc(check, g)).transpose()?;
+    let errors = raw
+        .errors
+        .as_ref()
+        .map(|e| {
+            let path = "jvm.errors.logged_rejection";
+            let cost = check.duration(path, &e.logged_rejection)?;
+            if cost > Nanos::from_secs(1) {
+                return Err(check.invalid(
+                    path,
+                    quoted(&e.logged_rejection.0),
+                    "is out of range: allowed 0s..=1s",
+                ));
+            }
+            Ok(Errors {
+                logged_rejection: cost,
+            })
+        })
+        .transpose()?;
+    Ok(Jvm { warmup, gc, errors })
+}
+
+fn warmup(check: &Checker, raw: &RawWarmup) -> Result<Warmup, ScenarioError> {
+    let factor = |path: &str, value: f64, range: std::ops::RangeInclusive<f64>| {
+        if value.is_finite() && range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(check.invalid(
+                path,
+                super::limits::short_number(value),
+                format!(
+                    "is out of range: allowed {}..={}",
+                    range.start(),
+                    range.end()
+                ),
+            ))
+        }
+    };
+    let first = factor("jvm.warmup.first", raw.first, 1.0..=100.0)?;
+    let tail = factor("jvm.warmup.tail", raw.tail, 0.0..=10.0)?;
+    if tail > first - 1.0 {
+        return Err(check.invalid(
+            "jvm.warmup.tail",
+            super::limits::short_number(tail),
+            "is more than first - 1: the slow part is a share of the first request's extra",
+        ));
+    }
+    let tail_requests = factor("jvm.warmup.tail_requests", raw.tail_requests, 1.0..=1e7)?;
+    let thread_start = check.duration("jvm.warmup.thread_start", &raw.thread_start)?;
+    if thread_start > Nanos::from_secs(1) {
+        return Err(check.invalid(
+            "jvm.warmup.thread_start",
+            quoted(&raw.thread_start.0),
+            "is out of range: allowed 0s..=1s",
+        ));
+    }
+    Ok(Warmup {
+        first,
+        tail,
+        tail_requests,
+        thread_start,
+    })
+}
+
+fn gc(check: &Checker, raw: &RawGc) -> Result<Gc, ScenarioError> {
+    let collector = check.one_of(
+        "jvm.gc.collector",
+        &raw.collector,
+        &[
+            ("parallel", Collector::Parallel),
+            ("g1", Collector::G1),
+            ("zgc", Collector::Zgc),
+        ],
+    )?;
+    const GIB: u64 = 1 << 30;
+    let heap = size(check, "jvm.gc.heap", &raw.heap, 1 << 20, 64 * GIB)?;
+    let young_gen = match &raw.young_gen {
+        Some(text) => size(check, "jvm.gc.young_gen", text, 1 << 20, heap)?,
+        None => heap / 3,
+    };
+    let alloc_per_request = size(
+        check,
+        "jvm.gc.alloc_per_request",
+        &raw.alloc_per_request,
+        0,
+        GIB,
+    )?;
+    let alloc_per_call = size(check, "jvm.gc.alloc_per_call", &raw.alloc_per_call, 0, GIB)?;
+    let survival = check.probability("jvm.gc.survival", raw.survival)?;
+    Ok(Gc {
+        collector,
+        heap,
+        young_gen,
+        alloc_per_request,
+        alloc_per_call,
+        survival,
+    })
+}
+
+/// A size with a binary unit (`"64MiB"`, `"256KiB"`, `"1GiB"`, `"512B"`), in `lo..=hi` bytes.
+fn size(check: &Checker, path: &str, text: &str, lo: u64, hi: u64) -> Result<u64, ScenarioError> {
+    let bad = |reason: String| check.invalid(path, quoted(text), reason);
+    let form = "a size with a unit: B, KiB, MiB or GiB, like \"64MiB\"";
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        _ => return Err(bad(format!("is not {form}"))),
+    };
+    let value: f64 = number.parse().map_err(|_| bad(format!("is not {form}")))?;
+    #[allow(clippy::cast_precision_loss)]
+    let bytes = value * scale as f64;
+    #[allow(clippy::cast_precision_loss)]
+    if !bytes.is_finite() || bytes < lo as f64 || bytes > hi as f64 {
+        return Err(bad(format!(
+            "is out of range: allowed {}..={}",
+            show_size(lo),
+            show_size(hi)
+        )));
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(bytes.round() as u64)
+}
+
+/// A size as the error messages write it.
+fn show_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{}GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{}KiB", b >> 10),
+        b => format!("{b}B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_warmup_multiplier_falls_as_the_rig_measured() {
+        let w = Warmup {
+            first: 3.84,
+            tail: 0.15,
+            tail_requests: 30.0,
+            thread_start: Nanos::ZERO,
+        };
+        // Hand-computed: 1 + 2.69 e^(-n/0.35) + 0.15 e^(-n/30).
+        let expected = [(0, 3.84), (1, 1.300), (4, 1.131), (30, 1.055), (100, 1.005)];
+        for (served, m) in expected {
+            let got = w.multiplier(served);
+            assert!(
+                (got - m).abs() < 0.002,
+                "request {served}: {got} against {m}"
+            );
+        }
+        assert_eq!(w.scale(Nanos::from_millis(2), 0), Nanos::from_micros(7680));
+    }
+
+    #[test]
+    fn eden_is_eight_tenths_of_the_young_generation_and_zgc_a_quarter_of_the_heap() {
+        let mut gc = Gc {
+            collector: Collector::Parallel,
+            heap: 512 << 20,
+            young_gen: 64 << 20,
+            alloc_per_request: 256 << 10,
+            alloc_per_call: 0,
+            survival: 0.016,
+        };
+        // 64 MiB x 0.8 / 256 KiB = 204.8 requests a collection (the rig: 201).
+        assert_eq!(gc.budget() / gc.alloc_per_request, 204);
+        // 1 ms + 2.85 ms x 0.8192 MiB survived = 3.33 ms on 2 cores (the rig: 3.3).
+        assert_eq!(gc.collection(2).pause, Nanos(3_334_720));
+        gc.collector = Collector::Zgc;
+        assert_eq!(gc.budget(), 128 << 20);
+        assert_eq!(gc.collection(2).pause, Nanos::from_micros(60));
+        assert_eq!(gc.collection(2).concurrent_cpu, Nanos(26_880_000));
+    }
+
+    #[test]
+    fn sizes_name_their_field_and_range() {
+        let check = Checker { origin: "p.toml" };
+        assert_eq!(size(&check, "f", "64MiB", 0, 1 << 30).ok(), Some(64 << 20));
+        assert_eq!(size(&check, "f", "1.5KiB", 0, 1 << 20).ok(), Some(1536));
+        let err = size(&check, "jvm.gc.heap", "64MB", 0, 1 << 30).expect_err("MB is not a unit");
+        assert!(err.to_string().contains("jvm.gc.heap"), "{err}");
+        let err = size(&check, "jvm.gc.heap", "2GiB", 0, 1 << 30).expect_err("over the range");
+        assert!(err.to_string().contains("0B..=1GiB"), "{err}");
+    }
+}

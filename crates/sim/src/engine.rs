@@ -174,7 +174,7 @@ pub struct Engine {
     /// Each service's circuit breaker and rate limiter.
     pub(super) guards: Guards,
     /// The JVM's own costs (`[jvm]`: warm-up, garbage collection), when the scenario has them.
-    pub(super) jvm: Option<Box<super::jvm::JvmState>>,
+    pub(super) jvm: Option<Box<super::parts::jvm::JvmState>>,
 }
 
 impl Engine {
@@ -225,7 +225,7 @@ impl Engine {
             trace: None,
             retries: Retries::new(scenario.load.retry),
             guards: Guards::new(scenario),
-            jvm: super::jvm::JvmState::of(scenario),
+            jvm: super::parts::jvm::JvmState::of(scenario),
         };
         engine.watchdog.share();
         engine.start_load();

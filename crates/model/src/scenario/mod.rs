@@ -9,6 +9,7 @@ mod cost;
 mod duration;
 mod error;
 mod jvm;
+mod jvm_check;
 mod limits;
 mod model;
 mod network;

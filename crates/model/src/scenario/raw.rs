@@ -31,7 +31,7 @@ pub struct RawPreset {
     pub faults: Vec<RawFault>,
     /// `[jvm]`: the JVM's own costs (warm-up, garbage collection); none when absent.
     #[serde(default)]
-    pub jvm: Option<super::jvm::RawJvm>,
+    pub jvm: Option<RawJvm>,
 }
 
 /// `[[tour]]`: at a simulated time, press keys and show a caption.
@@ -679,4 +679,74 @@ fn every_outcome() -> Vec<String> {
 }
 fn abort() -> String {
     "abort".to_owned()
+}
+
+/// `[jvm]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawJvm {
+    pub warmup: Option<RawWarmup>,
+    pub gc: Option<RawGc>,
+    pub errors: Option<RawErrors>,
+}
+
+/// `[jvm.errors]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawErrors {
+    pub logged_rejection: DurationText,
+}
+
+impl Default for RawErrors {
+    fn default() -> Self {
+        RawErrors {
+            logged_rejection: DurationText::new("98us"),
+        }
+    }
+}
+
+/// `[jvm.warmup]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawWarmup {
+    pub first: f64,
+    pub tail: f64,
+    pub tail_requests: f64,
+    pub thread_start: DurationText,
+}
+
+impl Default for RawWarmup {
+    fn default() -> Self {
+        RawWarmup {
+            first: 3.84,
+            tail: 0.15,
+            tail_requests: 30.0,
+            thread_start: DurationText::new("700us"),
+        }
+    }
+}
+
+/// `[jvm.gc]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawGc {
+    pub collector: String,
+    pub heap: String,
+    pub young_gen: Option<String>,
+    pub alloc_per_request: String,
+    pub alloc_per_call: String,
+    pub survival: f64,
+}
+
+impl Default for RawGc {
+    fn default() -> Self {
+        RawGc {
+            collector: "g1".to_owned(),
+            heap: "512MiB".to_owned(),
+            young_gen: None,
+            alloc_per_request: "256KiB".to_owned(),
+            alloc_per_call: "0B".to_owned(),
+            survival: 0.016,
+        }
+    }
 }

@@ -76,7 +76,7 @@ pub(crate) fn validate(raw: RawPreset, origin: &str) -> Result<Scenario, Scenari
         figures,
         faults,
         tour,
-        jvm: super::jvm::jvm(&check, raw.jvm.as_ref())?,
+        jvm: super::jvm_check::jvm(&check, raw.jvm.as_ref())?,
     })
 }
 

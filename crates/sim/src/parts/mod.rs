@@ -6,6 +6,7 @@
 
 pub mod cpu;
 pub mod guards;
+pub mod jvm;
 pub mod load;
 pub mod net;
 pub mod retries;

@@ -49,6 +49,11 @@ fn bad_jvm_values_name_the_field_and_what_is_allowed() {
         ("jvm.gc.alloc_per_request=2MB", "a size with a unit"),
         ("jvm.warmup.first=0.5", "1..=100"),
         ("jvm.errors.logged_rejection=2s", "0s..=1s"),
+        ("jvm.connector_threads.poll_cost=2s", "0s..=1s"),
+        (
+            "jvm.connector_threads.register_cost=-1us",
+            "jvm.connector_threads.register_cost",
+        ),
     ];
     for (set, allowed) in cases {
         let out = threadlab(&["check", "jvm-pauses", "--set", set]);
@@ -65,8 +70,10 @@ fn the_real_engine_refuses_jvm_costs_for_want_of_a_jvm() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("cannot play [jvm.warmup] and [jvm.gc]")
-            && err.contains("not inside a JVM")
+        err.contains(
+            "cannot play [jvm.warmup], [jvm.gc], [jvm.errors] and [jvm.connector_threads]"
+        ) && err.contains("not inside a JVM")
+            && err.contains("no Tomcat Acceptor or Poller thread")
             && err.contains("--engine sim"),
         "{err}"
     );

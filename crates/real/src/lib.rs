@@ -97,10 +97,10 @@ pub enum RealError {
     Unsupported(String),
     #[error(
         "real execution cannot play {0}: it runs the scenario on this machine's OS threads and \
-         tokio tasks, not inside a JVM, so there is no JIT to warm up and no heap to collect; \
-         run it with --engine sim"
+         tokio tasks, not inside a JVM, so there is no JIT to warm up, no heap to collect and no \
+         Tomcat Acceptor or Poller thread; run it with --engine sim"
     )]
-    NoJvm(&'static str),
+    NoJvm(String),
     #[error("real run failed: {0}")]
     Internal(#[from] RealFailure),
 }
@@ -248,13 +248,20 @@ pub fn check(
 }
 
 /// The `[jvm]` tables a scenario has, for the refusal.
-fn jvm_tables(scenario: &Scenario) -> &'static str {
+fn jvm_tables(scenario: &Scenario) -> String {
     let jvm = &scenario.jvm;
-    match (jvm.warmup.is_some(), jvm.gc.is_some(), jvm.errors.is_some()) {
-        (true, true, _) => "[jvm.warmup] and [jvm.gc]",
-        (true, false, _) => "[jvm.warmup]",
-        (false, true, _) => "[jvm.gc]",
-        (false, false, _) => "[jvm.errors]",
+    let tables: Vec<&str> = [
+        (jvm.warmup.is_some(), "[jvm.warmup]"),
+        (jvm.gc.is_some(), "[jvm.gc]"),
+        (jvm.errors.is_some(), "[jvm.errors]"),
+        (jvm.connector_threads.is_some(), "[jvm.connector_threads]"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    match tables.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => tables.concat(),
     }
 }
 

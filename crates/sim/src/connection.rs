@@ -263,7 +263,7 @@ impl Engine {
         match self.net.listener.wake(self.now) {
             // Its request was sent when the handshake completed: it is already there.
             Wake::Accepted(next) => self.dispatch(next),
-            Wake::Accepting { done } => self.schedule(done, Event::Accepted),
+            Wake::Accepting { done } => self.acceptor_turn(done),
             Wake::Idle => {}
         }
     }
@@ -423,7 +423,19 @@ impl Engine {
             self.cpu.busy += 1;
             self.schedule(self.now + cost, job.done_event());
         } else {
-            self.cpu.queue.push_back(job);
+            if job.wakes_first() && self.cpu.slicing.is_some() {
+                // A thread that sleeps most of the time wakes with the earliest deadline
+                // (EEVDF's lag): it is next, after the others like it, not after a round.
+                let ahead = self
+                    .cpu
+                    .queue
+                    .iter()
+                    .take_while(|j| j.wakes_first())
+                    .count();
+                self.cpu.queue.insert(ahead, job);
+            } else {
+                self.cpu.queue.push_back(job);
+            }
             self.cpu.max_queue = self
                 .cpu
                 .max_queue

@@ -658,6 +658,10 @@ impl Engine {
             Event::StartHandler { req, slot } => self.on_start_handler(req, slot),
             Event::Accept => self.on_accept(),
             Event::Accepted => self.on_accepted(),
+            Event::AcceptCpuDone => {
+                self.release_core();
+                self.on_accepted();
+            }
             Event::Syn { req } => self.on_syn(req),
             Event::Ack { req } => self.on_ack(req),
             Event::HandshakeReset { req } => self.refuse(req),

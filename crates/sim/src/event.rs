@@ -60,6 +60,8 @@ pub(super) enum Event {
     Accept,
     /// The acceptor's turn on a connection ends (`server.accept_cost` after it began).
     Accepted,
+    /// The acceptor's turn ends on a core (`[jvm.connector_threads]`): the core frees.
+    AcceptCpuDone,
     /// A (retransmitted) SYN of this request's connection reaches the server.
     Syn { req: ReqRef },
     /// `connect()` fails for this request's connection.

@@ -14,6 +14,10 @@
 //! and time out. A concurrent collector (ZGC) pauses for a few tens of microseconds and
 //! spends its cycle's CPU on a core beside the application's threads.
 //!
+//! Connector threads (`[jvm.connector_threads]`): the Acceptor's turn waits for a core and
+//! holds it for `accept_cost`; the Poller spends its CPU on a core per request it hands on
+//! (and per new connection it registers), beside the request.
+//!
 //! Errors: a rejected submission whose `RejectedExecutionException` is caught and logged
 //! costs CPU (`[jvm.errors]`); one that escapes to Tomcat costs `server.cpu_per_error`.
 //!
@@ -141,11 +145,38 @@ impl Engine {
             match self.net.listener.wake(self.now) {
                 crate::flow::accept::Wake::Accepted(next) => self.dispatch(next),
                 crate::flow::accept::Wake::Accepting { done } => {
-                    self.schedule(done, Event::Accepted);
+                    self.acceptor_turn(done);
                     return;
                 }
                 crate::flow::accept::Wake::Idle => return,
             }
+        }
+    }
+
+    /// The Acceptor starts its turn on a connection, which ends at `done`; with
+    /// `[jvm.connector_threads]` the turn is CPU that waits for a core first.
+    pub(super) fn acceptor_turn(&mut self, done: Nanos) {
+        if self.scenario.jvm.connector_threads.is_some() {
+            self.run_on_core(CpuJob::Accept, done.saturating_sub(self.now));
+        } else {
+            self.schedule(done, Event::Accepted);
+        }
+    }
+
+    /// The Poller hands a request to the executor (and first registers its connection, when
+    /// new), with `[jvm.connector_threads]`: CPU on a core beside the request, which the
+    /// model does not hold back for it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn poller_work(&mut self, new_connection: bool) {
+        let Some(threads) = self.scenario.jvm.connector_threads else {
+            return;
+        };
+        if new_connection && threads.register > Nanos::ZERO {
+            self.run_on_core(CpuJob::Register, threads.register);
+        }
+        if threads.poll > Nanos::ZERO {
+            self.run_on_core(CpuJob::Poll, threads.poll);
         }
     }
 

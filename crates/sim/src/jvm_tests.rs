@@ -244,3 +244,72 @@ fn a_caught_and_logged_rejection_burns_its_cpu() {
     assert!(silent.abs() < 1e-12, "{silent}");
     assert!((logged - 0.002).abs() < 1e-9, "{logged}");
 }
+
+/// `BASE` with Tomcat's connector threads on the cores (`[jvm.connector_threads]`).
+fn with_connector_threads(poll: &str, register: &str) -> String {
+    format!(
+        "{BASE}[jvm.connector_threads]\npoll_cost = \"{poll}\"\nregister_cost = \"{register}\"\n"
+    )
+}
+
+fn engine_of(toml: &str, sets: &[&str]) -> Engine {
+    let sets: Vec<String> = sets.iter().map(|s| (*s).to_string()).collect();
+    let s = crate::scenario::parse("jvm.toml", toml, &sets).expect("the scenario is valid");
+    Engine::new(&s, Strategy::Sequential)
+}
+
+#[test]
+fn the_acceptors_turn_waits_for_a_core_among_the_connector_threads() {
+    // Two new connections at t = 0, an Acceptor turn of 1 ms each, 10 ms of CPU a request on
+    // one core, each burst run to its end. Its own thread: accepted at 1 and 2 ms, the bursts 1..11 and 11..21 ms.
+    let sets = [
+        "load.mode=batch",
+        "load.count=2",
+        "load.keep_alive=false",
+        "server.accept_cost=1ms",
+        "scenario.cpu_scheduling=run-to-completion",
+    ];
+    let mut e = engine(&sets);
+    e.finish();
+    let latency = e.snapshot().latency;
+    assert_eq!((latency.count, latency.mean, latency.max), (2, 16.0, 21.0));
+    // On the core: the first turn 0..1 ms; at 1 the second turn takes the core before the
+    // first request's burst asks for it, which runs 2..12; the second request's 12..22.
+    let mut e = engine_of(&with_connector_threads("0s", "0s"), &sets);
+    e.finish();
+    let latency = e.snapshot().latency;
+    assert_eq!((latency.count, latency.mean, latency.max), (2, 17.0, 22.0));
+    assert!((e.cpu_utilisation() * e.now().as_secs_f64() - 0.022).abs() < 1e-9);
+}
+
+#[test]
+fn the_poller_spends_its_cpu_per_request_and_per_new_connection() {
+    // One request on a new connection, taken at once (no accept cost): the Poller registers
+    // it (0.25 ms) and hands it on (0.5 ms) on the one core before its 10 ms burst gets it.
+    let mut e = engine_of(
+        &with_connector_threads("500us", "250us"),
+        &["load.mode=batch", "load.count=1", "load.keep_alive=false"],
+    );
+    e.finish();
+    assert_eq!(e.snapshot().latency.max, 10.75);
+    // One client on a kept-alive connection, a second between requests: registered once,
+    // polled for every request: 10.75 ms, then 10.5 ms each.
+    let mut e = engine_of(
+        &with_connector_threads("500us", "250us"),
+        &[
+            "load.mode=closed",
+            "load.clients=1",
+            "load.think=1s",
+            "load.keep_alive=true",
+        ],
+    );
+    e.finish();
+    let latency = e.snapshot().latency;
+    let n = latency.count as f64;
+    assert!(latency.count >= 9, "{latency:?}");
+    assert_eq!(latency.max, 10.75);
+    assert!(
+        (latency.mean - (10.75 + (n - 1.0) * 10.5) / n).abs() < 1e-9,
+        "{latency:?}"
+    );
+}

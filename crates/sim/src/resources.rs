@@ -149,7 +149,10 @@ impl Engine {
                 | CpuJob::Error(_)
                 | CpuJob::Gc
                 | CpuJob::LogRejection
-                | CpuJob::ThreadStart(..) => {
+                | CpuJob::ThreadStart(..)
+                | CpuJob::Accept
+                | CpuJob::Poll
+                | CpuJob::Register => {
                     self.cpu.busy += 1;
                     let cost = self.job_cost(job) + switch;
                     self.schedule(now + cost, job.done_event());

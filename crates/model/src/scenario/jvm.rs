@@ -2,7 +2,8 @@
 //! costs more until the code is compiled (`[jvm.warmup]`, with Tomcat's threads created as
 //! its pool grows); the young generation fills with what requests and calls allocate and is
 //! collected (`[jvm.gc]`): a stop-the-world pause stops every Java thread, a concurrent
-//! collector takes CPU instead.
+//! collector takes CPU instead; Tomcat's Acceptor and Poller are Java threads on the same
+//! cores as the handlers (`[jvm.connector_threads]`).
 //!
 //! Every default is what the real embedded Tomcat of `rigs/tomcat` measured on JDK 17 and two
 //! cores (`rigs/tomcat/results/README.md`, experiments 2 and 3).
@@ -19,18 +20,39 @@ pub struct Errors {
     pub logged_rejection: Nanos,
 }
 
+/// Tomcat's connector threads as what they are, Java threads on the scenario's cores
+/// (`NioEndpoint`'s Acceptor and Poller): the Acceptor's turn (`server.accept_cost`) waits
+/// for a core like any burst, and the Poller's work is CPU on the cores beside the handlers.
+/// The defaults are the rig's (`rigs/tomcat/results/README.md`, "Tomcat's connector threads"):
+/// the Poller's thread CPU over the requests served, on 2 cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectorThreads {
+    /// The Poller's CPU per request it hands to the executor (a read event selected and
+    /// dispatched to a `SocketProcessor`): the rig's 10.6-19.8 us on kept-alive connections
+    /// under a CPU-bound load.
+    pub poll: Nanos,
+    /// The Poller's CPU per new connection the Acceptor hands it (the registration event
+    /// and the socket's first interest): the rig's 38-75 us (median 62) a request with a new
+    /// connection each, at 180-300 a second, less the 15 us of its poll.
+    pub register: Nanos,
+}
+
 /// The JVM's own costs; the default has none (every figure as without a `[jvm]` table).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Jvm {
     pub warmup: Option<Warmup>,
     pub gc: Option<Gc>,
     pub errors: Option<Errors>,
+    pub connector_threads: Option<ConnectorThreads>,
 }
 
 impl Jvm {
     /// Whether any of the JVM's costs is on.
     pub fn any(&self) -> bool {
-        self.warmup.is_some() || self.gc.is_some() || self.errors.is_some()
+        self.warmup.is_some()
+            || self.gc.is_some()
+            || self.errors.is_some()
+            || self.connector_threads.is_some()
     }
 }
 

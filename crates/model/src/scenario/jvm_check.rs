@@ -2,8 +2,8 @@
 
 use super::check::{Checker, quoted};
 use super::error::ScenarioError;
-use super::jvm::{Collector, Errors, Gc, Jvm, Warmup};
-use super::raw::{RawGc, RawJvm, RawWarmup};
+use super::jvm::{Collector, ConnectorThreads, Errors, Gc, Jvm, Warmup};
+use super::raw::{DurationText, RawConnectorThreads, RawGc, RawJvm, RawWarmup};
 use crate::time::Nanos;
 
 /// `[jvm]` -> [`Jvm`].
@@ -17,21 +17,45 @@ pub(crate) fn jvm(check: &Checker, raw: Option<&RawJvm>) -> Result<Jvm, Scenario
         .errors
         .as_ref()
         .map(|e| {
-            let path = "jvm.errors.logged_rejection";
-            let cost = check.duration(path, &e.logged_rejection)?;
-            if cost > Nanos::from_secs(1) {
-                return Err(check.invalid(
-                    path,
-                    quoted(&e.logged_rejection.0),
-                    "is out of range: allowed 0s..=1s",
-                ));
-            }
             Ok(Errors {
-                logged_rejection: cost,
+                logged_rejection: cpu(check, "jvm.errors.logged_rejection", &e.logged_rejection)?,
             })
         })
         .transpose()?;
-    Ok(Jvm { warmup, gc, errors })
+    let connector_threads = raw
+        .connector_threads
+        .as_ref()
+        .map(|e| connector_threads(check, e))
+        .transpose()?;
+    Ok(Jvm {
+        warmup,
+        gc,
+        errors,
+        connector_threads,
+    })
+}
+
+/// A CPU cost of the JVM's, in `0s..=1s`.
+fn cpu(check: &Checker, path: &str, text: &DurationText) -> Result<Nanos, ScenarioError> {
+    let cost = check.duration(path, text)?;
+    if cost > Nanos::from_secs(1) {
+        return Err(check.invalid(path, quoted(&text.0), "is out of range: allowed 0s..=1s"));
+    }
+    Ok(cost)
+}
+
+fn connector_threads(
+    check: &Checker,
+    raw: &RawConnectorThreads,
+) -> Result<ConnectorThreads, ScenarioError> {
+    Ok(ConnectorThreads {
+        poll: cpu(check, "jvm.connector_threads.poll_cost", &raw.poll_cost)?,
+        register: cpu(
+            check,
+            "jvm.connector_threads.register_cost",
+            &raw.register_cost,
+        )?,
+    })
 }
 
 pub(super) fn warmup(check: &Checker, raw: &RawWarmup) -> Result<Warmup, ScenarioError> {
@@ -60,14 +84,7 @@ pub(super) fn warmup(check: &Checker, raw: &RawWarmup) -> Result<Warmup, Scenari
         ));
     }
     let tail_requests = factor("jvm.warmup.tail_requests", raw.tail_requests, 1.0..=1e7)?;
-    let thread_start = check.duration("jvm.warmup.thread_start", &raw.thread_start)?;
-    if thread_start > Nanos::from_secs(1) {
-        return Err(check.invalid(
-            "jvm.warmup.thread_start",
-            quoted(&raw.thread_start.0),
-            "is out of range: allowed 0s..=1s",
-        ));
-    }
+    let thread_start = cpu(check, "jvm.warmup.thread_start", &raw.thread_start)?;
     Ok(Warmup {
         first,
         tail,

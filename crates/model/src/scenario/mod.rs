@@ -28,7 +28,7 @@ pub use cost::{
 };
 pub use duration::{DURATION_FORM, DurationError, parse_duration};
 pub use error::{OverrideError, ScenarioError};
-pub use jvm::{Collection, Collector, Errors, Gc, Jvm, Warmup};
+pub use jvm::{Collection, Collector, ConnectorThreads, Errors, Gc, Jvm, Warmup};
 pub use limits::*;
 pub use model::*;
 pub use presets::{

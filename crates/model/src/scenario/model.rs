@@ -758,7 +758,7 @@ pub struct Connector {
     /// `serverSocketAccept`, then `NioEndpoint.setSocketOptions`: socket options, a
     /// `NioChannel` from the cache, registration with the Poller). One thread: connections
     /// are taken one at a time, and a burst faster than it fills the accept queue. Its own
-    /// thread's time, not counted on the cores.
+    /// thread's time, counted on the cores only with `[jvm.connector_threads]`.
     pub accept_cost: Nanos,
     /// How long a handler thread takes, after its last read of the connection, to wait for
     /// work again (registering the socket with the Poller, recycling the processor,

@@ -688,6 +688,24 @@ pub struct RawJvm {
     pub warmup: Option<RawWarmup>,
     pub gc: Option<RawGc>,
     pub errors: Option<RawErrors>,
+    pub connector_threads: Option<RawConnectorThreads>,
+}
+
+/// `[jvm.connector_threads]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawConnectorThreads {
+    pub poll_cost: DurationText,
+    pub register_cost: DurationText,
+}
+
+impl Default for RawConnectorThreads {
+    fn default() -> Self {
+        RawConnectorThreads {
+            poll_cost: DurationText::new("15us"),
+            register_cost: DurationText::new("45us"),
+        }
+    }
 }
 
 /// `[jvm.errors]` as written.

@@ -26,6 +26,13 @@ pub(crate) enum CpuJob {
     LogRejection,
     /// Tomcat starting a new pool thread for this request (`[jvm.warmup] thread_start`).
     ThreadStart(ReqRef, crate::handles::Slot),
+    /// The Acceptor's turn on a connection (`server.accept_cost`, with
+    /// `[jvm.connector_threads]`).
+    Accept,
+    /// The Poller handing a request to the executor (`[jvm.connector_threads] poll_cost`).
+    Poll,
+    /// The Poller registering a new connection (`[jvm.connector_threads] register_cost`).
+    Register,
 }
 
 impl CpuJob {
@@ -37,9 +44,18 @@ impl CpuJob {
             CpuJob::Handler(req) => Event::HandlerCpuDone { req },
             CpuJob::Reset(req) => Event::ResetDone { req },
             CpuJob::Error(req) => Event::ErrorCpuDone { req },
-            CpuJob::Gc | CpuJob::LogRejection => Event::JvmCpuDone,
+            CpuJob::Gc | CpuJob::LogRejection | CpuJob::Poll | CpuJob::Register => {
+                Event::JvmCpuDone
+            }
+            CpuJob::Accept => Event::AcceptCpuDone,
             CpuJob::ThreadStart(req, slot) => Event::ThreadStarted { req, slot },
         }
+    }
+
+    /// Tomcat's Acceptor and Poller (`[jvm.connector_threads]`): threads that sleep most of
+    /// the time, which a time-slicing kernel runs before the busy ones when they wake.
+    pub(crate) fn wakes_first(self) -> bool {
+        matches!(self, CpuJob::Accept | CpuJob::Poll | CpuJob::Register)
     }
 
     /// How long the job holds its core, for the jobs whose cost is the scenario's.
@@ -59,6 +75,15 @@ impl CpuJob {
                 .errors
                 .map_or(Nanos::ZERO, |e| e.logged_rejection),
             CpuJob::ThreadStart(..) => scenario.jvm.warmup.map_or(Nanos::ZERO, |w| w.thread_start),
+            CpuJob::Accept => connector.accept_cost,
+            CpuJob::Poll => scenario
+                .jvm
+                .connector_threads
+                .map_or(Nanos::ZERO, |t| t.poll),
+            CpuJob::Register => scenario
+                .jvm
+                .connector_threads
+                .map_or(Nanos::ZERO, |t| t.register),
         }
     }
 }

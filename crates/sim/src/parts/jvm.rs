@@ -62,7 +62,8 @@ pub(crate) fn stopped(event: Event) -> Option<Stopped> {
         | Event::ResetDone { .. }
         | Event::ErrorCpuDone { .. }
         | Event::ThreadStarted { .. }
-        | Event::Accepted => Some(Stopped::Work),
+        | Event::Accepted
+        | Event::AcceptCpuDone => Some(Stopped::Work),
         Event::CallEnd { .. }
         | Event::CallTimeout { .. }
         | Event::KeepAlive { .. }

@@ -127,12 +127,11 @@ impl Engine {
     /// The poller (or the acceptor) hands the connection's request to the executor.
     pub(super) fn dispatch(&mut self, r: ReqRef) {
         self.holds_conn(r);
-        let mut new_connection = false;
         if let Some(req) = self.requests.get_mut(r) {
             req.queued_at = self.now;
-            new_connection = req.conn_uses <= 1;
         }
         if self.jvm.is_some() {
+            let new_connection = self.requests.get(r).is_some_and(|req| req.conn_uses <= 1);
             self.poller_work(new_connection);
         }
         let server = self.topology.server();

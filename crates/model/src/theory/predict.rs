@@ -295,7 +295,23 @@ fn load_figures(
     }
 }
 
-/// The CPU ceiling and Goetz's sizing rule.
+/// The server's own CPU on the cores per request, besides its calls: the handler's
+/// `cpu_per_request`, and with `[jvm.connector_threads]` the Poller's poll and, on a new
+/// connection each request, its registration and the Acceptor's turn.
+fn server_cpu(scenario: &Scenario) -> f64 {
+    let connector = &scenario.server.connector;
+    let mut cpu = connector.cpu_per_request;
+    if let Some(threads) = scenario.jvm.connector_threads {
+        cpu += threads.poll;
+        if !scenario.load.link.keep_alive {
+            cpu += threads.register + connector.accept_cost;
+        }
+    }
+    cpu.as_secs_f64()
+}
+
+/// The CPU ceiling (the cores over all the CPU a request takes: its calls', the server's
+/// own) and Goetz's sizing rule (the calls' CPU and wait only).
 fn cpu_figures(scenario: &Scenario, strategy: Strategy) -> (Option<f64>, Option<f64>) {
     let calls: Vec<ServiceId> = scenario.endpoint.stages.iter().flatten().copied().collect();
     let virtual_calls = match strategy {
@@ -325,6 +341,7 @@ fn cpu_figures(scenario: &Scenario, strategy: Strategy) -> (Option<f64>, Option<
         _ => 0.0,
     };
     cpu += spawns * scenario.spawn_cost.as_secs_f64();
+    cpu += server_cpu(scenario);
     let cores = f64::from(scenario.cores);
     let ceiling = (cpu > 0.0).then(|| cores / cpu);
     let sizing = (compute > 0.0).then(|| super::pool_size_for_full_cpu(cores, wait, compute));

@@ -106,3 +106,41 @@ fn a_bad_trace_row_names_its_file_line_and_column() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Played for real (time-scaled), the same trace gives every request its recorded latencies:
+/// the same runs, and each run's time as the simulation's within what a machine's scheduler
+/// adds (never less than 0.95 of it, at most 1.3 times).
+#[test]
+fn a_trace_replays_for_real_with_the_simulations_runs() {
+    let dir = std::env::temp_dir().join(format!("threadlab-trace-real-{}", std::process::id()));
+    let preset = write(&dir, TRACE);
+    let s = scenario::load(&preset, &[]).expect("valid trace preset");
+    let sim = report::play(&s, Strategy::Sequential, Nanos::from_secs(60));
+    let mut expected = sim.run_lines();
+    expected.sort_by_key(|r| r.run);
+    let options = threadlab::real::RealOptions {
+        time_scale: 0.2,
+        ..threadlab::real::RealOptions::default()
+    };
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let run = threadlab::real::run(&s, Strategy::Sequential, Nanos::from_secs(60), options)
+            .expect("real mode replays a trace");
+        let mut got = run.run_lines.clone();
+        got.sort_by_key(|r| r.run);
+        let runs = |lines: &[threadlab::snapshot::RunLine]| {
+            lines.iter().map(|r| (r.run, r.outcome)).collect::<Vec<_>>()
+        };
+        assert_eq!(runs(&got), runs(&expected), "the same runs and outcomes");
+        let agree = got.iter().zip(&expected).all(|(g, e)| {
+            let (g, e) = (g.time.as_secs_f64(), e.time.as_secs_f64());
+            (0.95 * e..=1.3 * e).contains(&g)
+        });
+        if agree {
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        }
+        seen.push(got.iter().map(|r| r.time).collect::<Vec<_>>());
+    }
+    panic!("real runs' times against {expected:?}: {seen:?}");
+}

@@ -31,7 +31,10 @@ impl Books {
         Books {
             book: Book::new(scenario.services.len(), pools),
             runs: Vec::new(),
-            keep_runs: matches!(scenario.load.mode, LoadMode::Runs { .. }),
+            keep_runs: matches!(
+                scenario.load.mode,
+                LoadMode::Runs { .. } | LoadMode::Trace { .. }
+            ),
             log: RecentLog::new(LOG_LINES),
             last_outcome_at: Nanos::ZERO,
             starts: Starts::default(),

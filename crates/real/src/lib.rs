@@ -202,12 +202,6 @@ pub fn check(
     if scenario.jvm.any() {
         return Err(RealError::NoJvm(jvm_tables(scenario)));
     }
-    if matches!(scenario.load.mode, LoadMode::Trace { .. }) {
-        return unsupported(
-            "load.mode = \"trace\" (the real load draws its arrivals and latencies; it does \
-             not replay recorded ones)",
-        );
-    }
     if closed_clients_come_back(scenario) {
         return unsupported(
             "[[load.phases]] that bring back closed clients an earlier phase stopped (the \

@@ -222,11 +222,7 @@ fn end_of(world: &World) -> Option<bool> {
     if world.stop.is_stopped() {
         return Some(false);
     }
-    let count = match world.scenario.load.mode {
-        LoadMode::Runs { count } | LoadMode::Batch { count } => Some(u64::from(count)),
-        LoadMode::Open { .. } | LoadMode::Closed { .. } | LoadMode::Trace { .. } => None,
-    };
-    if let Some(count) = count
+    if let Some(count) = world.scenario.load.mode.finite_count()
         && lock(&world.books).book.outcomes().total() >= count
     {
         return Some(true);
@@ -454,8 +450,7 @@ fn start_load(world: &Arc<World>) -> Option<std::thread::JoinHandle<()>> {
             start_clients(world, clients, think);
             return None;
         }
-        // `check` refuses trace replay in real mode.
-        LoadMode::Trace { .. } => return None,
+        LoadMode::Trace { .. } => Box::new(move || trace_client(&w)),
     };
     match std::thread::Builder::new()
         .name("threadlab-client".into())
@@ -496,6 +491,21 @@ fn batch_client(w: &Arc<World>, count: u32) {
     }
     for _ in 0..count {
         let req = w.issue(Nanos::ZERO, ONE_SHOT, None);
+        w.watch_timeout(req);
+    }
+}
+
+/// A trace replayed: each row's request goes out at its time, on a connection of its own
+/// (the `id`-th request replays the `id`-th row, as in the engine).
+fn trace_client(w: &Arc<World>) {
+    let LoadMode::Trace { rows } = &w.scenario.load.mode else {
+        return;
+    };
+    for row in rows {
+        if row.at > w.limit || !w.stop.sleep_until(w.clock.at(row.at)) {
+            return;
+        }
+        let req = w.issue(row.at, ONE_SHOT, None);
         w.watch_timeout(req);
     }
 }

@@ -716,7 +716,9 @@ impl World {
         let index = usize::from(self.slots.call(call));
         let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         let fault = lock(&self.faults)[service.0];
-        let latency = flow::call_latency(draw.latency, None, fault, svc.hang, draw.hang_u);
+        // A replayed request takes the latency its trace row recorded.
+        let recorded = self.scenario.load.mode.recorded_latency(req.id, service);
+        let latency = flow::call_latency(draw.latency, recorded, fault, svc.hang, draw.hang_u);
         let cut = flow::read_timeout_cut(read_timeout, latency);
         let failure = flow::failure_probability(svc, fault);
         // A connection, a core for its CPU (kept through the wait when pinned); its CPU time

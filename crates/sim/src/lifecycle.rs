@@ -537,13 +537,7 @@ impl Engine {
         let index = usize::from(self.guards.slots.call(call));
         let draw = call_draw(self.scenario.seed, req.id, index, attempts, svc);
         // A replayed request takes the latency its trace row recorded.
-        let recorded = match &self.scenario.load.mode {
-            LoadMode::Trace { rows } => usize::try_from(req.id - 1)
-                .ok()
-                .and_then(|i| rows.get(i))
-                .and_then(|row| row.latencies[service.0]),
-            _ => None,
-        };
+        let recorded = self.scenario.load.mode.recorded_latency(req.id, service);
         let fault = self.faults[service.0];
         let latency = flow::call_latency(draw.latency, recorded, fault, svc.hang, draw.hang_u);
         let on_virtual = match thread {

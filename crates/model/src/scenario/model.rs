@@ -688,6 +688,17 @@ impl LoadMode {
             LoadMode::Open { .. } | LoadMode::Closed { .. } => None,
         }
     }
+
+    /// The latency a replayed request's call of `service` takes, as its trace row recorded
+    /// it: the `id`-th request replays the `id`-th row. None outside a trace, past its rows,
+    /// or where the row leaves the service to its distribution.
+    pub fn recorded_latency(&self, id: u64, service: ServiceId) -> Option<Nanos> {
+        let LoadMode::Trace { rows } = self else {
+            return None;
+        };
+        let row = rows.get(usize::try_from(id.checked_sub(1)?).ok()?)?;
+        row.latencies.get(service.0).copied().flatten()
+    }
 }
 
 /// One replayed request: when it arrives and, per service, the latency its calls take

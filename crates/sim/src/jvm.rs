@@ -157,7 +157,7 @@ impl Engine {
     /// `[jvm.connector_threads]` the turn is CPU that waits for a core first.
     pub(super) fn acceptor_turn(&mut self, done: Nanos) {
         if self.scenario.jvm.connector_threads.is_some() {
-            self.run_on_core(CpuJob::Accept, done.saturating_sub(self.now));
+            self.run_on_core(CpuJob::Accept, CpuJob::Accept.cost(&self.scenario));
         } else {
             self.schedule(done, Event::Accepted);
         }
@@ -169,14 +169,12 @@ impl Engine {
     #[cold]
     #[inline(never)]
     pub(super) fn poller_work(&mut self, new_connection: bool) {
-        let Some(threads) = self.scenario.jvm.connector_threads else {
-            return;
-        };
-        if new_connection && threads.register > Nanos::ZERO {
-            self.run_on_core(CpuJob::Register, threads.register);
-        }
-        if threads.poll > Nanos::ZERO {
-            self.run_on_core(CpuJob::Poll, threads.poll);
+        let jobs = [(new_connection, CpuJob::Register), (true, CpuJob::Poll)];
+        for (due, job) in jobs {
+            let cost = job.cost(&self.scenario);
+            if due && cost > Nanos::ZERO {
+                self.run_on_core(job, cost);
+            }
         }
     }
 

@@ -35,13 +35,9 @@ pub(crate) fn jvm(check: &Checker, raw: Option<&RawJvm>) -> Result<Jvm, Scenario
     })
 }
 
-/// A CPU cost of the JVM's, in `0s..=1s`.
+/// A CPU cost of the JVM's, in `0s..=1s` (as the connector's own).
 fn cpu(check: &Checker, path: &str, text: &DurationText) -> Result<Nanos, ScenarioError> {
-    let cost = check.duration(path, text)?;
-    if cost > Nanos::from_secs(1) {
-        return Err(check.invalid(path, quoted(&text.0), "is out of range: allowed 0s..=1s"));
-    }
-    Ok(cost)
+    super::network::at_most(check, path, text, super::limits::MAX_CONNECTOR_CPU)
 }
 
 fn connector_threads(

@@ -115,7 +115,8 @@ pub(super) fn connector(check: &Checker, raw: &RawServer) -> Result<Connector, S
     })
 }
 
-fn at_most(
+/// A duration in `0s..=max`, or an error naming `path` and the range.
+pub(super) fn at_most(
     check: &Checker,
     path: &str,
     text: &DurationText,

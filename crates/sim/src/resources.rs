@@ -209,20 +209,7 @@ impl Engine {
             return;
         };
         req.submitting = Submitting::Spawning { call, thread };
-        if self.cpu.busy < self.cpu.cores {
-            self.cpu.account(self.now);
-            self.cpu.busy += 1;
-            self.schedule(
-                self.now + self.scenario.spawn_cost,
-                Event::SpawnDone { req: r },
-            );
-        } else {
-            self.cpu.queue.push_back(CpuJob::Spawn(r));
-            self.cpu.max_queue = self
-                .cpu
-                .max_queue
-                .max(u32::try_from(self.cpu.queue.len()).unwrap_or(u32::MAX));
-        }
+        self.run_on_core(CpuJob::Spawn(r), self.scenario.spawn_cost);
     }
 
     pub(super) fn on_spawn_done(&mut self, r: ReqRef) {

@@ -876,12 +876,17 @@ fn clients_connecting_faster_than_the_acceptor_lose_every_other_syn_in_both_engi
 /// One closed client with no round trip, turnaround or handler CPU and a 100 ms call, with
 /// these `[[load.phases]]` (TOML array items).
 fn phased_clients(phases: &str) -> Scenario {
+    phased_clients_on(phases, "")
+}
+
+/// [`phased_clients`] with more lines of `[server]`.
+fn phased_clients_on(phases: &str, server: &str) -> Scenario {
     let load = format!(
         "mode = \"closed\"\nclients = 1\nrtt = \"0s\"\nturnaround = \"0s\"\nphases = [{phases}]"
     );
     parse(&support::one_call(
         &load,
-        "threads = 10\ncpu_per_request = \"0s\"",
+        &format!("threads = 10\ncpu_per_request = \"0s\"\n{server}"),
     ))
 }
 
@@ -901,18 +906,45 @@ fn load_phases_change_the_clients_in_both_engines() {
     let clients = |r: &RunReport| r.clients.as_ref().map(|c| (c.count, c.never_answered));
     assert_eq!(clients(&sim), Some((5, 0)));
     assert_eq!(clients(&real.run), clients(&sim));
-    // Phases that bring stopped clients back are refused rather than played differently.
-    let back = phased_clients(
-        r#"{ at = "1s", clients = 3 }, { at = "2s", clients = 2 }, { at = "3s", clients = 3 }"#,
-    );
-    let err =
-        real::check(&back, Strategy::Sequential, RealOptions::default()).expect_err("refused");
-    assert!(
-        err.to_string().contains("bring back closed clients"),
-        "{err}"
-    );
-    let grows = phased_clients(r#"{ at = "1s", clients = 3 }, { at = "2s", clients = 4 }"#);
-    assert!(real::check(&grows, Strategy::Sequential, RealOptions::default()).is_ok());
+}
+
+#[test]
+fn a_client_a_phase_stopped_comes_back_on_its_open_connection_in_both_engines() {
+    // Client 0 is answered every 100 ms from 0 s, clients 1 and 2 from 1 s. The phase at
+    // 2.05 s stops client 2 after its answer at 2.1 s (11 answers); at 3.05 s it comes back
+    // and is answered at 3.15 ... 3.95 s (9 more). 40 + 30 + 20 answers by 4 s.
+    let phases = r#"{ at = "1s", clients = 3 }, { at = "2.05s", clients = 2 },
+        { at = "3.05s", clients = 3 }"#;
+    let net = |r: &RunReport| {
+        let c = r
+            .connections
+            .as_ref()
+            .expect("a closed load has connections");
+        (c.connect_ms.count, c.closed_idle)
+    };
+    // Its connection, idle from 2.1 s, is still open at 3.05 s (60 s keepAliveTimeout): the
+    // three clients open three connections. With a 500 ms one the poller closes it at 2.6 s
+    // and the client opens a fourth.
+    for (keep_alive, opened, idle_closed) in [("60s", 3, 0), ("500ms", 4, 1)] {
+        let s = phased_clients_on(phases, &format!("keep_alive_timeout = \"{keep_alive}\""));
+        let (sim, real) = both(
+            &s,
+            Strategy::Sequential,
+            Nanos::from_secs(4),
+            0.5,
+            throughput_and_mean,
+        );
+        assert_eq!(sim.requests.success, 90, "keepAliveTimeout {keep_alive}");
+        assert_eq!(
+            net(&sim),
+            (opened, idle_closed),
+            "keepAliveTimeout {keep_alive}"
+        );
+        assert_eq!(net(&real.run), net(&sim), "keepAliveTimeout {keep_alive}");
+        let clients = |r: &RunReport| r.clients.as_ref().map(|c| (c.count, c.never_answered));
+        assert_eq!(clients(&sim), Some((3, 0)));
+        assert_eq!(clients(&real.run), clients(&sim));
+    }
 }
 
 #[test]

@@ -36,7 +36,7 @@ use std::sync::Arc;
 // The model's modules, under the names the engine's files use.
 use threadlab_model::{draw, flow, metrics, scenario, theory, time, topology};
 
-use crate::scenario::{LoadMode, Scenario, ServiceId, Strategy};
+use crate::scenario::{Scenario, ServiceId, Strategy};
 use crate::time::Nanos;
 use threadlab_model::snapshot::{RunLine, Snapshot};
 
@@ -202,13 +202,6 @@ pub fn check(
     if scenario.jvm.any() {
         return Err(RealError::NoJvm(jvm_tables(scenario)));
     }
-    if closed_clients_come_back(scenario) {
-        return unsupported(
-            "[[load.phases]] that bring back closed clients an earlier phase stopped (the \
-             simulation's client keeps its kept-alive connection across the pause; a real \
-             client's is gone)",
-        );
-    }
     if retried_calls_run_on_the_scheduler(scenario, strategy) {
         return unsupported(
             "[services.retry] on a pool whose rejection is \"caller-runs\" (a rejected retry \
@@ -272,21 +265,6 @@ fn retried_calls_run_on_the_scheduler(scenario: &Scenario, strategy: Strategy) -
                     crate::flow::Rejection::of(topology.rejection(pool))
                         == crate::flow::Rejection::RunsOnCaller
                 })
-    })
-}
-
-/// A closed load's phases lower the clients and a later one raises them again: the engine's
-/// client keeps its kept-alive connection across the pause, which a real one does not.
-fn closed_clients_come_back(scenario: &Scenario) -> bool {
-    let LoadMode::Closed { clients, .. } = scenario.load.mode else {
-        return false;
-    };
-    // Clients below `started` have sent; those at `current` and above are stopped.
-    let (mut current, mut started) = (clients, clients);
-    scenario.load.client_phases().any(|(_, n)| {
-        let back = n > current && current < started;
-        (current, started) = (n, started.max(n));
-        back
     })
 }
 

@@ -18,7 +18,7 @@ use super::clock::{STOP_POLL, ScaledClock};
 use super::monitor::{Group, Monitors};
 use super::pace::{Measured, Pace};
 use super::pool::{RealPool, RunsOn};
-use super::sync::{CoreEnd, Ctx, OnTask, OnThread, block_on, lock};
+use super::sync::{CoreEnd, Ctx, Mailbox, OnTask, OnThread, block_on, lock};
 use super::task::{Attempt, Req, Sender};
 use super::world::{Setup, World};
 use super::{RealError, RealFailure, RealOptions, RealRun};
@@ -426,6 +426,56 @@ impl World {
     fn before_limit(&self) -> bool {
         !self.stop.is_stopped() && self.clock.now() < self.limit
     }
+
+    /// Closed client `client`, about to send: if a load phase has stopped it, it parks (the
+    /// mailbox gets the time a later phase brings it back). Decided under the connections'
+    /// lock, where a phase changes the count and wakes the parked clients.
+    fn park(&self, client: u32) -> Option<Arc<Mailbox<Nanos>>> {
+        let mut net = lock(&self.net);
+        let target = self.client_target.load(std::sync::atomic::Ordering::SeqCst);
+        (client >= target).then(|| {
+            let resume = Arc::new(Mailbox::default());
+            net.parked.insert(client, Arc::clone(&resume));
+            resume
+        })
+    }
+
+    /// A parked client waits for the phase that brings it back; returns when it sends again
+    /// (None when the run ends first). Its open connection (`conn`), idle since its last
+    /// response was written (`written`), closes as the engine's does: Tomcat's poller closes
+    /// it `keepAliveTimeout` after that write unless the client's next request reaches the
+    /// server first.
+    async fn parked<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        resume: &Mailbox<Nanos>,
+        conn: &mut Option<u32>,
+        written: Nanos,
+    ) -> Option<Nanos> {
+        let close_at = written + self.scenario.server.connector.keep_alive_timeout;
+        loop {
+            if !self.before_limit() {
+                return None;
+            }
+            let deadline = match conn {
+                Some(_) => self.clock.at(close_at),
+                None => Instant::now() + STOP_POLL,
+            };
+            ctx.wait(resume, deadline).await;
+            if let Some(back) = resume.pop() {
+                let reaches = back + flow::link::to_server(&self.scenario.load.link, false);
+                if conn.is_some() && reaches >= close_at {
+                    *conn = None;
+                    self.after(close_at, World::close_idle);
+                }
+                return Some(back);
+            }
+            if conn.is_some() && self.clock.now() >= close_at {
+                *conn = None;
+                self.close_idle();
+            }
+        }
+    }
 }
 
 /// `[[faults]]`: each fault set, and healed, at its time, as the engine's events do.
@@ -555,14 +605,17 @@ const ONE_SHOT: Sender = Sender {
 };
 
 /// Closed-loop clients as tokio tasks: send, wait for the outcome, think, send again. A load
-/// phase changes how many clients send, as the engine's does: new ones start at once, and
-/// one above the new count stops before its next request.
+/// phase changes how many clients send, as the engine's does: one above the new count stops
+/// before its next request and waits; a phase that raises the count starts, one after
+/// another from its time, the clients below it that are not sending (new ones, and stopped
+/// ones, which keep their open connection if it has not idled out).
 fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
     world
         .client_target
         .store(clients, std::sync::atomic::Ordering::SeqCst);
     // The load generator opens its connections one after another (`flow::link::staggered`).
     let link = world.scenario.load.link;
+    lock(&world.net).spawned = clients;
     for client in 0..clients {
         spawn_client(
             world,
@@ -573,9 +626,27 @@ fn start_clients(world: &Arc<World>, clients: u32, think: Nanos) {
     }
     for (at, n) in world.scenario.load.client_phases() {
         world.after(at, move |w| {
-            let old = w.client_target.swap(n, std::sync::atomic::Ordering::SeqCst);
-            for client in old..n {
-                let start = flow::link::staggered(&link, at, client - old);
+            let mut new = Vec::new();
+            {
+                // Under the lock a client decides to stop (`park`), so none is missed.
+                let mut net = lock(&w.net);
+                w.client_target
+                    .store(n, std::sync::atomic::Ordering::SeqCst);
+                let mut started = 0;
+                for client in 0..n {
+                    let start = flow::link::staggered(&link, at, started);
+                    if client >= net.spawned {
+                        new.push((client, start));
+                    } else if let Some(resume) = net.parked.remove(&client) {
+                        resume.push(start);
+                    } else {
+                        continue;
+                    }
+                    started += 1;
+                }
+                net.spawned = net.spawned.max(n);
+            }
+            for (client, start) in new {
                 spawn_client(w, client, start, think);
             }
         });
@@ -593,21 +664,23 @@ fn spawn_client(world: &Arc<World>, client: u32, start: Nanos, think: Nanos) {
             // Requests served on the client's open connection; `None`: it opens one.
             let mut conn: Option<u32> = None;
             let link = w.scenario.load.link;
-            let target = || w.client_target.load(std::sync::atomic::Ordering::SeqCst);
             w.client_sends(client, start, true);
             // When its last response was written, while its connection stays open.
             let mut written = Nanos::ZERO;
             while w.before_limit() {
-                if client >= target() {
-                    // Stopped by a load phase. Its open connection idles until Tomcat's
-                    // poller closes it.
+                if let Some(resume) = w.park(client) {
+                    // Stopped by a load phase: it waits for one that brings it back.
                     w.client_sends(client, start, false);
                     w.release_reserved(client);
-                    if conn.is_some() {
-                        let close = written + w.scenario.server.connector.keep_alive_timeout;
-                        w.after(close, World::close_idle);
+                    let Some(back) = w.parked(&ctx, &resume, &mut conn, written).await else {
+                        return;
+                    };
+                    w.client_sends(client, back, true);
+                    due = back;
+                    if due > w.clock.now() && !ctx.sleep_until(w.clock.at(due)).await {
+                        return;
                     }
-                    return;
+                    continue;
                 }
                 let uses = conn.map_or(1, |u| u + 1);
                 let sender = Sender {

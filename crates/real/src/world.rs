@@ -83,6 +83,11 @@ pub(super) struct RealNet {
     /// Closed clients whose connection's handler thread, having won the keep-alive fast
     /// path's race, waits to read their next request.
     pub reserved: HashMap<u32, Arc<Mailbox<Handoff>>>,
+    /// Closed clients a load phase stopped, each waiting for a later phase to bring it back:
+    /// its mailbox gets the time it sends again.
+    pub parked: HashMap<u32, Arc<Mailbox<Nanos>>>,
+    /// How many closed clients have a task (sending, waiting to start, or parked).
+    pub spawned: u32,
 }
 
 /// What a new world needs besides the scenario.
@@ -122,6 +127,8 @@ impl World {
                     _ => Vec::new(),
                 },
                 reserved: HashMap::new(),
+                parked: HashMap::new(),
+                spawned: 0,
             }),
             cores: Cores::new(scenario),
             connections: Connections::new(scenario),

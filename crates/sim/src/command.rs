@@ -544,18 +544,19 @@ impl Engine {
         if self.net.clients.len() < n as usize {
             self.net.clients.resize(n as usize, Default::default());
         }
-        let (now, link) = (self.now, self.scenario.load.link);
+        let (now, link, half) = (self.now, self.scenario.load.link, self.half_rtt());
         let mut started = 0;
         for client in 0..n {
             let state = &mut self.net.clients[client as usize];
             if !state.active {
                 // A client that comes (back) to life waits from now, not from its last answer;
-                // the new ones connect one after another.
+                // the new ones connect one after another. It sends at `at`; its request
+                // reaches the server half a round trip later (as at the run's start).
                 let at = crate::flow::link::staggered(&link, now, started);
                 started += 1;
                 state.active = true;
                 state.tally.last_answer_at = at;
-                self.schedule(at, Event::ClientSend { client });
+                self.schedule(at + half, Event::ClientSend { client });
             }
         }
         Ok(format!("clients {old} -> {n}{}", at_bound(wanted, n)))
@@ -821,6 +822,27 @@ mod tests {
         .expect("grows to the bound");
         assert_eq!(e.pools[pool].spec().max, MAX_THREADS);
         assert_eq!(MAX_QUEUE, MAX_CONNECTIONS);
+    }
+
+    #[test]
+    fn a_client_started_later_sends_then_and_reaches_the_server_half_a_round_trip_after() {
+        use crate::time::Nanos;
+        // As at the run's start (client 0 sends at 0 and reaches the server at 20 ms), a
+        // client a key starts at 1 s sends at 1 s and reaches it at 1.02 s.
+        let mut e = engine(
+            "tomcat-ceiling",
+            &["load.clients=1", "load.rtt=\"40ms\"", "load.think=\"10s\""],
+            Strategy::Sequential,
+        );
+        e.run_until(Nanos::from_millis(19));
+        assert_eq!(e.sent(), 0);
+        e.run_until(Nanos::from_secs(1));
+        assert_eq!(e.sent(), 1);
+        e.apply(Command::SetClients(2)).expect("grows");
+        e.run_until(Nanos::from_millis(1_019));
+        assert_eq!(e.sent(), 1, "sent, not yet at the server");
+        e.run_until(Nanos::from_millis(1_020));
+        assert_eq!(e.sent(), 2);
     }
 
     #[test]

@@ -1412,16 +1412,72 @@ fn a_retried_pooled_call_waits_behind_its_first_attempt_in_both_engines() {
 }
 
 #[test]
-fn real_mode_refuses_retried_calls_that_a_caller_runs_pool_would_run_on_the_scheduler() {
+fn a_retry_a_caller_runs_pool_rejects_runs_on_the_scheduler_in_both_engines() {
+    // One bulkhead thread, no queue, caller-runs. Attempt 0 holds the thread until 1.5 s and
+    // times out at 1 s; attempt 1, submitted by resilience4j's scheduler at 1.2 s, is
+    // rejected and runs on the scheduler's thread (its future complete when `supplyAsync`
+    // returns, so no `orTimeout`), answering at 2.7 s.
     let lines = support::ONE_THREAD_BULKHEAD
         .replace("queue = 10", "queue = 0\nrejection = \"caller-runs\"");
-    let s = parse(&support::retried_call("100ms", "attempts = 2", &lines, ""));
-    let refused = real::check(&s, Strategy::Bulkhead, RealOptions::default());
-    let text = refused.expect_err("refused").to_string();
-    assert!(
-        text.contains("[services.retry]") && text.contains("caller-runs"),
-        "{text}"
+    let [sim, real] = retried_call_in_both(
+        Strategy::Bulkhead,
+        "attempts = 2\nbackoff = \"200ms\"",
+        &lines,
+        3,
     );
+    assert!((sim.0 - 2700.0).abs() < 2.0, "{sim:?}");
+    assert_eq!([(sim.1, sim.2), (real.1, real.2)], [(1, 0); 2]);
+}
+
+#[test]
+fn while_the_handler_runs_a_rejected_call_the_stages_timeouts_and_retries_go_on_in_both_engines() {
+    // Calls svc and two share one bulkhead thread, no queue, caller-runs. svc takes the
+    // thread (until 1.5 s); two is rejected and the handler runs it itself until 1.5 s.
+    // Meanwhile svc's orTimeout fires at 1 s on the delay scheduler's thread and
+    // resilience4j's scheduler retries it at 1.2 s, rejected too: it runs on the scheduler's
+    // thread until 2.7 s, the answer's time. A handler that only joined its stage after its
+    // own call would see svc complete at 1.5 s, with no timeout and no retry.
+    let lines = support::ONE_THREAD_BULKHEAD
+        .replace("queue = 10", "queue = 0\nrejection = \"caller-runs\"")
+        .replace("services = [\"svc\"]", "services = [\"svc\", \"two\"]");
+    let two = "[[services]]\nname = \"two\"\nlatency = \"1500ms\"\ntimeout = \"1s\"\nfallback = \"empty\"";
+    let toml = support::retried_call("1500ms", "attempts = 2\nbackoff = \"200ms\"", &lines, two)
+        .replace("calls = [\"svc\"]", "calls = [\"svc\", \"two\"]");
+    let s = parse(&toml);
+    let duration = Nanos::from_secs(4);
+    let figures = |r: &RunReport| {
+        let counts = |name: &str| {
+            let x = r
+                .services
+                .iter()
+                .find(|x| x.name == name)
+                .expect("a service");
+            (x.stats.calls, x.stats.timeouts, x.stats.rejected)
+        };
+        (
+            r.latency_ms.max,
+            r.requests.success,
+            counts("svc"),
+            counts("two"),
+        )
+    };
+    let sim = figures(&RunReport::new(
+        &s,
+        &report::play(&s, Strategy::Bulkhead, duration),
+    ));
+    assert!((sim.0 - 2700.0).abs() < 2.0, "{sim:?}");
+    assert_eq!((sim.1, sim.2, sim.3), (1, (2, 1, 1), (1, 0, 1)));
+    let scale = 0.5;
+    real_until_with(&s, Strategy::Bulkhead, duration, scale, |run| {
+        let real = figures(&RealReport::of(&s, run).run);
+        if (real.0 - sim.0).abs() <= slack_ms(scale, 4)
+            && (real.1, real.2, real.3) == (sim.1, sim.2, sim.3)
+        {
+            Ok(())
+        } else {
+            Err(format!("real {real:?}, simulated {sim:?}"))
+        }
+    });
 }
 
 #[test]

@@ -36,7 +36,7 @@ use std::sync::Arc;
 // The model's modules, under the names the engine's files use.
 use threadlab_model::{draw, flow, metrics, scenario, theory, time, topology};
 
-use crate::scenario::{Scenario, ServiceId, Strategy};
+use crate::scenario::{Scenario, Strategy};
 use crate::time::Nanos;
 use threadlab_model::snapshot::{RunLine, Snapshot};
 
@@ -202,13 +202,6 @@ pub fn check(
     if scenario.jvm.any() {
         return Err(RealError::NoJvm(jvm_tables(scenario)));
     }
-    if retried_calls_run_on_the_scheduler(scenario, strategy) {
-        return unsupported(
-            "[services.retry] on a pool whose rejection is \"caller-runs\" (a rejected retry \
-             would run on resilience4j's scheduler thread, which the simulation plays and the \
-             real engine has not)",
-        );
-    }
     let cpu_work = scenario.services.iter().any(|s| s.cpu > Nanos::ZERO);
     let machine = cpu::machine_cores();
     let run_to_completion =
@@ -250,22 +243,6 @@ fn jvm_tables(scenario: &Scenario) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => tables.concat(),
     }
-}
-
-/// A retried call's later attempts are submitted by resilience4j's scheduler; a pool that
-/// runs a rejected task on its caller would run one on the scheduler's thread, which the
-/// engine plays and the real engine does not.
-fn retried_calls_run_on_the_scheduler(scenario: &Scenario, strategy: Strategy) -> bool {
-    let topology = crate::topology::Topology::new(scenario);
-    scenario.services.iter().enumerate().any(|(i, s)| {
-        s.retry.is_some()
-            && topology
-                .pool_for(strategy, ServiceId(i))
-                .is_some_and(|pool| {
-                    crate::flow::Rejection::of(topology.rejection(pool))
-                        == crate::flow::Rejection::RunsOnCaller
-                })
-    })
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! the strategy with the bulkhead's rejection policy, `orTimeout`, fallbacks, the response.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::draw::{Attempts, call_draw};
@@ -20,7 +21,7 @@ use threadlab_model::snapshot::status_text;
 use super::clock::STOP_POLL;
 use super::guard::Guarded;
 use super::resources::Held;
-use super::sync::{Ctx, lock};
+use super::sync::{CoreEnd, Ctx, OnTask, OnThread, block_on, lock};
 use super::task::{CallTask, DELAYER, Deferred, PermitWait, RealTask, Req, Response, StageJoin};
 use super::world::World;
 use crate::flow::call_guard::Admitting;
@@ -32,8 +33,11 @@ pub(super) type HandlerVerdict = Verdict<String>;
 enum Rejected {
     /// The call's future is pending: `orTimeout` applies.
     Armed,
-    /// The call's future is complete (it ran on the caller).
+    /// The call's future needs no deadline: it is complete, or its attempt runs on
+    /// resilience4j's scheduler thread, whose `supplyAsync` returns it complete.
     Completed,
+    /// `CallerRunsPolicy`: the handler runs the call itself.
+    RunsHere(CallTask),
     /// The stage ends here.
     Ends(StageEnd),
 }
@@ -46,6 +50,8 @@ struct StageCalls {
     slots: Vec<u16>,
     deadlines: Vec<Option<Instant>>,
     retries: Vec<Option<(Instant, bool)>>,
+    /// The calls whose futures the handler has not yet settled for good.
+    pending: usize,
 }
 
 impl StageCalls {
@@ -54,6 +60,7 @@ impl StageCalls {
             slots: vec![0; calls],
             deadlines: vec![None; calls],
             retries: vec![None; calls],
+            pending: calls,
         }
     }
 }
@@ -392,7 +399,7 @@ impl World {
                 return end;
             }
         }
-        self.join_stage(ctx, req, &join, services, &mut calls, progress)
+        self.join_stage(ctx, req, &join, &mut calls, progress, None)
             .await
     }
 
@@ -425,12 +432,15 @@ impl World {
             calls.deadlines[i] = timeout_at;
             return Ok(());
         };
-        match self
-            .reject(ctx, launch.pool, job, progress, launch.me)
-            .await
-        {
+        match self.reject(launch.pool, job, progress, launch.me) {
             Rejected::Armed => calls.deadlines[i] = timeout_at,
             Rejected::Completed => {}
+            Rejected::RunsHere(task) => {
+                let ran = self.run_here(ctx, req, task, launch.me, calls, progress);
+                if let StageEnd::Stopped = ran.await {
+                    return Err(StageEnd::Stopped);
+                }
+            }
             Rejected::Ends(end) => return Err(end),
         }
         Ok(())
@@ -505,9 +515,8 @@ impl World {
     }
 
     /// The pool rejected a call: its rejection policy decides.
-    async fn reject<C: Ctx>(
+    fn reject(
         self: &Arc<Self>,
-        ctx: &C,
         pool: PoolId,
         task: RealTask,
         progress: &mut HandlerVerdict,
@@ -529,13 +538,13 @@ impl World {
                     .complete(c.index, c.attempt, CallResult::Rejected, me.to_string());
                 return Rejected::Completed;
             }
-            Rejection::RunsOnCaller => {
-                let Some(result) = self.perform_call(ctx, &c.req, c.call, None).await else {
-                    return Rejected::Ends(StageEnd::Stopped);
-                };
-                c.join.complete(c.index, c.attempt, result, me.to_string());
+            // A retry resilience4j's scheduler submitted runs on the scheduler's thread: the
+            // handler's join goes on meanwhile (the engine's `start_inline` with no submitter).
+            Rejection::RunsOnCaller if me == DELAYER => {
+                self.run_on_scheduler(c);
                 return Rejected::Completed;
             }
+            Rejection::RunsOnCaller => return Rejected::RunsHere(c),
             // With discard-oldest the call dropped is the queue's head, counted as it goes.
             Rejection::Discarded { drop_oldest: true } => {
                 if let Some(oldest) = self.pools[pool].drop_oldest() {
@@ -557,16 +566,17 @@ impl World {
     /// `allOf(...).join()`: applies completions in the order they happen; `orTimeout` fires
     /// at each call's deadline; a completion the call's `[services.retry]` retries reopens
     /// its future, and resilience4j's scheduler makes the next attempt after the pause.
+    /// With `until`, the same goes on only until it is set: the delay scheduler's and
+    /// resilience4j's work while the handler runs a call itself (`run_here`).
     async fn join_stage<C: Ctx>(
         self: &Arc<Self>,
         ctx: &C,
         req: &Arc<Req>,
         join: &Arc<StageJoin>,
-        services: &[ServiceId],
         calls: &mut StageCalls,
         progress: &mut HandlerVerdict,
+        until: Option<&AtomicBool>,
     ) -> StageEnd {
-        let mut pending = services.len();
         loop {
             while let Some(c) = join.completions.pop() {
                 let call = calls.slots[c.index];
@@ -580,10 +590,14 @@ impl World {
                         let at = self.clock.at(self.clock.now() + pause);
                         calls.retries[c.index] = Some((at, false));
                     }
-                    Settled::Completed(_) => pending -= 1,
+                    Settled::Completed(_) => calls.pending -= 1,
                 }
             }
-            if pending == 0 {
+            let done = match until {
+                Some(ran) => ran.load(Ordering::SeqCst) && join.completions.is_empty(),
+                None => calls.pending == 0,
+            };
+            if done {
                 return StageEnd::Done;
             }
             if ctx.stopped() {
@@ -595,16 +609,14 @@ impl World {
                 match *deadline {
                     Some(d) if d <= now => {
                         *deadline = None;
-                        let attempt = join.attempt(i);
-                        if join.complete(i, attempt, CallResult::TimedOut, DELAYER.into()) {
-                            lock(&self.books).book.services[services[i].0].timeouts += 1;
-                        }
+                        let service = self.service_of(calls.slots[i]);
+                        self.time_out(join, i, join.attempt(i), service);
                     }
                     Some(d) => next = next.min(d),
                     None => {}
                 }
             }
-            for i in 0..services.len() {
+            for i in 0..calls.slots.len() {
                 match calls.retries[i] {
                     Some((at, _)) if at <= now => {
                         let made = self.retry_call(ctx, req, join, i, calls, progress);
@@ -619,6 +631,54 @@ impl World {
             if join.completions.is_empty() {
                 ctx.wait(&join.completions, next).await;
             }
+        }
+    }
+
+    /// `CallerRunsPolicy`: the handler runs call task `task` itself, and goes on with its
+    /// stage's submissions only when it is done. Meanwhile the stage's other futures go on as
+    /// in the JVM, where other threads move them: `orTimeout` fires on the delay scheduler's
+    /// thread, resilience4j's scheduler makes retries. The real handler plays those while a
+    /// thread of the runtime's (of the handler's kind) spends the call's time in its place.
+    async fn run_here<C: Ctx>(
+        self: &Arc<Self>,
+        ctx: &C,
+        req: &Arc<Req>,
+        task: CallTask,
+        me: &str,
+        calls: &mut StageCalls,
+        progress: &mut HandlerVerdict,
+    ) -> StageEnd {
+        let ran = Arc::new(AtomicBool::new(false));
+        let join = Arc::clone(&task.join);
+        let (world, done, me_too) = (Arc::clone(self), Arc::clone(&ran), me.to_string());
+        // The CPU the handler spent just before goes on into the call's.
+        let core_end = CoreEnd::default();
+        if let Some(at) = ctx.core_end().take() {
+            core_end.set(at);
+        }
+        if ctx.on_virtual() {
+            drop(self.rt.spawn(async move {
+                let ctx = OnTask(&world.stop, core_end);
+                let made = world.perform_call(&ctx, &task.req, task.call, None).await;
+                world.ran_here(&task, made, me_too, &done);
+            }));
+        } else {
+            drop(self.rt.spawn_blocking(move || {
+                let ctx = OnThread(&world.stop, core_end);
+                let made = block_on(world.perform_call(&ctx, &task.req, task.call, None));
+                world.ran_here(&task, made, me_too, &done);
+            }));
+        }
+        // Boxed: the join may make a retry, whose launch is this one's caller.
+        Box::pin(self.join_stage(ctx, req, &join, calls, progress, Some(&ran))).await
+    }
+
+    /// The call the handler ran itself is done (None: the run stopped, which the handler's
+    /// join sees): `ran` says so before its future completes, so the join sees both together.
+    fn ran_here(&self, task: &CallTask, made: Option<CallResult>, me: String, ran: &AtomicBool) {
+        if let Some(result) = made {
+            ran.store(true, Ordering::SeqCst);
+            task.join.complete(task.index, task.attempt, result, me);
         }
     }
 
@@ -688,6 +748,27 @@ impl World {
             submitter: threadlab_model::pool::Submitter::OUTSIDE,
         };
         self.launch(ctx, req, launch, calls, progress).await
+    }
+
+    /// `orTimeout` completes attempt `attempt` of the stage's call `index` (of `service`)
+    /// exceptionally on the delay scheduler's thread, unless it completed first.
+    fn time_out(&self, join: &StageJoin, index: usize, attempt: u32, service: ServiceId) {
+        if join.complete(index, attempt, CallResult::TimedOut, DELAYER.into()) {
+            lock(&self.books).book.services[service.0].timeouts += 1;
+        }
+    }
+
+    /// Runs call task `c` on resilience4j's scheduler thread (a blocking thread of the
+    /// runtime's) and completes its future with the result there.
+    fn run_on_scheduler(self: &Arc<Self>, c: CallTask) {
+        let world = Arc::clone(self);
+        drop(self.rt.spawn_blocking(move || {
+            let ctx = OnThread(&world.stop, CoreEnd::default());
+            let made = block_on(world.perform_call(&ctx, &c.req, c.call, None));
+            if let Some(result) = made {
+                c.join.complete(c.index, c.attempt, result, DELAYER.into());
+            }
+        }));
     }
 
     /// A call dropped by discard or discard-oldest: its future never completes.

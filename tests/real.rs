@@ -1481,6 +1481,44 @@ fn while_the_handler_runs_a_rejected_call_the_stages_timeouts_and_retries_go_on_
 }
 
 #[test]
+fn a_virtual_thread_keeps_its_carrier_from_its_cpu_into_a_pinned_call_in_both_engines() {
+    // One core, two requests at once on virtual threads, each 5 ms of handler CPU then a
+    // 100 ms call inside `synchronized` (JDK 21). A virtual thread unmounts only when it
+    // parks: A runs its CPU (0-5 ms) and goes straight on into its pinned call on the same
+    // carrier (5-105 ms); B waits for the carrier, then runs 105-110 and 110-210 ms. Had A
+    // given its carrier up between the two, B's CPU would come first and A would answer at
+    // 110 ms.
+    let toml = support::one_call(
+        "mode = \"batch\"\ncount = 2",
+        "threads = \"virtual\"\ncpu_per_request = \"5ms\"",
+    )
+    .replace(
+        "name = \"one-call\"",
+        "name = \"one-call\"\ncores = 1\njdk = 21",
+    )
+    .replace("latency = \"100ms\"", "latency = \"100ms\"\npinned = true");
+    let s = parse(&toml);
+    let duration = Nanos::from_secs(1);
+    let span = |r: &RunReport| (r.latency_ms.p50, r.latency_ms.max);
+    let sim = RunReport::new(&s, &report::play(&s, Strategy::Sequential, duration));
+    let (first, last) = span(&sim);
+    assert!(
+        (first - 105.0).abs() < 0.2 && (last - 210.0).abs() < 0.2,
+        "{first} {last}"
+    );
+    let scale = 2.0;
+    real_until(&s, duration, scale, |run| {
+        let real = span(&RealReport::of(&s, run).run);
+        let close = |a: f64, b: f64| (a - b).abs() <= slack_ms(scale, 3);
+        if close(real.0, first) && close(real.1, last) {
+            Ok(())
+        } else {
+            Err(format!("real {real:?}, simulated {first} {last}"))
+        }
+    });
+}
+
+#[test]
 fn real_mode_refuses_run_to_completion_cpu_work_on_more_cores_than_the_machine_has() {
     // 1,024 cores, more than this machine has: its kernel would time-slice the threads
     // beyond its own cores, so no burst would surely run to its end.

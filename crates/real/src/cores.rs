@@ -16,8 +16,8 @@ use crate::topology::PoolId;
 use threadlab_model::pool::Submitter;
 
 use super::clock::STOP_POLL;
-use super::holdings::CoreWait;
-use super::sync::{Ctx, lock};
+use super::holdings::{CoreWait, Cores};
+use super::sync::{CoreEnd, Ctx, Mailbox, OnTask, lock};
 use super::task::RealTask;
 use super::world::World;
 
@@ -26,6 +26,10 @@ impl World {
     /// model's time; returns when (scenario time) it has it, None when the run stopped
     /// meanwhile (then it holds none).
     pub(super) async fn take_core<C: Ctx>(&self, ctx: &C) -> Option<Nanos> {
+        // A virtual thread still on the carrier of its last burst goes on there.
+        if let Some(at) = ctx.core_end().take_kept() {
+            return Some(at);
+        }
         let asked = ctx.core_end().take().unwrap_or_else(|| self.clock.now());
         let waiter = Arc::new(CoreWait::default());
         {
@@ -57,8 +61,15 @@ impl World {
     /// Gives a core back at `at` (scenario time): the waiter that asked first gets it, from
     /// then or from when it asked, whichever is later.
     pub(super) fn give_core(&self, at: Nanos) {
+        self.cores.give(at);
+    }
+}
+
+impl Cores {
+    /// See [`World::give_core`].
+    pub(super) fn give(&self, at: Nanos) {
         let next = {
-            let mut q = lock(&self.cores.queue);
+            let mut q = lock(&self.queue);
             q.in_use = q.in_use.saturating_sub(1);
             let mut next = None;
             while let Some(((asked, _), waiter)) = q.waiters.pop_first() {
@@ -75,7 +86,9 @@ impl World {
             waiter.granted.wake.push(());
         }
     }
+}
 
+impl World {
     /// Runs `cpu` (scenario time) of CPU work on this thread, on the scenario's cores: a
     /// burst at a time ([`next_burst`]), each on a core taken for it; false when the run
     /// stopped meanwhile. Each burst ends, in the model's time, `burst` after its core came.
@@ -87,9 +100,14 @@ impl World {
                 return false;
             };
             self.spin_held(burst);
-            self.give_core(from + burst);
-            ctx.core_end().set(from + burst);
             left = left.saturating_sub(burst);
+            if left == Nanos::ZERO && ctx.on_virtual() {
+                // A virtual thread keeps its carrier until it parks (`OnVirtual`).
+                ctx.core_end().keep(from + burst);
+            } else {
+                self.give_core(from + burst);
+                ctx.core_end().set(from + burst);
+            }
         }
         true
     }
@@ -136,5 +154,50 @@ impl World {
         }
         let spawned = self.cores.spawned.load(Ordering::Relaxed) as f64;
         spawned * self.scenario.spawn_cost.as_secs_f64() / secs
+    }
+}
+
+/// A virtual thread (a tokio task of a virtual-thread pool): awaits as [`OnTask`], and gives
+/// back the carrier it kept after a CPU burst when it parks (a virtual thread unmounts only
+/// when it blocks).
+pub(super) struct OnVirtual<'a> {
+    pub task: OnTask<'a>,
+    pub cores: &'a Cores,
+}
+
+impl OnVirtual<'_> {
+    /// Parks: the carrier kept since the last burst's end goes back at that end.
+    pub fn unmount(&self) {
+        if let Some(at) = self.task.1.take_kept() {
+            self.cores.give(at);
+        }
+    }
+}
+
+impl Ctx for OnVirtual<'_> {
+    fn sleep_until(&self, deadline: Instant) -> impl Future<Output = bool> + Send {
+        self.unmount();
+        self.task.sleep_until(deadline)
+    }
+
+    fn wait<T: Send>(
+        &self,
+        mailbox: &Mailbox<T>,
+        deadline: Instant,
+    ) -> impl Future<Output = ()> + Send {
+        self.unmount();
+        self.task.wait(mailbox, deadline)
+    }
+
+    fn stopped(&self) -> bool {
+        self.task.stopped()
+    }
+
+    fn on_virtual(&self) -> bool {
+        true
+    }
+
+    fn core_end(&self) -> &CoreEnd {
+        &self.task.1
     }
 }

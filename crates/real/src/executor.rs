@@ -18,6 +18,7 @@ use threadlab_model::pool::{Admission, AfterTask, KeepAlive, Pool, Slot, Submitt
 
 use super::RealFailure;
 use super::clock::STOP_POLL;
+use super::cores::OnVirtual;
 use super::keepalive::AfterResponse;
 use super::pool::{PoolState, RunsOn, TaskId};
 use super::sync::{CoreEnd, Ctx, OnTask, OnThread, block_on, lock};
@@ -263,11 +264,16 @@ impl World {
 
     /// A virtual thread: runs its task (and any it is handed) and exits.
     async fn task_loop(self: Arc<Self>, pool: PoolId, slot: Slot, me: String) {
-        let ctx = OnTask(&self.stop, CoreEnd::default());
+        let ctx = OnVirtual {
+            task: OnTask(&self.stop, CoreEnd::default()),
+            cores: &self.cores,
+        };
         let p = &self.pools[pool];
         loop {
             let job = lock(&p.state).take_job(slot);
             let (after_job, _post) = self.serve(&ctx, job, &me).await;
+            // Its task is done: it parks.
+            ctx.unmount();
             let after = lock(&p.state).finish(slot, self.clock.now(), false);
             self.apply(after_job);
             if !matches!(after, AfterTask::Runs(_)) || self.stop.is_stopped() {

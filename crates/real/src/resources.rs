@@ -80,10 +80,13 @@ impl World {
         }
     }
 
-    /// The call ended: what it held goes back (to the longest waiters).
-    pub(super) fn let_go(&self, holding: Holding) {
-        if holding.carrier.is_some() {
-            self.give_core(self.clock.now());
+    /// The call ended: what it held goes back (to the longest waiters). A pinned carrier
+    /// goes back when the call ended in the model's time, `took` (its CPU and its wait) after
+    /// it came (however late the machine woke the thread), as the engine's core queue hands
+    /// it on; now, if the run stopped before then.
+    pub(super) fn let_go(&self, holding: Holding, took: Nanos) {
+        if let Some(from) = holding.carrier {
+            self.give_core((from + took).min(self.clock.now()));
         }
         if let Some(res) = holding.connection {
             self.give_back_connection(res);

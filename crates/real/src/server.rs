@@ -19,6 +19,7 @@ use crate::topology::PoolId;
 use threadlab_model::snapshot::status_text;
 
 use super::clock::STOP_POLL;
+use super::cores::OnVirtual;
 use super::guard::Guarded;
 use super::resources::Held;
 use super::sync::{CoreEnd, Ctx, OnTask, OnThread, block_on, lock};
@@ -651,15 +652,22 @@ impl World {
         let ran = Arc::new(AtomicBool::new(false));
         let join = Arc::clone(&task.join);
         let (world, done, me_too) = (Arc::clone(self), Arc::clone(&ran), me.to_string());
-        // The CPU the handler spent just before goes on into the call's.
+        // The CPU the handler spent just before goes on into the call's (on the carrier a
+        // virtual handler kept).
         let core_end = CoreEnd::default();
-        if let Some(at) = ctx.core_end().take() {
+        if let Some(at) = ctx.core_end().take_kept() {
+            core_end.keep(at);
+        } else if let Some(at) = ctx.core_end().take() {
             core_end.set(at);
         }
         if ctx.on_virtual() {
             drop(self.rt.spawn(async move {
-                let ctx = OnTask(&world.stop, core_end);
+                let ctx = OnVirtual {
+                    task: OnTask(&world.stop, core_end),
+                    cores: &world.cores,
+                };
                 let made = world.perform_call(&ctx, &task.req, task.call, None).await;
+                ctx.unmount();
                 world.ran_here(&task, made, me_too, &done);
             }));
         } else {
@@ -814,9 +822,10 @@ impl World {
             Held::Stopped => return None,
         };
         let ran = self.call_cpu(ctx, svc.cpu, &holding).await;
-        let ends = self.call_ends(&holding, svc.cpu, cut.unwrap_or(latency));
+        let wait = cut.unwrap_or(latency);
+        let ends = self.call_ends(&holding, svc.cpu, wait);
         let slept = ran && ctx.sleep_until(ends).await;
-        self.let_go(holding);
+        self.let_go(holding, svc.cpu + wait);
         if !slept {
             return None;
         }

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
@@ -103,13 +103,15 @@ impl Ctx for OnTask<'_> {
 
 /// When a thread's last CPU burst ended in the model's time (scenario nanoseconds): the
 /// instant it asks for a core again if it goes straight on, however late the machine woke it
-/// or ran its spin. A sleep or a wait forgets it: the thread then asks when it does.
+/// or ran its spin. A sleep or a wait forgets it: the thread then asks when it does. A
+/// virtual thread still holds its carrier then ([`CoreEnd::keep`]): it gives it back when it
+/// parks (`cores::OnVirtual`), or uses it for its next CPU.
 #[derive(Debug)]
-pub(super) struct CoreEnd(AtomicU64);
+pub(super) struct CoreEnd(AtomicU64, AtomicBool);
 
 impl Default for CoreEnd {
     fn default() -> Self {
-        CoreEnd(AtomicU64::new(u64::MAX))
+        CoreEnd(AtomicU64::new(u64::MAX), AtomicBool::new(false))
     }
 }
 
@@ -118,10 +120,25 @@ impl CoreEnd {
         self.0.store(at.0, Ordering::Relaxed);
     }
 
+    /// The burst ended at `at`, and the thread keeps its core (a virtual thread's carrier).
+    pub fn keep(&self, at: Nanos) {
+        self.set(at);
+        self.1.store(true, Ordering::Relaxed);
+    }
+
     /// The end kept, if any, now forgotten.
     pub fn take(&self) -> Option<Nanos> {
         let at = self.0.swap(u64::MAX, Ordering::Relaxed);
         (at != u64::MAX).then_some(Nanos(at))
+    }
+
+    /// The core the thread kept, if it did (its last burst's end), now no longer kept.
+    pub fn take_kept(&self) -> Option<Nanos> {
+        if self.1.swap(false, Ordering::Relaxed) {
+            self.take()
+        } else {
+            None
+        }
     }
 
     fn forget(&self) {

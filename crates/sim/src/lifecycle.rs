@@ -12,13 +12,14 @@ use super::event::Event;
 use super::handles::{Task, ThreadName, ThreadRef};
 use super::parts::cpu::CpuJob;
 use super::parts::guards::Asked;
-use super::pool::{Admission, AfterTask, Slot};
+use super::pool::{Admission, AfterTask, Pool, Slot};
 use super::request::{CallPhase, Client, Conn, ReqRef, Submitting};
 use super::{Detail, LogEntry, RunRow};
 use crate::flow::call::Attempted;
 use crate::flow::handling::{self, Effect, Happened};
 use crate::flow::settle::Settled;
 use crate::flow::{self, CallResult, Rejection};
+use crate::topology::Pools;
 
 impl Engine {
     // ---- load -------------------------------------------------------------------------
@@ -245,10 +246,26 @@ impl Engine {
     }
 
     #[inline(always)]
+    /// The handler's own CPU is done. A platform thread gives its core back (its next CPU
+    /// waits its turn in the run queue); a virtual thread keeps its carrier until it parks
+    /// ("a virtual thread unmounts only when it blocks", JEP 444), so a call it makes
+    /// straight away (its CPU, or a pinned wait) runs on the same carrier.
     pub(super) fn on_handler_cpu_done(&mut self, r: ReqRef) {
-        self.release_core();
-        if self.requests.get(r).is_some_and(|q| !q.serving.done()) {
+        let live = self.requests.get(r).filter(|q| !q.serving.done());
+        let Some(req) = live else {
+            self.release_core();
+            return;
+        };
+        let on_virtual = req.handler.is_some_and(|t| is_virtual(&self.pools, t));
+        if !on_virtual {
+            self.release_core();
             self.advance(r, Happened::CpuDone);
+            return;
+        }
+        self.cpu.kept_carrier = Some(r);
+        self.advance(r, Happened::CpuDone);
+        if self.cpu.kept_carrier.take().is_some() {
+            self.release_core();
         }
     }
 
@@ -540,13 +557,7 @@ impl Engine {
         let recorded = self.scenario.load.mode.recorded_latency(req.id, service);
         let fault = self.faults[service.0];
         let latency = flow::call_latency(draw.latency, recorded, fault, svc.hang, draw.hang_u);
-        let on_virtual = match thread {
-            ThreadRef::Worker { pool, .. } => self
-                .pools
-                .get(pool)
-                .is_some_and(|p| p.spec().virtual_threads),
-            ThreadRef::Delayer => false,
-        };
+        let on_virtual = is_virtual(&self.pools, thread);
         let c = &mut req.calls[call as usize];
         c.phase = CallPhase::Running;
         c.thread = Some(thread);
@@ -1013,5 +1024,13 @@ impl Engine {
     /// The submitting thread carries on with its stage after a pause.
     pub(super) fn resume_submitter(&mut self, r: ReqRef) {
         self.submit_calls(r);
+    }
+}
+
+/// Whether `thread` is a virtual thread (of a virtual-thread pool).
+fn is_virtual(pools: &Pools<Pool<Task>>, thread: ThreadRef) -> bool {
+    match thread {
+        ThreadRef::Worker { pool, .. } => pools.get(pool).is_some_and(|p| p.spec().virtual_threads),
+        ThreadRef::Delayer => false,
     }
 }

@@ -47,7 +47,12 @@ impl Engine {
             c.on_virtual,
         );
         if (c.cpu_left > Nanos::ZERO || pinned) && c.core != Core::Held {
-            if self.cpu.busy < self.cpu.cores {
+            if c.inline && self.cpu.kept_carrier == Some(r) {
+                // The virtual thread that just ran the handler's CPU makes the call on the
+                // carrier it still has.
+                self.cpu.kept_carrier = None;
+                c.core = Core::Held;
+            } else if self.cpu.busy < self.cpu.cores {
                 self.cpu.account(now);
                 self.cpu.busy += 1;
                 c.core = Core::Held;

@@ -102,6 +102,10 @@ pub(crate) struct Cpu {
     pub slicing: Option<(Nanos, Nanos)>,
     /// Bursts sent to the back of the run queue at the end of a slice.
     pub preemptions: u64,
+    /// The request whose virtual handler thread has just ended a CPU burst and keeps its
+    /// carrier until it blocks (a virtual thread unmounts only when it parks): its next call
+    /// on that thread runs on this core. Given back at the end of the step if not used.
+    pub kept_carrier: Option<crate::request::ReqRef>,
 }
 
 impl Cpu {
@@ -118,6 +122,7 @@ impl Cpu {
                 CpuScheduling::TimeSliced { slice, switch } => Some((slice, switch)),
             },
             preemptions: 0,
+            kept_carrier: None,
         }
     }
 

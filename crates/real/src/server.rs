@@ -542,7 +542,7 @@ impl World {
             // A retry resilience4j's scheduler submitted runs on the scheduler's thread: the
             // handler's join goes on meanwhile (the engine's `start_inline` with no submitter).
             Rejection::RunsOnCaller if me == DELAYER => {
-                self.run_on_scheduler(c);
+                self.perform_elsewhere(c, false, CoreEnd::default(), DELAYER.into(), None);
                 return Rejected::Completed;
             }
             Rejection::RunsOnCaller => return Rejected::RunsHere(c),
@@ -651,7 +651,6 @@ impl World {
     ) -> StageEnd {
         let ran = Arc::new(AtomicBool::new(false));
         let join = Arc::clone(&task.join);
-        let (world, done, me_too) = (Arc::clone(self), Arc::clone(&ran), me.to_string());
         // The CPU the handler spent just before goes on into the call's (on the carrier a
         // virtual handler kept).
         let core_end = CoreEnd::default();
@@ -660,7 +659,35 @@ impl World {
         } else if let Some(at) = ctx.core_end().take() {
             core_end.set(at);
         }
-        if ctx.on_virtual() {
+        let done = Some(Arc::clone(&ran));
+        self.perform_elsewhere(task, ctx.on_virtual(), core_end, me.to_string(), done);
+        // Boxed: the join may make a retry, whose launch is this one's caller.
+        Box::pin(self.join_stage(ctx, req, &join, calls, progress, Some(&ran))).await
+    }
+
+    /// Spends call task `task`'s time on a thread of the runtime's in the place of its
+    /// `completer` (a virtual one, or a blocking one for a platform thread), then completes
+    /// its future there; `ran` (the handler running it itself) is set first, so its join sees
+    /// both together. Nothing completes when the run stopped meanwhile.
+    fn perform_elsewhere(
+        self: &Arc<Self>,
+        task: CallTask,
+        on_virtual: bool,
+        core_end: CoreEnd,
+        completer: String,
+        ran: Option<Arc<AtomicBool>>,
+    ) {
+        let world = Arc::clone(self);
+        let done = move |made: Option<CallResult>| {
+            if let Some(result) = made {
+                if let Some(ran) = ran {
+                    ran.store(true, Ordering::SeqCst);
+                }
+                task.join
+                    .complete(task.index, task.attempt, result, completer);
+            }
+        };
+        if on_virtual {
             drop(self.rt.spawn(async move {
                 let ctx = OnVirtual {
                     task: OnTask(&world.stop, core_end),
@@ -668,25 +695,15 @@ impl World {
                 };
                 let made = world.perform_call(&ctx, &task.req, task.call, None).await;
                 ctx.unmount();
-                world.ran_here(&task, made, me_too, &done);
+                done(made);
             }));
         } else {
             drop(self.rt.spawn_blocking(move || {
                 let ctx = OnThread(&world.stop, core_end);
-                let made = block_on(world.perform_call(&ctx, &task.req, task.call, None));
-                world.ran_here(&task, made, me_too, &done);
+                done(block_on(
+                    world.perform_call(&ctx, &task.req, task.call, None),
+                ));
             }));
-        }
-        // Boxed: the join may make a retry, whose launch is this one's caller.
-        Box::pin(self.join_stage(ctx, req, &join, calls, progress, Some(&ran))).await
-    }
-
-    /// The call the handler ran itself is done (None: the run stopped, which the handler's
-    /// join sees): `ran` says so before its future completes, so the join sees both together.
-    fn ran_here(&self, task: &CallTask, made: Option<CallResult>, me: String, ran: &AtomicBool) {
-        if let Some(result) = made {
-            ran.store(true, Ordering::SeqCst);
-            task.join.complete(task.index, task.attempt, result, me);
         }
     }
 
@@ -764,19 +781,6 @@ impl World {
         if join.complete(index, attempt, CallResult::TimedOut, DELAYER.into()) {
             lock(&self.books).book.services[service.0].timeouts += 1;
         }
-    }
-
-    /// Runs call task `c` on resilience4j's scheduler thread (a blocking thread of the
-    /// runtime's) and completes its future with the result there.
-    fn run_on_scheduler(self: &Arc<Self>, c: CallTask) {
-        let world = Arc::clone(self);
-        drop(self.rt.spawn_blocking(move || {
-            let ctx = OnThread(&world.stop, CoreEnd::default());
-            let made = block_on(world.perform_call(&ctx, &c.req, c.call, None));
-            if let Some(result) = made {
-                c.join.complete(c.index, c.attempt, result, DELAYER.into());
-            }
-        }));
     }
 
     /// A call dropped by discard or discard-oldest: its future never completes.

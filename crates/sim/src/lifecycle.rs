@@ -245,25 +245,25 @@ impl Engine {
         }
     }
 
-    #[inline(always)]
     /// The handler's own CPU is done. A platform thread gives its core back (its next CPU
     /// waits its turn in the run queue); a virtual thread keeps its carrier until it parks
     /// ("a virtual thread unmounts only when it blocks", JEP 444), so a call it makes
     /// straight away (its CPU, or a pinned wait) runs on the same carrier.
+    #[inline(always)]
     pub(super) fn on_handler_cpu_done(&mut self, r: ReqRef) {
         let live = self.requests.get(r).filter(|q| !q.serving.done());
-        let Some(req) = live else {
+        let handler = live.map(|q| q.handler);
+        if handler
+            .flatten()
+            .is_some_and(|t| is_virtual(&self.pools, t))
+        {
+            self.cpu.kept_carrier = Some(r);
+        } else {
             self.release_core();
-            return;
-        };
-        let on_virtual = req.handler.is_some_and(|t| is_virtual(&self.pools, t));
-        if !on_virtual {
-            self.release_core();
-            self.advance(r, Happened::CpuDone);
-            return;
         }
-        self.cpu.kept_carrier = Some(r);
-        self.advance(r, Happened::CpuDone);
+        if handler.is_some() {
+            self.advance(r, Happened::CpuDone);
+        }
         if self.cpu.kept_carrier.take().is_some() {
             self.release_core();
         }
